@@ -1,0 +1,22 @@
+#include "ops/framework/kernel_registry.h"
+#include "ops/registration.h"
+
+namespace weft {
+
+const KernelRegistry& GlobalKernelRegistry() {
+  static const KernelRegistry* const registry = [] {
+    auto* r = new KernelRegistry;
+    RegisterArrayKernels(r);
+    RegisterCwiseKernels(r);
+    RegisterReductionKernels(r);
+    RegisterMatMulKernels(r);
+    RegisterNnKernels(r);
+    RegisterStateKernels(r);
+    RegisterControlFlowKernels(r);
+    RegisterRandomKernels(r);
+    return r;
+  }();
+  return *registry;
+}
+
+}  // namespace weft

@@ -1,0 +1,20 @@
+#include "ops/framework/op_registry.h"
+#include "ops/registration.h"
+
+namespace weft {
+
+const OpRegistry& GlobalOpRegistry() {
+  static const OpRegistry* const registry = [] {
+    auto* r = new OpRegistry;
+    RegisterArrayOps(r);
+    RegisterMathOps(r);
+    RegisterNnOps(r);
+    RegisterStateOps(r);
+    RegisterControlFlowOps(r);
+    RegisterRandomOps(r);
+    return r;
+  }();
+  return *registry;
+}
+
+}  // namespace weft

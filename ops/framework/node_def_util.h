@@ -1,0 +1,84 @@
+// Reading and checking a NodeDef against its OpDef.
+//
+//   WEFT_RETURN_IF_ERROR(ValidateNodeDef(node, op_def));   // after defaults
+//   bool transpose_a;
+//   WEFT_RETURN_IF_ERROR(GetNodeAttr(node, "transpose_a", &transpose_a));
+//
+// Every error names the node, and where it helps the attr and what was
+// expected, e.g. "node 'mm': attr 'T' has type string, expected type".
+#ifndef WEFT_OPS_FRAMEWORK_NODE_DEF_UTIL_H_
+#define WEFT_OPS_FRAMEWORK_NODE_DEF_UTIL_H_
+
+#include <string>
+#include <vector>
+
+#include "absl/status/status.h"
+#include "proto/node_def.pb.h"
+#include "proto/op_def.pb.h"
+#include "runtime/tensor.h"
+#include "runtime/tensor_shape.h"
+#include "runtime/types.h"
+
+namespace weft {
+
+// Adds attrs the node omits that have defaults in `op_def`.
+void AddDefaultsToNodeDef(const tensorflow::OpDef& op_def,
+                          tensorflow::NodeDef* node);
+
+// Checks attrs (present, right kind, allowed values, minimums; no unknown
+// attrs except internal "_" ones) and the number of data inputs.
+absl::Status ValidateNodeDef(const tensorflow::NodeDef& node,
+                             const tensorflow::OpDef& op_def);
+
+// The dtypes of the node's inputs and outputs, from its attrs; ref args give
+// ref dtypes (DT_FLOAT_REF).
+absl::Status InOutTypesForNode(const tensorflow::NodeDef& node,
+                               const tensorflow::OpDef& op_def,
+                               DataTypeVector* inputs, DataTypeVector* outputs);
+
+// Number of data inputs and control inputs ("^name") listed in the node.
+int NumDataInputs(const tensorflow::NodeDef& node);
+
+// Attr getters: NOT_FOUND or INVALID_ARGUMENT naming node and attr.
+absl::Status GetNodeAttr(const tensorflow::NodeDef& node, absl::string_view name,
+                         int64_t* value);
+absl::Status GetNodeAttr(const tensorflow::NodeDef& node, absl::string_view name,
+                         int32_t* value);
+absl::Status GetNodeAttr(const tensorflow::NodeDef& node, absl::string_view name,
+                         float* value);
+absl::Status GetNodeAttr(const tensorflow::NodeDef& node, absl::string_view name,
+                         bool* value);
+absl::Status GetNodeAttr(const tensorflow::NodeDef& node, absl::string_view name,
+                         std::string* value);
+absl::Status GetNodeAttr(const tensorflow::NodeDef& node, absl::string_view name,
+                         DataType* value);
+absl::Status GetNodeAttr(const tensorflow::NodeDef& node, absl::string_view name,
+                         PartialShape* value);
+absl::Status GetNodeAttr(const tensorflow::NodeDef& node, absl::string_view name,
+                         Tensor* value);
+absl::Status GetNodeAttr(const tensorflow::NodeDef& node, absl::string_view name,
+                         std::vector<int64_t>* value);
+absl::Status GetNodeAttr(const tensorflow::NodeDef& node, absl::string_view name,
+                         std::vector<int32_t>* value);
+absl::Status GetNodeAttr(const tensorflow::NodeDef& node, absl::string_view name,
+                         std::vector<float>* value);
+absl::Status GetNodeAttr(const tensorflow::NodeDef& node, absl::string_view name,
+                         std::vector<std::string>* value);
+absl::Status GetNodeAttr(const tensorflow::NodeDef& node, absl::string_view name,
+                         DataTypeVector* value);
+bool HasNodeAttr(const tensorflow::NodeDef& node, absl::string_view name);
+
+// "node 'name' (Op)": the prefix used in error messages.
+std::string NodeLabel(const tensorflow::NodeDef& node);
+
+// Parses "node", "node:3", "^node" (control). Returns false if malformed.
+struct TensorId {
+  std::string node;
+  int index = 0;  // -1 for control
+  bool is_control() const { return index < 0; }
+};
+absl::StatusOr<TensorId> ParseTensorName(absl::string_view name);
+
+}  // namespace weft
+
+#endif  // WEFT_OPS_FRAMEWORK_NODE_DEF_UTIL_H_

@@ -1,0 +1,32 @@
+// The op and kernel families. Each function registers one family; the
+// global registries call them all, in this order (ops/all_ops.cc,
+// ops/all_kernels.cc). Adding a family = adding a line here and there.
+#ifndef WEFT_OPS_REGISTRATION_H_
+#define WEFT_OPS_REGISTRATION_H_
+
+#include "ops/framework/kernel_registry.h"
+#include "ops/framework/op_registry.h"
+
+namespace weft {
+
+// Op definitions (OpDef + shape function), ops/<family>_ops.cc.
+void RegisterArrayOps(OpRegistry* r);
+void RegisterMathOps(OpRegistry* r);
+void RegisterNnOps(OpRegistry* r);
+void RegisterStateOps(OpRegistry* r);
+void RegisterControlFlowOps(OpRegistry* r);
+void RegisterRandomOps(OpRegistry* r);
+
+// CPU kernels, ops/cpu/*.cc.
+void RegisterArrayKernels(KernelRegistry* r);
+void RegisterCwiseKernels(KernelRegistry* r);
+void RegisterReductionKernels(KernelRegistry* r);
+void RegisterMatMulKernels(KernelRegistry* r);
+void RegisterNnKernels(KernelRegistry* r);
+void RegisterStateKernels(KernelRegistry* r);
+void RegisterControlFlowKernels(KernelRegistry* r);
+void RegisterRandomKernels(KernelRegistry* r);
+
+}  // namespace weft
+
+#endif  // WEFT_OPS_REGISTRATION_H_

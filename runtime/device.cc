@@ -1,0 +1,88 @@
+#include "runtime/device.h"
+
+#include <random>
+
+#include "absl/strings/ascii.h"
+#include "absl/strings/match.h"
+#include "absl/strings/str_cat.h"
+#include "absl/strings/str_join.h"
+
+namespace weft {
+
+std::string FullDeviceName(absl::string_view job, int replica, int task,
+                           absl::string_view type, int id) {
+  return absl::StrCat("/job:", job, "/replica:", replica, "/task:", task,
+                      "/device:", type, ":", id);
+}
+
+Device::Device(tensorflow::DeviceAttributes attributes, Allocator* allocator,
+               int intra_op_threads)
+    : attributes_(std::move(attributes)),
+      allocator_(allocator),
+      intra_op_pool_(attributes_.name() + "/intra_op", intra_op_threads) {}
+
+Device::~Device() = default;
+
+namespace {
+
+uint64_t NewIncarnation() {
+  std::random_device rd;
+  uint64_t v = 0;
+  while (v == 0) v = (static_cast<uint64_t>(rd()) << 32) ^ rd();
+  return v;
+}
+
+// "/cpu:1" and "/device:CPU:1" and "CPU:1" all become "CPU:1".
+std::string ShortName(absl::string_view name) {
+  std::string s(name);
+  const size_t pos = s.rfind("/");
+  if (pos != std::string::npos) s = s.substr(pos + 1);
+  if (absl::StartsWith(s, "device:")) s = s.substr(7);
+  const size_t colon = s.find(':');
+  if (colon == std::string::npos) return s;
+  return absl::AsciiStrToUpper(s.substr(0, colon)) + s.substr(colon);
+}
+
+}  // namespace
+
+std::unique_ptr<DeviceMgr> DeviceMgr::NewLocal(
+    const LocalDeviceOptions& options) {
+  const int num_cpus = options.num_cpus > 0 ? options.num_cpus : 1;
+  int threads = options.intra_op_threads;
+  if (threads <= 0) threads = std::max(1, DefaultThreadCount() / num_cpus);
+  std::vector<std::unique_ptr<Device>> devices;
+  for (int i = 0; i < num_cpus; ++i) {
+    tensorflow::DeviceAttributes attrs;
+    attrs.set_name(FullDeviceName(options.job, options.replica, options.task,
+                                  kDeviceTypeCpu, i));
+    attrs.set_device_type(kDeviceTypeCpu);
+    attrs.set_memory_limit(int64_t{1} << 32);
+    attrs.set_incarnation(NewIncarnation());
+    attrs.set_physical_device_desc("host CPU (Eigen)");
+    devices.push_back(std::make_unique<Device>(std::move(attrs), CpuAllocator(),
+                                               threads));
+  }
+  return std::make_unique<DeviceMgr>(std::move(devices));
+}
+
+DeviceMgr::DeviceMgr(std::vector<std::unique_ptr<Device>> devices)
+    : devices_(std::move(devices)) {
+  for (auto& d : devices_) device_ptrs_.push_back(d.get());
+}
+
+absl::StatusOr<Device*> DeviceMgr::Lookup(absl::string_view name) const {
+  for (Device* d : device_ptrs_) {
+    if (d->name() == name) return d;
+  }
+  const std::string wanted = ShortName(name);
+  for (Device* d : device_ptrs_) {
+    if (ShortName(d->name()) == wanted) return d;
+  }
+  std::vector<std::string> names;
+  for (Device* d : device_ptrs_) names.push_back(d->name());
+  return absl::NotFoundError(absl::StrCat("no device '", name,
+                                          "' in this process; devices are: ",
+                                          absl::StrJoin(names, ", ")));
+}
+
+}  // namespace weft

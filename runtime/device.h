@@ -1,0 +1,85 @@
+// Devices: where kernels run and tensors live.
+//
+// A Device has a TensorFlow-style full name
+// ("/job:localhost/replica:0/task:0/device:CPU:0"), an allocator, a
+// ResourceMgr for its variables and an intra-op thread pool that kernels use
+// to parallelise one op. A DeviceMgr owns the devices of one process.
+//
+//   auto devices = DeviceMgr::NewLocal({.num_cpus = 2});
+//   Device* cpu1 = devices->Lookup("/device:CPU:1").value();
+//
+// Thread safety: Device and DeviceMgr are immutable after construction, apart
+// from the thread-safe members they hand out (allocator, ResourceMgr, pool).
+#ifndef WEFT_RUNTIME_DEVICE_H_
+#define WEFT_RUNTIME_DEVICE_H_
+
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "absl/status/statusor.h"
+#include "absl/strings/string_view.h"
+#include "proto/device_attributes.pb.h"
+#include "runtime/allocator.h"
+#include "runtime/resource_mgr.h"
+#include "runtime/thread_pool.h"
+
+namespace weft {
+
+inline constexpr char kDeviceTypeCpu[] = "CPU";
+inline constexpr char kDeviceTypeGpu[] = "GPU";
+
+// "/job:J/replica:R/task:T/device:TYPE:N"
+std::string FullDeviceName(absl::string_view job, int replica, int task,
+                           absl::string_view type, int id);
+
+class Device {
+ public:
+  // `allocator` must outlive the device.
+  Device(tensorflow::DeviceAttributes attributes, Allocator* allocator,
+         int intra_op_threads);
+  virtual ~Device();
+  Device(const Device&) = delete;
+  Device& operator=(const Device&) = delete;
+
+  const std::string& name() const { return attributes_.name(); }
+  const std::string& device_type() const { return attributes_.device_type(); }
+  const tensorflow::DeviceAttributes& attributes() const { return attributes_; }
+  Allocator* allocator() const { return allocator_; }
+  ResourceMgr* resource_manager() { return &resource_mgr_; }
+  ThreadPool* intra_op_pool() { return &intra_op_pool_; }
+
+ private:
+  tensorflow::DeviceAttributes attributes_;
+  Allocator* const allocator_;
+  ResourceMgr resource_mgr_;
+  ThreadPool intra_op_pool_;
+};
+
+struct LocalDeviceOptions {
+  std::string job = "localhost";
+  int replica = 0;
+  int task = 0;
+  int num_cpus = 1;
+  // Threads per CPU device for intra-op parallelism; 0 = cores / num_cpus.
+  int intra_op_threads = 0;
+};
+
+class DeviceMgr {
+ public:
+  static std::unique_ptr<DeviceMgr> NewLocal(const LocalDeviceOptions& options);
+  explicit DeviceMgr(std::vector<std::unique_ptr<Device>> devices);
+
+  const std::vector<Device*>& devices() const { return device_ptrs_; }
+  // Accepts the full name or a short one ("/device:CPU:1", "/cpu:1", "CPU:1").
+  absl::StatusOr<Device*> Lookup(absl::string_view name) const;
+  Device* default_device() const { return device_ptrs_.front(); }
+
+ private:
+  std::vector<std::unique_ptr<Device>> devices_;
+  std::vector<Device*> device_ptrs_;
+};
+
+}  // namespace weft
+
+#endif  // WEFT_RUNTIME_DEVICE_H_

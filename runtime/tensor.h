@@ -1,0 +1,137 @@
+// Tensor: a typed, shaped, reference-counted view of a memory buffer.
+//
+//   Tensor t(DT_FLOAT, TensorShape({2, 3}));
+//   absl::Span<float> v = t.flat<float>();      // 6 floats, row-major
+//   Tensor row = t.Slice(1, 2);                 // shares t's buffer
+//   Tensor copy = t;                            // shares too (cheap)
+//
+// Copies and slices alias the same buffer; DeepCopy() makes an independent
+// one. A buffer is freed when its last Tensor goes away. Buffers are aligned
+// to kTensorAlignment so Eigen can vectorise over them.
+//
+// Thread safety: a Tensor object is a value; distinct Tensor objects may be
+// used from different threads even when they share a buffer. Writing the
+// elements while another thread reads them is the caller's race.
+#ifndef WEFT_RUNTIME_TENSOR_H_
+#define WEFT_RUNTIME_TENSOR_H_
+
+#include <atomic>
+#include <cstdint>
+#include <string>
+#include <utility>
+
+#include "absl/status/statusor.h"
+#include "absl/types/span.h"
+#include "runtime/allocator.h"
+#include "runtime/tensor_shape.h"
+#include "runtime/types.h"
+
+namespace weft {
+
+// The shared storage behind tensors: a header and the elements in one block.
+class TensorBuffer {
+ public:
+  // Returns nullptr if the allocator is out of memory. Elements of object
+  // dtypes (string, resource) are default-constructed; others are not zeroed.
+  static TensorBuffer* New(Allocator* allocator, DataType dtype,
+                           int64_t num_elements);
+
+  void Ref() { refs_.fetch_add(1, std::memory_order_relaxed); }
+  void Unref();
+  bool RefCountIsOne() const {
+    return refs_.load(std::memory_order_acquire) == 1;
+  }
+  char* data() { return data_; }
+  size_t bytes() const { return bytes_; }
+
+ private:
+  TensorBuffer() = default;
+  ~TensorBuffer() = default;
+
+  std::atomic<int32_t> refs_{1};
+  DataType dtype_ = DT_INVALID;
+  int64_t num_elements_ = 0;
+  size_t bytes_ = 0;
+  size_t block_bytes_ = 0;
+  Allocator* allocator_ = nullptr;
+  char* data_ = nullptr;
+};
+
+class Tensor {
+ public:
+  // An empty tensor: dtype DT_INVALID, not initialized.
+  Tensor() = default;
+  // Allocates from CpuAllocator(). For shapes the program controls; the
+  // result is uninitialized (IsInitialized() false) if memory runs out.
+  Tensor(DataType dtype, const TensorShape& shape);
+  // Allocates, reporting RESOURCE_EXHAUSTED or an unsupported dtype.
+  static absl::StatusOr<Tensor> Allocate(Allocator* allocator, DataType dtype,
+                                         const TensorShape& shape);
+  template <typename T>
+  static Tensor Scalar(T value) {
+    Tensor t(DataTypeToEnum<T>::value, TensorShape());
+    t.scalar<T>() = std::move(value);
+    return t;
+  }
+
+  Tensor(const Tensor& other);
+  Tensor(Tensor&& other) noexcept;
+  Tensor& operator=(const Tensor& other);
+  Tensor& operator=(Tensor&& other) noexcept;
+  ~Tensor();
+
+  DataType dtype() const { return dtype_; }
+  const TensorShape& shape() const { return shape_; }
+  int dims() const { return shape_.dims(); }
+  int64_t dim_size(int i) const { return shape_.dim_size(i); }
+  int64_t NumElements() const { return shape_.num_elements(); }
+  // Bytes of element storage (plain-memory dtypes).
+  size_t TotalBytes() const { return NumElements() * DataTypeSize(dtype_); }
+  bool IsInitialized() const {
+    return dtype_ != DT_INVALID && (buffer_ != nullptr || NumElements() == 0);
+  }
+
+  template <typename T>
+  T* data() const {
+    return reinterpret_cast<T*>(data_);
+  }
+  void* raw_data() const { return data_; }
+  template <typename T>
+  absl::Span<T> flat() const {
+    return absl::Span<T>(data<T>(), NumElements());
+  }
+  template <typename T>
+  T& scalar() const {
+    return *data<T>();
+  }
+
+  // Rows [start, limit) of dimension 0, sharing this buffer.
+  Tensor Slice(int64_t start, int64_t limit) const;
+  // The same elements under another shape with equal element count.
+  Tensor Reshaped(const TensorShape& shape) const;
+  Tensor DeepCopy() const;
+
+  bool SharesBufferWith(const Tensor& other) const {
+    return buffer_ != nullptr && buffer_ == other.buffer_;
+  }
+  // True if no other Tensor holds this buffer: a kernel may then write into
+  // it in place (output forwarding).
+  bool BufferIsUnique() const {
+    return buffer_ != nullptr && buffer_->RefCountIsOne();
+  }
+
+  // "Tensor<type: float shape: [2,3] values: 1 2 3 ...>"
+  std::string DebugString(int max_entries = 6) const;
+  // Element `i` as text (numbers as C++ prints them, strings quoted).
+  std::string ElementString(int64_t i) const;
+
+ private:
+  DataType dtype_ = DT_INVALID;
+  TensorShape shape_;
+  TensorBuffer* buffer_ = nullptr;
+  char* data_ = nullptr;
+};
+
+}  // namespace weft
+
+#endif  // WEFT_RUNTIME_TENSOR_H_

@@ -1,0 +1,54 @@
+// A fixed pool of worker threads (Eigen's non-blocking, work-stealing pool).
+//
+//   ThreadPool pool("inter_op", 4);
+//   pool.Schedule([] { ... });
+//   pool.ParallelFor(n, /*cost_per_unit=*/100, [&](int64_t b, int64_t e) {...});
+//
+// Thread-safe. The destructor waits for scheduled work to finish.
+#ifndef WEFT_RUNTIME_THREAD_POOL_H_
+#define WEFT_RUNTIME_THREAD_POOL_H_
+
+#include <cstdint>
+#include <functional>
+#include <memory>
+#include <string>
+
+namespace Eigen {
+class ThreadPoolInterface;
+struct ThreadPoolDevice;
+}  // namespace Eigen
+
+namespace weft {
+
+class ThreadPool {
+ public:
+  ThreadPool(std::string name, int num_threads);
+  ~ThreadPool();
+  ThreadPool(const ThreadPool&) = delete;
+  ThreadPool& operator=(const ThreadPool&) = delete;
+
+  void Schedule(std::function<void()> fn);
+  int NumThreads() const;
+  // Index of the calling thread in this pool, or -1 for outside threads.
+  int CurrentThreadId() const;
+  // Runs fn over shards of [0, n) on the pool and the calling thread; returns
+  // when all are done. cost_per_unit (roughly cycles) decides the sharding.
+  void ParallelFor(int64_t n, int64_t cost_per_unit,
+                   const std::function<void(int64_t, int64_t)>& fn);
+
+  // For Eigen expressions: evaluate with `.device(pool.eigen_device())`.
+  const Eigen::ThreadPoolDevice& eigen_device() const;
+  const std::string& name() const { return name_; }
+
+ private:
+  struct Impl;
+  std::string name_;
+  std::unique_ptr<Impl> impl_;
+};
+
+// Threads to use when a count is 0 ("pick for me"): the number of cores.
+int DefaultThreadCount();
+
+}  // namespace weft
+
+#endif  // WEFT_RUNTIME_THREAD_POOL_H_
