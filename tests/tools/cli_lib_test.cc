@@ -1,0 +1,143 @@
+// Unit tests for the CLI's parsing and printing helpers.
+#include <string>
+
+#include "gtest/gtest.h"
+#include "tools/command_line.h"
+#include "tools/graph_file.h"
+#include "tools/npy.h"
+#include "tools/tensor_text.h"
+
+namespace weft {
+namespace {
+
+TEST(ParseFeedValue, Scalar) {
+  absl::StatusOr<Tensor> t = ParseFeedValue("3.5", DT_INVALID);
+  ASSERT_TRUE(t.ok()) << t.status();
+  EXPECT_EQ(t->dtype(), DT_FLOAT);
+  EXPECT_EQ(t->dims(), 0);
+  EXPECT_EQ(t->scalar<float>(), 3.5f);
+}
+
+TEST(ParseFeedValue, NestedListInfersShapeAndUsesHint) {
+  absl::StatusOr<Tensor> t = ParseFeedValue("[[1, 2, 3], [4, 5, 6]]", DT_DOUBLE);
+  ASSERT_TRUE(t.ok()) << t.status();
+  EXPECT_EQ(t->dtype(), DT_DOUBLE);
+  EXPECT_EQ(t->shape(), TensorShape({2, 3}));
+  EXPECT_EQ(t->data<double>()[5], 6.0);
+}
+
+TEST(ParseFeedValue, IntegersDefaultToInt32) {
+  absl::StatusOr<Tensor> t = ParseFeedValue("[1, 2]", DT_INVALID);
+  ASSERT_TRUE(t.ok());
+  EXPECT_EQ(t->dtype(), DT_INT32);
+}
+
+TEST(ParseFeedValue, ObjectWithSplat) {
+  absl::StatusOr<Tensor> t = ParseFeedValue(
+      R"({"dtype": "int64", "shape": [2, 2], "values": [7]})", DT_INVALID);
+  ASSERT_TRUE(t.ok()) << t.status();
+  EXPECT_EQ(t->dtype(), DT_INT64);
+  EXPECT_EQ(t->shape(), TensorShape({2, 2}));
+  EXPECT_EQ(t->data<int64_t>()[3], 7);
+}
+
+TEST(ParseFeedValue, BoolsAndStrings) {
+  absl::StatusOr<Tensor> b = ParseFeedValue("[true, false]", DT_INVALID);
+  ASSERT_TRUE(b.ok());
+  EXPECT_EQ(b->dtype(), DT_BOOL);
+  absl::StatusOr<Tensor> s = ParseFeedValue(R"(["a", "bc"])", DT_INVALID);
+  ASSERT_TRUE(s.ok());
+  EXPECT_EQ(s->dtype(), DT_STRING);
+  EXPECT_EQ(s->data<std::string>()[1], "bc");
+}
+
+TEST(ParseFeedValue, Errors) {
+  EXPECT_EQ(ParseFeedValue("[[1, 2], [3]]", DT_INVALID).status().code(),
+            absl::StatusCode::kInvalidArgument);
+  EXPECT_EQ(ParseFeedValue("[1, [2]]", DT_INVALID).status().code(),
+            absl::StatusCode::kInvalidArgument);
+  EXPECT_EQ(ParseFeedValue("[1.5]", DT_INT32).status().code(),
+            absl::StatusCode::kInvalidArgument);
+  EXPECT_EQ(ParseFeedValue("{oops", DT_INVALID).status().code(),
+            absl::StatusCode::kInvalidArgument);
+  EXPECT_EQ(ParseFeedValue(R"({"dtype": "float32", "shape": [3], "values": [1, 2]})",
+                           DT_INVALID)
+                .status()
+                .code(),
+            absl::StatusCode::kInvalidArgument);
+  EXPECT_EQ(ParseFeedValue(R"({"dtype": "quux", "values": [1]})", DT_INVALID)
+                .status()
+                .code(),
+            absl::StatusCode::kInvalidArgument);
+  EXPECT_EQ(ParseFeedValue("@/nonexistent/file.npy", DT_INVALID).status().code(),
+            absl::StatusCode::kNotFound);
+}
+
+TEST(TensorToJson, ShortestFloatsAndSpecials) {
+  Tensor t(DT_FLOAT, TensorShape({3}));
+  t.data<float>()[0] = 0.1f;
+  t.data<float>()[1] = 1.0f / 0.0f;
+  t.data<float>()[2] = -2.5f;
+  EXPECT_EQ(TensorToJson(t),
+            R"({"dtype": "float32", "shape": [3], "values": [0.1, "inf", -2.5]})");
+}
+
+TEST(TensorToText, NestedAndElided) {
+  Tensor t(DT_INT32, TensorShape({2, 2}));
+  for (int i = 0; i < 4; ++i) t.data<int32_t>()[i] = i;
+  EXPECT_EQ(TensorToText(t), "[[0, 1],\n [2, 3]]");
+  Tensor big(DT_INT32, TensorShape({10}));
+  for (int i = 0; i < 10; ++i) big.data<int32_t>()[i] = i;
+  EXPECT_EQ(TensorToText(big), "[0, 1, 2, ..., 7, 8, 9]");
+  EXPECT_EQ(TensorToText(Tensor::Scalar<bool>(true)), "true");
+}
+
+TEST(Npy, ReadsVersion1AndRejectsJunk) {
+  std::string header =
+      "{'descr': '<i4', 'fortran_order': False, 'shape': (2,), }";
+  header += std::string((16 - (10 + header.size() + 1) % 16) % 16, ' ') + "\n";
+  std::string bytes = std::string("\x93NUMPY\x01\x00", 8);
+  bytes += static_cast<char>(header.size());
+  bytes += '\0';
+  bytes += header;
+  int32_t values[2] = {5, -6};
+  bytes.append(reinterpret_cast<const char*>(values), sizeof(values));
+  absl::StatusOr<Tensor> t = ParseNpy(bytes, "x.npy");
+  ASSERT_TRUE(t.ok()) << t.status();
+  EXPECT_EQ(t->dtype(), DT_INT32);
+  EXPECT_EQ(t->data<int32_t>()[1], -6);
+  EXPECT_FALSE(ParseNpy(bytes.substr(0, bytes.size() - 1), "x.npy").ok());
+  EXPECT_FALSE(ParseNpy("hello", "x.npy").ok());
+}
+
+TEST(ParseGraphDef, DetectsTextAndBinary) {
+  absl::StatusOr<tensorflow::GraphDef> text =
+      ParseGraphDef("node { name: \"a\" op: \"NoOp\" }", "g.pbtxt");
+  ASSERT_TRUE(text.ok()) << text.status();
+  std::string binary;
+  text->SerializeToString(&binary);
+  absl::StatusOr<tensorflow::GraphDef> parsed = ParseGraphDef(binary, "g.bin");
+  ASSERT_TRUE(parsed.ok()) << parsed.status();
+  EXPECT_EQ(parsed->node(0).name(), "a");
+  absl::Status bad = ParseGraphDef("node { name: ", "bad.pbtxt").status();
+  EXPECT_EQ(bad.code(), absl::StatusCode::kInvalidArgument);
+  EXPECT_NE(bad.message().find("line 1"), std::string::npos) << bad;
+  EXPECT_FALSE(ParseGraphDef(binary.substr(0, binary.size() - 2), "g.pb").ok());
+}
+
+TEST(CommandLine, ParsesFlagForms) {
+  CommandLine cl({{"graph", kValue}, {"fetch", kRepeated}, {"help", kSwitch}});
+  const char* argv[] = {"--graph", "g.pb", "--fetch=a", "--fetch", "b:1", "--help"};
+  ASSERT_TRUE(cl.Parse(6, const_cast<char**>(argv)).ok());
+  EXPECT_EQ(cl.Get("graph"), "g.pb");
+  EXPECT_EQ(cl.GetAll("fetch"), (std::vector<std::string>{"a", "b:1"}));
+  EXPECT_TRUE(cl.Has("help"));
+  CommandLine dup({{"graph", kValue}});
+  const char* twice[] = {"--graph", "a", "--graph", "b"};
+  EXPECT_FALSE(dup.Parse(4, const_cast<char**>(twice)).ok());
+  const char* dangling[] = {"--graph"};
+  EXPECT_FALSE(dup.Parse(1, const_cast<char**>(dangling)).ok());
+}
+
+}  // namespace
+}  // namespace weft

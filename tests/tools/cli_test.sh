@@ -1,0 +1,121 @@
+#!/usr/bin/env bash
+# `weft` as a user runs it: example graphs, exit codes and error lines for
+# bad flags and bad files. usage: cli_test.sh PATH_TO_WEFT EXAMPLES_DIR
+set -u
+WEFT=$1
+EXAMPLES=$2
+TMP=$(mktemp -d)
+trap 'rm -rf "$TMP"' EXIT
+passed=0
+failed=0
+
+# expect NAME WANT_EXIT WANT_REGEX -- command...: checks exit code and that
+# stdout+stderr matches the extended regex.
+expect() {
+  local name=$1 want_rc=$2 want_re=$3
+  shift 4
+  local out rc
+  out=$(timeout 60 "$@" 2>&1)
+  rc=$?
+  if [ "$rc" = "$want_rc" ] && grep -Eq -- "$want_re" <<<"$out"; then
+    passed=$((passed + 1))
+    echo "PASS $name"
+  else
+    failed=$((failed + 1))
+    echo "FAIL $name: exit $rc (want $want_rc), output:"
+    echo "$out" | head -20
+  fi
+}
+
+# Usage errors exit 2.
+expect no_command 2 "usage: weft" -- "$WEFT"
+expect unknown_command 2 "unknown command 'frobnicate'" -- "$WEFT" frobnicate
+expect run_help 0 "--graph FILE" -- "$WEFT" run --help
+expect run_no_graph 2 "usage error: --graph is required" -- "$WEFT" run --fetch y
+expect run_unknown_flag 2 "unknown flag --bogus" -- "$WEFT" run --graph x --fetch y --bogus 1
+expect run_bad_steps 2 "--steps must be a positive integer" -- \
+  "$WEFT" run --graph x --fetch y --steps zero
+expect run_bad_format 2 "--format must be text or json" -- \
+  "$WEFT" run --graph x --fetch y --format xml
+
+# Bad files exit 1 with "error: CODE: ...".
+expect missing_file 1 "^error: NOT_FOUND: cannot open '$TMP/none.pb'" -- \
+  "$WEFT" run --graph "$TMP/none.pb" --fetch y
+printf '\x0a\xff\xff\xff\xff\x0f\x01garbage' >"$TMP/garbage.pb"
+expect garbage_binary 1 "^error: INVALID_ARGUMENT: .*not a valid binary GraphDef" -- \
+  "$WEFT" run --graph "$TMP/garbage.pb" --fetch y
+: >"$TMP/empty.pb"
+expect empty_file 1 "^error: INVALID_ARGUMENT: .*is empty" -- \
+  "$WEFT" run --graph "$TMP/empty.pb" --fetch y
+printf 'node { name: "a" op: "Const" \n attr { key: "dtype" \n' >"$TMP/syntax.pbtxt"
+expect text_syntax_error 1 "^error: INVALID_ARGUMENT: .*line [0-9]+, column [0-9]+" -- \
+  "$WEFT" run --graph "$TMP/syntax.pbtxt" --fetch a
+
+const_node() {  # name, value
+  printf 'node { name: "%s" op: "Const" attr { key: "dtype" value { type: DT_FLOAT } } attr { key: "value" value { tensor { dtype: DT_FLOAT tensor_shape { } float_val: %s } } } }\n' "$1" "$2"
+}
+T='attr { key: "T" value { type: DT_FLOAT } }'
+{ const_node a 1; echo "node { name: \"b\" op: \"FancyOp\" input: \"a\" }"; } >"$TMP/unknown_op.pbtxt"
+expect unknown_op 1 "^error: UNIMPLEMENTED: .*FancyOp.*'b'|^error: UNIMPLEMENTED: .*'b'.*FancyOp" -- \
+  "$WEFT" run --graph "$TMP/unknown_op.pbtxt" --fetch b
+{ const_node a 1; echo "node { name: \"b\" op: \"Neg\" input: \"zz\" $T }"; } >"$TMP/dangling.pbtxt"
+expect dangling_input 1 "^error: INVALID_ARGUMENT: .*'b'.*zz" -- \
+  "$WEFT" run --graph "$TMP/dangling.pbtxt" --fetch b
+{ const_node a 1; const_node a 2; } >"$TMP/duplicate.pbtxt"
+expect duplicate_name 1 "^error: INVALID_ARGUMENT: .*'a'" -- \
+  "$WEFT" run --graph "$TMP/duplicate.pbtxt" --fetch a
+{ echo "node { name: \"p\" op: \"Neg\" input: \"q\" $T }"; echo "node { name: \"q\" op: \"Neg\" input: \"p\" $T }"; } >"$TMP/cycle.pbtxt"
+expect cycle 1 "^error: INVALID_ARGUMENT: .*cycle" -- \
+  "$WEFT" run --graph "$TMP/cycle.pbtxt" --fetch p
+{ const_node a 1; echo "node { name: \"b\" op: \"Neg\" input: \"a\" }"; } >"$TMP/missing_attr.pbtxt"
+expect missing_attr 1 "^error: INVALID_ARGUMENT: .*'b'.*attr 'T'" -- \
+  "$WEFT" run --graph "$TMP/missing_attr.pbtxt" --fetch b
+{ const_node a 1; echo "node { name: \"b\" op: \"Neg\" input: \"a\" attr { key: \"T\" value { s: \"float\" } } }"; } >"$TMP/attr_kind.pbtxt"
+expect wrong_attr_type 1 "^error: INVALID_ARGUMENT: .*'b'.*attr 'T'" -- \
+  "$WEFT" run --graph "$TMP/attr_kind.pbtxt" --fetch b
+expect unknown_fetch 1 "^error: .*nope" -- \
+  "$WEFT" run --graph "$EXAMPLES/mlp_classifier.pbtxt" --fetch nope
+
+# Examples.
+expect mlp_default_input 0 "^probs = float32 \[2,3\]" -- \
+  "$WEFT" run --graph "$EXAMPLES/mlp_classifier.pbtxt" --fetch probs --fetch class
+expect mlp_fed_json 0 '"class": \{"dtype": "int64", "shape": \[1\], "values": \[[0-2]\]\}' -- \
+  "$WEFT" run --graph "$EXAMPLES/mlp_classifier.pbtxt" --feed 'x=[[1,2,3,4]]' \
+  --fetch class --format json
+expect mlp_feed_wrong_shape 1 "^error: INVALID_ARGUMENT: .*'?x" -- \
+  "$WEFT" run --graph "$EXAMPLES/mlp_classifier.pbtxt" --feed 'x=[1,2,3]' --fetch probs
+expect mlp_feed_ragged 1 "^error: INVALID_ARGUMENT: feed 'x': ragged list" -- \
+  "$WEFT" run --graph "$EXAMPLES/mlp_classifier.pbtxt" --feed 'x=[[1,2],[3]]' --fetch probs
+expect mlp_feed_not_json 1 "^error: INVALID_ARGUMENT: feed 'x': .*not a JSON value" -- \
+  "$WEFT" run --graph "$EXAMPLES/mlp_classifier.pbtxt" --feed 'x=[[1,2' --fetch probs
+
+# A .npy feed written without NumPy: float32, shape (1, 4).
+python3 - "$TMP/x.npy" <<'PY'
+import struct, sys
+header = "{'descr': '<f4', 'fortran_order': False, 'shape': (1, 4), }"
+header += " " * (64 - 10 - len(header) - 1) + "\n"
+with open(sys.argv[1], "wb") as f:
+    f.write(b"\x93NUMPY\x01\x00" + struct.pack("<H", len(header)) + header.encode())
+    f.write(struct.pack("<4f", 1, 2, 3, 4))
+PY
+expect mlp_npy_feed 0 '"x": \{"dtype": "float32", "shape": \[1, 4\], "values": \[1, 2, 3, 4\]\}' -- \
+  "$WEFT" run --graph "$EXAMPLES/mlp_classifier.pbtxt" --feed "x=@$TMP/x.npy" \
+  --fetch x --format json
+
+# Training with variables across steps: w -> 3, b -> 1.
+out=$("$WEFT" run --graph "$EXAMPLES/linear_regression.pbtxt" --init init \
+  --target train --steps 2000 --fetch w --fetch b --format json 2>&1)
+if python3 -c '
+import json, sys
+f = json.loads(sys.argv[1])["fetches"]
+w, b = f["w"]["values"][0], f["b"]["values"][0]
+sys.exit(0 if abs(w - 3) < 1e-3 and abs(b - 1) < 1e-3 else 1)' "$out"; then
+  passed=$((passed + 1)); echo "PASS linear_regression_converges"
+else
+  failed=$((failed + 1)); echo "FAIL linear_regression_converges: $out"
+fi
+expect uninitialized_variable 1 "^error: FAILED_PRECONDITION: .*(uninitialized|w)" -- \
+  "$WEFT" run --graph "$EXAMPLES/linear_regression.pbtxt" --fetch loss
+
+echo "$passed passed, $failed failed"
+[ "$failed" -eq 0 ]

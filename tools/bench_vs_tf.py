@@ -1,0 +1,145 @@
+"""Runs the same GraphDefs in Weft (`weft run --timing`) and TensorFlow 2.21
+(tf.compat.v1.Session) in one run, interleaved, and prints medians and ratios.
+
+Benchmarks:
+  executor  per-node overhead: a 10,000-node chain of scalar AddV2 and a
+            10,000-wide fan of scalar Neg ops joined by a NoOp (us per node)
+  matmul    float32 MatMul of two NxN variables, N = 256, 1024, 2048 (GFLOP/s)
+TensorFlow runs with Grappler and constant folding off, so both systems run
+the graph as written. Each figure is the median over --repeats measurements,
+each the median step time over many steps.
+
+usage: bench_vs_tf.py WEFT_BINARY [--only executor|matmul] [--repeats N]
+"""
+import argparse
+import os
+import re
+import statistics
+import subprocess
+import sys
+import tempfile
+import time
+
+import numpy as np
+import tensorflow as tf
+
+tf1 = tf.compat.v1
+tf1.disable_eager_execution()
+tf1.disable_resource_variables()
+
+parser = argparse.ArgumentParser()
+parser.add_argument("weft")
+parser.add_argument("--only", choices=["executor", "matmul"])
+parser.add_argument("--repeats", type=int, default=5)
+args = parser.parse_args()
+WORK = tempfile.mkdtemp(prefix="weft_bench_")
+
+
+def tf_config():
+    config = tf1.ConfigProto()
+    config.graph_options.rewrite_options.disable_meta_optimizer = True
+    config.graph_options.optimizer_options.opt_level = tf1.OptimizerOptions.L0
+    config.graph_options.optimizer_options.do_constant_folding = False
+    return config
+
+
+def save(graph_def, name):
+    path = os.path.join(WORK, name + ".pb")
+    with open(path, "wb") as f:
+        f.write(graph_def.SerializeToString())
+    return path
+
+
+def weft_step_us(path, fetch, steps, feeds=(), init=None, target=None):
+    cmd = [args.weft, "run", "--graph", path, "--steps", str(steps), "--timing"]
+    cmd += ["--fetch", fetch] if fetch else ["--target", target]
+    for f in feeds:
+        cmd += ["--feed", f]
+    if init:
+        cmd += ["--init", init]
+    proc = subprocess.run(cmd, capture_output=True, text=True, timeout=600)
+    if proc.returncode != 0:
+        sys.exit(f"weft failed: {proc.stderr}")
+    return float(re.search(r"median_step_us=([\d.]+)", proc.stderr).group(1))
+
+
+def tf_step_us(graph_def, fetch, steps, feed=None, init=None):
+    g = tf1.Graph()
+    with g.as_default():
+        tf1.import_graph_def(graph_def, name="")
+    with tf1.Session(graph=g, config=tf_config()) as sess:
+        if init:
+            sess.run(g.get_operation_by_name(init))
+        target = g.get_operation_by_name(fetch) if ":" not in fetch else g.get_tensor_by_name(fetch)
+        feed_dict = {g.get_tensor_by_name(k): v for k, v in (feed or {}).items()}
+        sess.run(target, feed_dict)  # warm-up: builds the executors
+        times = []
+        for _ in range(steps):
+            start = time.perf_counter()
+            sess.run(target, feed_dict)
+            times.append((time.perf_counter() - start) * 1e6)
+    return statistics.median(times)
+
+
+def measure(name, weft_fn, tf_fn):
+    w, t = [], []
+    for _ in range(args.repeats):
+        w.append(weft_fn())
+        t.append(tf_fn())
+    return statistics.median(w), statistics.median(t)
+
+
+rows = []
+N = 10000
+if args.only in (None, "executor"):
+    g = tf1.Graph()
+    with g.as_default():
+        x = tf1.placeholder(tf.float32, [], name="x")
+        one = tf.constant(1.0, name="one")
+        y = x
+        for i in range(N):
+            y = tf.raw_ops.AddV2(x=y, y=one, name=f"add{i}")
+        tf.identity(y, name="chain_out")
+    chain = g.as_graph_def()
+    chain_path = save(chain, "chain")
+    w, t = measure("chain",
+                   lambda: weft_step_us(chain_path, "chain_out", 200, ["x=1.0"]),
+                   lambda: tf_step_us(chain, "chain_out:0", 100, {"x:0": 1.0}))
+    rows.append(("executor: 10,000-node chain (us/node)", w / N, t / N, "lower"))
+
+    g = tf1.Graph()
+    with g.as_default():
+        x = tf1.placeholder(tf.float32, [], name="x")
+        outs = [tf.negative(x, name=f"neg{i}") for i in range(N)]
+        tf.group(*outs, name="fan_out")
+    fan = g.as_graph_def()
+    fan_path = save(fan, "fan")
+    w, t = measure("fan",
+                   lambda: weft_step_us(fan_path, None, 200, ["x=1.0"], target="fan_out"),
+                   lambda: tf_step_us(fan, "fan_out", 100, {"x:0": 1.0}))
+    rows.append(("executor: 10,000-node fan (us/node)", w / N, t / N, "lower"))
+
+if args.only in (None, "matmul"):
+    rng = np.random.RandomState(0)
+    for n in (256, 1024, 2048):
+        g = tf1.Graph()
+        with g.as_default():
+            a = tf1.Variable(rng.randn(n, n).astype(np.float32), name="a")
+            b = tf1.Variable(rng.randn(n, n).astype(np.float32), name="b")
+            tf.matmul(a, b, name="product")
+            tf1.global_variables_initializer()
+        gd = g.as_graph_def()
+        path = save(gd, f"matmul{n}")
+        steps = max(5, int(2e10 / (2 * n ** 3)))
+        steps = min(steps, 200)
+        flop = 2.0 * n ** 3
+        w, t = measure(f"matmul{n}",
+                       lambda: weft_step_us(path, "product", steps, init="init"),
+                       lambda: tf_step_us(gd, "product:0", steps, init="init"))
+        rows.append((f"MatMul float32 {n}x{n} (GFLOP/s)", flop / w / 1e3, flop / t / 1e3, "higher"))
+
+print()
+print(f"| benchmark | Weft | TensorFlow {tf.__version__} | Weft/TF | better |")
+print("|---|---:|---:|---:|---|")
+for name, w, t, better in rows:
+    print(f"| {name} | {w:.3f} | {t:.3f} | {w / t:.2f} | {better} |")

@@ -1,0 +1,61 @@
+#include "tools/command_line.h"
+
+#include "absl/strings/match.h"
+#include "absl/strings/str_cat.h"
+
+namespace weft {
+
+absl::Status CommandLine::Parse(int argc, char** argv) {
+  for (int i = 0; i < argc; ++i) {
+    std::string arg = argv[i];
+    if (!absl::StartsWith(arg, "--")) {
+      positional_.push_back(arg);
+      continue;
+    }
+    std::string name = arg.substr(2);
+    std::string value;
+    bool has_value = false;
+    const size_t eq = name.find('=');
+    if (eq != std::string::npos) {
+      value = name.substr(eq + 1);
+      name = name.substr(0, eq);
+      has_value = true;
+    }
+    auto it = flags_.find(name);
+    if (it == flags_.end()) {
+      return absl::InvalidArgumentError(absl::StrCat("unknown flag --", name));
+    }
+    if (it->second == kSwitch) {
+      values_[name].push_back(has_value ? value : "true");
+      continue;
+    }
+    if (!has_value) {
+      if (i + 1 >= argc) {
+        return absl::InvalidArgumentError(
+            absl::StrCat("flag --", name, " needs a value"));
+      }
+      value = argv[++i];
+    }
+    if (it->second == kValue && values_.count(name)) {
+      return absl::InvalidArgumentError(
+          absl::StrCat("flag --", name, " given more than once"));
+    }
+    values_[name].push_back(value);
+  }
+  return absl::OkStatus();
+}
+
+std::string CommandLine::Get(const std::string& name,
+                             const std::string& fallback) const {
+  auto it = values_.find(name);
+  return it == values_.end() ? fallback : it->second.back();
+}
+
+const std::vector<std::string>& CommandLine::GetAll(
+    const std::string& name) const {
+  static const std::vector<std::string> kEmpty;
+  auto it = values_.find(name);
+  return it == values_.end() ? kEmpty : it->second;
+}
+
+}  // namespace weft

@@ -1,0 +1,42 @@
+// Parsing one subcommand's flags: `--name value`, `--name=value`, repeated
+// flags collect in order, `--bool-flag` alone means "true".
+//
+//   CommandLine cl({{"graph", kValue}, {"fetch", kRepeated}, {"help", kSwitch}});
+//   absl::Status s = cl.Parse(argc, argv);   // INVALID_ARGUMENT on misuse
+//   std::string graph = cl.Get("graph");
+#ifndef WEFT_TOOLS_COMMAND_LINE_H_
+#define WEFT_TOOLS_COMMAND_LINE_H_
+
+#include <map>
+#include <string>
+#include <vector>
+
+#include "absl/status/status.h"
+
+namespace weft {
+
+enum FlagKind { kValue, kRepeated, kSwitch };
+
+class CommandLine {
+ public:
+  explicit CommandLine(std::map<std::string, FlagKind> flags)
+      : flags_(std::move(flags)) {}
+
+  // argv[0] is the first argument after the subcommand name.
+  absl::Status Parse(int argc, char** argv);
+
+  bool Has(const std::string& name) const { return values_.count(name) > 0; }
+  std::string Get(const std::string& name, const std::string& fallback = "") const;
+  const std::vector<std::string>& GetAll(const std::string& name) const;
+  // Positional arguments (none of Weft's commands take any yet).
+  const std::vector<std::string>& positional() const { return positional_; }
+
+ private:
+  std::map<std::string, FlagKind> flags_;
+  std::map<std::string, std::vector<std::string>> values_;
+  std::vector<std::string> positional_;
+};
+
+}  // namespace weft
+
+#endif  // WEFT_TOOLS_COMMAND_LINE_H_

@@ -1,0 +1,24 @@
+// The `weft` subcommands. Each returns the process exit code:
+// 0 success, 1 error (printed as "error: CODE: message"), 2 usage error.
+#ifndef WEFT_TOOLS_COMMANDS_H_
+#define WEFT_TOOLS_COMMANDS_H_
+
+#include "absl/status/status.h"
+
+namespace weft {
+
+inline constexpr int kExitOk = 0;
+inline constexpr int kExitError = 1;
+inline constexpr int kExitUsage = 2;
+
+// argv[0] is the first argument after the subcommand name.
+int RunCommand(int argc, char** argv);
+
+// Prints "error: CODE: message" to stderr and returns kExitError.
+int ReportError(const absl::Status& status);
+// Prints "usage error: message" and the command's usage; returns kExitUsage.
+int ReportUsage(const absl::Status& status, const char* usage);
+
+}  // namespace weft
+
+#endif  // WEFT_TOOLS_COMMANDS_H_

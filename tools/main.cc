@@ -1,0 +1,29 @@
+// weft: the Weft command-line tool. One subcommand per file (tools/*_command.cc).
+#include <cstdio>
+#include <cstring>
+
+#include "tools/commands.h"
+
+namespace {
+
+constexpr char kUsage[] =
+    "usage: weft <command> [flags]\n"
+    "\n"
+    "commands:\n"
+    "  run      run a GraphDef and print fetched tensors\n"
+    "\n"
+    "Run 'weft <command> --help' for the command's flags.\n";
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  if (argc < 2 || std::strcmp(argv[1], "--help") == 0 ||
+      std::strcmp(argv[1], "help") == 0) {
+    std::fputs(kUsage, argc < 2 ? stderr : stdout);
+    return argc < 2 ? weft::kExitUsage : weft::kExitOk;
+  }
+  const char* command = argv[1];
+  if (std::strcmp(command, "run") == 0) return weft::RunCommand(argc - 2, argv + 2);
+  std::fprintf(stderr, "usage error: unknown command '%s'\n\n%s", command, kUsage);
+  return weft::kExitUsage;
+}

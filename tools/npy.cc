@@ -1,0 +1,98 @@
+#include "tools/npy.h"
+
+#include <cstring>
+#include <regex>
+#include <vector>
+
+#include "absl/strings/numbers.h"
+#include "absl/strings/str_cat.h"
+#include "absl/strings/str_split.h"
+#include "absl/strings/strip.h"
+#include "runtime/status.h"
+
+namespace weft {
+namespace {
+
+absl::Status Bad(const std::string& path, absl::string_view why) {
+  return absl::InvalidArgumentError(
+      absl::StrCat("'", path, "' is not a readable .npy file: ", why));
+}
+
+absl::StatusOr<DataType> DtypeFromDescr(const std::string& descr) {
+  static const std::pair<const char*, DataType> kTable[] = {
+      {"<f4", DT_FLOAT}, {"<f8", DT_DOUBLE}, {"<i4", DT_INT32},
+      {"<i8", DT_INT64}, {"|b1", DT_BOOL},   {"|u1", DT_UINT8},
+      {"|i1", DT_INT8},  {"<i2", DT_INT16},  {"<u2", DT_UINT16},
+      {"<u4", DT_UINT32}, {"<u8", DT_UINT64}, {"<f2", DT_HALF},
+  };
+  for (const auto& [name, dtype] : kTable) {
+    if (descr == name) return dtype;
+  }
+  return absl::InvalidArgumentError(absl::StrCat(
+      "unsupported dtype descr '", descr,
+      "' (supported: little-endian float16/32/64, ints, uint8, bool)"));
+}
+
+}  // namespace
+
+absl::StatusOr<Tensor> ParseNpy(const std::string& bytes,
+                                const std::string& path) {
+  if (bytes.size() < 10 || bytes.compare(0, 6, "\x93NUMPY") != 0) {
+    return Bad(path, "missing the \\x93NUMPY magic");
+  }
+  const int major = static_cast<unsigned char>(bytes[6]);
+  size_t header_len, offset;
+  if (major == 1) {
+    header_len = static_cast<unsigned char>(bytes[8]) |
+                 (static_cast<unsigned char>(bytes[9]) << 8);
+    offset = 10;
+  } else if (major == 2 || major == 3) {
+    if (bytes.size() < 12) return Bad(path, "truncated header");
+    uint32_t len;
+    std::memcpy(&len, bytes.data() + 8, 4);
+    header_len = len;
+    offset = 12;
+  } else {
+    return Bad(path, absl::StrCat("unknown format version ", major));
+  }
+  if (bytes.size() < offset + header_len) return Bad(path, "truncated header");
+  const std::string header = bytes.substr(offset, header_len);
+  offset += header_len;
+
+  std::smatch m;
+  static const std::regex kDescr("'descr':\\s*'([^']*)'");
+  static const std::regex kOrder("'fortran_order':\\s*(True|False)");
+  static const std::regex kShape("'shape':\\s*\\(([^)]*)\\)");
+  if (!std::regex_search(header, m, kDescr)) return Bad(path, "no descr");
+  const std::string descr = m[1];
+  if (!std::regex_search(header, m, kOrder)) return Bad(path, "no fortran_order");
+  const bool fortran = m[1] == "True";
+  if (!std::regex_search(header, m, kShape)) return Bad(path, "no shape");
+  std::vector<int64_t> dims;
+  for (absl::string_view part : absl::StrSplit(std::string(m[1]), ',')) {
+    part = absl::StripAsciiWhitespace(part);
+    if (part.empty()) continue;
+    int64_t d;
+    if (!absl::SimpleAtoi(part, &d)) return Bad(path, "bad shape");
+    dims.push_back(d);
+  }
+  if (fortran && dims.size() > 1) {
+    return Bad(path, "Fortran-order arrays are not supported (save with "
+                     "np.ascontiguousarray)");
+  }
+  absl::StatusOr<DataType> dtype = DtypeFromDescr(descr);
+  if (!dtype.ok()) return Bad(path, dtype.status().message());
+  WEFT_ASSIGN_OR_RETURN(TensorShape shape, TensorShape::Build(dims));
+  WEFT_ASSIGN_OR_RETURN(Tensor t, Tensor::Allocate(CpuAllocator(), *dtype, shape));
+  if (bytes.size() - offset != t.TotalBytes()) {
+    return Bad(path, absl::StrCat("data has ", bytes.size() - offset,
+                                  " bytes, shape ", shape.DebugString(),
+                                  " needs ", t.TotalBytes()));
+  }
+  if (t.TotalBytes() > 0) {
+    std::memcpy(t.raw_data(), bytes.data() + offset, t.TotalBytes());
+  }
+  return t;
+}
+
+}  // namespace weft

@@ -1,0 +1,190 @@
+// weft run: load a GraphDef, feed, run, print fetches.
+#include <algorithm>
+#include <cstdio>
+#include <string>
+#include <utility>
+#include <vector>
+
+#include "absl/strings/numbers.h"
+#include "absl/strings/str_cat.h"
+#include "absl/time/clock.h"
+#include "absl/time/time.h"
+#include "ops/framework/node_def_util.h"
+#include "ops/framework/op_registry.h"
+#include "runtime/session.h"
+#include "runtime/status.h"
+#include "tools/command_line.h"
+#include "tools/commands.h"
+#include "tools/graph_file.h"
+#include "tools/tensor_text.h"
+
+namespace weft {
+namespace {
+
+constexpr char kUsage[] =
+    "usage: weft run --graph FILE --fetch T [--fetch T ...] [--target NODE ...]\n"
+    "                [--feed T=VALUE ...] [--init NODE ...] [--steps N]\n"
+    "                [--format text|json] [--timing]\n"
+    "\n"
+    "  --graph FILE    GraphDef, binary (.pb) or text (.pbtxt); detected from the bytes\n"
+    "  --fetch T       tensor to print: 'node' or 'node:i' (repeatable)\n"
+    "  --target NODE   node to run without printing (repeatable), e.g. an update op\n"
+    "  --feed T=VALUE  value for a tensor (repeatable). VALUE is a JSON number,\n"
+    "                  a nested JSON list, {\"dtype\":\"int32\",\"shape\":[2],\"values\":[1,2]},\n"
+    "                  or @file.npy\n"
+    "  --init NODE     node to run once before the steps, e.g. a variable initializer\n"
+    "  --steps N       run N times (variables persist) and print the last result\n"
+    "  --timing        print step-time statistics (after --init) to stderr\n"
+    "  --format F      text (default) or json: {\"fetches\": {T: {dtype, shape, values}}}\n";
+
+// The dtype a tensor name refers to, so JSON feeds take the placeholder's
+// type; DT_INVALID when the graph cannot tell (the session then reports it).
+DataType DtypeOfTensor(const tensorflow::GraphDef& graph,
+                       const std::string& name) {
+  absl::StatusOr<TensorId> id = ParseTensorName(name);
+  if (!id.ok() || id->is_control()) return DT_INVALID;
+  for (const auto& node : graph.node()) {
+    if (node.name() != id->node) continue;
+    const tensorflow::OpDef* op_def = GlobalOpRegistry().LookUpOpDef(node.op());
+    if (op_def == nullptr) return DT_INVALID;
+    tensorflow::NodeDef with_defaults = node;
+    AddDefaultsToNodeDef(*op_def, &with_defaults);
+    DataTypeVector inputs, outputs;
+    if (!InOutTypesForNode(with_defaults, *op_def, &inputs, &outputs).ok() ||
+        id->index >= static_cast<int>(outputs.size())) {
+      return DT_INVALID;
+    }
+    return BaseType(outputs[id->index]);
+  }
+  return DT_INVALID;
+}
+
+absl::Status ParseFeeds(const tensorflow::GraphDef& graph,
+                        const std::vector<std::string>& specs,
+                        std::vector<std::pair<std::string, Tensor>>* feeds) {
+  for (const std::string& spec : specs) {
+    const size_t eq = spec.find('=');
+    if (eq == std::string::npos || eq == 0) {
+      return absl::InvalidArgumentError(
+          absl::StrCat("--feed '", spec, "' is not of the form T=VALUE"));
+    }
+    const std::string name = spec.substr(0, eq);
+    absl::StatusOr<Tensor> value =
+        ParseFeedValue(spec.substr(eq + 1), DtypeOfTensor(graph, name));
+    if (!value.ok()) {
+      return WithContext(value.status(), absl::StrCat("feed '", name, "'"));
+    }
+    feeds->emplace_back(name, *std::move(value));
+  }
+  return absl::OkStatus();
+}
+
+void PrintResults(const std::vector<std::string>& fetches,
+                  const std::vector<Tensor>& outputs, bool json) {
+  if (json) {
+    std::string out = "{\"fetches\": {";
+    for (size_t i = 0; i < fetches.size(); ++i) {
+      if (i > 0) out += ", ";
+      absl::StrAppend(&out, "\"", fetches[i], "\": ", TensorToJson(outputs[i]));
+    }
+    out += "}}\n";
+    std::fputs(out.c_str(), stdout);
+    return;
+  }
+  for (size_t i = 0; i < fetches.size(); ++i) {
+    const Tensor& t = outputs[i];
+    std::printf("%s = %s %s\n%s\n", fetches[i].c_str(),
+                DataTypeNumpyName(t.dtype()).c_str(),
+                t.shape().DebugString().c_str(), TensorToText(t).c_str());
+  }
+}
+
+// The first step prepares (prunes, builds the executor); later ones reuse it,
+// so both are reported.
+void PrintTiming(std::vector<double> micros) {
+  const double first = micros.front();
+  if (micros.size() > 1) micros.erase(micros.begin());
+  std::sort(micros.begin(), micros.end());
+  std::fprintf(stderr,
+               "timing: steps=%zu first_step_us=%.1f median_step_us=%.2f "
+               "min_step_us=%.2f max_step_us=%.2f\n",
+               micros.size() + 1, first, micros[micros.size() / 2],
+               micros.front(), micros.back());
+}
+
+}  // namespace
+
+int RunCommand(int argc, char** argv) {
+  CommandLine cl({{"graph", kValue},
+                  {"fetch", kRepeated},
+                  {"target", kRepeated},
+                  {"feed", kRepeated},
+                  {"init", kRepeated},
+                  {"steps", kValue},
+                  {"format", kValue},
+                  {"timing", kSwitch},
+                  {"help", kSwitch}});
+  if (absl::Status s = cl.Parse(argc, argv); !s.ok()) return ReportUsage(s, kUsage);
+  if (cl.Has("help")) {
+    std::fputs(kUsage, stdout);
+    return kExitOk;
+  }
+  if (!cl.positional().empty()) {
+    return ReportUsage(absl::InvalidArgumentError(absl::StrCat(
+                           "unexpected argument '", cl.positional()[0], "'")),
+                       kUsage);
+  }
+  if (!cl.Has("graph")) {
+    return ReportUsage(absl::InvalidArgumentError("--graph is required"), kUsage);
+  }
+  if (!cl.Has("fetch") && !cl.Has("target")) {
+    return ReportUsage(
+        absl::InvalidArgumentError("give at least one --fetch or --target"),
+        kUsage);
+  }
+  const std::string format = cl.Get("format", "text");
+  if (format != "text" && format != "json") {
+    return ReportUsage(absl::InvalidArgumentError(absl::StrCat(
+                           "--format must be text or json, not '", format, "'")),
+                       kUsage);
+  }
+  int64_t steps = 1;
+  if (cl.Has("steps") && (!absl::SimpleAtoi(cl.Get("steps"), &steps) || steps < 1)) {
+    return ReportUsage(absl::InvalidArgumentError(absl::StrCat(
+                           "--steps must be a positive integer, not '",
+                           cl.Get("steps"), "'")),
+                       kUsage);
+  }
+
+  absl::StatusOr<tensorflow::GraphDef> graph = ReadGraphDefFile(cl.Get("graph"));
+  if (!graph.ok()) return ReportError(graph.status());
+  std::vector<std::pair<std::string, Tensor>> feeds;
+  if (absl::Status s = ParseFeeds(*graph, cl.GetAll("feed"), &feeds); !s.ok()) {
+    return ReportError(s);
+  }
+
+  std::unique_ptr<Session> session = NewLocalSession(SessionOptions());
+  if (absl::Status s = session->Create(*graph); !s.ok()) return ReportError(s);
+  std::vector<Tensor> outputs;
+  if (cl.Has("init")) {
+    absl::Status s = session->Run(feeds, {}, cl.GetAll("init"), &outputs);
+    if (!s.ok()) return ReportError(WithContext(s, "running --init"));
+  }
+  std::vector<double> step_micros;
+  for (int64_t step = 0; step < steps; ++step) {
+    const absl::Time start = absl::Now();
+    absl::Status s =
+        session->Run(feeds, cl.GetAll("fetch"), cl.GetAll("target"), &outputs);
+    step_micros.push_back(absl::ToDoubleMicroseconds(absl::Now() - start));
+    if (!s.ok()) {
+      if (steps > 1) s = WithContext(s, absl::StrCat("step ", step + 1));
+      return ReportError(s);
+    }
+  }
+  PrintResults(cl.GetAll("fetch"), outputs, format == "json");
+  if (cl.Has("timing")) PrintTiming(step_micros);
+  session->Close().IgnoreError();
+  return kExitOk;
+}
+
+}  // namespace weft

@@ -1,0 +1,52 @@
+#!/usr/bin/env bash
+# Installs what building and testing Weft needs. Idempotent and quiet when
+# everything is already there; safe to run any number of times.
+#   Debian packages: Bazel (offline bootstrap build), protobuf/gRPC compilers
+#   and libraries, Abseil, Eigen, GoogleTest, Google Benchmark, nlohmann-json.
+#   PyPI (tests only): tensorflow-cpu 2.21.0 as a reference peer, numpy.
+set -euo pipefail
+
+DEBIAN_PACKAGES=(
+  bazel-bootstrap
+  g++
+  pkg-config
+  protobuf-compiler
+  protobuf-compiler-grpc
+  libprotobuf-dev
+  libgrpc++-dev
+  libabsl-dev
+  libeigen3-dev
+  libgtest-dev
+  libgmock-dev
+  libbenchmark-dev
+  nlohmann-json3-dev
+)
+TF_VERSION=2.21.0
+
+missing=()
+for pkg in "${DEBIAN_PACKAGES[@]}"; do
+  if ! dpkg-query -W -f='${Status}' "$pkg" 2>/dev/null | grep -q "ok installed"; then
+    missing+=("$pkg")
+  fi
+done
+if ((${#missing[@]})); then
+  echo "setup: installing Debian packages: ${missing[*]}"
+  SUDO=""
+  [ "$(id -u)" -ne 0 ] && SUDO="sudo"
+  $SUDO apt-get update -qq
+  DEBIAN_FRONTEND=noninteractive $SUDO apt-get install -y -qq "${missing[@]}" >/dev/null
+fi
+
+PYTHON=${PYTHON:-python3}
+if [ "${WEFT_SKIP_PYTHON:-0}" != 1 ]; then
+  if ! "$PYTHON" - "$TF_VERSION" 2>/dev/null <<'PY'
+import sys
+import numpy, tensorflow
+sys.exit(0 if tensorflow.__version__ == sys.argv[1] else 1)
+PY
+  then
+    echo "setup: installing tensorflow-cpu==$TF_VERSION and numpy (test peers)"
+    "$PYTHON" -m pip install -q --disable-pip-version-check \
+      "tensorflow-cpu==$TF_VERSION" numpy 2>&1 | grep -v "as the 'root' user" || true
+  fi
+fi

@@ -1,0 +1,33 @@
+// Tensors as a user types and reads them on the command line.
+//
+// Feed values (`weft run --feed x=VALUE`):
+//   3.5                       a scalar
+//   [[1, 2], [3, 4]]          nested JSON lists (rectangular)
+//   {"dtype": "int32", "shape": [2], "values": [1, 2]}
+//                             explicit; a single value fills the shape
+//   @data.npy                 a NumPy file
+// Without an explicit dtype the value takes `hint` (the placeholder's dtype)
+// when known, else float32 for numbers with a fraction, int32 for integers,
+// bool for true/false, string for strings.
+#ifndef WEFT_TOOLS_TENSOR_TEXT_H_
+#define WEFT_TOOLS_TENSOR_TEXT_H_
+
+#include <string>
+
+#include "absl/status/statusor.h"
+#include "runtime/tensor.h"
+
+namespace weft {
+
+absl::StatusOr<Tensor> ParseFeedValue(const std::string& text, DataType hint);
+
+// {"dtype": "float32", "shape": [2], "values": [1.5, 2]}; floats in their
+// shortest round-trip form, NaN/Infinity as the strings "nan"/"inf"/"-inf".
+std::string TensorToJson(const Tensor& t);
+
+// NumPy-style nested brackets; elides the middle of long dimensions.
+std::string TensorToText(const Tensor& t);
+
+}  // namespace weft
+
+#endif  // WEFT_TOOLS_TENSOR_TEXT_H_
