@@ -14,6 +14,8 @@ const KernelRegistry& GlobalKernelRegistry() {
     RegisterStateKernels(r);
     RegisterControlFlowKernels(r);
     RegisterRandomKernels(r);
+    RegisterConvKernels(r);
+    RegisterTrainingKernels(r);
     return r;
   }();
   return *registry;

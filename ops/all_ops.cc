@@ -12,6 +12,8 @@ const OpRegistry& GlobalOpRegistry() {
     RegisterStateOps(r);
     RegisterControlFlowOps(r);
     RegisterRandomOps(r);
+    RegisterConvOps(r);
+    RegisterTrainingOps(r);
     return r;
   }();
   return *registry;

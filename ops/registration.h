@@ -16,6 +16,8 @@ void RegisterNnOps(OpRegistry* r);
 void RegisterStateOps(OpRegistry* r);
 void RegisterControlFlowOps(OpRegistry* r);
 void RegisterRandomOps(OpRegistry* r);
+void RegisterConvOps(OpRegistry* r);
+void RegisterTrainingOps(OpRegistry* r);
 
 // CPU kernels, ops/cpu/*.cc.
 void RegisterArrayKernels(KernelRegistry* r);
@@ -26,6 +28,8 @@ void RegisterNnKernels(KernelRegistry* r);
 void RegisterStateKernels(KernelRegistry* r);
 void RegisterControlFlowKernels(KernelRegistry* r);
 void RegisterRandomKernels(KernelRegistry* r);
+void RegisterConvKernels(KernelRegistry* r);
+void RegisterTrainingKernels(KernelRegistry* r);
 
 }  // namespace weft
 

@@ -51,7 +51,12 @@ TensorBuffer* TensorBuffer::New(Allocator* allocator, DataType dtype,
 }
 
 void TensorBuffer::Unref() {
-  if (refs_.fetch_sub(1, std::memory_order_acq_rel) != 1) return;
+  // The sole owner frees without an atomic read-modify-write: nobody else
+  // can take a reference to a buffer only it holds.
+  if (refs_.load(std::memory_order_acquire) != 1 &&
+      refs_.fetch_sub(1, std::memory_order_acq_rel) != 1) {
+    return;
+  }
   if (dtype_ == DT_STRING) {
     auto* p = reinterpret_cast<std::string*>(data_);
     for (int64_t i = 0; i < num_elements_; ++i) p[i].~basic_string();
@@ -104,52 +109,6 @@ absl::StatusOr<Tensor> Tensor::Allocate(Allocator* allocator, DataType dtype,
     t.data_ = t.buffer_->data();
   }
   return t;
-}
-
-Tensor::Tensor(const Tensor& other)
-    : dtype_(other.dtype_),
-      shape_(other.shape_),
-      buffer_(other.buffer_),
-      data_(other.data_) {
-  if (buffer_ != nullptr) buffer_->Ref();
-}
-
-Tensor::Tensor(Tensor&& other) noexcept
-    : dtype_(other.dtype_),
-      shape_(std::move(other.shape_)),
-      buffer_(other.buffer_),
-      data_(other.data_) {
-  other.buffer_ = nullptr;
-  other.data_ = nullptr;
-  other.dtype_ = DT_INVALID;
-}
-
-Tensor& Tensor::operator=(const Tensor& other) {
-  if (this == &other) return *this;
-  if (other.buffer_ != nullptr) other.buffer_->Ref();
-  if (buffer_ != nullptr) buffer_->Unref();
-  dtype_ = other.dtype_;
-  shape_ = other.shape_;
-  buffer_ = other.buffer_;
-  data_ = other.data_;
-  return *this;
-}
-
-Tensor& Tensor::operator=(Tensor&& other) noexcept {
-  if (this == &other) return *this;
-  if (buffer_ != nullptr) buffer_->Unref();
-  dtype_ = other.dtype_;
-  shape_ = std::move(other.shape_);
-  buffer_ = other.buffer_;
-  data_ = other.data_;
-  other.buffer_ = nullptr;
-  other.data_ = nullptr;
-  other.dtype_ = DT_INVALID;
-  return *this;
-}
-
-Tensor::~Tensor() {
-  if (buffer_ != nullptr) buffer_->Unref();
 }
 
 Tensor Tensor::Slice(int64_t start, int64_t limit) const {

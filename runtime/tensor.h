@@ -132,6 +132,54 @@ class Tensor {
   char* data_ = nullptr;
 };
 
+// Copies and moves are inline: the executor moves tensors between nodes
+// several times per node, and graphs of scalar ops are dominated by it.
+inline Tensor::Tensor(const Tensor& other)
+    : dtype_(other.dtype_),
+      shape_(other.shape_),
+      buffer_(other.buffer_),
+      data_(other.data_) {
+  if (buffer_ != nullptr) buffer_->Ref();
+}
+
+inline Tensor::Tensor(Tensor&& other) noexcept
+    : dtype_(other.dtype_),
+      shape_(std::move(other.shape_)),
+      buffer_(other.buffer_),
+      data_(other.data_) {
+  other.buffer_ = nullptr;
+  other.data_ = nullptr;
+  other.dtype_ = DT_INVALID;
+}
+
+inline Tensor& Tensor::operator=(const Tensor& other) {
+  if (this == &other) return *this;
+  if (other.buffer_ != nullptr) other.buffer_->Ref();
+  if (buffer_ != nullptr) buffer_->Unref();
+  dtype_ = other.dtype_;
+  shape_ = other.shape_;
+  buffer_ = other.buffer_;
+  data_ = other.data_;
+  return *this;
+}
+
+inline Tensor& Tensor::operator=(Tensor&& other) noexcept {
+  if (this == &other) return *this;
+  if (buffer_ != nullptr) buffer_->Unref();
+  dtype_ = other.dtype_;
+  shape_ = std::move(other.shape_);
+  buffer_ = other.buffer_;
+  data_ = other.data_;
+  other.buffer_ = nullptr;
+  other.data_ = nullptr;
+  other.dtype_ = DT_INVALID;
+  return *this;
+}
+
+inline Tensor::~Tensor() {
+  if (buffer_ != nullptr) buffer_->Unref();
+}
+
 }  // namespace weft
 
 #endif  // WEFT_RUNTIME_TENSOR_H_

@@ -72,16 +72,6 @@ bool DataTypeIsSupported(DataType dtype) {
   return DataTypeSize(dtype) > 0 || DataTypeIsObject(dtype);
 }
 
-bool IsRefType(DataType dtype) { return dtype > 100 && dtype < 200; }
-
-DataType BaseType(DataType dtype) {
-  return IsRefType(dtype) ? static_cast<DataType>(dtype - 100) : dtype;
-}
-
-DataType MakeRefType(DataType dtype) {
-  return IsRefType(dtype) ? dtype : static_cast<DataType>(dtype + 100);
-}
-
 std::string DataTypeString(DataType dtype) {
   if (IsRefType(dtype)) return DataTypeString(BaseType(dtype)) + "_ref";
   const TypeInfo* info = Find(dtype);

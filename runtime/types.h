@@ -95,9 +95,15 @@ bool DataTypeIsObject(DataType dtype);
 // True if Weft can hold tensors of this type at all.
 bool DataTypeIsSupported(DataType dtype);
 
-bool IsRefType(DataType dtype);
-DataType BaseType(DataType dtype);  // DT_FLOAT_REF -> DT_FLOAT
-DataType MakeRefType(DataType dtype);
+// Inline: kernels ask on every call.
+inline bool IsRefType(DataType dtype) { return dtype > 100 && dtype < 200; }
+// DT_FLOAT_REF -> DT_FLOAT
+inline DataType BaseType(DataType dtype) {
+  return IsRefType(dtype) ? static_cast<DataType>(dtype - 100) : dtype;
+}
+inline DataType MakeRefType(DataType dtype) {
+  return IsRefType(dtype) ? dtype : static_cast<DataType>(dtype + 100);
+}
 
 // TensorFlow's names: "float", "int32", "float_ref", ...
 std::string DataTypeString(DataType dtype);

@@ -33,7 +33,18 @@ absl::Status SplitSpec(const std::string& spec, std::string* name,
 }
 
 absl::StatusOr<DataType> ParseTypeName(absl::string_view s) {
-  return ParseDataType(Trim(s));
+  const std::string name = Trim(s);
+  absl::StatusOr<DataType> dt = ParseDataType(name);
+  if (dt.ok()) return dt;
+  // Types Weft cannot hold (complex64, qint8, ...) still appear in the
+  // allowed-type lists of TensorFlow's OpDefs, which Weft must reproduce.
+  DataType parsed;
+  if (tensorflow::DataType_Parse(absl::StrCat("DT_", absl::AsciiStrToUpper(name)),
+                                 &parsed) &&
+      !IsRefType(parsed)) {
+    return parsed;
+  }
+  return dt.status();
 }
 
 // Splits "{a, b}" into its items.
@@ -90,8 +101,13 @@ absl::Status ParseAttr(const std::string& spec, OpDef::AttrDef* attr) {
   WEFT_RETURN_IF_ERROR(SplitSpec(spec, &name, &rest));
   attr->set_name(name);
   std::string default_text;
-  const size_t eq = rest.find('=');
-  if (eq != std::string::npos && rest.compare(eq - 1, 2, ">=") != 0) {
+  // The default follows the first '=' that is not part of ">=" (a spec may
+  // have both: "squeeze_dims: list(int) >= 0 = []").
+  size_t eq = rest.find('=');
+  while (eq != std::string::npos && eq > 0 && rest[eq - 1] == '>') {
+    eq = rest.find('=', eq + 1);
+  }
+  if (eq != std::string::npos) {
     default_text = Trim(rest.substr(eq + 1));
     rest = Trim(rest.substr(0, eq));
   }

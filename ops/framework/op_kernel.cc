@@ -20,13 +20,9 @@ void OpKernel::ComputeAsync(OpKernelContext* c, std::function<void()> done) {
   done();
 }
 
-const Tensor& OpKernelContext::input(int i) {
-  TensorEntry& e = p_.inputs[i];
-  if (e.is_ref()) {
-    absl::ReaderMutexLock lock(e.ref_mu);
-    e.value = *e.ref;
-  }
-  return e.value;
+void OpKernelContext::SnapshotRef(TensorEntry* e) {
+  absl::ReaderMutexLock lock(e->ref_mu);
+  e->value = *e->ref;
 }
 
 const Eigen::ThreadPoolDevice& OpKernelContext::eigen_cpu_device() const {
@@ -54,7 +50,7 @@ absl::Status OpKernelContext::forward_input_or_allocate_output(
       src.value.NumElements() == shape.num_elements() &&
       src.value.BufferIsUnique()) {
     TensorEntry& e = p_.outputs[out];
-    e.value = src.value.Reshaped(shape);
+    e.value = src.value.shape() == shape ? src.value : src.value.Reshaped(shape);
     e.has_value = true;
     *result = &e.value;
     return absl::OkStatus();

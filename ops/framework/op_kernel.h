@@ -158,7 +158,11 @@ class OpKernelContext {
   int num_inputs() const { return p_.kernel->num_inputs(); }
   DataType input_dtype(int i) const { return p_.kernel->input_types()[i]; }
   // The value of input i (for a ref input, a snapshot taken under its lock).
-  const Tensor& input(int i);
+  const Tensor& input(int i) {
+    TensorEntry& e = p_.inputs[i];
+    if (e.is_ref()) SnapshotRef(&e);
+    return e.value;
+  }
   // False for a dead input; only Merge-like kernels see dead inputs.
   bool has_input(int i) const { return p_.inputs[i].has_value; }
   bool input_is_ref(int i) const { return p_.inputs[i].is_ref(); }
@@ -206,6 +210,8 @@ class OpKernelContext {
   bool is_input_dead() const { return p_.is_input_dead; }
 
  private:
+  static void SnapshotRef(TensorEntry* e);
+
   Params p_;
   absl::Status status_;
 };

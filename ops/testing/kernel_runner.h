@@ -17,11 +17,15 @@
 #include <vector>
 
 #include "absl/status/statusor.h"
+#include "absl/synchronization/mutex.h"
 #include "proto/node_def.pb.h"
 #include "runtime/device.h"
 #include "runtime/tensor.h"
 
 namespace weft {
+
+class CallFrame;
+class OpKernel;
 
 // Builds a NodeDef: NodeBuilder("n", "Op").Input("x").Attr("T", DT_FLOAT).
 class NodeBuilder {
@@ -53,24 +57,40 @@ class NodeBuilder {
 class KernelRunner {
  public:
   // Inputs of the node are filled in by Run(); the NodeDef's own inputs
-  // are replaced with placeholders named in0, in1, ...
+  // are replaced with placeholders named in0, in1, ... (unless the node
+  // already lists exactly as many data inputs as Run() gets: then their
+  // names are kept, for kernels whose messages name an input).
   explicit KernelRunner(tensorflow::NodeDef node);
+  // Runs on `device` (not owned; must outlive the runner), so several
+  // runners can share one device's ResourceMgr (variables).
+  KernelRunner(tensorflow::NodeDef node, Device* device);
   ~KernelRunner();
 
   // Runs the kernel once. Errors: unknown op, invalid node, no kernel, or
-  // the kernel's own error. Dead (unset) outputs come back uninitialized.
+  // the kernel's own error. Dead (unset) outputs come back uninitialized;
+  // an uninitialized input is passed as dead. The kernel is built on the
+  // first run and kept, so stateful kernels (random, variables) continue
+  // across runs as they do across a session's steps.
   absl::StatusOr<std::vector<Tensor>> Run(const std::vector<Tensor>& inputs);
-  // Like Run, with the first input passed as a ref (a legacy variable).
+  // Like Run, with the first input passed as a ref (a legacy variable)
+  // guarded by `ref_mu` (default: a mutex of the runner's own).
   absl::StatusOr<std::vector<Tensor>> RunWithRefInput(
-      Tensor* ref, const std::vector<Tensor>& other_inputs);
-  Device* device() { return devices_->default_device(); }
+      Tensor* ref, const std::vector<Tensor>& other_inputs,
+      absl::Mutex* ref_mu = nullptr);
+  // The call frame _Arg/_Retval kernels see (not owned; default none).
+  void set_call_frame(CallFrame* frame) { call_frame_ = frame; }
+  Device* device() { return device_; }
 
  private:
   absl::StatusOr<std::vector<Tensor>> RunEntries(std::vector<struct TensorEntry>);
 
   tensorflow::NodeDef node_;
-  std::unique_ptr<DeviceMgr> devices_;
+  std::unique_ptr<DeviceMgr> devices_;  // null when the device is shared
+  Device* device_;
   absl::Mutex ref_mu_;
+  CallFrame* call_frame_ = nullptr;
+  std::unique_ptr<OpKernel> kernel_;  // built by the first run
+  int kernel_inputs_ = -1;            // inputs kernel_ was built for
 };
 
 template <typename T>
