@@ -1,7 +1,35 @@
+// Random ops: RandomUniform, RandomStandardNormal and TruncatedNormal. The
+// kernels (ops/cpu/random_kernels.cc) reproduce TensorFlow's numbers for the
+// same seed and seed2 attrs.
+#include "ops/framework/op_def_builder.h"
+#include "ops/framework/shape_inference.h"
 #include "ops/registration.h"
+#include "runtime/status.h"
 
 namespace weft {
+namespace {
 
-void RegisterRandomOps(OpRegistry* r) {}
+absl::Status RandomShape(InferenceContext* c) {
+  WEFT_RETURN_IF_ERROR(c->WithRank(0, 1));
+  c->set_output(0, c->InputAsShape(0));
+  return absl::OkStatus();
+}
+
+}  // namespace
+
+void RegisterRandomOps(OpRegistry* r) {
+  for (const char* op :
+       {"RandomUniform", "RandomStandardNormal", "TruncatedNormal"}) {
+    r->Register(OpDefBuilder(op)
+                    .Input("shape: T")
+                    .Output("output: dtype")
+                    .Attr("seed: int = 0")
+                    .Attr("seed2: int = 0")
+                    .Attr("dtype: {half, bfloat16, float, double}")
+                    .Attr("T: {int32, int64}")
+                    .SetIsStateful(),
+                RandomShape);
+  }
+}
 
 }  // namespace weft

@@ -1,7 +1,151 @@
+// State ops: legacy reference variables (VariableV2 and the ops that update
+// them through a ref input) and resource variables (VarHandleOp and the ops
+// that read and update them through a DT_RESOURCE handle).
+#include "absl/strings/str_cat.h"
+#include "ops/framework/op_def_builder.h"
+#include "ops/framework/shape_inference.h"
 #include "ops/registration.h"
+#include "runtime/status.h"
 
 namespace weft {
+namespace {
 
-void RegisterStateOps(OpRegistry* r) {}
+// TensorFlow's "numbertypes".
+constexpr char kNumberTypes[] =
+    "{float, double, int32, uint8, int16, int8, complex64, int64, qint8, "
+    "quint8, qint32, bfloat16, qint16, quint16, uint16, complex128, half, "
+    "uint32, uint64}";
+
+absl::Status VariableShape(InferenceContext* c) {
+  PartialShape shape;
+  WEFT_RETURN_IF_ERROR(c->GetAttr("shape", &shape));
+  c->set_output(0, shape);
+  return absl::OkStatus();
+}
+
+// Output = input 0 merged with input 1 (same shape required).
+absl::Status SameShapeUpdate(InferenceContext* c) {
+  if (!c->input(0).IsCompatibleWith(c->input(1))) {
+    return absl::InvalidArgumentError(absl::StrCat(
+        "variable of shape ", c->input(0).DebugString(),
+        " cannot be updated with a value of shape ", c->input(1).DebugString()));
+  }
+  c->set_output(0, c->input(0).known_rank() ? c->input(0) : c->input(1));
+  return absl::OkStatus();
+}
+
+absl::Status AssignShape(InferenceContext* c) {
+  bool validate_shape;
+  WEFT_RETURN_IF_ERROR(c->GetAttr("validate_shape", &validate_shape));
+  if (validate_shape) return SameShapeUpdate(c);
+  c->set_output(0, c->input(1));
+  return absl::OkStatus();
+}
+
+absl::Status ApplyGradientDescentShape(InferenceContext* c) {
+  WEFT_RETURN_IF_ERROR(c->WithRank(1, 0));  // alpha
+  if (!c->input(0).IsCompatibleWith(c->input(2))) {
+    return absl::InvalidArgumentError(absl::StrCat(
+        "var of shape ", c->input(0).DebugString(),
+        " and delta of shape ", c->input(2).DebugString(), " differ"));
+  }
+  if (c->num_outputs() > 0) {
+    c->set_output(0, c->input(0).known_rank() ? c->input(0) : c->input(2));
+  }
+  return absl::OkStatus();
+}
+
+absl::Status NoOutputs(InferenceContext*) { return absl::OkStatus(); }
+
+}  // namespace
+
+void RegisterStateOps(OpRegistry* r) {
+  // Reference variables.
+  r->Register(OpDefBuilder("VariableV2")
+                  .Output("ref: Ref(dtype)")
+                  .Attr("shape: shape")
+                  .Attr("dtype: type")
+                  .Attr("container: string = ''")
+                  .Attr("shared_name: string = ''")
+                  .SetIsStateful(),
+              VariableShape);
+  r->Register(OpDefBuilder("Assign")
+                  .Input("ref: Ref(T)")
+                  .Input("value: T")
+                  .Output("output_ref: Ref(T)")
+                  .Attr("T: type")
+                  .Attr("validate_shape: bool = true")
+                  .Attr("use_locking: bool = true")
+                  .SetAllowsUninitializedInput(),
+              AssignShape);
+  for (const char* op : {"AssignAdd", "AssignSub"}) {
+    r->Register(OpDefBuilder(op)
+                    .Input("ref: Ref(T)")
+                    .Input("value: T")
+                    .Output("output_ref: Ref(T)")
+                    .Attr(absl::StrCat("T: ", kNumberTypes))
+                    .Attr("use_locking: bool = false"),
+                SameShapeUpdate);
+  }
+  r->Register(OpDefBuilder("ApplyGradientDescent")
+                  .Input("var: Ref(T)")
+                  .Input("alpha: T")
+                  .Input("delta: T")
+                  .Output("out: Ref(T)")
+                  .Attr(absl::StrCat("T: ", kNumberTypes))
+                  .Attr("use_locking: bool = false"),
+              ApplyGradientDescentShape);
+
+  // Resource variables.
+  r->Register(OpDefBuilder("VarHandleOp")
+                  .Output("resource: resource")
+                  .Attr("container: string = ''")
+                  .Attr("shared_name: string = ''")
+                  .Attr("debug_name: string = ''")
+                  .Attr("dtype: type")
+                  .Attr("shape: shape")
+                  .Attr("allowed_devices: list(string) = []")
+                  .SetIsStateful(),
+              ScalarShape);
+  r->Register(OpDefBuilder("ReadVariableOp")
+                  .Input("resource: resource")
+                  .Output("value: dtype")
+                  .Attr("dtype: type")
+                  .SetIsStateful(),
+              UnknownShape);
+  r->Register(OpDefBuilder("AssignVariableOp")
+                  .Input("resource: resource")
+                  .Input("value: dtype")
+                  .Attr("dtype: type")
+                  .Attr("validate_shape: bool = false")
+                  .SetIsStateful(),
+              NoOutputs);
+  for (const char* op : {"AssignAddVariableOp", "AssignSubVariableOp"}) {
+    r->Register(OpDefBuilder(op)
+                    .Input("resource: resource")
+                    .Input("value: dtype")
+                    .Attr("dtype: type")
+                    .SetIsStateful(),
+                NoOutputs);
+  }
+  r->Register(OpDefBuilder("ResourceApplyGradientDescent")
+                  .Input("var: resource")
+                  .Input("alpha: T")
+                  .Input("delta: T")
+                  .Attr(absl::StrCat("T: ", kNumberTypes))
+                  .Attr("use_locking: bool = false")
+                  .SetIsStateful(),
+              [](InferenceContext* c) { return c->WithRank(1, 0); });
+  r->Register(OpDefBuilder("VarIsInitializedOp")
+                  .Input("resource: resource")
+                  .Output("is_initialized: bool")
+                  .SetIsStateful(),
+              ScalarShape);
+  r->Register(OpDefBuilder("DestroyResourceOp")
+                  .Input("resource: resource")
+                  .Attr("ignore_lookup_error: bool = true")
+                  .SetIsStateful(),
+              NoOutputs);
+}
 
 }  // namespace weft

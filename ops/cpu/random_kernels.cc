@@ -1,7 +1,113 @@
+// RandomUniform, RandomStandardNormal and TruncatedNormal on the CPU.
+//
+// Each kernel owns a Philox stream keyed by its (seed, seed2) attrs (both 0:
+// a random key). Every step reserves the next stretch of the stream under a
+// mutex, 256 blocks per output element, so successive steps give successive
+// samples and the numbers match TensorFlow's bit for bit for the same attrs.
+// Within a step, disjoint groups of outputs are filled in parallel from
+// their own positions in the reserved stretch, so the result does not
+// depend on the thread count.
+#include <random>
+
+#include "absl/strings/str_cat.h"
+#include "absl/synchronization/mutex.h"
+#include "ops/cpu/array_util.h"
+#include "ops/cpu/philox_random.h"
+#include "ops/cpu/random_distributions.h"
+#include "ops/framework/op_kernel.h"
 #include "ops/registration.h"
+#include "runtime/thread_pool.h"
 
 namespace weft {
+namespace {
 
-void RegisterRandomKernels(KernelRegistry* r) {}
+using philox::PhiloxRandom;
+
+// A Philox stream shared by the steps of one kernel.
+class GuardedPhiloxRandom {
+ public:
+  void Init(int64_t seed, int64_t seed2) {
+    if (seed == 0 && seed2 == 0) {
+      std::random_device rd;
+      std::mt19937_64 mix((static_cast<uint64_t>(rd()) << 32) ^ rd());
+      seed = static_cast<int64_t>(mix());
+      seed2 = static_cast<int64_t>(mix());
+    }
+    absl::MutexLock lock(&mu_);
+    gen_ = PhiloxRandom(static_cast<uint64_t>(seed), static_cast<uint64_t>(seed2));
+  }
+
+  // The stream's current position; skips it ahead by `blocks`.
+  PhiloxRandom Reserve(uint64_t blocks) {
+    absl::MutexLock lock(&mu_);
+    PhiloxRandom local = gen_;
+    gen_.Skip(blocks);
+    return local;
+  }
+
+ private:
+  absl::Mutex mu_;
+  PhiloxRandom gen_ ABSL_GUARDED_BY(mu_);
+};
+
+// Blocks reserved per output element, as TensorFlow reserves (its
+// multiplier must stay 256 for the streams to line up).
+constexpr uint64_t kBlocksPerOutput = 256;
+
+template <template <typename> class Dist, typename T>
+class PhiloxRandomOp : public OpKernel {
+ public:
+  explicit PhiloxRandomOp(OpKernelConstruction* c) : OpKernel(c) {
+    int64_t seed = 0, seed2 = 0;
+    absl::Status s = c->GetAttr("seed", &seed);
+    if (s.ok()) s = c->GetAttr("seed2", &seed2);
+    c->SetStatus(s);
+    generator_.Init(seed, seed2);
+    set_expensive(true);
+  }
+
+  void Compute(OpKernelContext* c) override {
+    std::vector<int64_t> dims;
+    OP_REQUIRES_OK(c, ReadIntVector(c->input(0), "shape", &dims));
+    TensorShape shape;
+    OP_REQUIRES_OK(c, ShapeFromDims(dims, "shape", &shape));
+    Tensor* out;
+    OP_REQUIRES_OK(c, c->allocate_output(0, shape, &out));
+    const int64_t size = out->NumElements();
+    const PhiloxRandom base =
+        generator_.Reserve(static_cast<uint64_t>(size) * kBlocksPerOutput);
+    using D = Dist<T>;
+    T* data = out->data<T>();
+    const int64_t groups = philox::NumGroups<D>(size);
+    constexpr int64_t kCostPerGroup = D::kVariableSamples ? 400 : 100;
+    c->intra_op_pool()->ParallelFor(
+        groups, kCostPerGroup, [&](int64_t begin, int64_t end) {
+          philox::FillPhilox<D>(base, data, size, begin, end);
+        });
+  }
+
+ private:
+  GuardedPhiloxRandom generator_;
+};
+
+template <template <typename> class Dist>
+void RegisterDistribution(KernelRegistry* r, const char* op) {
+  r->Register(KernelDef(op, kDeviceTypeCpu).TypeConstraint("dtype", DT_FLOAT),
+              MakeKernel<PhiloxRandomOp<Dist, float>>);
+  r->Register(KernelDef(op, kDeviceTypeCpu).TypeConstraint("dtype", DT_DOUBLE),
+              MakeKernel<PhiloxRandomOp<Dist, double>>);
+  r->Register(KernelDef(op, kDeviceTypeCpu).TypeConstraint("dtype", DT_HALF),
+              MakeKernel<PhiloxRandomOp<Dist, Half>>);
+  r->Register(KernelDef(op, kDeviceTypeCpu).TypeConstraint("dtype", DT_BFLOAT16),
+              MakeKernel<PhiloxRandomOp<Dist, BFloat16>>);
+}
+
+}  // namespace
+
+void RegisterRandomKernels(KernelRegistry* r) {
+  RegisterDistribution<philox::Uniform>(r, "RandomUniform");
+  RegisterDistribution<philox::Normal>(r, "RandomStandardNormal");
+  RegisterDistribution<philox::TruncatedNormal>(r, "TruncatedNormal");
+}
 
 }  // namespace weft

@@ -1,0 +1,172 @@
+// Kernels that pick elements by index or condition: GatherV2, Select,
+// SelectV2.
+#include <algorithm>
+#include <array>
+#include <vector>
+
+#include "absl/strings/str_cat.h"
+#include "ops/cpu/array_kernels.h"
+#include "ops/cpu/array_util.h"
+#include "ops/framework/op_kernel.h"
+
+namespace weft {
+namespace {
+
+class GatherV2Op : public OpKernel {
+ public:
+  explicit GatherV2Op(OpKernelConstruction* c) : OpKernel(c) {
+    c->SetStatus(c->GetAttr("batch_dims", &batch_dims_));
+  }
+  void Compute(OpKernelContext* c) override {
+    const Tensor& params = c->input(0);
+    const Tensor& indices = c->input(1);
+    int64_t axis_value;
+    OP_REQUIRES_OK(c, ReadIntScalar(c->input(2), "GatherV2's axis", &axis_value));
+    OP_REQUIRES(c, params.dims() >= 1,
+                absl::InvalidArgumentError("params must be at least 1 dimensional"));
+    int axis;
+    OP_REQUIRES_OK(c, CanonicalAxis(axis_value, params.dims(), "GatherV2 axis", &axis));
+    int64_t batch_dims = batch_dims_;
+    if (batch_dims < 0) batch_dims += indices.dims();
+    OP_REQUIRES(c, batch_dims >= 0 && batch_dims <= indices.dims(),
+                absl::InvalidArgumentError(absl::StrCat(
+                    "Expected batch_dims in the range [", -indices.dims(), ", ",
+                    indices.dims(), "], but got ", batch_dims_)));
+    OP_REQUIRES(c, batch_dims <= axis,
+                absl::InvalidArgumentError(absl::StrCat(
+                    "batch_dims (", batch_dims, ") must be less than or equal to axis (",
+                    axis, ").")));
+    for (int d = 0; d < batch_dims; ++d) {
+      OP_REQUIRES(c, params.dim_size(d) == indices.dim_size(d),
+                  absl::InvalidArgumentError(absl::StrCat(
+                      "params.shape[", d, "]: ", params.dim_size(d),
+                      " should be equal to indices.shape[", d,
+                      "]: ", indices.dim_size(d))));
+    }
+    TensorShape out_shape;
+    int64_t batch = 1, outer = 1, inner = 1, per_batch = 1;
+    for (int d = 0; d < axis; ++d) {
+      out_shape.AddDim(params.dim_size(d));
+      (d < batch_dims ? batch : outer) *= params.dim_size(d);
+    }
+    for (int d = batch_dims; d < indices.dims(); ++d) {
+      out_shape.AddDim(indices.dim_size(d));
+      per_batch *= indices.dim_size(d);
+    }
+    for (int d = axis + 1; d < params.dims(); ++d) {
+      out_shape.AddDim(params.dim_size(d));
+      inner *= params.dim_size(d);
+    }
+    const int64_t limit = params.dim_size(axis);
+    std::vector<int64_t> idx;
+    OP_REQUIRES_OK(c, ReadIntVector(indices.Reshaped(TensorShape({indices.NumElements()})),
+                                    "GatherV2's indices", &idx));
+    for (size_t k = 0; k < idx.size(); ++k) {
+      OP_REQUIRES(c, idx[k] >= 0 && idx[k] < limit,
+                  absl::InvalidArgumentError(absl::StrCat(
+                      "indices[", k, "] = ", idx[k], " is not in [0, ", limit, ")")));
+    }
+    Tensor* out;
+    OP_REQUIRES_OK(c, c->allocate_output(0, out_shape, &out));
+    if (out->NumElements() == 0) return;
+    for (int64_t b = 0; b < batch; ++b) {
+      for (int64_t o = 0; o < outer; ++o) {
+        const int64_t src_base = (b * outer + o) * limit * inner;
+        const int64_t dst_base = (b * outer + o) * per_batch * inner;
+        for (int64_t k = 0; k < per_batch; ++k) {
+          CopyElements(params, src_base + idx[b * per_batch + k] * inner, *out,
+                       dst_base + k * inner, inner);
+        }
+      }
+    }
+  }
+
+ private:
+  int64_t batch_dims_ = 0;
+};
+
+// Select: condition is a scalar, a vector over dim 0, or t's shape.
+class SelectOp : public OpKernel {
+ public:
+  explicit SelectOp(OpKernelConstruction* c) : OpKernel(c) {}
+  void Compute(OpKernelContext* c) override {
+    const Tensor& cond = c->input(0);
+    const Tensor& t = c->input(1);
+    const Tensor& e = c->input(2);
+    OP_REQUIRES(c, t.shape() == e.shape(),
+                absl::InvalidArgumentError(absl::StrCat(
+                    "'then' and 'else' must have the same size.  but received: ",
+                    t.shape().DebugString(), " vs. ", e.shape().DebugString())));
+    if (cond.dims() == 0) {
+      c->set_output(0, cond.scalar<bool>() ? t : e);
+      return;
+    }
+    const bool same = cond.shape() == t.shape();
+    const bool rows = cond.dims() == 1 && t.dims() >= 1 && cond.dim_size(0) == t.dim_size(0);
+    OP_REQUIRES(c, same || rows,
+                absl::InvalidArgumentError(absl::StrCat(
+                    "'condition' must be a scalar, a vector matching the first "
+                    "dimension of 'then', or the same shape as 'then'; got ",
+                    cond.shape().DebugString(), " and ", t.shape().DebugString())));
+    Tensor* out;
+    OP_REQUIRES_OK(c, c->allocate_output(0, t.shape(), &out));
+    const int64_t n = cond.NumElements();
+    const int64_t width = same || n == 0 ? 1 : t.NumElements() / n;
+    const bool* cv = cond.data<bool>();
+    for (int64_t i = 0; i < n; ++i) {
+      CopyElements(cv[i] ? t : e, i * width, *out, i * width, width);
+    }
+  }
+};
+
+// SelectV2: condition, t and e broadcast together.
+class SelectV2Op : public OpKernel {
+ public:
+  explicit SelectV2Op(OpKernelConstruction* c) : OpKernel(c) {}
+  void Compute(OpKernelContext* c) override {
+    const Tensor& cond = c->input(0);
+    const Tensor& t = c->input(1);
+    const Tensor& e = c->input(2);
+    TensorShape te, shape;
+    OP_REQUIRES(c, BroadcastShape(t.shape(), e.shape(), &te) &&
+                       BroadcastShape(cond.shape(), te, &shape),
+                absl::InvalidArgumentError(absl::StrCat(
+                    "condition ", cond.shape().DebugString(), ", then ",
+                    t.shape().DebugString(), " and else ",
+                    e.shape().DebugString(), " are not broadcastable")));
+    if (cond.dims() == 0 && t.shape() == shape && e.shape() == shape) {
+      c->set_output(0, cond.scalar<bool>() ? t : e);
+      return;
+    }
+    std::array<std::vector<int64_t>, 3> strides;
+    BroadcastStrides(cond.shape(), shape, &strides[0]);
+    BroadcastStrides(t.shape(), shape, &strides[1]);
+    BroadcastStrides(e.shape(), shape, &strides[2]);
+    Tensor* out;
+    OP_REQUIRES_OK(c, c->allocate_output(0, shape, &out));
+    const bool* cv = cond.data<bool>();
+    VisitStorage(t.dtype(), [&](auto tag) {
+      using T = typename decltype(tag)::type;
+      const T* tv = t.data<T>();
+      const T* ev = e.data<T>();
+      T* o = out->data<T>();
+      ForEachBroadcast(shape, strides, [&](int64_t i, const std::array<int64_t, 3>& off) {
+        o[i] = cv[off[0]] ? tv[off[1]] : ev[off[2]];
+      });
+    });
+  }
+};
+
+}  // namespace
+
+void RegisterArrayGatherKernels(KernelRegistry* r) {
+  r->Register(
+      KernelDef("GatherV2", kDeviceTypeCpu).TypeConstraint("Tparams", PodAndStringTypes()),
+      MakeKernel<GatherV2Op>);
+  r->Register(KernelDef("Select", kDeviceTypeCpu).TypeConstraint("T", PodAndStringTypes()),
+              MakeKernel<SelectOp>);
+  r->Register(KernelDef("SelectV2", kDeviceTypeCpu).TypeConstraint("T", PodAndStringTypes()),
+              MakeKernel<SelectV2Op>);
+}
+
+}  // namespace weft

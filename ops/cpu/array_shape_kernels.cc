@@ -1,0 +1,216 @@
+// Kernels that change or report shapes without touching elements: Reshape,
+// ExpandDims and Squeeze alias their input's buffer; Shape, Size, Rank and
+// BroadcastGradientArgs compute small index tensors.
+#include <algorithm>
+#include <limits>
+#include <vector>
+
+#include "absl/strings/str_cat.h"
+#include "absl/strings/str_join.h"
+#include "ops/cpu/array_kernels.h"
+#include "ops/cpu/array_util.h"
+#include "ops/framework/op_kernel.h"
+
+namespace weft {
+namespace {
+
+class ReshapeOp : public OpKernel {
+ public:
+  explicit ReshapeOp(OpKernelConstruction* c) : OpKernel(c) {}
+  void Compute(OpKernelContext* c) override {
+    const Tensor& in = c->input(0);
+    std::vector<int64_t> dims;
+    OP_REQUIRES_OK(c, ReadIntVector(c->input(1), "Reshape's shape input", &dims));
+    int unknown = -1;
+    int64_t product = 1;
+    for (size_t i = 0; i < dims.size(); ++i) {
+      if (dims[i] == -1) {
+        OP_REQUIRES(c, unknown < 0,
+                    absl::InvalidArgumentError(absl::StrCat(
+                        "only one input size may be -1, not both ", unknown,
+                        " and ", i)));
+        unknown = static_cast<int>(i);
+      } else {
+        OP_REQUIRES(c, dims[i] >= 0,
+                    absl::InvalidArgumentError(absl::StrCat(
+                        "size ", i, " must be non-negative, not ", dims[i])));
+        OP_REQUIRES(c, dims[i] == 0 || product <= INT64_MAX / dims[i],
+                    absl::InvalidArgumentError(absl::StrCat(
+                        "requested shape [", absl::StrJoin(dims, ","),
+                        "] has too many elements")));
+        product *= dims[i];
+      }
+    }
+    const int64_t n = in.NumElements();
+    auto requested = [&] { return absl::StrCat("[", absl::StrJoin(dims, ","), "]"); };
+    if (unknown >= 0) {
+      OP_REQUIRES(c, product > 0,
+                  absl::InvalidArgumentError(absl::StrCat(
+                      "Reshape cannot infer the missing input size for an "
+                      "empty tensor unless all specified input sizes are "
+                      "non-zero (input shape ",
+                      in.shape().DebugString(), ", requested shape ",
+                      requested(), ")")));
+      OP_REQUIRES(c, n % product == 0,
+                  absl::InvalidArgumentError(absl::StrCat(
+                      "Input to reshape is a tensor with shape ",
+                      in.shape().DebugString(), " (", n,
+                      " values), but the requested shape ", requested(),
+                      " requires a multiple of ", product)));
+      dims[unknown] = n / product;
+    } else {
+      OP_REQUIRES(c, product == n,
+                  absl::InvalidArgumentError(absl::StrCat(
+                      "Input to reshape is a tensor with shape ",
+                      in.shape().DebugString(), " (", n,
+                      " values), but the requested shape ", requested(),
+                      " has ", product)));
+    }
+    c->set_output(0, in.Reshaped(TensorShape(dims)));
+  }
+};
+
+class ExpandDimsOp : public OpKernel {
+ public:
+  explicit ExpandDimsOp(OpKernelConstruction* c) : OpKernel(c) {}
+  void Compute(OpKernelContext* c) override {
+    const Tensor& in = c->input(0);
+    int64_t dim;
+    OP_REQUIRES_OK(c, ReadIntScalar(c->input(1), "ExpandDims' dim", &dim));
+    int axis;
+    OP_REQUIRES_OK(c, CanonicalAxis(dim, in.dims() + 1, "ExpandDims dim", &axis));
+    TensorShape shape = in.shape();
+    shape.InsertDim(axis, 1);
+    c->set_output(0, in.Reshaped(shape));
+  }
+};
+
+class SqueezeOp : public OpKernel {
+ public:
+  explicit SqueezeOp(OpKernelConstruction* c) : OpKernel(c) {
+    c->SetStatus(c->GetAttr("squeeze_dims", &squeeze_dims_));
+  }
+  void Compute(OpKernelContext* c) override {
+    const Tensor& in = c->input(0);
+    std::vector<bool> drop(in.dims(), squeeze_dims_.empty());
+    for (int64_t d : squeeze_dims_) {
+      int axis;
+      OP_REQUIRES_OK(c, CanonicalAxis(d, in.dims(), "squeeze dim", &axis));
+      OP_REQUIRES(c, in.dim_size(axis) == 1,
+                  absl::InvalidArgumentError(absl::StrCat(
+                      "Can not squeeze dim[", axis,
+                      "], expected a dimension of 1, got ", in.dim_size(axis),
+                      " (input shape ", in.shape().DebugString(), ")")));
+      drop[axis] = true;
+    }
+    std::vector<int64_t> dims;
+    for (int i = 0; i < in.dims(); ++i) {
+      if (!(drop[i] && in.dim_size(i) == 1)) dims.push_back(in.dim_size(i));
+    }
+    c->set_output(0, in.Reshaped(TensorShape(dims)));
+  }
+
+ private:
+  std::vector<int64_t> squeeze_dims_;
+};
+
+// Writes `values` into a new output of the kernel's int32/int64 out type.
+absl::Status OutputInts(OpKernelContext* c, int i,
+                        const std::vector<int64_t>& values, bool scalar,
+                        absl::string_view what) {
+  Tensor* out;
+  absl::Status s = c->allocate_output(
+      i, scalar ? TensorShape() : TensorShape({static_cast<int64_t>(values.size())}),
+      &out);
+  if (!s.ok()) return s;
+  if (out->dtype() == DT_INT32) {
+    for (size_t k = 0; k < values.size(); ++k) {
+      if (values[k] > std::numeric_limits<int32_t>::max()) {
+        return absl::InvalidArgumentError(absl::StrCat(
+            what, " ", values[k], " does not fit the int32 output; use out_type int64"));
+      }
+      out->data<int32_t>()[k] = static_cast<int32_t>(values[k]);
+    }
+  } else {
+    std::copy(values.begin(), values.end(), out->data<int64_t>());
+  }
+  return absl::OkStatus();
+}
+
+class ShapeOp : public OpKernel {
+ public:
+  explicit ShapeOp(OpKernelConstruction* c) : OpKernel(c) {}
+  void Compute(OpKernelContext* c) override {
+    const TensorShape& s = c->input(0).shape();
+    OP_REQUIRES_OK(c, OutputInts(c, 0, {s.dim_sizes().begin(), s.dim_sizes().end()},
+                                 false, "dimension"));
+  }
+};
+
+class SizeOp : public OpKernel {
+ public:
+  explicit SizeOp(OpKernelConstruction* c) : OpKernel(c) {}
+  void Compute(OpKernelContext* c) override {
+    OP_REQUIRES_OK(c, OutputInts(c, 0, {c->input(0).NumElements()}, true,
+                                 "number of elements"));
+  }
+};
+
+class RankOp : public OpKernel {
+ public:
+  explicit RankOp(OpKernelConstruction* c) : OpKernel(c) {}
+  void Compute(OpKernelContext* c) override {
+    OP_REQUIRES_OK(c, OutputInts(c, 0, {c->input(0).dims()}, true, "rank"));
+  }
+};
+
+// For y = f(broadcast(x0), broadcast(x1)): the output dims each input's
+// gradient must be summed over (where the input is 1 or missing and the
+// output is not, and where every input is 1). Equal shapes need none.
+class BroadcastGradientArgsOp : public OpKernel {
+ public:
+  explicit BroadcastGradientArgsOp(OpKernelConstruction* c) : OpKernel(c) {}
+  void Compute(OpKernelContext* c) override {
+    std::vector<int64_t> s[2];
+    OP_REQUIRES_OK(c, ReadIntVector(c->input(0), "s0", &s[0]));
+    OP_REQUIRES_OK(c, ReadIntVector(c->input(1), "s1", &s[1]));
+    std::vector<int64_t> reduce[2];
+    if (s[0] != s[1]) {
+      const size_t rank = std::max(s[0].size(), s[1].size());
+      for (size_t j = 0; j < rank; ++j) {
+        int64_t d[2];
+        for (int i = 0; i < 2; ++i) {
+          const int64_t k = static_cast<int64_t>(j) - (rank - s[i].size());
+          d[i] = k < 0 ? 1 : s[i][k];
+        }
+        OP_REQUIRES(c, d[0] == d[1] || d[0] == 1 || d[1] == 1,
+                    absl::InvalidArgumentError(absl::StrCat(
+                        "Incompatible shapes: [", absl::StrJoin(s[0], ","),
+                        "] vs. [", absl::StrJoin(s[1], ","), "]")));
+        const bool all_one = d[0] == 1 && d[1] == 1;
+        for (int i = 0; i < 2; ++i) {
+          if (all_one || (d[i] == 1 && d[1 - i] != 1)) {
+            reduce[i].push_back(static_cast<int64_t>(j));
+          }
+        }
+      }
+    }
+    OP_REQUIRES_OK(c, OutputInts(c, 0, reduce[0], false, "index"));
+    OP_REQUIRES_OK(c, OutputInts(c, 1, reduce[1], false, "index"));
+  }
+};
+
+}  // namespace
+
+void RegisterArrayShapeKernels(KernelRegistry* r) {
+  r->Register(KernelDef("Reshape", kDeviceTypeCpu), MakeKernel<ReshapeOp>);
+  r->Register(KernelDef("ExpandDims", kDeviceTypeCpu), MakeKernel<ExpandDimsOp>);
+  r->Register(KernelDef("Squeeze", kDeviceTypeCpu), MakeKernel<SqueezeOp>);
+  r->Register(KernelDef("Shape", kDeviceTypeCpu), MakeKernel<ShapeOp>);
+  r->Register(KernelDef("Size", kDeviceTypeCpu), MakeKernel<SizeOp>);
+  r->Register(KernelDef("Rank", kDeviceTypeCpu), MakeKernel<RankOp>);
+  r->Register(KernelDef("BroadcastGradientArgs", kDeviceTypeCpu),
+              MakeKernel<BroadcastGradientArgsOp>);
+}
+
+}  // namespace weft

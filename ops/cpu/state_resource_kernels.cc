@@ -1,0 +1,259 @@
+// Resource variables: VarHandleOp makes a DT_RESOURCE handle naming a Var in
+// the device's ResourceMgr; the other kernels look the Var up through the
+// handle and read or change it under its mutex. Errors name the variable.
+#include <memory>
+#include <string>
+
+#include "absl/strings/str_cat.h"
+#include "absl/synchronization/mutex.h"
+#include "ops/cpu/state_kernels.h"
+#include "ops/cpu/state_update.h"
+#include "ops/framework/op_kernel.h"
+#include "runtime/resource_mgr.h"
+
+namespace weft {
+namespace {
+
+// TensorFlow's ResourceHandle::ANONYMOUS_NAME (eager-only variables).
+constexpr char kAnonymousName[] = "cd2c89b7-88b7-44c8-ad83-06c2a9158347";
+
+class VarHandleOp : public OpKernel {
+ public:
+  explicit VarHandleOp(OpKernelConstruction* c) : OpKernel(c) {
+    std::string container, shared_name;
+    DataType dtype;
+    absl::Status s = c->GetAttr("container", &container);
+    if (s.ok()) s = c->GetAttr("shared_name", &shared_name);
+    if (s.ok()) s = c->GetAttr("dtype", &dtype);
+    if (s.ok() && shared_name == kAnonymousName) {
+      s = absl::UnimplementedError(
+          "anonymous resource variables (eager-only) are not supported");
+    }
+    if (!s.ok()) {
+      c->SetStatus(s);
+      return;
+    }
+    ResourceMgr* rm = c->device()->resource_manager();
+    handle_ = Tensor(DT_RESOURCE, TensorShape());
+    ResourceHandle& h = handle_.scalar<ResourceHandle>();
+    h.device = c->device()->name();
+    h.container = container.empty() ? rm->default_container() : container;
+    h.name = shared_name.empty() ? c->def().name() : shared_name;
+    h.dtype = dtype;
+  }
+  void Compute(OpKernelContext* c) override { c->set_output(0, handle_); }
+
+ private:
+  Tensor handle_;  // never written after construction
+};
+
+std::string VarLabel(const ResourceHandle& h) {
+  return absl::StrCat("variable '", h.name, "' (container '", h.container, "')");
+}
+
+// The handle in input 0, checked to be a scalar for this device.
+absl::Status GetHandle(OpKernelContext* c, ResourceHandle* out) {
+  const Tensor& t = c->input(0);
+  if (t.dtype() != DT_RESOURCE || t.NumElements() != 1) {
+    return absl::InvalidArgumentError(absl::StrCat(
+        "expected a scalar resource handle, got ", t.DebugString()));
+  }
+  *out = t.data<ResourceHandle>()[0];
+  if (!out->device.empty() && out->device != c->device()->name()) {
+    return absl::InvalidArgumentError(absl::StrCat(
+        "Trying to access ", VarLabel(*out), " located on device ",
+        out->device, " from device ", c->device()->name(),
+        "; place the op on the variable's device"));
+  }
+  return absl::OkStatus();
+}
+
+// The Var the handle names; FAILED_PRECONDITION if it does not exist.
+absl::StatusOr<std::shared_ptr<Var>> LookupVar(OpKernelContext* c,
+                                               const ResourceHandle& h) {
+  absl::StatusOr<std::shared_ptr<Var>> var =
+      c->resource_manager()->Lookup<Var>(h.container, h.name);
+  if (!var.ok()) {
+    return absl::FailedPreconditionError(absl::StrCat(
+        "Could not find ", VarLabel(h),
+        ". It has not been initialized (run its initializer or assign it "
+        "first), or it was deleted."));
+  }
+  return var;
+}
+
+absl::Status CheckDtype(const ResourceHandle& h, const Var& var, DataType want,
+                        absl::string_view what) {
+  if (var.dtype() == want) return absl::OkStatus();
+  return absl::InvalidArgumentError(absl::StrCat(
+      "Trying to ", what, " ", VarLabel(h), " with wrong dtype. Expected ",
+      DataTypeString(var.dtype()), " got ", DataTypeString(want)));
+}
+
+class ReadVariableOp : public OpKernel {
+ public:
+  explicit ReadVariableOp(OpKernelConstruction* c) : OpKernel(c) {
+    c->SetStatus(c->GetAttr("dtype", &dtype_));
+  }
+  void Compute(OpKernelContext* c) override {
+    ResourceHandle h;
+    OP_REQUIRES_OK(c, GetHandle(c, &h));
+    absl::StatusOr<std::shared_ptr<Var>> var = LookupVar(c, h);
+    OP_REQUIRES_OK(c, var.status());
+    OP_REQUIRES_OK(c, CheckDtype(h, **var, dtype_, "read"));
+    Tensor value;
+    {
+      absl::ReaderMutexLock lock((*var)->mu());
+      value = *(*var)->tensor();  // shares the buffer; writers copy on write
+    }
+    OP_REQUIRES(c, value.IsInitialized(),
+                absl::FailedPreconditionError(absl::StrCat(
+                    "Attempting to use uninitialized value ", h.name,
+                    " (", VarLabel(h), ")")));
+    c->set_output(0, std::move(value));
+  }
+
+ private:
+  DataType dtype_ = DT_INVALID;
+};
+
+class AssignVariableOp : public OpKernel {
+ public:
+  explicit AssignVariableOp(OpKernelConstruction* c) : OpKernel(c) {
+    absl::Status s = c->GetAttr("dtype", &dtype_);
+    // validate_shape is absent from graphs written before TF 2.12.
+    if (s.ok() && c->HasAttr("validate_shape")) {
+      s = c->GetAttr("validate_shape", &validate_shape_);
+    }
+    c->SetStatus(s);
+  }
+  void Compute(OpKernelContext* c) override {
+    ResourceHandle h;
+    OP_REQUIRES_OK(c, GetHandle(c, &h));
+    const Tensor& value = c->input(1);
+    const DataType dtype = dtype_;
+    absl::StatusOr<std::shared_ptr<Var>> var =
+        c->resource_manager()->LookupOrCreate<Var>(
+            h.container, h.name, [dtype] { return std::make_shared<Var>(dtype); });
+    OP_REQUIRES_OK(c, var.status());
+    OP_REQUIRES_OK(c, CheckDtype(h, **var, dtype_, "assign to"));
+    absl::MutexLock lock((*var)->mu());
+    Tensor* t = (*var)->tensor();
+    OP_REQUIRES(c, !validate_shape_ || !t->IsInitialized() || t->shape() == value.shape(),
+                absl::InvalidArgumentError(absl::StrCat(
+                    "Trying to assign to ", VarLabel(h),
+                    " with tensor with wrong shape. Expected ",
+                    t->shape().DebugString(), " got ", value.shape().DebugString())));
+    AssignValue(t, value);
+  }
+
+ private:
+  DataType dtype_ = DT_INVALID;
+  bool validate_shape_ = false;
+};
+
+// AssignAddVariableOp, AssignSubVariableOp, ResourceApplyGradientDescent.
+class ResourceUpdateOp : public OpKernel {
+ public:
+  ResourceUpdateOp(OpKernelConstruction* c, UpdateKind kind)
+      : OpKernel(c), kind_(kind) {
+    c->SetStatus(c->GetAttr(kind == UpdateKind::kScaleSub ? "T" : "dtype", &dtype_));
+  }
+  void Compute(OpKernelContext* c) override {
+    ResourceHandle h;
+    OP_REQUIRES_OK(c, GetHandle(c, &h));
+    const bool gd = kind_ == UpdateKind::kScaleSub;
+    const Tensor* alpha = gd ? &c->input(1) : nullptr;
+    const Tensor& value = c->input(gd ? 2 : 1);
+    if (gd) {
+      OP_REQUIRES(c, alpha->dims() == 0,
+                  absl::InvalidArgumentError(absl::StrCat(
+                      "alpha is not a scalar: ", alpha->shape().DebugString())));
+    }
+    absl::StatusOr<std::shared_ptr<Var>> var = LookupVar(c, h);
+    OP_REQUIRES_OK(c, var.status());
+    OP_REQUIRES_OK(c, CheckDtype(h, **var, dtype_, "update"));
+    absl::MutexLock lock((*var)->mu());
+    Tensor* t = (*var)->tensor();
+    OP_REQUIRES(c, t->IsInitialized(),
+                absl::FailedPreconditionError(absl::StrCat(
+                    "Attempting to use uninitialized value ", h.name, " (",
+                    VarLabel(h), ")")));
+    OP_REQUIRES(c, t->shape() == value.shape(),
+                absl::InvalidArgumentError(absl::StrCat(
+                    "Cannot update ", VarLabel(h), " with shape ",
+                    t->shape().DebugString(), " using a Tensor with shape ",
+                    value.shape().DebugString(), ", shapes must be equal.")));
+    OP_REQUIRES_OK(c, ApplyUpdate(kind_, t, value, alpha));
+  }
+
+ private:
+  const UpdateKind kind_;
+  DataType dtype_ = DT_INVALID;
+};
+
+template <UpdateKind kKind>
+std::unique_ptr<OpKernel> MakeResourceUpdate(OpKernelConstruction* c) {
+  return std::make_unique<ResourceUpdateOp>(c, kKind);
+}
+
+class VarIsInitializedOp : public OpKernel {
+ public:
+  explicit VarIsInitializedOp(OpKernelConstruction* c) : OpKernel(c) {}
+  void Compute(OpKernelContext* c) override {
+    ResourceHandle h;
+    OP_REQUIRES_OK(c, GetHandle(c, &h));
+    bool initialized = false;
+    absl::StatusOr<std::shared_ptr<Var>> var =
+        c->resource_manager()->Lookup<Var>(h.container, h.name);
+    if (var.ok()) {
+      absl::ReaderMutexLock lock((*var)->mu());
+      initialized = (*var)->is_initialized();
+    }
+    Tensor* out;
+    OP_REQUIRES_OK(c, c->allocate_output(0, TensorShape(), &out));
+    out->scalar<bool>() = initialized;
+  }
+};
+
+class DestroyResourceOp : public OpKernel {
+ public:
+  explicit DestroyResourceOp(OpKernelConstruction* c) : OpKernel(c) {
+    c->SetStatus(c->GetAttr("ignore_lookup_error", &ignore_lookup_error_));
+  }
+  void Compute(OpKernelContext* c) override {
+    ResourceHandle h;
+    OP_REQUIRES_OK(c, GetHandle(c, &h));
+    absl::Status s = c->resource_manager()->Delete<Var>(h.container, h.name);
+    OP_REQUIRES(c, s.ok() || ignore_lookup_error_,
+                absl::NotFoundError(absl::StrCat(
+                    "Cannot destroy ", VarLabel(h), ": it does not exist")));
+  }
+
+ private:
+  bool ignore_lookup_error_ = true;
+};
+
+}  // namespace
+
+void RegisterResourceVariableKernels(KernelRegistry* r) {
+  r->Register(KernelDef("VarHandleOp", kDeviceTypeCpu), MakeKernel<VarHandleOp>);
+  r->Register(KernelDef("ReadVariableOp", kDeviceTypeCpu), MakeKernel<ReadVariableOp>);
+  r->Register(KernelDef("AssignVariableOp", kDeviceTypeCpu),
+              MakeKernel<AssignVariableOp>);
+  r->Register(KernelDef("AssignAddVariableOp", kDeviceTypeCpu)
+                  .TypeConstraint("dtype", UpdatableTypes()),
+              MakeResourceUpdate<UpdateKind::kAdd>);
+  r->Register(KernelDef("AssignSubVariableOp", kDeviceTypeCpu)
+                  .TypeConstraint("dtype", UpdatableTypes()),
+              MakeResourceUpdate<UpdateKind::kSub>);
+  r->Register(KernelDef("ResourceApplyGradientDescent", kDeviceTypeCpu)
+                  .TypeConstraint("T", UpdatableTypes()),
+              MakeResourceUpdate<UpdateKind::kScaleSub>);
+  r->Register(KernelDef("VarIsInitializedOp", kDeviceTypeCpu),
+              MakeKernel<VarIsInitializedOp>);
+  r->Register(KernelDef("DestroyResourceOp", kDeviceTypeCpu),
+              MakeKernel<DestroyResourceOp>);
+}
+
+}  // namespace weft

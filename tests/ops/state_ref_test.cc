@@ -1,0 +1,196 @@
+// Legacy ref variables: VariableV2, Assign, AssignAdd, AssignSub,
+// ApplyGradientDescent. Runners share one device so they see the same
+// ResourceMgr, as nodes of one session do.
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "gtest/gtest.h"
+#include "ops/testing/kernel_runner.h"
+#include "runtime/resource_mgr.h"
+#include "tests/ops/array_test_util.h"
+
+namespace weft {
+namespace {
+
+using testing_util::Scalar;
+using testing_util::Strings;
+using testing_util::Vec;
+
+class RefVariableTest : public ::testing::Test {
+ protected:
+  RefVariableTest() : devices_(DeviceMgr::NewLocal({})) {}
+  Device* device() { return devices_->default_device(); }
+
+  // Runs VariableV2 named `name` and returns its Var.
+  std::shared_ptr<Var> MakeVariable(const std::string& name, DataType dtype,
+                                    const std::string& shared_name = "",
+                                    const std::string& container = "") {
+    KernelRunner r(NodeBuilder(name, "VariableV2")
+                       .Attr("dtype", dtype)
+                       .ShapeAttr("shape", {2})
+                       .Attr("shared_name", shared_name)
+                       .Attr("container", container)
+                       .Build(),
+                   device());
+    auto out = r.Run({});
+    EXPECT_TRUE(out.ok()) << out.status();
+    auto var = device()->resource_manager()->Lookup<Var>(
+        container.empty() ? "localhost" : container,
+        shared_name.empty() ? name : shared_name);
+    EXPECT_TRUE(var.ok()) << var.status();
+    return var.ok() ? *var : nullptr;
+  }
+
+  // Runs `op` on the variable's ref (named "v") and `inputs`.
+  absl::StatusOr<std::vector<Tensor>> Update(const NodeBuilder& op, Var* var,
+                                             const std::vector<Tensor>& inputs) {
+    NodeBuilder node = op;
+    node.Input("v");
+    for (size_t i = 0; i < inputs.size(); ++i) node.Input("x" + std::to_string(i));
+    KernelRunner r(node.Build(), device());
+    return r.RunWithRefInput(var->tensor(), inputs, var->mu());
+  }
+
+  std::unique_ptr<DeviceMgr> devices_;
+};
+
+TEST_F(RefVariableTest, StartsUninitializedAndIsShared) {
+  auto v = MakeVariable("v", DT_FLOAT);
+  ASSERT_NE(v, nullptr);
+  EXPECT_FALSE(v->is_initialized());
+  // A second VariableV2 node with shared_name "v" finds the same Var.
+  auto w = MakeVariable("other", DT_FLOAT, "v");
+  EXPECT_EQ(v.get(), w.get());
+  // Containers separate variables.
+  auto c = MakeVariable("v", DT_FLOAT, "", "experiment");
+  EXPECT_NE(v.get(), c.get());
+}
+
+TEST_F(RefVariableTest, SharingWithAnotherDtypeFails) {
+  MakeVariable("v", DT_FLOAT);
+  KernelRunner r(
+      NodeBuilder("v", "VariableV2").Attr("dtype", DT_INT32).ShapeAttr("shape", {2}).Build(),
+      device());
+  EXPECT_STATUS(r.Run({}).status(), absl::StatusCode::kInvalidArgument,
+                "already exists with dtype float");
+}
+
+TEST_F(RefVariableTest, AssignThenUpdate) {
+  auto v = MakeVariable("v", DT_FLOAT);
+  auto out = Update(NodeBuilder("init", "Assign").Attr("T", DT_FLOAT), v.get(), {Vec<float>({1, 2})});
+  ASSERT_TRUE(out.ok()) << out.status();
+  ExpectTensorEqual(out->at(0), Vec<float>({1, 2}));  // output_ref
+  ExpectTensorEqual(*v->tensor(), Vec<float>({1, 2}));
+  ASSERT_TRUE(Update(NodeBuilder("add", "AssignAdd").Attr("T", DT_FLOAT), v.get(), {Vec<float>({10, 20})}).ok());
+  ExpectTensorEqual(*v->tensor(), Vec<float>({11, 22}));
+  ASSERT_TRUE(Update(NodeBuilder("sub", "AssignSub").Attr("T", DT_FLOAT), v.get(), {Vec<float>({1, 1})}).ok());
+  ExpectTensorEqual(*v->tensor(), Vec<float>({10, 21}));
+  ASSERT_TRUE(Update(NodeBuilder("gd", "ApplyGradientDescent").Attr("T", DT_FLOAT), v.get(),
+                     {Scalar(0.5f), Vec<float>({4, 2})})
+                  .ok());
+  ExpectTensorEqual(*v->tensor(), Vec<float>({8, 20}));
+  // Reading through Identity (a "v/read" node).
+  KernelRunner read(NodeBuilder("v/read", "Identity").Input("v").Attr("T", DT_FLOAT).Build(), device());
+  auto r = read.RunWithRefInput(v->tensor(), {}, v->mu());
+  ASSERT_TRUE(r.ok());
+  ExpectTensorEqual(r->at(0), Vec<float>({8, 20}));
+}
+
+TEST_F(RefVariableTest, IntegerAndDoubleUpdates) {
+  for (DataType dtype : {DT_INT32, DT_INT64, DT_DOUBLE}) {
+    auto v = MakeVariable(std::string("v") + DataTypeString(dtype), dtype);
+    Tensor init(dtype, TensorShape({2}));
+    Tensor delta(dtype, TensorShape({2}));
+    if (dtype == DT_INT32) {
+      init = Vec<int32_t>({1, 2});
+      delta = Vec<int32_t>({5, 5});
+    } else if (dtype == DT_INT64) {
+      init = Vec<int64_t>({1, 2});
+      delta = Vec<int64_t>({5, 5});
+    } else {
+      init = Vec<double>({1, 2});
+      delta = Vec<double>({5, 5});
+    }
+    ASSERT_TRUE(Update(NodeBuilder("a", "Assign").Attr("T", dtype), v.get(), {init}).ok());
+    ASSERT_TRUE(Update(NodeBuilder("b", "AssignAdd").Attr("T", dtype), v.get(), {delta}).ok());
+    EXPECT_EQ(v->tensor()->ElementString(1), "7");
+  }
+}
+
+TEST_F(RefVariableTest, UpdatingAnUninitializedVariableFails) {
+  auto v = MakeVariable("v", DT_FLOAT);
+  for (const char* op : {"AssignAdd", "AssignSub"}) {
+    EXPECT_STATUS(Update(NodeBuilder("u", op).Attr("T", DT_FLOAT), v.get(), {Vec<float>({1, 1})}).status(),
+                  absl::StatusCode::kFailedPrecondition, "Attempting to use uninitialized value v");
+  }
+  EXPECT_STATUS(Update(NodeBuilder("gd", "ApplyGradientDescent").Attr("T", DT_FLOAT), v.get(),
+                       {Scalar(0.1f), Vec<float>({1, 1})})
+                    .status(),
+                absl::StatusCode::kFailedPrecondition, "Attempting to use uninitialized value v");
+  KernelRunner read(NodeBuilder("v/read", "Identity").Input("v").Attr("T", DT_FLOAT).Build(), device());
+  EXPECT_STATUS(read.RunWithRefInput(v->tensor(), {}, v->mu()).status(),
+                absl::StatusCode::kFailedPrecondition, "Attempting to use uninitialized value v");
+}
+
+TEST_F(RefVariableTest, ShapeChecks) {
+  auto v = MakeVariable("v", DT_FLOAT);
+  ASSERT_TRUE(Update(NodeBuilder("a", "Assign").Attr("T", DT_FLOAT), v.get(), {Vec<float>({1, 2})}).ok());
+  EXPECT_STATUS(Update(NodeBuilder("a", "Assign").Attr("T", DT_FLOAT), v.get(), {Vec<float>({1, 2, 3})}).status(),
+                absl::StatusCode::kInvalidArgument,
+                "Assign requires shapes of both tensors to match. lhs shape= [2] rhs shape= [3]");
+  // validate_shape=false lets the variable change shape.
+  ASSERT_TRUE(Update(NodeBuilder("a", "Assign").Attr("T", DT_FLOAT).Attr("validate_shape", false),
+                     v.get(), {Vec<float>({1, 2, 3})})
+                  .ok());
+  EXPECT_EQ(v->tensor()->shape().DebugString(), "[3]");
+  EXPECT_STATUS(Update(NodeBuilder("b", "AssignAdd").Attr("T", DT_FLOAT), v.get(), {Vec<float>({1})}).status(),
+                absl::StatusCode::kInvalidArgument, "variable v has shape [3] but the value has shape [1]");
+  EXPECT_STATUS(Update(NodeBuilder("gd", "ApplyGradientDescent").Attr("T", DT_FLOAT), v.get(),
+                       {Vec<float>({1}), Vec<float>({1, 1, 1})})
+                    .status(),
+                absl::StatusCode::kInvalidArgument, "alpha is not a scalar");
+}
+
+TEST_F(RefVariableTest, UpdatesAreInPlaceUnlessAReaderHoldsTheBuffer) {
+  auto v = MakeVariable("v", DT_FLOAT);
+  ASSERT_TRUE(Update(NodeBuilder("a", "Assign").Attr("T", DT_FLOAT), v.get(), {Vec<float>({1, 2})}).ok());
+  // Assign took the value's buffer; the first update copies it (the test's
+  // temporary is gone, so it is unshared: in place).
+  const float* before = v->tensor()->data<float>();
+  ASSERT_TRUE(Update(NodeBuilder("b", "AssignAdd").Attr("T", DT_FLOAT), v.get(), {Vec<float>({1, 1})}).ok());
+  EXPECT_EQ(v->tensor()->data<float>(), before);  // in place
+  // A reader's snapshot keeps the old values: the update copies on write.
+  Tensor reader;
+  {
+    absl::ReaderMutexLock lock(v->mu());
+    reader = *v->tensor();
+  }
+  ASSERT_TRUE(Update(NodeBuilder("b", "AssignAdd").Attr("T", DT_FLOAT), v.get(), {Vec<float>({1, 1})}).ok());
+  ExpectTensorEqual(reader, Vec<float>({2, 3}));
+  ExpectTensorEqual(*v->tensor(), Vec<float>({3, 4}));
+  EXPECT_FALSE(reader.SharesBufferWith(*v->tensor()));
+}
+
+TEST_F(RefVariableTest, AssignSharesAValueThatIsStillInUse) {
+  auto v = MakeVariable("v", DT_FLOAT);
+  Tensor value = Vec<float>({1, 2});
+  ASSERT_TRUE(Update(NodeBuilder("a", "Assign").Attr("T", DT_FLOAT), v.get(), {value}).ok());
+  // An update must not write into the caller's tensor.
+  ASSERT_TRUE(Update(NodeBuilder("b", "AssignAdd").Attr("T", DT_FLOAT), v.get(), {Vec<float>({1, 1})}).ok());
+  ExpectTensorEqual(value, Vec<float>({1, 2}));
+  ExpectTensorEqual(*v->tensor(), Vec<float>({2, 3}));
+}
+
+TEST_F(RefVariableTest, StringVariablesCanBeAssigned) {
+  auto v = MakeVariable("s", DT_STRING);
+  ASSERT_TRUE(Update(NodeBuilder("a", "Assign").Attr("T", DT_STRING), v.get(), {Strings({2}, {"x", "y"})}).ok());
+  ExpectTensorEqual(*v->tensor(), Strings({2}, {"x", "y"}));
+  EXPECT_EQ(Update(NodeBuilder("b", "AssignAdd").Attr("T", DT_STRING), v.get(), {Strings({2}, {"x", "y"})})
+                .status()
+                .code(),
+            absl::StatusCode::kInvalidArgument);  // not a number type
+}
+
+}  // namespace
+}  // namespace weft
