@@ -1,7 +1,16 @@
+#include "ops/cpu/cwise_register.h"
 #include "ops/registration.h"
 
 namespace weft {
 
-void RegisterCwiseKernels(KernelRegistry* r) {}
+void RegisterCwiseKernels(KernelRegistry* r) {
+  RegisterCwiseFloatKernels(r);
+  RegisterCwiseDoubleKernels(r);
+  RegisterCwiseIntKernels(r);
+  RegisterCwiseBoolKernels(r);
+  RegisterCwiseUnaryKernels(r);
+  RegisterCastKernels(r);
+  RegisterAddNKernels(r);
+}
 
 }  // namespace weft

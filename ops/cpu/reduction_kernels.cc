@@ -1,7 +1,12 @@
+#include "ops/cpu/reduction_register.h"
 #include "ops/registration.h"
 
 namespace weft {
 
-void RegisterReductionKernels(KernelRegistry* r) {}
+void RegisterReductionKernels(KernelRegistry* r) {
+  RegisterReductionFloatKernels(r);
+  RegisterReductionIntKernels(r);
+  RegisterArgMinMaxKernels(r);
+}
 
 }  // namespace weft

@@ -1,0 +1,15 @@
+// The nn kernel families, one per translation unit; RegisterNnKernels
+// (nn_kernels.cc) calls them all.
+#ifndef WEFT_OPS_CPU_NN_REGISTER_H_
+#define WEFT_OPS_CPU_NN_REGISTER_H_
+
+#include "ops/framework/kernel_registry.h"
+
+namespace weft {
+
+void RegisterBiasKernels(KernelRegistry* r);     // nn_bias_kernels.cc
+void RegisterSoftmaxKernels(KernelRegistry* r);  // nn_softmax_kernels.cc
+
+}  // namespace weft
+
+#endif  // WEFT_OPS_CPU_NN_REGISTER_H_
