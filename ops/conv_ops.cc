@@ -1,0 +1,288 @@
+// Convolution and pooling ops (NHWC and NCHW OpDefs; the CPU kernels run
+// NHWC only). OpDefs match TensorFlow 2.21's exactly; shape functions follow
+// TensorFlow's SAME / VALID / EXPLICIT output-size rules:
+//   VALID:    out = ceil((in - (k - 1) * d) / s)
+//   SAME:     out = ceil(in / s)
+//   EXPLICIT: out = (in + pad_before + pad_after - (k - 1) * d - 1) / s + 1
+// The CPU kernels (ops/cpu/conv_*.cc, pool_*.cc) use the same rules, in
+// ops/cpu/conv_geometry.h.
+#include <string>
+#include <vector>
+
+#include "absl/strings/str_cat.h"
+#include "absl/strings/str_join.h"
+#include "ops/framework/op_def_builder.h"
+#include "ops/framework/shape_inference.h"
+#include "ops/registration.h"
+#include "runtime/status.h"
+
+namespace weft {
+namespace {
+
+// Positions of N, H, W, C for a data_format.
+struct Layout {
+  int n, h, w, c;
+};
+Layout LayoutFor(const std::string& format) {
+  return format == "NHWC" ? Layout{0, 1, 2, 3} : Layout{0, 2, 3, 1};
+}
+
+// A 4-element list attr whose batch and channel entries must be 1.
+absl::Status GetWindowAttr(InferenceContext* c, const char* name,
+                           const Layout& l, std::vector<int64_t>* v) {
+  WEFT_RETURN_IF_ERROR(c->GetAttr(name, v));
+  if (v->size() != 4) {
+    return absl::InvalidArgumentError(absl::StrCat(
+        name, " must have 4 entries (one per dimension), got ", v->size()));
+  }
+  for (int64_t x : *v) {
+    if (x < 1) {
+      return absl::InvalidArgumentError(
+          absl::StrCat(name, " must be >= 1, got ", x));
+    }
+  }
+  if ((*v)[l.n] != 1 || (*v)[l.c] != 1) {
+    return absl::InvalidArgumentError(absl::StrCat(
+        name, " in the batch and depth dimensions must be 1; got [",
+        absl::StrJoin(*v, ","), "]"));
+  }
+  return absl::OkStatus();
+}
+
+// Output size of one spatial dim (-1 if `in` is unknown).
+absl::StatusOr<int64_t> OutSize(int64_t in, int64_t k, int64_t d, int64_t s,
+                                const std::string& padding, int64_t pad_before,
+                                int64_t pad_after) {
+  if (in < 0 || k < 0) return -1;
+  const int64_t k_eff = (k - 1) * d + 1;
+  int64_t out;
+  if (padding == "VALID") {
+    out = in >= k_eff ? (in - k_eff + s) / s : 0;
+  } else if (padding == "SAME") {
+    out = (in + s - 1) / s;
+  } else {
+    const int64_t padded = in + pad_before + pad_after;
+    out = padded >= k_eff ? (padded - k_eff) / s + 1 : 0;
+  }
+  if (out <= 0 && padding != "SAME") {
+    return absl::InvalidArgumentError(absl::StrCat(
+        "window of size ", k_eff, " (dilated) does not fit an input of size ",
+        in, " with ", padding, " padding"));
+  }
+  return out;
+}
+
+// Reads padding and explicit_paddings (when the op has that attr).
+absl::Status GetPadding(InferenceContext* c, const Layout& l,
+                        std::string* padding, std::vector<int64_t>* pads) {
+  WEFT_RETURN_IF_ERROR(c->GetAttr("padding", padding));
+  pads->assign(8, 0);
+  if (*padding != "EXPLICIT") return absl::OkStatus();
+  std::vector<int64_t> ep;
+  WEFT_RETURN_IF_ERROR(c->GetAttr("explicit_paddings", &ep));
+  if (ep.size() != 8) {
+    return absl::InvalidArgumentError(absl::StrCat(
+        "explicit_paddings must have 8 entries for padding=EXPLICIT, got ",
+        ep.size()));
+  }
+  for (int64_t p : ep) {
+    if (p < 0) {
+      return absl::InvalidArgumentError(
+          absl::StrCat("explicit_paddings must be >= 0, got ", p));
+    }
+  }
+  if (ep[2 * l.n] != 0 || ep[2 * l.n + 1] != 0 || ep[2 * l.c] != 0 ||
+      ep[2 * l.c + 1] != 0) {
+    return absl::InvalidArgumentError(
+        "explicit_paddings in the batch and depth dimensions must be 0");
+  }
+  *pads = ep;
+  return absl::OkStatus();
+}
+
+absl::Status Rank4(InferenceContext* c, int i, const char* what) {
+  if (c->input(i).known_rank() && c->input(i).rank() != 4) {
+    return absl::InvalidArgumentError(absl::StrCat(
+        what, " must be 4-dimensional, got shape ", c->input(i).DebugString()));
+  }
+  return absl::OkStatus();
+}
+
+int64_t DimOf(const PartialShape& s, int i) {
+  return s.known_rank() ? s.dim(i) : -1;
+}
+
+absl::Status Conv2DShape(InferenceContext* c) {
+  std::string format;
+  WEFT_RETURN_IF_ERROR(c->GetAttr("data_format", &format));
+  const Layout l = LayoutFor(format);
+  std::vector<int64_t> strides, dilations, pads;
+  std::string padding;
+  WEFT_RETURN_IF_ERROR(GetWindowAttr(c, "strides", l, &strides));
+  WEFT_RETURN_IF_ERROR(GetWindowAttr(c, "dilations", l, &dilations));
+  WEFT_RETURN_IF_ERROR(GetPadding(c, l, &padding, &pads));
+  WEFT_RETURN_IF_ERROR(Rank4(c, 0, "input"));
+  WEFT_RETURN_IF_ERROR(Rank4(c, 1, "filter"));
+  const PartialShape& in = c->input(0);
+  const PartialShape& f = c->input(1);
+  const int64_t depth = DimOf(in, l.c), f_in = DimOf(f, 2);
+  if (depth >= 0 && f_in > 0 && depth % f_in != 0) {
+    return absl::InvalidArgumentError(absl::StrCat(
+        "input depth ", depth, " must be a multiple of the filter's input "
+        "depth ", f_in, " (input ", in.DebugString(), ", filter ",
+        f.DebugString(), ")"));
+  }
+  if (f_in == 0) {
+    return absl::InvalidArgumentError("filter's input depth must be > 0");
+  }
+  int64_t dims[4];
+  dims[l.n] = DimOf(in, l.n);
+  dims[l.c] = DimOf(f, 3);
+  const int spatial[2] = {l.h, l.w};
+  for (int k = 0; k < 2; ++k) {
+    const int d = spatial[k];
+    WEFT_ASSIGN_OR_RETURN(
+        dims[d], OutSize(DimOf(in, d), DimOf(f, k), dilations[d], strides[d],
+                         padding, pads[2 * d], pads[2 * d + 1]));
+  }
+  c->set_output(0, PartialShape({dims[0], dims[1], dims[2], dims[3]}));
+  return absl::OkStatus();
+}
+
+// Output = the shape given by input `i` (a 1-D int32 tensor).
+absl::Status ShapeFromInput(InferenceContext* c, int i) {
+  PartialShape s = c->InputAsShape(i);
+  if (s.known_rank() && s.rank() != 4) {
+    return absl::InvalidArgumentError(absl::StrCat(
+        c->node().op(), ": input ", i, " must hold 4 sizes, got ",
+        s.DebugString()));
+  }
+  c->set_output(0, s.known_rank() ? s : PartialShape({-1, -1, -1, -1}));
+  return absl::OkStatus();
+}
+
+absl::Status ConvBackpropShape(InferenceContext* c, int sizes_input) {
+  std::string format;
+  WEFT_RETURN_IF_ERROR(c->GetAttr("data_format", &format));
+  const Layout l = LayoutFor(format);
+  std::vector<int64_t> strides, dilations, pads;
+  std::string padding;
+  WEFT_RETURN_IF_ERROR(GetWindowAttr(c, "strides", l, &strides));
+  WEFT_RETURN_IF_ERROR(GetWindowAttr(c, "dilations", l, &dilations));
+  WEFT_RETURN_IF_ERROR(GetPadding(c, l, &padding, &pads));
+  WEFT_RETURN_IF_ERROR(Rank4(c, 2, "out_backprop"));
+  return ShapeFromInput(c, sizes_input);
+}
+
+absl::Status PoolShape(InferenceContext* c) {
+  std::string format;
+  WEFT_RETURN_IF_ERROR(c->GetAttr("data_format", &format));
+  if (format == "NCHW_VECT_C") {
+    return absl::UnimplementedError("data_format NCHW_VECT_C is not supported");
+  }
+  const Layout l = LayoutFor(format);
+  std::vector<int64_t> ksize, strides, pads;
+  std::string padding;
+  WEFT_RETURN_IF_ERROR(GetWindowAttr(c, "ksize", l, &ksize));
+  WEFT_RETURN_IF_ERROR(GetWindowAttr(c, "strides", l, &strides));
+  // AvgPool has no explicit_paddings attr; its padding is never EXPLICIT.
+  WEFT_RETURN_IF_ERROR(GetPadding(c, l, &padding, &pads));
+  WEFT_RETURN_IF_ERROR(Rank4(c, 0, "input"));
+  const PartialShape& in = c->input(0);
+  int64_t dims[4];
+  dims[l.n] = DimOf(in, l.n);
+  dims[l.c] = DimOf(in, l.c);
+  for (int d : {l.h, l.w}) {
+    WEFT_ASSIGN_OR_RETURN(dims[d], OutSize(DimOf(in, d), ksize[d], 1, strides[d],
+                                           padding, pads[2 * d], pads[2 * d + 1]));
+  }
+  c->set_output(0, PartialShape({dims[0], dims[1], dims[2], dims[3]}));
+  return absl::OkStatus();
+}
+
+}  // namespace
+
+void RegisterConvOps(OpRegistry* r) {
+  const char* kConvAttrs[] = {
+      "strides: list(int)",
+      "use_cudnn_on_gpu: bool = true",
+      "padding: {'SAME', 'VALID', 'EXPLICIT'}",
+      "explicit_paddings: list(int) = []",
+      "data_format: {'NHWC', 'NCHW'} = 'NHWC'",
+      "dilations: list(int) = [1, 1, 1, 1]",
+  };
+  auto conv_attrs = [&](OpDefBuilder b) {
+    for (const char* a : kConvAttrs) b.Attr(a);
+    return b;
+  };
+  r->Register(conv_attrs(OpDefBuilder("Conv2D")
+                             .Input("input: T")
+                             .Input("filter: T")
+                             .Output("output: T")
+                             .Attr("T: {half, bfloat16, float, double, int32}")),
+              Conv2DShape);
+  r->Register(conv_attrs(OpDefBuilder("Conv2DBackpropInput")
+                             .Input("input_sizes: int32")
+                             .Input("filter: T")
+                             .Input("out_backprop: T")
+                             .Output("output: T")
+                             .Attr("T: {half, bfloat16, float, double, int32}")),
+              [](InferenceContext* c) { return ConvBackpropShape(c, 0); });
+  r->Register(conv_attrs(OpDefBuilder("Conv2DBackpropFilter")
+                             .Input("input: T")
+                             .Input("filter_sizes: int32")
+                             .Input("out_backprop: T")
+                             .Output("output: T")
+                             .Attr("T: {half, bfloat16, float, double}")),
+              [](InferenceContext* c) { return ConvBackpropShape(c, 1); });
+
+  r->Register(OpDefBuilder("MaxPool")
+                  .Input("input: T")
+                  .Output("output: T")
+                  .Attr("T: {half, bfloat16, float, double, int32, int64, "
+                        "uint8, int16, int8, uint16, qint8} = DT_FLOAT")
+                  .Attr("ksize: list(int) >= 4")
+                  .Attr("strides: list(int) >= 4")
+                  .Attr("padding: {'SAME', 'VALID', 'EXPLICIT'}")
+                  .Attr("explicit_paddings: list(int) = []")
+                  .Attr("data_format: {'NHWC', 'NCHW', 'NCHW_VECT_C'} = 'NHWC'"),
+              PoolShape);
+  r->Register(OpDefBuilder("MaxPoolGrad")
+                  .Input("orig_input: T")
+                  .Input("orig_output: T")
+                  .Input("grad: T")
+                  .Output("output: T")
+                  .Attr("ksize: list(int) >= 4")
+                  .Attr("strides: list(int) >= 4")
+                  .Attr("padding: {'SAME', 'VALID', 'EXPLICIT'}")
+                  .Attr("explicit_paddings: list(int) = []")
+                  .Attr("data_format: {'NHWC', 'NCHW'} = 'NHWC'")
+                  .Attr("T: {float, double, int32, uint8, int16, int8, int64, "
+                        "bfloat16, uint16, half, uint32, uint64} = DT_FLOAT"),
+              [](InferenceContext* c) {
+                WEFT_RETURN_IF_ERROR(Rank4(c, 0, "orig_input"));
+                c->set_output(0, c->input(0));
+                return absl::OkStatus();
+              });
+  r->Register(OpDefBuilder("AvgPool")
+                  .Input("value: T")
+                  .Output("output: T")
+                  .Attr("ksize: list(int) >= 4")
+                  .Attr("strides: list(int) >= 4")
+                  .Attr("padding: {'SAME', 'VALID'}")
+                  .Attr("data_format: {'NHWC', 'NCHW'} = 'NHWC'")
+                  .Attr("T: {half, bfloat16, float, double}"),
+              PoolShape);
+  r->Register(OpDefBuilder("AvgPoolGrad")
+                  .Input("orig_input_shape: int32")
+                  .Input("grad: T")
+                  .Output("output: T")
+                  .Attr("ksize: list(int) >= 4")
+                  .Attr("strides: list(int) >= 4")
+                  .Attr("padding: {'SAME', 'VALID'}")
+                  .Attr("data_format: {'NHWC', 'NCHW'} = 'NHWC'")
+                  .Attr("T: {half, bfloat16, float, double}"),
+              [](InferenceContext* c) { return ShapeFromInput(c, 0); });
+}
+
+}  // namespace weft

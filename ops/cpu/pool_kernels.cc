@@ -1,0 +1,275 @@
+// Pooling on CPU (NHWC): MaxPool, MaxPoolGrad, AvgPool, AvgPoolGrad, each
+// parallelised over (image, output row) with the device's intra-op pool.
+//
+// Semantics follow TensorFlow's CPU kernels: MaxPool ignores padding;
+// MaxPoolGrad recomputes the arg max from orig_input (the first maximum in
+// row-major window order wins) and routes each gradient there; AvgPool
+// divides by the number of window entries inside the input.
+#include <algorithm>
+#include <limits>
+#include <memory>
+#include <vector>
+
+#include "absl/strings/str_cat.h"
+#include "absl/strings/str_join.h"
+#include "ops/cpu/conv_geometry.h"
+#include "ops/cpu/conv_kernels.h"
+#include "ops/framework/op_kernel.h"
+
+namespace weft {
+namespace {
+
+// The window of output (oh, ow), clipped to the input: [h0, h1) x [w0, w1).
+struct Window {
+  int64_t h0, h1, w0, w1;
+};
+inline Window WindowAt(const WindowDims& d, int64_t oh, int64_t ow) {
+  const int64_t hs = oh * d.stride_rows - d.pad_top;
+  const int64_t ws = ow * d.stride_cols - d.pad_left;
+  return {std::max<int64_t>(hs, 0), std::min(hs + d.win_rows, d.in_rows),
+          std::max<int64_t>(ws, 0), std::min(ws + d.win_cols, d.in_cols)};
+}
+
+absl::StatusOr<WindowDims> PoolDims(const WindowAttrs& a, const Tensor& input) {
+  if (input.dims() != 4) {
+    return absl::InvalidArgumentError(absl::StrCat(
+        "input must be 4-dimensional (NHWC), got shape ",
+        input.shape().DebugString()));
+  }
+  return ComputeWindowDims(a, input.shape(), a.ksize_rows, a.ksize_cols,
+                           input.dim_size(3));
+}
+
+// Runs fn(b, oh) for every image and output row, in parallel.
+template <typename Fn>
+void ForEachOutputRow(OpKernelContext* c, const WindowDims& d, Fn fn) {
+  const int64_t cost = d.out_cols * d.win_rows * d.win_cols * d.in_depth;
+  c->intra_op_pool()->ParallelFor(d.batch * d.out_rows, cost,
+                                  [&](int64_t begin, int64_t end) {
+                                    for (int64_t i = begin; i < end; ++i) {
+                                      fn(i / d.out_rows, i % d.out_rows);
+                                    }
+                                  });
+}
+
+class PoolOpBase : public OpKernel {
+ public:
+  explicit PoolOpBase(OpKernelConstruction* c) : OpKernel(c) {
+    c->SetStatus(ParseWindowAttrs(c, WindowKind::kPool, &attrs_));
+    set_expensive(true);
+  }
+
+ protected:
+  WindowAttrs attrs_;
+};
+
+template <typename T>
+class MaxPoolOp : public PoolOpBase {
+ public:
+  using PoolOpBase::PoolOpBase;
+  void Compute(OpKernelContext* c) override {
+    const Tensor& input = c->input(0);
+    absl::StatusOr<WindowDims> dims = PoolDims(attrs_, input);
+    OP_REQUIRES_OK(c, dims.status());
+    const WindowDims& d = *dims;
+    Tensor* out;
+    OP_REQUIRES_OK(c, c->allocate_output(
+                          0, TensorShape({d.batch, d.out_rows, d.out_cols, d.in_depth}),
+                          &out));
+    const T* x = input.data<T>();
+    T* y = out->data<T>();
+    const int64_t depth = d.in_depth;
+    ForEachOutputRow(c, d, [&](int64_t b, int64_t oh) {
+      const T* image = x + b * d.in_rows * d.in_cols * depth;
+      for (int64_t ow = 0; ow < d.out_cols; ++ow) {
+        T* dst = y + ((b * d.out_rows + oh) * d.out_cols + ow) * depth;
+        std::fill(dst, dst + depth, std::numeric_limits<T>::lowest());
+        const Window w = WindowAt(d, oh, ow);
+        for (int64_t h = w.h0; h < w.h1; ++h) {
+          for (int64_t col = w.w0; col < w.w1; ++col) {
+            const T* src = image + (h * d.in_cols + col) * depth;
+            for (int64_t i = 0; i < depth; ++i) dst[i] = std::max(dst[i], src[i]);
+          }
+        }
+      }
+    });
+  }
+};
+
+template <typename T>
+class MaxPoolGradOp : public PoolOpBase {
+ public:
+  using PoolOpBase::PoolOpBase;
+  void Compute(OpKernelContext* c) override {
+    const Tensor& input = c->input(0);
+    const Tensor& grad = c->input(2);
+    absl::StatusOr<WindowDims> dims = PoolDims(attrs_, input);
+    OP_REQUIRES_OK(c, dims.status());
+    const WindowDims& d = *dims;
+    const TensorShape out_shape({d.batch, d.out_rows, d.out_cols, d.in_depth});
+    OP_REQUIRES(c, grad.shape() == out_shape && c->input(1).shape() == out_shape,
+                absl::InvalidArgumentError(absl::StrCat(
+                    "MaxPoolGrad: orig_output ", c->input(1).shape().DebugString(),
+                    " and grad ", grad.shape().DebugString(),
+                    " must have the pooled shape ", out_shape.DebugString())));
+    Tensor* out;
+    OP_REQUIRES_OK(c, c->allocate_output(0, input.shape(), &out));
+    const T* x = input.data<T>();
+    const T* g = grad.data<T>();
+    T* dx = out->data<T>();
+    std::fill(dx, dx + out->NumElements(), T(0));
+    const int64_t depth = d.in_depth;
+    const int64_t image_size = d.in_rows * d.in_cols * depth;
+    // Windows of different output rows overlap, so parallelise over images.
+    c->intra_op_pool()->ParallelFor(
+        d.batch, d.out_rows * d.out_cols * d.win_rows * d.win_cols * depth,
+        [&](int64_t begin, int64_t end) {
+          std::vector<int64_t> arg(depth);
+          std::vector<T> best(depth);
+          for (int64_t b = begin; b < end; ++b) {
+            const T* image = x + b * image_size;
+            T* dimage = dx + b * image_size;
+            for (int64_t oh = 0; oh < d.out_rows; ++oh) {
+              for (int64_t ow = 0; ow < d.out_cols; ++ow) {
+                std::fill(arg.begin(), arg.end(), -1);
+                const Window w = WindowAt(d, oh, ow);
+                for (int64_t h = w.h0; h < w.h1; ++h) {
+                  for (int64_t col = w.w0; col < w.w1; ++col) {
+                    const int64_t base = (h * d.in_cols + col) * depth;
+                    for (int64_t i = 0; i < depth; ++i) {
+                      if (arg[i] < 0 || best[i] < image[base + i]) {
+                        best[i] = image[base + i];
+                        arg[i] = base + i;
+                      }
+                    }
+                  }
+                }
+                const T* gsrc = g + ((b * d.out_rows + oh) * d.out_cols + ow) * depth;
+                for (int64_t i = 0; i < depth; ++i) {
+                  if (arg[i] >= 0) dimage[arg[i]] += gsrc[i];
+                }
+              }
+            }
+          }
+        });
+  }
+};
+
+template <typename T>
+class AvgPoolOp : public PoolOpBase {
+ public:
+  using PoolOpBase::PoolOpBase;
+  void Compute(OpKernelContext* c) override {
+    const Tensor& input = c->input(0);
+    absl::StatusOr<WindowDims> dims = PoolDims(attrs_, input);
+    OP_REQUIRES_OK(c, dims.status());
+    const WindowDims& d = *dims;
+    Tensor* out;
+    OP_REQUIRES_OK(c, c->allocate_output(
+                          0, TensorShape({d.batch, d.out_rows, d.out_cols, d.in_depth}),
+                          &out));
+    const T* x = input.data<T>();
+    T* y = out->data<T>();
+    const int64_t depth = d.in_depth;
+    ForEachOutputRow(c, d, [&](int64_t b, int64_t oh) {
+      const T* image = x + b * d.in_rows * d.in_cols * depth;
+      for (int64_t ow = 0; ow < d.out_cols; ++ow) {
+        T* dst = y + ((b * d.out_rows + oh) * d.out_cols + ow) * depth;
+        std::fill(dst, dst + depth, T(0));
+        const Window w = WindowAt(d, oh, ow);
+        for (int64_t h = w.h0; h < w.h1; ++h) {
+          for (int64_t col = w.w0; col < w.w1; ++col) {
+            const T* src = image + (h * d.in_cols + col) * depth;
+            for (int64_t i = 0; i < depth; ++i) dst[i] += src[i];
+          }
+        }
+        const T count = static_cast<T>((w.h1 - w.h0) * (w.w1 - w.w0));
+        if (count > 0) {
+          for (int64_t i = 0; i < depth; ++i) dst[i] /= count;
+        }
+      }
+    });
+  }
+};
+
+template <typename T>
+class AvgPoolGradOp : public PoolOpBase {
+ public:
+  using PoolOpBase::PoolOpBase;
+  void Compute(OpKernelContext* c) override {
+    const Tensor& sizes = c->input(0);
+    const Tensor& grad = c->input(1);
+    OP_REQUIRES(c, sizes.dims() == 1 && sizes.NumElements() == 4,
+                absl::InvalidArgumentError(absl::StrCat(
+                    "orig_input_shape must be a 1-D tensor of 4 sizes, got ",
+                    sizes.DebugString())));
+    std::vector<int64_t> v(sizes.data<int32_t>(), sizes.data<int32_t>() + 4);
+    absl::StatusOr<TensorShape> in_shape = TensorShape::Build(v);
+    OP_REQUIRES(c, in_shape.ok(),
+                absl::InvalidArgumentError(absl::StrCat(
+                    "orig_input_shape holds invalid sizes [",
+                    absl::StrJoin(v, ","), "]")));
+    absl::StatusOr<WindowDims> dims = ComputeWindowDims(
+        attrs_, *in_shape, attrs_.ksize_rows, attrs_.ksize_cols, v[3]);
+    OP_REQUIRES_OK(c, dims.status());
+    const WindowDims& d = *dims;
+    const TensorShape out_shape({d.batch, d.out_rows, d.out_cols, d.in_depth});
+    OP_REQUIRES(c, grad.shape() == out_shape,
+                absl::InvalidArgumentError(absl::StrCat(
+                    "AvgPoolGrad: grad has shape ", grad.shape().DebugString(),
+                    " but the pooled shape is ", out_shape.DebugString())));
+    Tensor* out;
+    OP_REQUIRES_OK(c, c->allocate_output(0, *in_shape, &out));
+    const T* g = grad.data<T>();
+    T* dx = out->data<T>();
+    std::fill(dx, dx + out->NumElements(), T(0));
+    const int64_t depth = d.in_depth;
+    const int64_t image_size = d.in_rows * d.in_cols * depth;
+    c->intra_op_pool()->ParallelFor(
+        d.batch, d.out_rows * d.out_cols * d.win_rows * d.win_cols * depth,
+        [&](int64_t begin, int64_t end) {
+          for (int64_t b = begin; b < end; ++b) {
+            T* dimage = dx + b * image_size;
+            for (int64_t oh = 0; oh < d.out_rows; ++oh) {
+              for (int64_t ow = 0; ow < d.out_cols; ++ow) {
+                const Window w = WindowAt(d, oh, ow);
+                const T count = static_cast<T>((w.h1 - w.h0) * (w.w1 - w.w0));
+                if (count <= 0) continue;
+                const T* gsrc = g + ((b * d.out_rows + oh) * d.out_cols + ow) * depth;
+                for (int64_t h = w.h0; h < w.h1; ++h) {
+                  for (int64_t col = w.w0; col < w.w1; ++col) {
+                    T* dst = dimage + (h * d.in_cols + col) * depth;
+                    for (int64_t i = 0; i < depth; ++i) dst[i] += gsrc[i] / count;
+                  }
+                }
+              }
+            }
+          }
+        });
+  }
+};
+
+template <template <typename> class K, typename T>
+void Add(KernelRegistry* r, const char* op) {
+  KernelDef def(op, kDeviceTypeCpu);
+  def.TypeConstraint("T", DataTypeToEnum<T>::value);
+  if (std::string(op) == "AvgPoolGrad") def.HostMemory("orig_input_shape");
+  r->Register(def, MakeKernel<K<T>>);
+}
+
+}  // namespace
+
+void RegisterPoolKernels(KernelRegistry* r) {
+  Add<MaxPoolOp, float>(r, "MaxPool");
+  Add<MaxPoolOp, double>(r, "MaxPool");
+  Add<MaxPoolOp, int32_t>(r, "MaxPool");
+  Add<MaxPoolOp, int64_t>(r, "MaxPool");
+  Add<MaxPoolGradOp, float>(r, "MaxPoolGrad");
+  Add<MaxPoolGradOp, double>(r, "MaxPoolGrad");
+  Add<AvgPoolOp, float>(r, "AvgPool");
+  Add<AvgPoolOp, double>(r, "AvgPool");
+  Add<AvgPoolGradOp, float>(r, "AvgPoolGrad");
+  Add<AvgPoolGradOp, double>(r, "AvgPoolGrad");
+}
+
+}  // namespace weft

@@ -1,0 +1,144 @@
+#include "ops/cpu/training_apply.h"
+
+#include <algorithm>
+#include <cmath>
+
+#include "absl/strings/str_cat.h"
+#include "ops/cpu/state_update.h"
+
+namespace weft {
+namespace {
+
+// accum = accum * momentum + grad
+// var -= lr * accum                              (plain)
+// var -= grad * lr + accum * momentum * lr       (Nesterov)
+template <typename T>
+void Momentum(int64_t n, T* var, T* accum, T lr, T momentum, const T* grad,
+              bool nesterov) {
+  for (int64_t i = 0; i < n; ++i) {
+    accum[i] = accum[i] * momentum + grad[i];
+    if (nesterov) {
+      var[i] -= grad[i] * lr + accum[i] * momentum * lr;
+    } else {
+      var[i] -= accum[i] * lr;
+    }
+  }
+}
+
+// alpha = lr * sqrt(1 - beta2_power) / (1 - beta1_power)
+// m += (grad - m) * (1 - beta1)
+// v += (grad^2 - v) * (1 - beta2)
+// var -= m * alpha / (sqrt(v) + epsilon)                           (plain)
+// var -= (grad * (1 - beta1) + beta1 * m) * alpha / (sqrt(v) + eps) (Nesterov)
+template <typename T>
+void Adam(int64_t n, T* var, T* m, T* v, const T* s, const T* grad,
+          bool nesterov) {
+  const T beta1_power = s[0], beta2_power = s[1], lr = s[2], beta1 = s[3],
+          beta2 = s[4], epsilon = s[5];
+  const T one(1);
+  const T alpha = lr * std::sqrt(one - beta2_power) / (one - beta1_power);
+  for (int64_t i = 0; i < n; ++i) {
+    const T g = grad[i];
+    m[i] += (g - m[i]) * (one - beta1);
+    v[i] += (g * g - v[i]) * (one - beta2);
+    const T num = nesterov ? (g * (one - beta1) + beta1 * m[i]) * alpha
+                           : m[i] * alpha;
+    var[i] -= num / (std::sqrt(v[i]) + epsilon);
+  }
+}
+
+template <typename T>
+void Apply(Optimizer opt, bool nesterov, absl::Span<const OptimizerSlot> slots,
+           absl::Span<const Tensor* const> scalars, const Tensor& grad) {
+  const int64_t n = grad.NumElements();
+  T s[6];
+  for (size_t i = 0; i < scalars.size() && i < 6; ++i) {
+    s[i] = scalars[i]->data<T>()[0];
+  }
+  if (opt == Optimizer::kMomentum) {
+    Momentum<T>(n, slots[0].tensor->data<T>(), slots[1].tensor->data<T>(),
+                s[0], s[1], grad.data<T>(), nesterov);
+  } else {
+    Adam<T>(n, slots[0].tensor->data<T>(), slots[1].tensor->data<T>(),
+            slots[2].tensor->data<T>(), s, grad.data<T>(), nesterov);
+  }
+}
+
+const char* const kMomentumScalars[] = {"lr", "momentum"};
+const char* const kAdamScalars[] = {"beta1_power", "beta2_power", "lr",
+                                    "beta1", "beta2", "epsilon"};
+
+}  // namespace
+
+DataTypeVector OptimizerTypes() { return {DT_FLOAT, DT_DOUBLE}; }
+
+absl::Status ApplyOptimizer(Optimizer opt, bool use_nesterov,
+                            absl::Span<const OptimizerSlot> slots,
+                            absl::Span<const Tensor* const> scalars,
+                            const Tensor& grad) {
+  const bool momentum = opt == Optimizer::kMomentum;
+  const size_t want_slots = momentum ? 2 : 3;
+  const size_t want_scalars = momentum ? 2 : 6;
+  if (slots.size() != want_slots || scalars.size() != want_scalars) {
+    return absl::InternalError("ApplyOptimizer: wrong number of slots");
+  }
+  const DataType dtype = grad.dtype();
+  if (dtype != DT_FLOAT && dtype != DT_DOUBLE) {
+    return absl::UnimplementedError(absl::StrCat(
+        "optimizer updates support float and double, not ",
+        DataTypeString(dtype)));
+  }
+  for (const OptimizerSlot& slot : slots) {
+    if (!slot.tensor->IsInitialized()) {
+      return absl::FailedPreconditionError(absl::StrCat(
+          "Attempting to use uninitialized value ", slot.name));
+    }
+    if (slot.tensor->dtype() != dtype) {
+      return absl::InvalidArgumentError(absl::StrCat(
+          "variable ", slot.name, " has dtype ",
+          DataTypeString(slot.tensor->dtype()), " but the gradient has dtype ",
+          DataTypeString(dtype)));
+    }
+    if (slot.tensor->shape() != grad.shape()) {
+      return absl::InvalidArgumentError(absl::StrCat(
+          "variable ", slot.name, " has shape ",
+          slot.tensor->shape().DebugString(), " but ", slots[0].name,
+          "'s gradient has shape ", grad.shape().DebugString(),
+          "; var, its slots and grad must have the same shape"));
+    }
+  }
+  for (size_t i = 0; i < scalars.size(); ++i) {
+    const char* name = momentum ? kMomentumScalars[i] : kAdamScalars[i];
+    if (scalars[i]->dims() != 0) {
+      return absl::InvalidArgumentError(absl::StrCat(
+          name, " is not a scalar: ", scalars[i]->shape().DebugString(),
+          " (updating ", slots[0].name, ")"));
+    }
+  }
+  for (const OptimizerSlot& slot : slots) {
+    absl::Status s = MakeBufferUnique(slot.tensor);
+    if (!s.ok()) return s;
+  }
+  if (dtype == DT_FLOAT) {
+    Apply<float>(opt, use_nesterov, slots, scalars, grad);
+  } else {
+    Apply<double>(opt, use_nesterov, slots, scalars, grad);
+  }
+  return absl::OkStatus();
+}
+
+SlotLocks::SlotLocks(std::vector<absl::Mutex*> mus) : mus_(std::move(mus)) {
+  std::sort(mus_.begin(), mus_.end());
+  mus_.erase(std::unique(mus_.begin(), mus_.end()), mus_.end());
+  for (absl::Mutex* mu : mus_) {
+    if (mu != nullptr) mu->Lock();
+  }
+}
+
+SlotLocks::~SlotLocks() {
+  for (auto it = mus_.rbegin(); it != mus_.rend(); ++it) {
+    if (*it != nullptr) (*it)->Unlock();
+  }
+}
+
+}  // namespace weft

@@ -1,0 +1,64 @@
+// The arithmetic and checks shared by the ref (Apply*) and resource
+// (ResourceApply*) optimizer kernels.
+//
+//   OptimizerSlots slots = {{var_tensor, "w"}, {accum_tensor, "w/Momentum"}};
+//   // ... with every slot's mutex held exclusively (SlotLocks) ...
+//   WEFT_RETURN_IF_ERROR(ApplyOptimizer(Optimizer::kMomentum, nesterov,
+//                                       slots, {&lr, &momentum}, grad));
+//
+// Updates follow TensorFlow's training_ops formulas and are copy-on-write
+// (state_update.h): a slot whose buffer a reader still holds is copied first.
+#ifndef WEFT_OPS_CPU_TRAINING_APPLY_H_
+#define WEFT_OPS_CPU_TRAINING_APPLY_H_
+
+#include <string>
+#include <vector>
+
+#include "absl/status/status.h"
+#include "absl/synchronization/mutex.h"
+#include "absl/types/span.h"
+#include "runtime/tensor.h"
+#include "runtime/types.h"
+
+namespace weft {
+
+enum class Optimizer {
+  kMomentum,  // slots {var, accum}; scalars {lr, momentum}
+  kAdam,      // slots {var, m, v}; scalars {beta1_power, beta2_power, lr,
+              //                             beta1, beta2, epsilon}
+};
+
+// One variable the optimizer changes, with the name used in errors.
+struct OptimizerSlot {
+  Tensor* tensor;
+  std::string name;
+};
+
+// Dtypes ApplyOptimizer supports (float, double).
+DataTypeVector OptimizerTypes();
+
+// Checks the slots are initialized and shaped like `grad`, the scalars are
+// scalars, then applies the update. Every slot's mutex must be held
+// exclusively. Errors name the slot or the scalar input.
+absl::Status ApplyOptimizer(Optimizer opt, bool use_nesterov,
+                            absl::Span<const OptimizerSlot> slots,
+                            absl::Span<const Tensor* const> scalars,
+                            const Tensor& grad);
+
+// Holds several variables' mutexes exclusively, taken in address order (so
+// two kernels locking overlapping sets cannot deadlock); duplicates are taken
+// once. Not copyable.
+class SlotLocks {
+ public:
+  explicit SlotLocks(std::vector<absl::Mutex*> mus);
+  ~SlotLocks();
+  SlotLocks(const SlotLocks&) = delete;
+  SlotLocks& operator=(const SlotLocks&) = delete;
+
+ private:
+  std::vector<absl::Mutex*> mus_;
+};
+
+}  // namespace weft
+
+#endif  // WEFT_OPS_CPU_TRAINING_APPLY_H_

@@ -1,0 +1,87 @@
+// Ref-variable optimizers: ApplyMomentum and ApplyAdam. The variable and its
+// slots (accum, or m and v) arrive as refs; all their mutexes are held while
+// the update runs (whatever use_locking says: Weft always locks, which TF
+// allows), and the var ref is forwarded to the output.
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "absl/strings/str_cat.h"
+#include "ops/cpu/training_apply.h"
+#include "ops/cpu/training_kernels.h"
+#include "ops/framework/op_kernel.h"
+#include "ops/registration.h"
+
+namespace weft {
+namespace {
+
+class ApplyOptimizerOp : public OpKernel {
+ public:
+  ApplyOptimizerOp(OpKernelConstruction* c, Optimizer opt)
+      : OpKernel(c),
+        opt_(opt),
+        num_slots_(opt == Optimizer::kMomentum ? 2 : 3) {
+    c->SetStatus(c->GetAttr("use_nesterov", &use_nesterov_));
+    // Slot names for messages: the nodes feeding the ref inputs.
+    for (int i = 0; i < num_slots_; ++i) {
+      names_.push_back(i < c->def().input_size() ? c->def().input(i)
+                                                 : absl::StrCat("<input ", i, ">"));
+    }
+  }
+
+  void Compute(OpKernelContext* c) override {
+    std::vector<absl::Mutex*> mus;
+    for (int i = 0; i < num_slots_; ++i) {
+      OP_REQUIRES(c, c->input_is_ref(i),
+                  absl::InvalidArgumentError(absl::StrCat(
+                      type_string(), ": input ", i, " (", names_[i],
+                      ") is not a reference")));
+      mus.push_back(c->input_ref_mutex(i));
+    }
+    // Scalars and grad are plain inputs: read them before locking.
+    std::vector<const Tensor*> scalars;
+    const int num_scalars = opt_ == Optimizer::kMomentum ? 2 : 6;
+    const Tensor* grad;
+    if (opt_ == Optimizer::kMomentum) {  // var, accum, lr, grad, momentum
+      scalars = {&c->input(2), &c->input(4)};
+      grad = &c->input(3);
+    } else {  // var, m, v, 6 scalars, grad
+      for (int i = 0; i < num_scalars; ++i) scalars.push_back(&c->input(3 + i));
+      grad = &c->input(9);
+    }
+    {
+      SlotLocks lock(std::move(mus));
+      std::vector<OptimizerSlot> slots;
+      for (int i = 0; i < num_slots_; ++i) {
+        slots.push_back({c->mutable_input(i), names_[i]});
+      }
+      OP_REQUIRES_OK(c, ApplyOptimizer(opt_, use_nesterov_, slots, scalars, *grad));
+    }
+    c->forward_ref_input_to_ref_output(0, 0);
+  }
+
+ private:
+  const Optimizer opt_;
+  const int num_slots_;
+  bool use_nesterov_ = false;
+  std::vector<std::string> names_;
+};
+
+template <Optimizer kOpt>
+std::unique_ptr<OpKernel> MakeApply(OpKernelConstruction* c) {
+  return std::make_unique<ApplyOptimizerOp>(c, kOpt);
+}
+
+}  // namespace
+
+void RegisterTrainingKernels(KernelRegistry* r) {
+  r->Register(KernelDef("ApplyMomentum", kDeviceTypeCpu)
+                  .TypeConstraint("T", OptimizerTypes()),
+              MakeApply<Optimizer::kMomentum>);
+  r->Register(KernelDef("ApplyAdam", kDeviceTypeCpu)
+                  .TypeConstraint("T", OptimizerTypes()),
+              MakeApply<Optimizer::kAdam>);
+  RegisterResourceTrainingKernels(r);
+}
+
+}  // namespace weft

@@ -1,0 +1,112 @@
+// Resource-variable optimizers: ResourceApplyMomentum and ResourceApplyAdam.
+// The variable and its slots arrive as DT_RESOURCE handles; each is looked up
+// in the device's ResourceMgr and all their mutexes are held while the update
+// runs. Errors name the variable (container and name).
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "absl/strings/str_cat.h"
+#include "ops/cpu/training_apply.h"
+#include "ops/cpu/training_kernels.h"
+#include "ops/framework/op_kernel.h"
+#include "runtime/resource_mgr.h"
+
+namespace weft {
+namespace {
+
+std::string VarLabel(const ResourceHandle& h) {
+  return absl::StrCat("variable '", h.name, "' (container '", h.container, "')");
+}
+
+// The Var named by the scalar handle in input i.
+absl::Status LookupSlot(OpKernelContext* c, int i, DataType dtype,
+                        std::shared_ptr<Var>* var, std::string* label) {
+  const Tensor& t = c->input(i);
+  if (t.dtype() != DT_RESOURCE || t.NumElements() != 1) {
+    return absl::InvalidArgumentError(absl::StrCat(
+        "input ", i, " must be a scalar resource handle, got ", t.DebugString()));
+  }
+  const ResourceHandle& h = t.data<ResourceHandle>()[0];
+  *label = VarLabel(h);
+  if (!h.device.empty() && h.device != c->device()->name()) {
+    return absl::InvalidArgumentError(absl::StrCat(
+        "Trying to access ", *label, " located on device ", h.device,
+        " from device ", c->device()->name(),
+        "; place the op on the variable's device"));
+  }
+  absl::StatusOr<std::shared_ptr<Var>> found =
+      c->resource_manager()->Lookup<Var>(h.container, h.name);
+  if (!found.ok()) {
+    return absl::FailedPreconditionError(absl::StrCat(
+        "Could not find ", *label,
+        ". It has not been initialized (run its initializer or assign it "
+        "first), or it was deleted."));
+  }
+  if ((*found)->dtype() != dtype) {
+    return absl::InvalidArgumentError(absl::StrCat(
+        "Trying to update ", *label, " with wrong dtype. Expected ",
+        DataTypeString((*found)->dtype()), " got ", DataTypeString(dtype)));
+  }
+  *var = *std::move(found);
+  return absl::OkStatus();
+}
+
+class ResourceApplyOptimizerOp : public OpKernel {
+ public:
+  ResourceApplyOptimizerOp(OpKernelConstruction* c, Optimizer opt)
+      : OpKernel(c), opt_(opt), num_slots_(opt == Optimizer::kMomentum ? 2 : 3) {
+    absl::Status s = c->GetAttr("T", &dtype_);
+    if (s.ok()) s = c->GetAttr("use_nesterov", &use_nesterov_);
+    c->SetStatus(s);
+  }
+
+  void Compute(OpKernelContext* c) override {
+    std::vector<std::shared_ptr<Var>> vars(num_slots_);
+    std::vector<std::string> labels(num_slots_);
+    std::vector<absl::Mutex*> mus;
+    for (int i = 0; i < num_slots_; ++i) {
+      OP_REQUIRES_OK(c, LookupSlot(c, i, dtype_, &vars[i], &labels[i]));
+      mus.push_back(vars[i]->mu());
+    }
+    std::vector<const Tensor*> scalars;
+    const Tensor* grad;
+    if (opt_ == Optimizer::kMomentum) {  // var, accum, lr, grad, momentum
+      scalars = {&c->input(2), &c->input(4)};
+      grad = &c->input(3);
+    } else {  // var, m, v, 6 scalars, grad
+      for (int i = 0; i < 6; ++i) scalars.push_back(&c->input(3 + i));
+      grad = &c->input(9);
+    }
+    SlotLocks lock(std::move(mus));
+    std::vector<OptimizerSlot> slots;
+    for (int i = 0; i < num_slots_; ++i) {
+      slots.push_back({vars[i]->tensor(), labels[i]});
+    }
+    OP_REQUIRES_OK(c, ApplyOptimizer(opt_, use_nesterov_, slots, scalars, *grad));
+  }
+
+ private:
+  const Optimizer opt_;
+  const int num_slots_;
+  DataType dtype_ = DT_INVALID;
+  bool use_nesterov_ = false;
+};
+
+template <Optimizer kOpt>
+std::unique_ptr<OpKernel> MakeResourceApply(OpKernelConstruction* c) {
+  return std::make_unique<ResourceApplyOptimizerOp>(c, kOpt);
+}
+
+}  // namespace
+
+void RegisterResourceTrainingKernels(KernelRegistry* r) {
+  r->Register(KernelDef("ResourceApplyMomentum", kDeviceTypeCpu)
+                  .TypeConstraint("T", OptimizerTypes()),
+              MakeResourceApply<Optimizer::kMomentum>);
+  r->Register(KernelDef("ResourceApplyAdam", kDeviceTypeCpu)
+                  .TypeConstraint("T", OptimizerTypes()),
+              MakeResourceApply<Optimizer::kAdam>);
+}
+
+}  // namespace weft

@@ -1,0 +1,229 @@
+// Conv2D, its backprops and pooling against TensorFlow (conv_golden.inc, from
+// conv_golden.py): SAME / VALID / EXPLICIT, strides 1 and 2, dilation, odd
+// sizes, batch > 1. Also attr and shape errors, NCHW, and a timing of the
+// 32x28x28x1 -> 32 filters 5x5 Conv2D (printed, not asserted).
+#include <chrono>
+#include <cstdio>
+#include <string>
+#include <vector>
+
+#include "gtest/gtest.h"
+#include "ops/testing/kernel_runner.h"
+
+namespace weft {
+namespace {
+
+struct ConvCase {
+  const char* name;
+  std::vector<int64_t> in_shape, f_shape;
+  int stride, dilation;
+  const char* padding;
+  std::vector<int64_t> explicit_paddings, out_shape;
+  std::vector<float> x, w, dy, y, dx, dw;
+};
+struct PoolCase {
+  const char* name;
+  std::vector<int64_t> in_shape;
+  int ksize, stride;
+  const char* padding;
+  std::vector<int64_t> out_shape;
+  std::vector<float> x, dy, max, max_grad, avg, avg_grad;
+};
+
+#include "tests/ops/conv_golden.inc"
+
+std::vector<int64_t> Window(int v) { return {1, v, v, 1}; }
+
+Tensor Sizes(const std::vector<int64_t>& s) {
+  std::vector<int32_t> v(s.begin(), s.end());
+  return MakeTensor<int32_t>({4}, v);
+}
+
+NodeBuilder ConvNode(const char* op, const ConvCase& tc) {
+  NodeBuilder b("conv", op);
+  b.Attr("T", DT_FLOAT)
+      .Attr("strides", Window(tc.stride))
+      .Attr("dilations", Window(tc.dilation))
+      .Attr("padding", tc.padding);
+  if (!tc.explicit_paddings.empty()) b.Attr("explicit_paddings", tc.explicit_paddings);
+  return b;
+}
+
+constexpr double kTol = 1e-4;
+
+TEST(ConvOpsTest, Conv2DAndBackpropsMatchTensorFlow) {
+  for (const ConvCase& tc : kConvCases) {
+    SCOPED_TRACE(tc.name);
+    const Tensor x = MakeTensor<float>(tc.in_shape, tc.x);
+    const Tensor w = MakeTensor<float>(tc.f_shape, tc.w);
+    const Tensor dy = MakeTensor<float>(tc.out_shape, tc.dy);
+
+    KernelRunner fwd(ConvNode("Conv2D", tc).Build());
+    auto y = fwd.Run({x, w});
+    ASSERT_TRUE(y.ok()) << y.status();
+    ExpectTensorNear(y->at(0), MakeTensor<float>(tc.out_shape, tc.y), kTol);
+
+    KernelRunner bi(ConvNode("Conv2DBackpropInput", tc).Build());
+    auto dx = bi.Run({Sizes(tc.in_shape), w, dy});
+    ASSERT_TRUE(dx.ok()) << dx.status();
+    ExpectTensorNear(dx->at(0), MakeTensor<float>(tc.in_shape, tc.dx), kTol);
+
+    KernelRunner bf(ConvNode("Conv2DBackpropFilter", tc).Build());
+    auto dw = bf.Run({x, Sizes(tc.f_shape), dy});
+    ASSERT_TRUE(dw.ok()) << dw.status();
+    ExpectTensorNear(dw->at(0), MakeTensor<float>(tc.f_shape, tc.dw), kTol);
+  }
+}
+
+TEST(ConvOpsTest, Conv2DDouble) {
+  const ConvCase& tc = kConvCases[1];
+  std::vector<double> xd(tc.x.begin(), tc.x.end()), wd(tc.w.begin(), tc.w.end()),
+      yd(tc.y.begin(), tc.y.end());
+  NodeBuilder b = ConvNode("Conv2D", tc);
+  b.Attr("T", DT_DOUBLE);
+  KernelRunner fwd(b.Build());
+  auto y = fwd.Run({MakeTensor<double>(tc.in_shape, xd), MakeTensor<double>(tc.f_shape, wd)});
+  ASSERT_TRUE(y.ok()) << y.status();
+  ExpectTensorNear(y->at(0), MakeTensor<double>(tc.out_shape, yd), kTol);
+}
+
+NodeBuilder PoolNode(const char* op, const PoolCase& tc) {
+  NodeBuilder b("pool", op);
+  b.Attr("T", DT_FLOAT)
+      .Attr("ksize", Window(tc.ksize))
+      .Attr("strides", Window(tc.stride))
+      .Attr("padding", tc.padding);
+  return b;
+}
+
+TEST(PoolOpsTest, MatchesTensorFlow) {
+  for (const PoolCase& tc : kPoolCases) {
+    SCOPED_TRACE(tc.name);
+    const Tensor x = MakeTensor<float>(tc.in_shape, tc.x);
+    const Tensor dy = MakeTensor<float>(tc.out_shape, tc.dy);
+    const Tensor ymax = MakeTensor<float>(tc.out_shape, tc.max);
+
+    KernelRunner mp(PoolNode("MaxPool", tc).Build());
+    auto y = mp.Run({x});
+    ASSERT_TRUE(y.ok()) << y.status();
+    ExpectTensorNear(y->at(0), ymax, 0);
+
+    KernelRunner mpg(PoolNode("MaxPoolGrad", tc).Build());
+    auto g = mpg.Run({x, ymax, dy});
+    ASSERT_TRUE(g.ok()) << g.status();
+    ExpectTensorNear(g->at(0), MakeTensor<float>(tc.in_shape, tc.max_grad), kTol);
+
+    KernelRunner ap(PoolNode("AvgPool", tc).Build());
+    y = ap.Run({x});
+    ASSERT_TRUE(y.ok()) << y.status();
+    ExpectTensorNear(y->at(0), MakeTensor<float>(tc.out_shape, tc.avg), kTol);
+
+    KernelRunner apg(PoolNode("AvgPoolGrad", tc).Build());
+    g = apg.Run({Sizes(tc.in_shape), dy});
+    ASSERT_TRUE(g.ok()) << g.status();
+    ExpectTensorNear(g->at(0), MakeTensor<float>(tc.in_shape, tc.avg_grad), kTol);
+  }
+}
+
+TEST(PoolOpsTest, MaxPoolGradTiesGoToFirstMaximum) {
+  NodeBuilder b("pool", "MaxPoolGrad");
+  b.Attr("T", DT_FLOAT).Attr("ksize", Window(2)).Attr("strides", Window(2))
+      .Attr("padding", "VALID");
+  KernelRunner r(b.Build());
+  auto g = r.Run({MakeTensor<float>({1, 2, 2, 1}, {5, 5, 5, 5}),
+                  MakeTensor<float>({1, 1, 1, 1}, {5}),
+                  MakeTensor<float>({1, 1, 1, 1}, {3})});
+  ASSERT_TRUE(g.ok()) << g.status();
+  ExpectTensorEqual(g->at(0), MakeTensor<float>({1, 2, 2, 1}, {3, 0, 0, 0}));
+}
+
+// Runs `node` on inputs expecting failure; returns the message.
+std::string Error(const tensorflow::NodeDef& node, const std::vector<Tensor>& in,
+                  absl::StatusCode code) {
+  KernelRunner r(node);
+  auto out = r.Run(in);
+  EXPECT_FALSE(out.ok());
+  if (out.ok()) return "";
+  EXPECT_EQ(out.status().code(), code) << out.status();
+  return std::string(out.status().message());
+}
+
+TEST(ConvOpsTest, Errors) {
+  const Tensor x = MakeTensor<float>({1, 4, 4, 2}, {});
+  const Tensor w = MakeTensor<float>({3, 3, 2, 1}, {});
+  auto conv = [](std::vector<int64_t> strides, const char* format = "NHWC") {
+    return NodeBuilder("c", "Conv2D").Attr("T", DT_FLOAT).Attr("strides", strides)
+        .Attr("padding", "SAME").Attr("data_format", format);
+  };
+  std::string msg = Error(conv({1, 2, 2}).Build(), {x, w},
+                          absl::StatusCode::kInvalidArgument);
+  EXPECT_NE(msg.find("strides"), std::string::npos) << msg;
+  msg = Error(conv({2, 1, 1, 1}).Build(), {x, w}, absl::StatusCode::kInvalidArgument);
+  EXPECT_NE(msg.find("strides"), std::string::npos) << msg;
+  msg = Error(conv({1, 1, 1, 1}).Attr("dilations", std::vector<int64_t>{1, 0, 1, 1}).Build(),
+              {x, w}, absl::StatusCode::kInvalidArgument);
+  EXPECT_NE(msg.find("dilations"), std::string::npos) << msg;
+  msg = Error(conv({1, 1, 1, 1}, "NCHW").Build(), {x, w},
+              absl::StatusCode::kUnimplemented);
+  EXPECT_NE(msg.find("NHWC"), std::string::npos) << msg;
+  msg = Error(conv({1, 1, 1, 1}).Build(), {x, MakeTensor<float>({3, 3, 3, 1}, {})},
+              absl::StatusCode::kInvalidArgument);
+  EXPECT_NE(msg.find("depth"), std::string::npos) << msg;
+  msg = Error(conv({1, 1, 1, 1}).Attr("padding", "VALID").Build(),
+              {x, MakeTensor<float>({5, 5, 2, 1}, {})}, absl::StatusCode::kInvalidArgument);
+  EXPECT_NE(msg.find("window"), std::string::npos) << msg;
+  msg = Error(conv({1, 1, 1, 1}).Attr("padding", "EXPLICIT")
+                  .Attr("explicit_paddings", std::vector<int64_t>{0, 0, 1, 1}).Build(),
+              {x, w}, absl::StatusCode::kInvalidArgument);
+  EXPECT_NE(msg.find("explicit_paddings"), std::string::npos) << msg;
+  // Backprop with an out_backprop of the wrong shape.
+  msg = Error(NodeBuilder("c", "Conv2DBackpropInput").Attr("T", DT_FLOAT)
+                  .Attr("strides", Window(1)).Attr("padding", "SAME").Build(),
+              {Sizes({1, 4, 4, 2}), w, MakeTensor<float>({1, 3, 3, 1}, {})},
+              absl::StatusCode::kInvalidArgument);
+  EXPECT_NE(msg.find("out_backprop"), std::string::npos) << msg;
+  // Pools: ksize names the attr.
+  msg = Error(NodeBuilder("p", "MaxPool").Attr("T", DT_FLOAT)
+                  .Attr("ksize", std::vector<int64_t>{1, 2, 2, 2})
+                  .Attr("strides", Window(1)).Attr("padding", "VALID").Build(),
+              {x}, absl::StatusCode::kInvalidArgument);
+  EXPECT_NE(msg.find("ksize"), std::string::npos) << msg;
+}
+
+// Milliseconds per run of `r` on `in` (after one warm-up run).
+double MsPerRun(KernelRunner& r, const std::vector<Tensor>& in) {
+  EXPECT_TRUE(r.Run(in).ok());
+  const int kIters = 20;
+  const auto start = std::chrono::steady_clock::now();
+  for (int i = 0; i < kIters; ++i) EXPECT_TRUE(r.Run(in).ok());
+  return std::chrono::duration<double, std::milli>(
+             std::chrono::steady_clock::now() - start).count() / kIters;
+}
+
+TEST(ConvOpsTest, Timing) {
+  // The reference size: 32x28x28x1 input, 32 filters of 5x5, SAME, and its
+  // two backprops. Printed for comparison with TensorFlow, not asserted.
+  std::vector<float> xv(32 * 28 * 28), wv(5 * 5 * 32), gv(32 * 28 * 28 * 32);
+  for (size_t i = 0; i < xv.size(); ++i) xv[i] = static_cast<float>(i % 7) * 0.1f;
+  for (size_t i = 0; i < wv.size(); ++i) wv[i] = static_cast<float>(i % 5) * 0.1f;
+  for (size_t i = 0; i < gv.size(); ++i) gv[i] = static_cast<float>(i % 3) * 0.1f;
+  const Tensor x = MakeTensor<float>({32, 28, 28, 1}, xv);
+  const Tensor w = MakeTensor<float>({5, 5, 1, 32}, wv);
+  const Tensor dy = MakeTensor<float>({32, 28, 28, 32}, gv);
+  auto node = [](const char* op) {
+    return NodeBuilder("c", op).Attr("T", DT_FLOAT).Attr("strides", Window(1))
+        .Attr("padding", "SAME").Build();
+  };
+  KernelRunner fwd(node("Conv2D"));
+  KernelRunner bi(node("Conv2DBackpropInput"));
+  KernelRunner bf(node("Conv2DBackpropFilter"));
+  std::printf("Conv2D 32x28x28x1 -> 32 filters 5x5 SAME: %.3f ms/run\n",
+              MsPerRun(fwd, {x, w}));
+  std::printf("Conv2DBackpropInput (same sizes): %.3f ms/run\n",
+              MsPerRun(bi, {Sizes({32, 28, 28, 1}), w, dy}));
+  std::printf("Conv2DBackpropFilter (same sizes): %.3f ms/run\n",
+              MsPerRun(bf, {x, Sizes({5, 5, 1, 32}), dy}));
+}
+
+}  // namespace
+}  // namespace weft
