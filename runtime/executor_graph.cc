@@ -1,0 +1,156 @@
+#include "runtime/executor_graph.h"
+
+#include <algorithm>
+
+#include "absl/strings/str_cat.h"
+#include "ops/framework/node_def_util.h"
+#include "runtime/status.h"
+
+namespace weft {
+
+namespace {
+
+// Stateful nodes whose kernels a session shares between its executors.
+// _Arg/_Retval (stateful only so they are never pruned or folded) and
+// transfers are per executor.
+bool IsShared(const Node& node) {
+  return node.op_def().is_stateful() && !node.IsArg() && !node.IsRetval() &&
+         !node.IsTransfer();
+}
+
+}  // namespace
+
+absl::StatusOr<std::unique_ptr<ExecutorGraph>> ExecutorGraph::Build(
+    const Graph& graph, Device* device, const KernelRegistry& kernels,
+    KernelCache* cache) {
+  auto eg = std::unique_ptr<ExecutorGraph>(new ExecutorGraph);
+  const std::vector<Node*> nodes = graph.nodes();
+  const int n = static_cast<int>(nodes.size());
+  std::vector<int32_t> index_of(graph.num_node_ids(), -1);
+  for (int i = 0; i < n; ++i) index_of[nodes[i]->id()] = i;
+
+  eg->kernels_.reserve(n);
+  eg->items_.resize(n);
+  int32_t slots = 0;
+  for (int i = 0; i < n; ++i) {
+    const Node& node = *nodes[i];
+    if (node.IsLoopOp()) {
+      return absl::UnimplementedError(absl::StrCat(
+          NodeLabel(node.def()),
+          ": while loops (Enter/Exit/NextIteration frames) are not "
+          "supported by Weft's executor yet"));
+    }
+    auto create = [&]() -> absl::StatusOr<std::unique_ptr<OpKernel>> {
+      absl::StatusOr<std::unique_ptr<OpKernel>> kernel =
+          kernels.CreateKernel(node.def(), node.op_def(), device);
+      if (!kernel.ok()) {
+        return absl::Status(kernel.status().code(),
+                            absl::StrCat(kernel.status().message(), " [device ",
+                                         device->name(), "]"));
+      }
+      return kernel;
+    };
+    NodeItem& item = eg->items_[i];
+    if (cache != nullptr && IsShared(node)) {
+      WEFT_ASSIGN_OR_RETURN(
+          item.kernel,
+          cache->FindOrCreate(absl::StrCat(node.name(), "@", device->name()),
+                              create));
+    } else {
+      WEFT_ASSIGN_OR_RETURN(std::unique_ptr<OpKernel> kernel, create());
+      item.kernel = kernel.get();
+      eg->kernels_.push_back(std::move(kernel));
+    }
+    item.input_start = slots;
+    item.num_inputs = node.num_inputs();
+    item.num_outputs = node.num_outputs();
+    item.is_merge = node.IsMerge();
+    item.is_async = item.kernel->IsAsync();
+    item.is_expensive = item.kernel->IsExpensive();
+    item.is_transfer = node.IsTransfer();
+    item.may_skip_outputs = node.IsSwitch() || node.IsTransfer();
+    slots += item.num_inputs;
+    eg->max_outputs_ = std::max(eg->max_outputs_, item.num_outputs);
+
+    int in_edges = 0;
+    int data_edges = 0;
+    for (const Edge* e : node.in_edges()) {
+      ++in_edges;
+      if (e->IsControlEdge()) continue;
+      ++data_edges;
+      if (IsRefType(e->src->output_type(e->src_output)) &&
+          !IsRefType(node.input_type(e->dst_input))) {
+        item.needs_deref = true;
+      }
+    }
+    if (item.needs_deref) {
+      item.allows_uninitialized_input =
+          node.op_def().allows_uninitialized_input();
+      eg->input_sources_.resize(n);
+      auto& sources = eg->input_sources_[i];
+      sources.resize(item.num_inputs);
+      for (const Edge* e : node.in_edges()) {
+        if (!e->IsControlEdge()) sources[e->dst_input] = e->src->name();
+      }
+    }
+    if (data_edges != item.num_inputs) {
+      for (int k = 0; k < item.num_inputs; ++k) {
+        if (node.input_edge(k) == nullptr) {
+          return absl::InvalidArgumentError(absl::StrCat(
+              NodeLabel(node.def()), ": input ", k, " is not connected"));
+        }
+      }
+    }
+    if (item.is_merge) {
+      item.state_index = static_cast<int32_t>(eg->merge_init_.size());
+      eg->merge_init_.push_back(MergeInit{data_edges, in_edges - data_edges});
+    } else if (in_edges > 1) {
+      item.state_index = static_cast<int32_t>(eg->counter_init_.size());
+      eg->counter_init_.push_back(in_edges);
+    } else if (in_edges == 0) {
+      eg->roots_.push_back(i);
+    }
+  }
+  eg->num_input_slots_ = slots;
+
+  // Out-edges: data edges grouped by output (so the last reader of each
+  // output can move it), then control edges.
+  std::vector<const Edge*> out;
+  for (int i = 0; i < n; ++i) {
+    const Node& node = *nodes[i];
+    NodeItem& item = eg->items_[i];
+    out.assign(node.out_edges().begin(), node.out_edges().end());
+    std::stable_sort(out.begin(), out.end(), [](const Edge* a, const Edge* b) {
+      const int sa = a->IsControlEdge() ? INT32_MAX : a->src_output;
+      const int sb = b->IsControlEdge() ? INT32_MAX : b->src_output;
+      return sa < sb;
+    });
+    item.out_edge_start = static_cast<int32_t>(eg->edges_.size());
+    item.num_out_edges = static_cast<int32_t>(out.size());
+    for (size_t k = 0; k < out.size(); ++k) {
+      const Edge* e = out[k];
+      const int32_t dst = index_of[e->dst->id()];
+      const NodeItem& dst_item = eg->items_[dst];
+      OutEdge oe;
+      oe.dst = dst;
+      oe.state_index = dst_item.state_index;
+      if (dst_item.is_merge) {
+        oe.activation = OutEdge::kMerge;
+      } else if (dst_item.state_index >= 0) {
+        oe.activation = OutEdge::kCounter;
+      } else {
+        oe.activation = OutEdge::kDirect;
+      }
+      if (!e->IsControlEdge()) {
+        oe.src_output = e->src_output;
+        oe.dst_slot = dst_item.input_start + e->dst_input;
+        oe.move = k + 1 == out.size() || out[k + 1]->IsControlEdge() ||
+                  out[k + 1]->src_output != e->src_output;
+      }
+      eg->edges_.push_back(oe);
+    }
+  }
+  return eg;
+}
+
+}  // namespace weft

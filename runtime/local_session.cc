@@ -1,0 +1,371 @@
+#include "runtime/local_session.h"
+
+#include <algorithm>
+#include <numeric>
+
+#include "absl/strings/str_cat.h"
+#include "absl/strings/str_join.h"
+#include "absl/synchronization/notification.h"
+#include "graph/graph_def_loader.h"
+#include "graph/placer.h"
+#include "graph/prune.h"
+#include "ops/framework/call_frame.h"
+#include "ops/framework/node_def_util.h"
+#include "runtime/executor.h"
+#include "runtime/executor_observer.h"
+#include "runtime/status.h"
+
+namespace weft {
+
+struct LocalSession::GraphState {
+  tensorflow::GraphDef def;  // as given (defaults not added)
+  std::unique_ptr<Graph> graph;
+};
+
+struct LocalSession::PreparedRun {
+  // Feeds in sorted order: _Arg i takes sorted feed i.
+  std::vector<std::string> feed_names;
+  std::vector<DataType> feed_types;
+  std::vector<PartialShape> feed_shapes;
+  std::vector<bool> feed_is_placeholder;
+  int num_fetches = 0;
+  std::unique_ptr<Graph> graph;  // pruned and placed
+  std::unique_ptr<Executor> executor;
+};
+
+namespace {
+
+// "x" -> "x:0"; other names unchanged (errors surface when pruning).
+std::string CanonicalTensorName(const std::string& name) {
+  absl::StatusOr<TensorId> id = ParseTensorName(name);
+  if (!id.ok() || id->is_control()) return name;
+  return absl::StrCat(id->node, ":", id->index);
+}
+
+}  // namespace
+
+std::unique_ptr<Session> NewLocalSession(const SessionOptions& options) {
+  return std::make_unique<LocalSession>(options);
+}
+
+LocalSession::LocalSession(const SessionOptions& options)
+    : options_(options),
+      ops_(options.ops != nullptr ? options.ops : &GlobalOpRegistry()),
+      kernels_(options.kernels != nullptr ? options.kernels
+                                          : &GlobalKernelRegistry()) {
+  const tensorflow::ConfigProto& config = options.config;
+  LocalDeviceOptions device_options;
+  auto cpus = config.device_count().find("CPU");
+  if (cpus != config.device_count().end() && cpus->second > 0) {
+    device_options.num_cpus = cpus->second;
+  }
+  device_options.intra_op_threads =
+      std::max(0, config.intra_op_parallelism_threads());
+  devices_ = DeviceMgr::NewLocal(device_options);
+  const int inter_op = config.inter_op_parallelism_threads();
+  run_inline_ = inter_op < 0;
+  // Even when kernels run inline, steps with a timeout run on the pool so the
+  // caller can wait with a deadline.
+  inter_op_pool_ = std::make_unique<ThreadPool>(
+      "weft_inter_op", inter_op > 0 ? inter_op : DefaultThreadCount());
+}
+
+LocalSession::~LocalSession() { (void)Close(); }
+
+absl::Status LocalSession::Create(const tensorflow::GraphDef& graph) {
+  {
+    absl::MutexLock lock(&mu_);
+    if (closed_) return absl::FailedPreconditionError("session is closed");
+    if (graph_ != nullptr) {
+      return absl::AlreadyExistsError(
+          "the session already has a graph; use Extend to add nodes");
+    }
+  }
+  auto state = std::make_shared<GraphState>();
+  state->def = graph;
+  WEFT_ASSIGN_OR_RETURN(state->graph, ConvertGraphDefToGraph(graph, *ops_));
+  absl::MutexLock lock(&mu_);
+  if (closed_) return absl::FailedPreconditionError("session is closed");
+  if (graph_ != nullptr) {
+    return absl::AlreadyExistsError(
+        "the session already has a graph; use Extend to add nodes");
+  }
+  graph_ = std::move(state);
+  return absl::OkStatus();
+}
+
+absl::Status LocalSession::Extend(const tensorflow::GraphDef& graph) {
+  // Extends are serialised by taking the graph under the lock and swapping
+  // it back only if nobody changed it meanwhile.
+  for (;;) {
+    std::shared_ptr<const GraphState> current;
+    {
+      absl::MutexLock lock(&mu_);
+      if (closed_) return absl::FailedPreconditionError("session is closed");
+      current = graph_;
+    }
+    auto state = std::make_shared<GraphState>();
+    if (current == nullptr) {
+      state->def = graph;
+    } else {
+      state->def = current->def;
+      const tensorflow::VersionDef& have = current->def.versions();
+      const tensorflow::VersionDef& add = graph.versions();
+      if (graph.has_versions() && current->def.has_versions() &&
+          (add.producer() != have.producer() ||
+           add.min_consumer() != have.min_consumer())) {
+        return absl::InvalidArgumentError(absl::StrCat(
+            "Extend: the extension's versions (producer ", add.producer(),
+            ", min_consumer ", add.min_consumer(),
+            ") differ from the session graph's (producer ", have.producer(),
+            ", min_consumer ", have.min_consumer(), ")"));
+      }
+      for (const tensorflow::NodeDef& node : graph.node()) {
+        if (current->graph->FindNode(node.name()) != nullptr) {
+          return absl::InvalidArgumentError(absl::StrCat(
+              "Extend: node '", node.name(),
+              "' is already in the session's graph (Extend can only add "
+              "nodes)"));
+        }
+        *state->def.add_node() = node;
+      }
+      for (const tensorflow::FunctionDef& f : graph.library().function()) {
+        bool present = false;
+        for (const tensorflow::FunctionDef& g :
+             current->def.library().function()) {
+          present |= g.signature().name() == f.signature().name();
+        }
+        if (!present) *state->def.mutable_library()->add_function() = f;
+      }
+      for (const auto& g : graph.library().gradient()) {
+        *state->def.mutable_library()->add_gradient() = g;
+      }
+    }
+    WEFT_ASSIGN_OR_RETURN(state->graph,
+                          ConvertGraphDefToGraph(state->def, *ops_));
+    absl::MutexLock lock(&mu_);
+    if (closed_) return absl::FailedPreconditionError("session is closed");
+    if (graph_ != current) continue;  // raced with another Extend: redo
+    graph_ = std::move(state);
+    return absl::OkStatus();
+  }
+}
+
+absl::Status LocalSession::Run(
+    const std::vector<std::pair<std::string, Tensor>>& feeds,
+    const std::vector<std::string>& fetches,
+    const std::vector<std::string>& targets, std::vector<Tensor>* outputs) {
+  return Run(tensorflow::RunOptions(), feeds, fetches, targets, outputs,
+             nullptr);
+}
+
+absl::Status LocalSession::Run(
+    const tensorflow::RunOptions& options,
+    const std::vector<std::pair<std::string, Tensor>>& feeds,
+    const std::vector<std::string>& fetches,
+    const std::vector<std::string>& targets, std::vector<Tensor>* outputs,
+    tensorflow::RunMetadata* metadata) {
+  if (outputs == nullptr && !fetches.empty()) {
+    return absl::InvalidArgumentError("Run: fetches given but outputs is null");
+  }
+  std::shared_ptr<const GraphState> graph;
+  {
+    absl::MutexLock lock(&mu_);
+    if (closed_) return absl::FailedPreconditionError("session is closed");
+    graph = graph_;
+  }
+  if (graph == nullptr) {
+    return absl::FailedPreconditionError(
+        "the session has no graph: call Create first");
+  }
+
+  // Sort feeds by canonical name; the prepared run takes them in that order.
+  std::vector<std::string> names(feeds.size());
+  for (size_t i = 0; i < feeds.size(); ++i) {
+    names[i] = CanonicalTensorName(feeds[i].first);
+  }
+  std::vector<size_t> order(feeds.size());
+  std::iota(order.begin(), order.end(), 0);
+  std::sort(order.begin(), order.end(),
+            [&](size_t a, size_t b) { return names[a] < names[b]; });
+  std::vector<std::string> sorted_feeds(feeds.size());
+  for (size_t i = 0; i < order.size(); ++i) {
+    sorted_feeds[i] = names[order[i]];
+    if (i > 0 && sorted_feeds[i] == sorted_feeds[i - 1]) {
+      return absl::InvalidArgumentError(
+          absl::StrCat("feed '", sorted_feeds[i], "' is given twice"));
+    }
+  }
+  std::vector<std::string> sorted_targets = targets;
+  std::sort(sorted_targets.begin(), sorted_targets.end());
+  WEFT_ASSIGN_OR_RETURN(
+      std::shared_ptr<const PreparedRun> run,
+      GetOrPrepare(graph, sorted_feeds, fetches, sorted_targets));
+
+  // Check the feed values against what the graph expects.
+  std::vector<Tensor> args(feeds.size());
+  for (size_t i = 0; i < order.size(); ++i) {
+    const Tensor& value = feeds[order[i]].second;
+    const std::string& name = run->feed_names[i];
+    const char* what =
+        run->feed_is_placeholder[i] ? "the placeholder" : "the fed tensor";
+    if (!value.IsInitialized()) {
+      return absl::InvalidArgumentError(
+          absl::StrCat("feed '", name, "' is an empty (uninitialized) tensor"));
+    }
+    if (value.dtype() != run->feed_types[i]) {
+      return absl::InvalidArgumentError(absl::StrCat(
+          "feed '", name, "' has dtype ", DataTypeString(value.dtype()),
+          " but ", what, " expects ", DataTypeString(run->feed_types[i])));
+    }
+    if (!run->feed_shapes[i].IsCompatibleWith(value.shape())) {
+      return absl::InvalidArgumentError(absl::StrCat(
+          "feed '", name, "' has shape ", value.shape().DebugString(), " but ",
+          what, " expects shape ", run->feed_shapes[i].DebugString()));
+    }
+    args[i] = value;
+  }
+
+  int64_t timeout_ms = options.timeout_in_ms();
+  if (timeout_ms <= 0) timeout_ms = options_.config.operation_timeout_in_ms();
+  const bool trace = options.trace_level() != tensorflow::RunOptions::NO_TRACE;
+  WEFT_RETURN_IF_ERROR(
+      Execute(*run, std::move(args), timeout_ms, trace, outputs, metadata));
+  if (metadata != nullptr && options.output_partition_graphs()) {
+    run->graph->ToGraphDef(metadata->add_partition_graphs());
+  }
+  return absl::OkStatus();
+}
+
+absl::StatusOr<std::shared_ptr<const LocalSession::PreparedRun>>
+LocalSession::GetOrPrepare(const std::shared_ptr<const GraphState>& graph,
+                           const std::vector<std::string>& sorted_feeds,
+                           const std::vector<std::string>& fetches,
+                           const std::vector<std::string>& targets) {
+  const std::string key = absl::StrCat(absl::StrJoin(sorted_feeds, ","), "->",
+                                       absl::StrJoin(fetches, ","), "//",
+                                       absl::StrJoin(targets, ","));
+  {
+    absl::MutexLock lock(&mu_);
+    auto it = cache_.find(key);
+    if (it != cache_.end()) return it->second;
+  }
+  WEFT_ASSIGN_OR_RETURN(std::shared_ptr<const PreparedRun> run,
+                        Prepare(*graph, sorted_feeds, fetches, targets));
+  absl::MutexLock lock(&mu_);
+  if (closed_) return absl::FailedPreconditionError("session is closed");
+  // Another thread may have prepared the same signature meanwhile.
+  auto [it, inserted] = cache_.emplace(key, run);
+  return it->second;
+}
+
+absl::StatusOr<std::shared_ptr<const LocalSession::PreparedRun>>
+LocalSession::Prepare(const GraphState& state,
+                      const std::vector<std::string>& sorted_feeds,
+                      const std::vector<std::string>& fetches,
+                      const std::vector<std::string>& targets) {
+  auto run = std::make_shared<PreparedRun>();
+  WEFT_ASSIGN_OR_RETURN(
+      run->graph, PruneGraph(*state.graph, sorted_feeds, fetches, targets));
+  for (const std::string& name : sorted_feeds) {
+    // PruneGraph has checked the name.
+    const TensorId id = *ParseTensorName(name);
+    const Node* node = state.graph->FindNode(id.node);
+    run->feed_names.push_back(name);
+    run->feed_types.push_back(BaseType(node->output_type(id.index)));
+    PartialShape shape;
+    const bool placeholder = node->IsPlaceholder();
+    if (placeholder) (void)GetNodeAttr(node->def(), "shape", &shape);
+    run->feed_shapes.push_back(shape);
+    run->feed_is_placeholder.push_back(placeholder);
+  }
+  run->num_fetches = static_cast<int>(fetches.size());
+  // Placement is its own step; partitioning across devices will follow it.
+  std::vector<std::string> device_names;
+  for (Device* d : devices_->devices()) device_names.push_back(d->name());
+  WEFT_RETURN_IF_ERROR(PlaceGraph(device_names, run->graph.get()));
+  ExecutorOptions exec_options;
+  exec_options.device = devices_->default_device();
+  exec_options.kernels = kernels_;
+  exec_options.inter_op_pool = run_inline_ ? nullptr : inter_op_pool_.get();
+  exec_options.kernel_cache = &kernels_cache_;
+  WEFT_ASSIGN_OR_RETURN(run->executor,
+                        Executor::Create(exec_options, *run->graph));
+  return std::shared_ptr<const PreparedRun>(std::move(run));
+}
+
+absl::Status LocalSession::Execute(const PreparedRun& run,
+                                   std::vector<Tensor> args, int64_t timeout_ms,
+                                   bool trace, std::vector<Tensor>* outputs,
+                                   tensorflow::RunMetadata* metadata) {
+  SimpleCallFrame frame(std::move(args), run.num_fetches);
+  CancellationManager cancellation;
+  {
+    absl::MutexLock lock(&mu_);
+    if (closed_) return absl::FailedPreconditionError("session is closed");
+    running_.insert(&cancellation);
+  }
+  StepStatsCollector stats;
+  Executor::StepArgs step;
+  step.step_id = next_step_id_.fetch_add(1, std::memory_order_relaxed);
+  step.call_frame = &frame;
+  step.cancellation = &cancellation;
+  step.observer = trace ? &stats : nullptr;
+
+  absl::Status status;
+  if (timeout_ms <= 0) {
+    status = run.executor->Run(step);
+  } else {
+    // Run on the pool so this thread can wait with a deadline.
+    absl::Notification done;
+    inter_op_pool_->Schedule([&] {
+      run.executor->RunAsync(step, [&](absl::Status s) {
+        status = std::move(s);
+        done.Notify();
+      });
+    });
+    if (!done.WaitForNotificationWithTimeout(absl::Milliseconds(timeout_ms))) {
+      cancellation.StartCancel();
+      done.WaitForNotification();
+      status = absl::DeadlineExceededError(absl::StrCat(
+          "step ", step.step_id, " did not finish within ", timeout_ms,
+          " ms (RunOptions.timeout_in_ms / operation_timeout_in_ms) and was "
+          "cancelled"));
+    }
+  }
+  {
+    absl::MutexLock lock(&mu_);
+    running_.erase(&cancellation);
+  }
+  if (trace && metadata != nullptr)
+    stats.Finalize(metadata->mutable_step_stats());
+  WEFT_RETURN_IF_ERROR(status);
+  std::vector<Tensor> results;
+  WEFT_RETURN_IF_ERROR(frame.TakeRetvals(&results));
+  if (outputs != nullptr) *outputs = std::move(results);
+  return absl::OkStatus();
+}
+
+absl::Status LocalSession::Close() {
+  absl::flat_hash_map<std::string, std::shared_ptr<const PreparedRun>> cache;
+  {
+    absl::MutexLock lock(&mu_);
+    closed_ = true;
+    for (CancellationManager* cm : running_) cm->StartCancel();
+    mu_.Await(absl::Condition(
+        +[](absl::flat_hash_set<CancellationManager*>* running) {
+          return running->empty();
+        },
+        &running_));
+    cache.swap(cache_);
+    graph_ = nullptr;
+  }
+  return absl::OkStatus();  // `cache` (the executors) goes here, unlocked
+}
+
+int LocalSession::num_cached_runs() const {
+  absl::MutexLock lock(&mu_);
+  return static_cast<int>(cache_.size());
+}
+
+}  // namespace weft

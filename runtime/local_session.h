@@ -1,0 +1,110 @@
+// LocalSession: a Session that runs graphs in-process.
+//
+// It owns a DeviceMgr (CPU devices, with their ResourceMgrs, so variables
+// persist across Run calls) and an inter-op thread pool. Each distinct Run
+// signature (sorted feeds, fetches in order, sorted targets) is prepared once
+// and cached: prune to what the fetches and targets need, rewrite feeds and
+// fetches into _Arg/_Retval nodes, place, and build an Executor. Later Runs
+// with the same signature only check the feed values (dtype, and shape against
+// a Placeholder's `shape` attr) and execute.
+//
+//   auto session = std::make_unique<LocalSession>(SessionOptions());
+//   WEFT_RETURN_IF_ERROR(session->Create(graph_def));
+//   ...
+//
+// Kernels of stateful nodes (variables, random ops) are shared by all the
+// session's executors, as TensorFlow's OpSegment does, so their state does
+// not depend on which signature runs them.
+//
+// Thread safety: see Session. One mutex guards the graph, the cache and the
+// set of running steps; it is never held while a step runs or while a Run
+// signature is prepared.
+// Copy/move: neither.
+#ifndef WEFT_RUNTIME_LOCAL_SESSION_H_
+#define WEFT_RUNTIME_LOCAL_SESSION_H_
+
+#include <atomic>
+#include <memory>
+#include <string>
+#include <utility>
+#include <vector>
+
+#include "absl/base/thread_annotations.h"
+#include "absl/container/flat_hash_map.h"
+#include "absl/container/flat_hash_set.h"
+#include "absl/synchronization/mutex.h"
+#include "graph/graph.h"
+#include "runtime/cancellation.h"
+#include "runtime/device.h"
+#include "runtime/kernel_cache.h"
+#include "runtime/session.h"
+#include "runtime/thread_pool.h"
+
+namespace weft {
+
+class LocalSession : public Session {
+ public:
+  explicit LocalSession(const SessionOptions& options);
+  ~LocalSession() override;
+  LocalSession(const LocalSession&) = delete;
+  LocalSession& operator=(const LocalSession&) = delete;
+
+  absl::Status Create(const tensorflow::GraphDef& graph) override;
+  absl::Status Extend(const tensorflow::GraphDef& graph) override;
+  absl::Status Run(const std::vector<std::pair<std::string, Tensor>>& feeds,
+                   const std::vector<std::string>& fetches,
+                   const std::vector<std::string>& targets,
+                   std::vector<Tensor>* outputs) override;
+  absl::Status Run(const tensorflow::RunOptions& options,
+                   const std::vector<std::pair<std::string, Tensor>>& feeds,
+                   const std::vector<std::string>& fetches,
+                   const std::vector<std::string>& targets,
+                   std::vector<Tensor>* outputs,
+                   tensorflow::RunMetadata* metadata) override;
+  absl::Status Close() override;
+
+  const DeviceMgr& device_mgr() const { return *devices_; }
+  // Prepared Run signatures held in the cache (for tests and inspection).
+  int num_cached_runs() const;
+
+ private:
+  struct GraphState;   // the validated full graph
+  struct PreparedRun;  // one cached Run signature
+
+  absl::StatusOr<std::shared_ptr<const PreparedRun>> GetOrPrepare(
+      const std::shared_ptr<const GraphState>& graph,
+      const std::vector<std::string>& sorted_feeds,
+      const std::vector<std::string>& fetches,
+      const std::vector<std::string>& targets);
+  absl::StatusOr<std::shared_ptr<const PreparedRun>> Prepare(
+      const GraphState& graph, const std::vector<std::string>& sorted_feeds,
+      const std::vector<std::string>& fetches,
+      const std::vector<std::string>& targets);
+  absl::Status Execute(const PreparedRun& run, std::vector<Tensor> args,
+                       int64_t timeout_ms, bool trace,
+                       std::vector<Tensor>* outputs,
+                       tensorflow::RunMetadata* metadata);
+
+  const SessionOptions options_;
+  const OpRegistry* const ops_;
+  const KernelRegistry* const kernels_;
+  std::unique_ptr<DeviceMgr> devices_;
+  std::unique_ptr<ThreadPool> inter_op_pool_;
+  // Stateful kernels shared by all cached executors; outlives them (members
+  // are destroyed in reverse order, `cache_` first).
+  KernelCache kernels_cache_;
+  bool run_inline_ = false;  // inter_op_parallelism_threads < 0
+  std::atomic<int64_t> next_step_id_{1};
+
+  mutable absl::Mutex mu_;
+  bool closed_ ABSL_GUARDED_BY(mu_) = false;
+  std::shared_ptr<const GraphState> graph_ ABSL_GUARDED_BY(mu_);
+  absl::flat_hash_map<std::string, std::shared_ptr<const PreparedRun>> cache_
+      ABSL_GUARDED_BY(mu_);
+  // Steps in flight, cancelled by Close().
+  absl::flat_hash_set<CancellationManager*> running_ ABSL_GUARDED_BY(mu_);
+};
+
+}  // namespace weft
+
+#endif  // WEFT_RUNTIME_LOCAL_SESSION_H_
