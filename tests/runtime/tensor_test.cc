@@ -1,0 +1,183 @@
+// Tensor, TensorShape, TensorProto conversion and the allocator.
+#include <cstring>
+
+#include "gtest/gtest.h"
+#include "proto/tensor.pb.h"
+#include "runtime/allocator.h"
+#include "runtime/tensor.h"
+#include "runtime/tensor_proto.h"
+
+namespace weft {
+namespace {
+
+TEST(TensorShape, BuildRejectsNegativeAndOverflow) {
+  EXPECT_TRUE(TensorShape::Build({2, 3}).ok());
+  EXPECT_EQ(TensorShape::Build({2, -1}).status().code(),
+            absl::StatusCode::kInvalidArgument);
+  EXPECT_EQ(TensorShape::Build({int64_t{1} << 40, int64_t{1} << 40}).status().code(),
+            absl::StatusCode::kInvalidArgument);
+  TensorShape s({2, 3, 4});
+  EXPECT_EQ(s.num_elements(), 24);
+  s.RemoveDim(1);
+  EXPECT_EQ(s, TensorShape({2, 4}));
+  s.InsertDim(0, 5);
+  EXPECT_EQ(s.DebugString(), "[5,2,4]");
+}
+
+TEST(PartialShape, Compatibility) {
+  PartialShape a({-1, 3});
+  EXPECT_TRUE(a.IsCompatibleWith(TensorShape({7, 3})));
+  EXPECT_FALSE(a.IsCompatibleWith(TensorShape({7, 4})));
+  EXPECT_FALSE(a.IsCompatibleWith(TensorShape({3})));
+  EXPECT_TRUE(PartialShape::UnknownRank().IsCompatibleWith(TensorShape({1, 2, 3})));
+  EXPECT_EQ(a.DebugString(), "[?,3]");
+}
+
+TEST(Tensor, AllocatesAlignedAndCopiesShareBuffers) {
+  Tensor t(DT_FLOAT, TensorShape({4, 3}));
+  ASSERT_TRUE(t.IsInitialized());
+  EXPECT_EQ(reinterpret_cast<uintptr_t>(t.raw_data()) % kTensorAlignment, 0u);
+  for (int i = 0; i < 12; ++i) t.data<float>()[i] = i;
+  Tensor copy = t;
+  EXPECT_TRUE(copy.SharesBufferWith(t));
+  EXPECT_FALSE(t.BufferIsUnique());
+  Tensor deep = t.DeepCopy();
+  EXPECT_FALSE(deep.SharesBufferWith(t));
+  deep.data<float>()[0] = 100;
+  EXPECT_EQ(t.data<float>()[0], 0);
+}
+
+TEST(Tensor, SliceAliasesRows) {
+  Tensor t(DT_INT32, TensorShape({4, 2}));
+  for (int i = 0; i < 8; ++i) t.data<int32_t>()[i] = i;
+  Tensor rows = t.Slice(1, 3);
+  EXPECT_EQ(rows.shape(), TensorShape({2, 2}));
+  EXPECT_EQ(rows.data<int32_t>()[0], 2);
+  rows.data<int32_t>()[0] = -1;
+  EXPECT_EQ(t.data<int32_t>()[2], -1);
+  EXPECT_EQ(t.Reshaped(TensorShape({8})).data<int32_t>()[2], -1);
+}
+
+TEST(Tensor, StringsAreObjects) {
+  Tensor t(DT_STRING, TensorShape({2}));
+  t.data<std::string>()[0] = std::string(1000, 'x');
+  Tensor copy = t.DeepCopy();
+  EXPECT_EQ(copy.data<std::string>()[0].size(), 1000u);
+  EXPECT_EQ(copy.data<std::string>()[1], "");
+}
+
+TEST(Tensor, AllocateReportsExhaustion) {
+  absl::StatusOr<Tensor> huge = Tensor::Allocate(
+      CpuAllocator(), DT_FLOAT, TensorShape({int64_t{1} << 50}));
+  EXPECT_EQ(huge.status().code(), absl::StatusCode::kResourceExhausted);
+  EXPECT_EQ(Tensor::Allocate(CpuAllocator(), DT_VARIANT, TensorShape({1}))
+                .status()
+                .code(),
+            absl::StatusCode::kUnimplemented);
+}
+
+TEST(Allocator, TracksBytesInUseAndPeak) {
+  TrackingCpuAllocator alloc;
+  void* a = alloc.Allocate(64, 1000);
+  void* b = alloc.Allocate(64, 500);
+  EXPECT_EQ(alloc.GetStats().bytes_in_use, 1500);
+  alloc.Deallocate(a, 1000);
+  EXPECT_EQ(alloc.GetStats().bytes_in_use, 500);
+  EXPECT_EQ(alloc.GetStats().peak_bytes_in_use, 1500);
+  EXPECT_EQ(alloc.GetStats().largest_alloc_size, 1000);
+  alloc.Deallocate(b, 500);
+  EXPECT_EQ(alloc.GetStats().num_allocs, 2);
+}
+
+TEST(TensorProto, TensorContentRoundTrip) {
+  Tensor t(DT_DOUBLE, TensorShape({2, 2}));
+  for (int i = 0; i < 4; ++i) t.data<double>()[i] = i * 1.5;
+  tensorflow::TensorProto proto;
+  TensorToProto(t, &proto);
+  EXPECT_EQ(proto.tensor_content().size(), 32u);
+  absl::StatusOr<Tensor> back = TensorFromProto(proto);
+  ASSERT_TRUE(back.ok()) << back.status();
+  EXPECT_EQ(back->data<double>()[3], 4.5);
+}
+
+TEST(TensorProto, TypedFieldsSplatLastValue) {
+  tensorflow::TensorProto proto;
+  proto.set_dtype(DT_FLOAT);
+  proto.mutable_tensor_shape()->add_dim()->set_size(4);
+  proto.add_float_val(1);
+  proto.add_float_val(2);
+  absl::StatusOr<Tensor> t = TensorFromProto(proto);
+  ASSERT_TRUE(t.ok());
+  EXPECT_EQ(t->data<float>()[3], 2);
+  proto.clear_float_val();
+  t = TensorFromProto(proto);
+  ASSERT_TRUE(t.ok());
+  EXPECT_EQ(t->data<float>()[3], 0);  // empty typed field: zeros
+}
+
+TEST(TensorProto, StringsBothEncodings) {
+  Tensor t(DT_STRING, TensorShape({2}));
+  t.data<std::string>()[0] = "hello";
+  t.data<std::string>()[1] = std::string(200, 'z');
+  tensorflow::TensorProto proto;
+  TensorToProto(t, &proto, ProtoEncoding::kTypedFields);
+  absl::StatusOr<Tensor> back = TensorFromProto(proto);
+  ASSERT_TRUE(back.ok());
+  EXPECT_EQ(back->data<std::string>()[1].size(), 200u);
+  // tensor_content form: varint lengths (5, 200 = 0xc8 0x01) then bytes.
+  tensorflow::TensorProto content;
+  content.set_dtype(DT_STRING);
+  content.mutable_tensor_shape()->add_dim()->set_size(2);
+  std::string bytes = "\x05\xc8\x01hello" + std::string(200, 'z');
+  content.set_tensor_content(bytes);
+  back = TensorFromProto(content);
+  ASSERT_TRUE(back.ok()) << back.status();
+  EXPECT_EQ(back->data<std::string>()[0], "hello");
+  content.set_tensor_content(bytes.substr(0, 20));
+  EXPECT_EQ(TensorFromProto(content).status().code(),
+            absl::StatusCode::kInvalidArgument);
+}
+
+TEST(TensorProto, RejectsMismatchesCleanly) {
+  tensorflow::TensorProto proto;
+  proto.set_dtype(DT_INT32);
+  proto.mutable_tensor_shape()->add_dim()->set_size(3);
+  proto.set_tensor_content(std::string(8, '\0'));  // needs 12
+  EXPECT_EQ(TensorFromProto(proto).status().code(),
+            absl::StatusCode::kInvalidArgument);
+  proto.clear_tensor_content();
+  for (int i = 0; i < 5; ++i) proto.add_int_val(i);  // too many values
+  EXPECT_EQ(TensorFromProto(proto).status().code(),
+            absl::StatusCode::kInvalidArgument);
+  proto.mutable_tensor_shape()->mutable_dim(0)->set_size(-2);
+  EXPECT_EQ(TensorFromProto(proto).status().code(),
+            absl::StatusCode::kInvalidArgument);
+  proto.set_dtype(tensorflow::DT_INVALID);
+  EXPECT_EQ(TensorFromProto(proto).status().code(),
+            absl::StatusCode::kInvalidArgument);
+}
+
+TEST(TensorProto, HalfUsesHalfVal) {
+  Tensor t(DT_HALF, TensorShape({2}));
+  t.data<Half>()[0] = FloatToHalf(1.5f);
+  t.data<Half>()[1] = FloatToHalf(-2.0f);
+  tensorflow::TensorProto proto;
+  TensorToProto(t, &proto, ProtoEncoding::kTypedFields);
+  ASSERT_EQ(proto.half_val_size(), 2);
+  absl::StatusOr<Tensor> back = TensorFromProto(proto);
+  ASSERT_TRUE(back.ok());
+  EXPECT_EQ(HalfToFloat(back->data<Half>()[1]), -2.0f);
+}
+
+TEST(Types, NamesParseBothWays) {
+  EXPECT_EQ(DataTypeString(DT_FLOAT), "float");
+  EXPECT_EQ(DataTypeNumpyName(DT_FLOAT), "float32");
+  EXPECT_EQ(DataTypeString(MakeRefType(DT_INT32)), "int32_ref");
+  EXPECT_EQ(*ParseDataType("float32"), DT_FLOAT);
+  EXPECT_EQ(*ParseDataType("DT_DOUBLE"), DT_DOUBLE);
+  EXPECT_EQ(*ParseDataType("float64"), DT_DOUBLE);
+  EXPECT_FALSE(ParseDataType("complex256").ok());
+}
+
+}  // namespace
+}  // namespace weft
