@@ -1,0 +1,37 @@
+// Symbolic gradients (reverse mode) over a graph built with Scope.
+//
+//   Output loss = ...;                                  // built in `root`
+//   std::vector<Output> grads;
+//   WEFT_RETURN_IF_ERROR(AddGradients(root, {loss}, {w, b}, {}, &grads));
+//   // grads[0] has w's shape and dtype: d(sum of ys)/dw
+//
+// Only the part of the graph on a data path from an x to a y is
+// differentiated. The gradient of each y is `grad_ys[i]` (or ones when
+// grad_ys is empty); contributions reaching one tensor from several
+// consumers are summed with AddN. Gradient nodes are added under the name
+// scope "gradients" of `scope` ("gradients/layer1/MatMul_grad/MatMul"),
+// with the scope's device and control dependencies. An x that no y depends
+// on gets ZerosLike(x).
+//
+// Errors (also recorded in the scope): INVALID_ARGUMENT for invalid or
+// mismatched arguments; NOT_FOUND "no gradient registered for op 'Op'
+// (node 'name')" when a node on the path has no gradient function
+// (grad_registry.h lists how to add one).
+#ifndef WEFT_GRAPH_BUILDER_GRADIENTS_H_
+#define WEFT_GRAPH_BUILDER_GRADIENTS_H_
+
+#include <vector>
+
+#include "absl/status/status.h"
+#include "graph/builder/scope.h"
+
+namespace weft {
+
+absl::Status AddGradients(const Scope& scope, const std::vector<Output>& ys,
+                          const std::vector<Output>& xs,
+                          const std::vector<Output>& grad_ys,
+                          std::vector<Output>* grad_xs);
+
+}  // namespace weft
+
+#endif  // WEFT_GRAPH_BUILDER_GRADIENTS_H_
