@@ -104,17 +104,20 @@ TEST(GraphDefFuzz, StructuralMutations) {
           node->set_op("NoSuchOp");
           break;
         case 1:  // drop an attr
-          if (!node->attr().empty()) node->mutable_attr()->erase(node->attr().begin());
+          if (!node->attr().empty()) {
+            node->mutable_attr()->erase(node->attr().begin()->first);
+          }
           break;
         case 2:  // retype a type attr
-          for (auto& [k, v] : *node->mutable_attr()) {
+          for (auto& entry : *node->mutable_attr()) {
+            tensorflow::AttrValue& v = entry.second;
             if (v.value_case() == tensorflow::AttrValue::kType) {
               v.set_type(types[rng() % types.size()]);
             }
           }
           break;
         case 3:  // wrong attr kind
-          for (auto& [k, v] : *node->mutable_attr()) v.set_s("surprise");
+          for (auto& entry : *node->mutable_attr()) entry.second.set_s("surprise");
           break;
         case 4:  // dangling or malformed input
           node->add_input(trial % 20 < 10 ? "ghost" : "ghost:-3");
@@ -132,7 +135,8 @@ TEST(GraphDefFuzz, StructuralMutations) {
           node->clear_input();
           break;
         case 9:  // corrupt a tensor attr's shape
-          for (auto& [k, v] : *node->mutable_attr()) {
+          for (auto& entry : *node->mutable_attr()) {
+            tensorflow::AttrValue& v = entry.second;
             if (v.value_case() == tensorflow::AttrValue::kTensor) {
               v.mutable_tensor()->mutable_tensor_shape()->add_dim()->set_size(
                   trial % 20 < 10 ? -5 : (int64_t{1} << 40));

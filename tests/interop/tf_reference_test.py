@@ -235,7 +235,7 @@ with g.as_default():
     tf.raw_ops.AssignAdd(ref=w._ref(), value=tf.zeros([3, 1]), name="noop_add")
     tf.group(upd, name="train")
     init_name = tf1.global_variables_initializer().name
-compare("ref_variables_sgd", g, ["w"], targets=["train"], init=[init_name], steps=25)
+compare("ref_variables_sgd", g, ["update"], targets=["train"], init=[init_name], steps=25)
 tf1.enable_resource_variables()
 
 # --- Training with resource variables.
