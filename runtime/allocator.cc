@@ -3,6 +3,8 @@
 #include <cstdint>
 #include <cstdlib>
 
+#include <malloc.h>
+
 namespace weft {
 namespace {
 
@@ -51,8 +53,24 @@ AllocatorStats TrackingCpuAllocator::GetStats() const {
   return stats;
 }
 
+namespace {
+
+// glibc hands blocks above its mmap threshold straight back to the kernel, so
+// a step that allocates a large tensor would fault in (and the kernel zero)
+// fresh pages every time. Training steps allocate the same sizes over and
+// over: keeping freed memory in the heap lets the next step reuse it hot.
+void KeepLargeBlocksInHeap() {
+  mallopt(M_MMAP_THRESHOLD, 256 << 20);
+  mallopt(M_TRIM_THRESHOLD, 512 << 20);
+}
+
+}  // namespace
+
 Allocator* CpuAllocator() {
-  static Allocator* const allocator = new TrackingCpuAllocator;
+  static Allocator* const allocator = [] {
+    KeepLargeBlocksInHeap();
+    return new TrackingCpuAllocator;
+  }();
   return allocator;
 }
 

@@ -9,7 +9,7 @@
 namespace weft {
 
 struct ThreadPool::Impl {
-  explicit Impl(int n) : pool(n), device(&pool, n) {}
+  explicit Impl(int n) : pool(n, /*allow_spinning=*/false), device(&pool, n) {}
   Eigen::ThreadPool pool;
   Eigen::ThreadPoolDevice device;
 };

@@ -18,12 +18,12 @@ namespace {
 
 constexpr int64_t kRows = 12;        // rows of a C tile (A sliver height)
 constexpr int64_t kCols = 32;        // columns of a C tile (B sliver width)
-constexpr int64_t kDepth = 256;      // depth block; A slivers are [12][256]
+constexpr int64_t kDepth = 256;      // depth block; A slivers are [256][12]
 constexpr int64_t kColBlock = 16;    // B slivers per L2-sized column block
 constexpr double kMinParallelFlops = 4e6;
 
-// C[12, 32] = (or +=) Ap * Bp over `depth` steps. Ap is [12][kDepth] (row
-// r at ap + r * kDepth), Bp is [depth][32], 64-byte aligned.
+// C[12, 32] = (or +=) Ap * Bp over `depth` steps. Ap is [depth][12] (the 12
+// values of step p side by side), Bp is [depth][32], 64-byte aligned.
 inline void Kernel(int64_t depth, const float* ap, const float* bp, float* c,
                    int64_t ldc, bool accumulate) {
   __m512 lo[kRows], hi[kRows];
@@ -42,11 +42,11 @@ inline void Kernel(int64_t depth, const float* ap, const float* bp, float* c,
     _mm_prefetch(reinterpret_cast<const char*>(bp + 8 * kCols), _MM_HINT_T0);
 #pragma GCC unroll 12
     for (int r = 0; r < kRows; ++r) {
-      const __m512 a = _mm512_set1_ps(ap[r * kDepth]);
+      const __m512 a = _mm512_set1_ps(ap[r]);
       lo[r] = _mm512_fmadd_ps(a, b0, lo[r]);
       hi[r] = _mm512_fmadd_ps(a, b1, hi[r]);
     }
-    ap += 1;
+    ap += kRows;
     bp += kCols;
   }
 #pragma GCC unroll 12
@@ -74,23 +74,23 @@ void EdgeKernel(int64_t depth, const float* ap, const float* bp, float* c,
   }
 }
 
-// Rows [i0, i0 + 12) x depth [p0, p0 + depth) of op(A) into out[12][kDepth];
+// Rows [i0, i0 + 12) x depth [p0, p0 + depth) of op(A) into out[depth][12];
 // rows past m are zero.
 void PackA(const float* a, bool ta, int64_t m, int64_t k, int64_t i0,
            int64_t p0, int64_t depth, float* out) {
   const int64_t rows = std::min(kRows, m - i0);
   if (!ta) {
     for (int64_t r = 0; r < rows; ++r) {
-      std::memcpy(out + r * kDepth, a + (i0 + r) * k + p0, depth * sizeof(float));
+      const float* src = a + (i0 + r) * k + p0;
+      for (int64_t p = 0; p < depth; ++p) out[p * kRows + r] = src[p];
     }
-  } else {  // a is stored [k, m]
+  } else {  // a is stored [k, m]: each step's rows are contiguous
     for (int64_t p = 0; p < depth; ++p) {
-      const float* src = a + (p0 + p) * m + i0;
-      for (int64_t r = 0; r < rows; ++r) out[r * kDepth + p] = src[r];
+      std::memcpy(out + p * kRows, a + (p0 + p) * m + i0, rows * sizeof(float));
     }
   }
   for (int64_t r = rows; r < kRows; ++r) {
-    std::memset(out + r * kDepth, 0, depth * sizeof(float));
+    for (int64_t p = 0; p < depth; ++p) out[p * kRows + r] = 0;
   }
 }
 
@@ -132,33 +132,30 @@ struct Problem {
   float* c;
 };
 
-// One task: C rows of A slivers [s_lo, s_hi) x columns of B slivers
-// [j_lo, j_hi), every depth block. Per depth block it packs its B slivers
-// into `bp` and its A slivers into `ap` (both sized for one block, so they
-// stay in cache) and runs the micro-kernel over every tile.
-void RunTask(const Problem& q, int64_t s_lo, int64_t s_hi, int64_t j_lo,
-             int64_t j_hi, float* ap, float* bp) {
+// One task: C rows of A slivers [s_lo, s_hi) x every column. Per depth
+// block it packs its A slivers into `ap` (sized for one block, so they stay
+// in cache) and runs the micro-kernel over every tile, reading B from the
+// shared pre-packed copy `bp_all` ([block][sliver][kDepth][32]).
+void RunTask(const Problem& q, int64_t s_lo, int64_t s_hi, int64_t col_slivers,
+             const float* bp_all, float* ap) {
   const int64_t blocks = (q.k + kDepth - 1) / kDepth;
   for (int64_t d = 0; d < blocks; ++d) {
     const int64_t p0 = d * kDepth, depth = std::min(kDepth, q.k - p0);
     const bool accumulate = d > 0;
-    for (int64_t js = j_lo; js < j_hi; ++js) {
-      PackB(q.b, q.tb, q.k, q.n, p0, depth, js * kCols,
-            bp + (js - j_lo) * kCols * kDepth);
-    }
+    const float* bp = bp_all + d * col_slivers * kCols * kDepth;
     for (int64_t s = s_lo; s < s_hi; ++s) {
       PackA(q.a, q.ta, q.m, q.k, s * kRows, p0, depth,
             ap + (s - s_lo) * kRows * kDepth);
     }
     // Column blocks of B stay in L2 while every A sliver passes over them.
-    for (int64_t jb = j_lo; jb < j_hi; jb += kColBlock) {
-      const int64_t jb_hi = std::min(j_hi, jb + kColBlock);
+    for (int64_t jb = 0; jb < col_slivers; jb += kColBlock) {
+      const int64_t jb_hi = std::min(col_slivers, jb + kColBlock);
       for (int64_t s = s_lo; s < s_hi; ++s) {
         const int64_t i0 = s * kRows, rows = std::min(kRows, q.m - i0);
         const float* as = ap + (s - s_lo) * kRows * kDepth;
         for (int64_t js = jb; js < jb_hi; ++js) {
           const int64_t j0 = js * kCols, cols = std::min(kCols, q.n - j0);
-          const float* bs = bp + (js - j_lo) * kCols * kDepth;
+          const float* bs = bp + js * kCols * kDepth;
           float* c = q.c + i0 * q.n + j0;
           if (rows == kRows && cols == kCols) {
             Kernel(depth, as, bs, c, q.n, accumulate);
@@ -181,34 +178,40 @@ absl::Status Sgemm(OpKernelContext* c, bool transpose_a, bool transpose_b,
   const Problem q{transpose_a, transpose_b, m, n, k, a, b, out};
   const int64_t row_slivers = (m + kRows - 1) / kRows;
   const int64_t col_slivers = (n + kCols - 1) / kCols;
-  // One task per pool thread: split rows first, then columns.
+  const int64_t blocks = (k + kDepth - 1) / kDepth;
   ThreadPool* pool = c->intra_op_pool();
   const int64_t threads =
       2.0 * m * n * k < kMinParallelFlops ? 1 : pool->NumThreads();
-  const int64_t row_tasks = std::max<int64_t>(1, std::min(threads, row_slivers));
-  const int64_t col_tasks = std::max<int64_t>(
-      1, std::min(threads / row_tasks, col_slivers));
-  const int64_t rows_per_task = (row_slivers + row_tasks - 1) / row_tasks;
-  const int64_t cols_per_task = (col_slivers + col_tasks - 1) / col_tasks;
-  const int64_t tasks = row_tasks * col_tasks;
-  // Per task: one depth block of its A slivers and of its B slivers.
+  // One task per pool thread, each owning a band of C rows. B is packed once,
+  // up front and in parallel, and shared: packing it per task would copy all
+  // of B once per thread.
+  const int64_t tasks = std::max<int64_t>(1, std::min(threads, row_slivers));
+  const int64_t rows_per_task = (row_slivers + tasks - 1) / tasks;
   const int64_t a_floats = rows_per_task * kRows * kDepth;
-  const int64_t b_floats = cols_per_task * kCols * kDepth;
+  const int64_t b_floats = blocks * col_slivers * kCols * kDepth;
   Tensor scratch;
   WEFT_RETURN_IF_ERROR(c->allocate_temp(
-      DT_FLOAT, TensorShape({tasks * (a_floats + b_floats)}), &scratch));
-  float* buffers = scratch.data<float>();  // 64-byte aligned
+      DT_FLOAT, TensorShape({b_floats + tasks * a_floats}), &scratch));
+  float* bp_all = scratch.data<float>();  // 64-byte aligned
+  float* a_buffers = bp_all + b_floats;
+  auto pack_b = [&](int64_t first, int64_t last) {
+    for (int64_t i = first; i < last; ++i) {
+      const int64_t d = i / col_slivers, js = i % col_slivers;
+      const int64_t p0 = d * kDepth;
+      PackB(b, transpose_b, k, n, p0, std::min(kDepth, k - p0), js * kCols,
+            bp_all + i * kCols * kDepth);
+    }
+  };
   auto run = [&](int64_t t) {
-    const int64_t rt = t / col_tasks, ct = t % col_tasks;
-    const int64_t s_lo = rt * rows_per_task;
-    const int64_t j_lo = ct * cols_per_task;
-    float* ap = buffers + t * (a_floats + b_floats);
-    RunTask(q, s_lo, std::min(row_slivers, s_lo + rows_per_task), j_lo,
-            std::min(col_slivers, j_lo + cols_per_task), ap, ap + a_floats);
+    const int64_t s_lo = t * rows_per_task;
+    RunTask(q, s_lo, std::min(row_slivers, s_lo + rows_per_task), col_slivers,
+            bp_all, a_buffers + t * a_floats);
   };
   if (tasks == 1) {
+    pack_b(0, blocks * col_slivers);
     run(0);
   } else {
+    pool->ParallelFor(blocks * col_slivers, kCols * kDepth * 2, pack_b);
     // A cost this high gives every task its own thread.
     pool->ParallelFor(tasks, int64_t{1} << 30, [&](int64_t first, int64_t last) {
       for (int64_t t = first; t < last; ++t) run(t);
