@@ -1,8 +1,22 @@
 #include "runtime/executor_frames.h"
 
+#include <atomic>
+
 #include "absl/strings/str_cat.h"
 
 namespace weft {
+
+namespace {
+std::atomic<int64_t> iteration_states_created{0};
+}  // namespace
+
+int64_t IterationStatesCreated() {
+  return iteration_states_created.load(std::memory_order_relaxed);
+}
+
+void NoteIterationStateCreated() {
+  iteration_states_created.fetch_add(1, std::memory_order_relaxed);
+}
 
 uint64_t ChildFrameId(uint64_t parent_id, int64_t iter,
                       const std::string& name) {

@@ -30,6 +30,11 @@ namespace weft {
 
 struct FrameState;
 
+// How many IterationStates this process has allocated (steps recycle them):
+// lets tests check that a long loop does not keep allocating.
+int64_t IterationStatesCreated();
+void NoteIterationStateCreated();
+
 // Per-iteration state of one Merge.
 struct MergeState {
   int32_t pending_control = 0;
@@ -44,7 +49,9 @@ struct IterationState {
       : info(&f),
         inputs(new TensorEntry[f.num_input_slots]),
         counters(new std::atomic<int64_t>[f.counter_init.size()]),
-        merges(f.merge_init.size()) {}
+        merges(f.merge_init.size()) {
+    NoteIterationStateCreated();
+  }
 
   // Back to the initial state for iteration `num` of `owner` (inputs must be
   // clear already).
