@@ -79,7 +79,7 @@ void RegisterControlFlowOps(OpRegistry* r) {
     if (is_ref) sw.SetAllowsUninitializedInput();
     r->Register(sw, SwitchShape);
     r->Register(OpDefBuilder(absl::StrCat(ref, "Merge"))
-                    .Input("inputs: N * " + t)
+                    .Input(is_ref ? "inputs: Ref(N * T)" : "inputs: N * T")
                     .Output("output: " + t)
                     .Output("value_index: int32")
                     .Attr("T: type")
