@@ -8,12 +8,12 @@
 #include <vector>
 
 #include "absl/base/thread_annotations.h"
+#include "absl/container/flat_hash_map.h"
 #include "absl/container/inlined_vector.h"
 #include "absl/strings/str_cat.h"
 #include "absl/synchronization/mutex.h"
 #include "absl/synchronization/notification.h"
 #include "absl/time/clock.h"
-#include "absl/container/flat_hash_map.h"
 #include "runtime/executor_frames.h"
 #include "runtime/executor_graph.h"
 #include "runtime/resource_mgr.h"
@@ -157,7 +157,8 @@ class Executor::Impl::Step {
   // deferred ones), then the frame itself when it is done, and so on up.
   void CleanupFrame(FrameState* frame, ReadyQueue* q, ReadyQueue* expensive)
       ABSL_EXCLUSIVE_LOCKS_REQUIRED(loop_mu_);
-  void RecycleIteration(std::unique_ptr<IterationState> iter);
+  void RecycleIteration(std::unique_ptr<IterationState> iter)
+      ABSL_EXCLUSIVE_LOCKS_REQUIRED(loop_mu_);
   // Frees every frame left at the end of a step (an aborted step leaves
   // some, holding values).
   void ClearFrames();

@@ -5,6 +5,7 @@
 // A stack lives in the device's ResourceMgr in the step's own container
 // (StepContainerName), so it is private to the step and the executor drops
 // it when the step ends, whether or not StackCloseV2 ran.
+#include <atomic>
 #include <memory>
 #include <string>
 #include <vector>
@@ -28,7 +29,8 @@ class Stack : public ResourceBase {
     if (value.dtype() != elem_type_) {
       return absl::InvalidArgumentError(absl::StrCat(
           "Stack ", name_, " holds ", DataTypeString(elem_type_),
-          " but was pushed a ", DataTypeString(value.dtype())));
+          " but was pushed a value of type ",
+          DataTypeString(value.dtype())));
     }
     absl::MutexLock lock(&mu_);
     if (max_size_ >= 0 && static_cast<int64_t>(items_.size()) >= max_size_) {
@@ -96,11 +98,11 @@ class StackOp : public OpKernel {
                 absl::InvalidArgumentError(absl::StrCat(
                     "max_size must be a scalar int32, got ",
                     max_size.DebugString())));
-    // A stack per run of this node: one per iteration when it sits in a
-    // loop, as TensorFlow makes them.
+    // A new stack per run of this node (one per iteration when it sits in a
+    // loop). The counter is process-wide: nodes may share a stack_name.
+    static std::atomic<int64_t> counter{0};
     const std::string name = absl::StrCat(
-        stack_name_, "/", c->frame_id(), "/", c->iter_id(), "/",
-        counter_.fetch_add(1, std::memory_order_relaxed));
+        stack_name_, "_", counter.fetch_add(1, std::memory_order_relaxed));
     Tensor handle(DT_RESOURCE, TensorShape());
     ResourceHandle& h = handle.scalar<ResourceHandle>();
     h.device = c->device()->name();
@@ -117,7 +119,6 @@ class StackOp : public OpKernel {
  private:
   DataType elem_type_ = DT_INVALID;
   std::string stack_name_;
-  std::atomic<int64_t> counter_{0};
 };
 
 class StackPushOp : public OpKernel {
