@@ -13,9 +13,7 @@ relative, integers and bools exactly.
 usage: control_flow_test.py PATH_TO_WEFT
 Prints 'SKIPPED: ...' and exits 0 when TensorFlow is not installed.
 """
-import json
 import os
-import subprocess
 import sys
 import tempfile
 
@@ -26,80 +24,37 @@ except ImportError as e:  # pragma: no cover
     print(f"SKIPPED: tensorflow not installed ({e})")
     sys.exit(0)
 
+# tf_compare.py comes from //tests/interop, next to this file in runfiles.
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "interop"))
+from tf_compare import check, compare_fetches, run_weft, summary_exit_code  # noqa: E402
+
 tf1 = tf.compat.v1
 tf1.disable_eager_execution()
 tf1.disable_control_flow_v2()
 
 WEFT = os.path.abspath(sys.argv[1])
 WORK = tempfile.mkdtemp(prefix="weft_control_flow_", dir=os.environ.get("TEST_TMPDIR"))
-results = {"passed": 0, "failed": 0}
 V1_LOOP_OPS = {"Enter", "Exit", "NextIteration", "LoopCond", "Merge", "Switch"}
-
-
-def check(case, ok, detail=""):
-    if ok:
-        results["passed"] += 1
-        print(f"PASS {case}")
-    else:
-        results["failed"] += 1
-        print(f"FAIL {case}: {detail}")
 
 
 def tensor(graph, name):
     return graph.get_tensor_by_name(name if ":" in name else name + ":0")
 
 
-def feed_arg(name, value):
-    value = np.asarray(value)
-    spec = {"dtype": str(value.dtype), "shape": list(value.shape),
-            "values": value.reshape(-1).tolist()}
-    return f"{name}={json.dumps(spec)}"
-
-
-def decode(entry):
-    vals = [float(v) if isinstance(v, str) else v for v in entry["values"]]
-    return np.array(vals, dtype=entry["dtype"]).reshape(entry["shape"])
-
-
 def compare(case, graph, fetches, feeds=(), init=(), want_ops=(), rtol=1e-4, atol=1e-5):
     """Writes `graph`, runs it in TensorFlow and in weft, compares fetches."""
-    ops = {n.op for n in graph.as_graph_def().node}
-    missing = set(want_ops) - ops
+    missing = set(want_ops) - {n.op for n in graph.as_graph_def().node}
     if missing:
         check(f"{case}/uses_v1_ops", False, f"graph lacks {sorted(missing)}")
         return
     tf1.train.write_graph(graph.as_graph_def(), WORK, case + ".pb", as_text=False)
-    path = os.path.join(WORK, case + ".pb")
     with tf1.Session(graph=graph) as sess:
         for i in init:
             sess.run(graph.get_operation_by_name(i))
         ref = sess.run([tensor(graph, f) for f in fetches],
                        {tensor(graph, n): v for n, v in feeds})
-    cmd = [WEFT, "run", "--graph", path, "--format", "json"]
-    for f in fetches:
-        cmd += ["--fetch", f]
-    for i in init:
-        cmd += ["--init", i]
-    for name, value in feeds:
-        cmd += ["--feed", feed_arg(name, value)]
-    proc = subprocess.run(cmd, capture_output=True, text=True, timeout=300)
-    if proc.returncode != 0:
-        check(case, False, f"weft exited {proc.returncode}: {proc.stderr.strip()[-2000:]}")
-        return
-    got = json.loads(proc.stdout)["fetches"]
-    for name, want in zip(fetches, ref):
-        have = decode(got[name])
-        want = np.asarray(want)
-        if have.shape != want.shape:
-            check(f"{case}/{name}", False, f"shape {have.shape} != TF {want.shape}")
-        elif want.dtype.kind in "fc":
-            close = np.allclose(have, want, rtol=rtol, atol=atol, equal_nan=True)
-            check(f"{case}/{name}", close,
-                  f"max abs diff {np.max(np.abs(have - want)) if want.size else 0}: "
-                  f"{have} vs TF {want}")
-        else:
-            check(f"{case}/{name}", np.array_equal(have, want.astype(have.dtype)),
-                  f"{have} != TF {want}")
+    proc = run_weft(WEFT, os.path.join(WORK, case + ".pb"), fetches, feeds, init=init)
+    compare_fetches(case, proc, fetches, ref, rtol, atol)
 
 
 rng = np.random.RandomState(0)
@@ -221,5 +176,4 @@ with g.as_default():
 compare("control_flow_while_long", g, ["i_out", "s_out"],
         feeds=[("n", np.array(5000, np.int32))], want_ops=V1_LOOP_OPS)
 
-print(f"{results['passed']} passed, {results['failed']} failed")
-sys.exit(1 if results["failed"] else 0)
+sys.exit(summary_exit_code())
