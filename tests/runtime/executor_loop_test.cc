@@ -99,6 +99,13 @@ std::string AddCounter(GraphDefBuilder& b, const LoopVars& v) {
   return out;
 }
 
+// In loop "w"'s body: w/sw = Switch(acc, i < 3).
+void SwitchOnIBelowThree(GraphDefBuilder& b, const LoopVars& v) {
+  Const(b, "w/three", 3, v.pivot);
+  b.Op("w/lt", "Less", {v.i, "w/three"});
+  b.Op("w/sw", "Switch", {v.acc, "w/lt"}, {{"T", DT_INT32}});
+}
+
 TEST(ExecutorLoopTest, CounterLoop) {
   for (int parallel : {1, 10}) {
     GraphDefBuilder b;
@@ -187,9 +194,7 @@ TEST(ExecutorLoopTest, CondInsideTheLoopIsDeadPerIteration) {
   b.Placeholder("n", DT_INT32).Const("acc0", 7);
   LoopOutputs loop = AddLoop(
       b, "w", "n", "acc0", 10, "", [](GraphDefBuilder& b, const LoopVars& v) {
-        Const(b, "w/three", 3, v.pivot);
-        b.Op("w/lt", "Less", {v.i, "w/three"});
-        b.Op("w/sw", "Switch", {v.acc, "w/lt"}, {{"T", DT_INT32}});
+        SwitchOnIBelowThree(b, v);
         b.Op("w/taken_true", "CountRuns", {"w/sw:1"}, {{"T", DT_INT32}});
         b.Op("w/plus", "AddV2", {"w/taken_true", v.i}, {{"T", DT_INT32}});
         b.Op("w/taken_false", "CountRuns", {"w/sw:0"}, {{"T", DT_INT32}});
@@ -237,9 +242,7 @@ TEST(ExecutorLoopTest, ErrorInsideTheLoopAbortsCleanly) {
   b.Placeholder("n", DT_INT32).Const("acc0", 0);
   LoopOutputs loop = AddLoop(
       b, "w", "n", "acc0", 10, "", [](GraphDefBuilder& b, const LoopVars& v) {
-        Const(b, "w/three", 3, v.pivot);
-        b.Op("w/lt", "Less", {v.i, "w/three"});
-        b.Op("w/sw", "Switch", {v.acc, "w/lt"}, {{"T", DT_INT32}});
+        SwitchOnIBelowThree(b, v);
         b.Op("w/ok", "AddV2", {"w/sw:1", v.i}, {{"T", DT_INT32}});
         b.Op("w/bad", "Fail", {"w/sw:0"}, {{"T", DT_INT32}, {"code", 9}});
         b.Op("w/m", "Merge", {"w/ok", "w/bad"}, {{"T", DT_INT32}, {"N", 2}});
