@@ -560,6 +560,8 @@ void Executor::Impl::Step::ActivateEdges(const NodeItem& item,
                                          bool exclusive, TensorEntry* out,
                                          bool allow_move, ReadyQueue* q,
                                          ReadyQueue* expensive) {
+  // Constant without loops, so the straight-line path pays nothing for it.
+  const bool may_move = !kLoops || allow_move;
   TensorEntry* const inputs = iter->inputs.get();
   const OutEdge* e = edges_ + item.out_edge_start;
   const OutEdge* const end = e + item.num_out_edges;
@@ -574,13 +576,13 @@ void Executor::Impl::Step::ActivateEdges(const NodeItem& item,
     switch (e->activation) {
       case OutEdge::kDirect:
         if (!edge_dead && value != nullptr) {
-          Write(&inputs[e->dst_slot], value, e->move && allow_move);
+          Write(&inputs[e->dst_slot], value, e->move && may_move);
         }
         Ready<kLoops>(e->dst, edge_dead, iter, q, expensive);
         break;
       case OutEdge::kCounter: {
         if (!edge_dead && value != nullptr) {
-          Write(&inputs[e->dst_slot], value, e->move && allow_move);
+          Write(&inputs[e->dst_slot], value, e->move && may_move);
         }
         const int64_t delta = edge_dead ? kDeadArrival : kLiveArrival;
         std::atomic<int64_t>& counter = iter->counters[e->state_index];
@@ -615,6 +617,7 @@ void Executor::Impl::Step::ActivateMerge(const OutEdge& e, IterationState* iter,
     absl::MutexLock lock(&merge_mu_);
     MergeState& m = iter->merges[e.state_index];
     const int32_t num_data = iter->MergeDeadThreshold(e.state_index);
+    const bool may_move = !kLoops || allow_move;
     if (e.IsControl()) {
       // Deadness does not travel over a control edge into a Merge.
       if (--m.pending_control == 0) {
@@ -627,7 +630,7 @@ void Executor::Impl::Step::ActivateMerge(const OutEdge& e, IterationState* iter,
     } else if (!dead) {
       if (!m.live) {  // only the first live input counts
         m.live = true;
-        Write(&iter->inputs[e.dst_slot], value, e.move && allow_move);
+        Write(&iter->inputs[e.dst_slot], value, e.move && may_move);
         ready = m.pending_control == 0;
       }
     } else if (++m.dead_data == num_data && !m.live && m.pending_control == 0) {
