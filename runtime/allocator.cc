@@ -4,6 +4,7 @@
 #include <cstdlib>
 
 #include <malloc.h>
+#include <unistd.h>
 
 namespace weft {
 namespace {
@@ -15,9 +16,23 @@ void RaiseTo(std::atomic<int64_t>& target, int64_t value) {
   }
 }
 
+// A request above the machine's memory cannot succeed: refuse it outright
+// (the caller reports RESOURCE_EXHAUSTED) rather than ask malloc, which may
+// overcommit, or under a sanitizer abort the process.
+size_t LargestPossibleAllocation() {
+  static const size_t limit = [] {
+    const long pages = sysconf(_SC_PHYS_PAGES);
+    const long page_size = sysconf(_SC_PAGESIZE);
+    if (pages <= 0 || page_size <= 0) return size_t{1} << 40;
+    return static_cast<size_t>(pages) * static_cast<size_t>(page_size);
+  }();
+  return limit;
+}
+
 }  // namespace
 
 void* TrackingCpuAllocator::Allocate(size_t alignment, size_t num_bytes) {
+  if (num_bytes > LargestPossibleAllocation()) return nullptr;
   // malloc and align by hand, keeping malloc's pointer just before the
   // block: glibc's aligned_alloc carves every block out of a larger chunk
   // (about 100 ns), while small mallocs come from a per-thread cache. Graphs

@@ -3,7 +3,12 @@
 #ifndef WEFT_TOOLS_COMMANDS_H_
 #define WEFT_TOOLS_COMMANDS_H_
 
+#include <optional>
+#include <string>
+#include <vector>
+
 #include "absl/status/status.h"
+#include "tools/command_line.h"
 
 namespace weft {
 
@@ -13,11 +18,21 @@ inline constexpr int kExitUsage = 2;
 
 // argv[0] is the first argument after the subcommand name.
 int RunCommand(int argc, char** argv);
+int InspectCommand(int argc, char** argv);
 
 // Prints "error: CODE: message" to stderr and returns kExitError.
 int ReportError(const absl::Status& status);
 // Prints "usage error: message" and the command's usage; returns kExitUsage.
 int ReportUsage(const absl::Status& status, const char* usage);
+
+// The start every subcommand shares: parses argv into `cl`, answers --help
+// (cl must know a "help" switch), rejects positional arguments and missing
+// `required` flags, and checks a "format" flag, if `cl` has one, is text or
+// json. Returns the exit code when the command should stop now, nullopt
+// when it should go on.
+std::optional<int> StartCommand(int argc, char** argv, const char* usage,
+                                const std::vector<std::string>& required,
+                                CommandLine* cl);
 
 }  // namespace weft
 

@@ -11,6 +11,7 @@ constexpr char kUsage[] =
     "\n"
     "commands:\n"
     "  run      run a GraphDef and print fetched tensors\n"
+    "  inspect  summarize a GraphDef: ops, devices, variables, inputs, outputs\n"
     "\n"
     "Run 'weft <command> --help' for the command's flags.\n";
 
@@ -24,6 +25,9 @@ int main(int argc, char** argv) {
   }
   const char* command = argv[1];
   if (std::strcmp(command, "run") == 0) return weft::RunCommand(argc - 2, argv + 2);
+  if (std::strcmp(command, "inspect") == 0) {
+    return weft::InspectCommand(argc - 2, argv + 2);
+  }
   std::fprintf(stderr, "usage error: unknown command '%s'\n\n%s", command, kUsage);
   return weft::kExitUsage;
 }

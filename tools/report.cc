@@ -1,5 +1,7 @@
 #include <cstdio>
 
+#include "absl/strings/str_cat.h"
+
 #include "runtime/status.h"
 #include "tools/commands.h"
 
@@ -14,6 +16,35 @@ int ReportUsage(const absl::Status& status, const char* usage) {
   std::fprintf(stderr, "usage error: %s\n\n%s", std::string(status.message()).c_str(),
                usage);
   return kExitUsage;
+}
+
+std::optional<int> StartCommand(int argc, char** argv, const char* usage,
+                                const std::vector<std::string>& required,
+                                CommandLine* cl) {
+  if (absl::Status s = cl->Parse(argc, argv); !s.ok()) return ReportUsage(s, usage);
+  if (cl->Has("help")) {
+    std::fputs(usage, stdout);
+    return kExitOk;
+  }
+  if (!cl->positional().empty()) {
+    return ReportUsage(absl::InvalidArgumentError(absl::StrCat(
+                           "unexpected argument '", cl->positional()[0], "'")),
+                       usage);
+  }
+  for (const std::string& flag : required) {
+    if (!cl->Has(flag)) {
+      return ReportUsage(
+          absl::InvalidArgumentError(absl::StrCat("--", flag, " is required")),
+          usage);
+    }
+  }
+  const std::string format = cl->Get("format", "text");
+  if (format != "text" && format != "json") {
+    return ReportUsage(absl::InvalidArgumentError(absl::StrCat(
+                           "--format must be text or json, not '", format, "'")),
+                       usage);
+  }
+  return std::nullopt;
 }
 
 }  // namespace weft

@@ -1,6 +1,7 @@
 // weft run: load a GraphDef, feed, run, print fetches.
 #include <algorithm>
 #include <cstdio>
+#include <optional>
 #include <string>
 #include <utility>
 #include <vector>
@@ -124,18 +125,8 @@ int RunCommand(int argc, char** argv) {
                   {"format", kValue},
                   {"timing", kSwitch},
                   {"help", kSwitch}});
-  if (absl::Status s = cl.Parse(argc, argv); !s.ok()) return ReportUsage(s, kUsage);
-  if (cl.Has("help")) {
-    std::fputs(kUsage, stdout);
-    return kExitOk;
-  }
-  if (!cl.positional().empty()) {
-    return ReportUsage(absl::InvalidArgumentError(absl::StrCat(
-                           "unexpected argument '", cl.positional()[0], "'")),
-                       kUsage);
-  }
-  if (!cl.Has("graph")) {
-    return ReportUsage(absl::InvalidArgumentError("--graph is required"), kUsage);
+  if (std::optional<int> exit = StartCommand(argc, argv, kUsage, {"graph"}, &cl)) {
+    return *exit;
   }
   if (!cl.Has("fetch") && !cl.Has("target")) {
     return ReportUsage(
@@ -143,11 +134,6 @@ int RunCommand(int argc, char** argv) {
         kUsage);
   }
   const std::string format = cl.Get("format", "text");
-  if (format != "text" && format != "json") {
-    return ReportUsage(absl::InvalidArgumentError(absl::StrCat(
-                           "--format must be text or json, not '", format, "'")),
-                       kUsage);
-  }
   int64_t steps = 1;
   if (cl.Has("steps") && (!absl::SimpleAtoi(cl.Get("steps"), &steps) || steps < 1)) {
     return ReportUsage(absl::InvalidArgumentError(absl::StrCat(

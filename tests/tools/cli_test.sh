@@ -117,5 +117,25 @@ fi
 expect uninitialized_variable 1 "^error: FAILED_PRECONDITION: .*(uninitialized|w)" -- \
   "$WEFT" run --graph "$EXAMPLES/linear_regression.pbtxt" --fetch loss
 
+# weft inspect: a readable summary; exit 1 when the graph cannot run.
+expect inspect_help 0 "--graph FILE" -- "$WEFT" inspect --help
+expect inspect_no_graph 2 "usage error: --graph is required" -- "$WEFT" inspect
+expect inspect_mlp_ops 0 "14 nodes.*" -- "$WEFT" inspect --graph "$EXAMPLES/mlp_classifier.pbtxt"
+expect inspect_mlp_counts 0 "^  6	Const" -- "$WEFT" inspect --graph "$EXAMPLES/mlp_classifier.pbtxt"
+expect inspect_mlp_input 0 "^  x	float32\[\?,4\]	\(has a default\)" -- \
+  "$WEFT" inspect --graph "$EXAMPLES/mlp_classifier.pbtxt"
+expect inspect_mlp_outputs 0 "^    class:0" -- "$WEFT" inspect --graph "$EXAMPLES/mlp_classifier.pbtxt"
+expect inspect_variables 0 "^  w	float32\[\]	\(VariableV2\)" -- \
+  "$WEFT" inspect --graph "$EXAMPLES/linear_regression.pbtxt"
+expect inspect_targets 0 "targets:.*" -- "$WEFT" inspect --graph "$EXAMPLES/linear_regression.pbtxt"
+expect inspect_json 0 '"validation": "ok"' -- \
+  "$WEFT" inspect --graph "$EXAMPLES/mlp_classifier.pbtxt" --format json
+expect inspect_unknown_op 1 "^  b \(FancyOp\): unknown op" -- \
+  "$WEFT" inspect --graph "$TMP/unknown_op.pbtxt"
+expect inspect_cycle 1 "^validation: INVALID_ARGUMENT: .*cycle" -- \
+  "$WEFT" inspect --graph "$TMP/cycle.pbtxt"
+{ const_node a 1; echo "node { name: \"s\" op: \"Cast\" input: \"a\" attr { key: \"SrcT\" value { type: DT_FLOAT } } attr { key: \"DstT\" value { type: DT_STRING } } }"; } >"$TMP/no_kernel.pbtxt"
+expect inspect_no_kernel 1 "^  s \(Cast\): " -- "$WEFT" inspect --graph "$TMP/no_kernel.pbtxt"
+
 echo "$passed passed, $failed failed"
 [ "$failed" -eq 0 ]

@@ -10,7 +10,7 @@
 // shared library's, so every caller, Abseil's own included, goes through
 // these.
 //
-// Use: add "//tests/runtime:tsan_absl_sync" to a cc_test's deps.
+// Every binary that links //runtime:core gets it (alwayslink).
 #if defined(__SANITIZE_THREAD__)
 
 #include <dlfcn.h>
