@@ -1,6 +1,9 @@
-// Control-flow and function-call ops: NoOp, Switch/Merge (conditionals),
-// Enter/Exit/NextIteration/LoopCond (while loops), and the _Arg/_Retval pair
-// through which a session's feeds and fetches enter and leave a graph.
+// Control-flow and function-call ops: NoOp and ControlTrigger, Switch/Merge
+// (conditionals), Enter/Exit/NextIteration/LoopCond (while loops), the Ref*
+// variants of these that forward a variable's ref, the StackV2 family (the
+// per-step stacks a v1 while loop's gradient saves forward values in), and
+// the _Arg/_Retval pair through which a session's feeds and fetches enter
+// and leave a graph.
 #include "absl/strings/str_cat.h"
 #include "ops/framework/op_def_builder.h"
 #include "ops/framework/shape_inference.h"
@@ -39,6 +42,17 @@ absl::Status MergeShape(InferenceContext* c) {
   return absl::OkStatus();
 }
 
+absl::Status StackHandleShape(InferenceContext* c) {
+  c->set_output(0, PartialShape({}));
+  return absl::OkStatus();
+}
+
+// StackPushV2 passes its element through.
+absl::Status PushShape(InferenceContext* c) {
+  c->set_output(0, c->input(1));
+  return absl::OkStatus();
+}
+
 absl::Status LoopCondShape(InferenceContext* c) {
   WEFT_RETURN_IF_ERROR(c->WithRank(0, 0));
   c->set_output(0, PartialShape({}));
@@ -49,36 +63,78 @@ absl::Status LoopCondShape(InferenceContext* c) {
 
 void RegisterControlFlowOps(OpRegistry* r) {
   r->Register(OpDefBuilder("NoOp"), NoOutputs);
-  r->Register(OpDefBuilder("Switch")
-                  .Input("data: T")
-                  .Input("pred: bool")
-                  .Output("output_false: T")
-                  .Output("output_true: T")
-                  .Attr("T: type"),
-              SwitchShape);
-  r->Register(OpDefBuilder("Merge")
-                  .Input("inputs: N * T")
-                  .Output("output: T")
-                  .Output("value_index: int32")
-                  .Attr("T: type")
-                  .Attr("N: int >= 1"),
-              MergeShape);
-  r->Register(OpDefBuilder("Enter")
-                  .Input("data: T")
-                  .Output("output: T")
-                  .Attr("T: type")
-                  .Attr("frame_name: string")
-                  .Attr("is_constant: bool = false")
-                  .Attr("parallel_iterations: int = 10"),
-              UnchangedShape);
-  for (const char* op : {"Exit", "NextIteration"}) {
-    r->Register(
-        OpDefBuilder(op).Input("data: T").Output("output: T").Attr("T: type"),
-        UnchangedShape);
+  // Runs even when its inputs are dead (TensorFlow's v1 gradient graphs
+  // use it as a control-only join); the executor has no special case: it
+  // has no inputs of its own that could be dead.
+  r->Register(OpDefBuilder("ControlTrigger"), NoOutputs);
+  for (const char* ref : {"", "Ref"}) {
+    const bool is_ref = ref[0] != '\0';
+    const std::string t = is_ref ? "Ref(T)" : "T";
+    OpDefBuilder sw(absl::StrCat(ref, "Switch"));
+    sw.Input("data: " + t)
+        .Input("pred: bool")
+        .Output("output_false: " + t)
+        .Output("output_true: " + t)
+        .Attr("T: type");
+    if (is_ref) sw.SetAllowsUninitializedInput();
+    r->Register(sw, SwitchShape);
+    r->Register(OpDefBuilder(absl::StrCat(ref, "Merge"))
+                    .Input(is_ref ? "inputs: Ref(N * T)" : "inputs: N * T")
+                    .Output("output: " + t)
+                    .Output("value_index: int32")
+                    .Attr("T: type")
+                    .Attr("N: int >= 1"),
+                MergeShape);
+    r->Register(OpDefBuilder(absl::StrCat(ref, "Enter"))
+                    .Input("data: " + t)
+                    .Output("output: " + t)
+                    .Attr("T: type")
+                    .Attr("frame_name: string")
+                    .Attr("is_constant: bool = false")
+                    .Attr("parallel_iterations: int = 10"),
+                UnchangedShape);
+    for (const char* op : {"Exit", "NextIteration"}) {
+      r->Register(OpDefBuilder(absl::StrCat(ref, op))
+                      .Input("data: " + t)
+                      .Output("output: " + t)
+                      .Attr("T: type"),
+                  UnchangedShape);
+    }
   }
+  r->Register(OpDefBuilder("RefIdentity")
+                  .Input("input: Ref(T)")
+                  .Output("output: Ref(T)")
+                  .Attr("T: type")
+                  .SetAllowsUninitializedInput(),
+              UnchangedShape);
   r->Register(
       OpDefBuilder("LoopCond").Input("input: bool").Output("output: bool"),
       LoopCondShape);
+  r->Register(OpDefBuilder("StackV2")
+                  .Input("max_size: int32")
+                  .Output("handle: resource")
+                  .Attr("elem_type: type")
+                  .Attr("stack_name: string = ''")
+                  .SetIsStateful(),
+              StackHandleShape);
+  r->Register(OpDefBuilder("StackPushV2")
+                  .Input("handle: resource")
+                  .Input("elem: T")
+                  .Output("output: T")
+                  .Attr("T: type")
+                  .Attr("swap_memory: bool = false")
+                  .SetIsStateful(),
+              PushShape);
+  r->Register(OpDefBuilder("StackPopV2")
+                  .Input("handle: resource")
+                  .Output("elem: elem_type")
+                  .Attr("elem_type: type")
+                  .SetIsStateful(),
+              UnknownShape);
+  r->Register(OpDefBuilder("StackCloseV2")
+                  .Input("handle: resource")
+                  .SetIsStateful(),
+              NoOutputs);
   r->Register(OpDefBuilder("_Arg")
                   .Output("output: T")
                   .Attr("T: type")

@@ -27,6 +27,8 @@ void RegisterMatMulKernels(KernelRegistry* r);
 void RegisterNnKernels(KernelRegistry* r);
 void RegisterStateKernels(KernelRegistry* r);
 void RegisterControlFlowKernels(KernelRegistry* r);
+// Called by RegisterControlFlowKernels (ops/cpu/stack_kernels.cc).
+void RegisterStackKernels(KernelRegistry* r);
 void RegisterRandomKernels(KernelRegistry* r);
 void RegisterConvKernels(KernelRegistry* r);
 void RegisterTrainingKernels(KernelRegistry* r);

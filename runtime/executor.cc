@@ -8,12 +8,15 @@
 #include <vector>
 
 #include "absl/base/thread_annotations.h"
+#include "absl/container/flat_hash_map.h"
 #include "absl/container/inlined_vector.h"
 #include "absl/strings/str_cat.h"
 #include "absl/synchronization/mutex.h"
 #include "absl/synchronization/notification.h"
 #include "absl/time/clock.h"
+#include "runtime/executor_frames.h"
 #include "runtime/executor_graph.h"
+#include "runtime/resource_mgr.h"
 #include "runtime/status.h"
 
 namespace weft {
@@ -29,41 +32,6 @@ namespace {
 // 2^32 - 1 (one more dead, one fewer pending).
 constexpr int64_t kLiveArrival = -1;
 constexpr int64_t kDeadArrival = (int64_t{1} << 32) - 1;
-
-// Per-step state of one Merge (guarded by Step::merge_mu_).
-struct MergeState {
-  int32_t pending_control = 0;
-  int32_t dead_data = 0;
-  bool live = false;
-};
-
-// The state of one iteration of one frame: its nodes' input slots, pending
-// counters and Merge states, laid out as ExecutorGraph numbers them. A graph
-// without loops has one, the root frame's only iteration; while loops will
-// add a FrameState holding one per live iteration, and TaggedNode already
-// says which one a ready node belongs to.
-struct IterationState {
-  explicit IterationState(const ExecutorGraph& g)
-      : inputs(new TensorEntry[g.num_input_slots()]),
-        counters(new std::atomic<int64_t>[g.counter_init().size()]),
-        merges(g.merge_init().size()) {}
-
-  // Pending counts back to their initial values (inputs are already clear).
-  void Reset(const ExecutorGraph& g) {
-    const std::vector<int64_t>& init = g.counter_init();
-    for (size_t i = 0; i < init.size(); ++i) {
-      counters[i].store(init[i], std::memory_order_relaxed);
-    }
-    const std::vector<MergeInit>& minit = g.merge_init();
-    for (size_t i = 0; i < minit.size(); ++i) {
-      merges[i] = MergeState{minit[i].num_control, 0, false};
-    }
-  }
-
-  const std::unique_ptr<TensorEntry[]> inputs;
-  const std::unique_ptr<std::atomic<int64_t>[]> counters;
-  std::vector<MergeState> merges;  // guarded by the step's merge_mu_
-};
 
 }  // namespace
 
@@ -89,8 +57,8 @@ class Executor::Impl {
 };
 
 // The mutable state of one step: input slots, pending counters and merge
-// states (one "iteration" of the root frame; loops will add more), plus the
-// bookkeeping to know when the step is over.
+// states (the root frame's iteration, plus the frames and iterations of
+// while loops), and the bookkeeping to know when the step is over.
 //
 // Accounting: `outstanding_` counts nodes that are ready or running. A thread
 // running the loop holds a share of it fixed when the loop starts; nodes it
@@ -114,7 +82,9 @@ class Executor::Impl::Step {
         g_(*exec->graph_),
         items_(g_.items()),
         edges_(g_.edges()),
-        root_(g_) {}
+        has_loops_(g_.has_loops()),
+        root_(g_.root_frame()),
+        free_iterations_(g_.frames().size()) {}
 
   void Start(const StepArgs& args, DoneCallback done);
 
@@ -131,14 +101,30 @@ class Executor::Impl::Step {
   struct AsyncState;
   void AsyncDone(AsyncState* state);
 
-  // Sends `outs` (or deadness, if `dead`) along the node's out-edges, adding
-  // newly ready nodes to `q` (cheap) or `expensive`. `exclusive`: no other
-  // thread is working on this step, so counters need no atomic RMW.
-  void Propagate(const NodeItem& item, IterationState* iter, bool dead,
-                 bool exclusive, Outputs* outs, ReadyQueue* q,
-                 ReadyQueue* expensive);
+  // Sends a finished node's `outs` (or deadness, if `dead`) on. `exclusive`:
+  // no other thread is working on this step, so counters need no atomic RMW.
+  void Propagate(const NodeItem& item, int32_t node, IterationState* iter,
+                 bool dead, bool exclusive, Outputs* outs, ReadyQueue* q,
+                 ReadyQueue* expensive) {
+    if (has_loops_) {
+      PropagateInFrames(item, node, iter, dead, outs->data(), q, expensive);
+    } else {
+      ActivateEdges<false>(item, iter, dead, exclusive, outs->data(),
+                           /*allow_move=*/true, q, expensive);
+    }
+  }
+  // Sends `out` (or deadness) along the node's out-edges into iteration
+  // `iter`, adding newly ready nodes to `q` (cheap) or `expensive`.
+  // kLoops: the loop lock is held and ready nodes are counted in `iter`.
+  // !allow_move: `out` is given to several iterations (a loop invariant).
+  template <bool kLoops>
+  void ActivateEdges(const NodeItem& item, IterationState* iter, bool dead,
+                     bool exclusive, TensorEntry* out, bool allow_move,
+                     ReadyQueue* q, ReadyQueue* expensive);
+  template <bool kLoops>
   void Ready(int32_t node, bool dead, IterationState* iter, ReadyQueue* q,
              ReadyQueue* expensive) {
+    if constexpr (kLoops) ++iter->outstanding_ops;
     const NodeItem& item = items_[node];
     __builtin_prefetch(item.kernel);  // its vtable is read soon
     if (item.is_expensive && pool_ != nullptr) {
@@ -147,8 +133,35 @@ class Executor::Impl::Step {
       q->push_back(TaggedNode{node, dead, iter});
     }
   }
+  template <bool kLoops>
   void ActivateMerge(const OutEdge& e, IterationState* iter, bool dead,
-                     TensorEntry* value, ReadyQueue* q, ReadyQueue* expensive);
+                     TensorEntry* value, bool allow_move, ReadyQueue* q,
+                     ReadyQueue* expensive);
+
+  // While loops (executor_frames.h). All of it runs under loop_mu_.
+  // Routes a node's outputs by its LoopKind, then retires it from `iter`.
+  void PropagateInFrames(const NodeItem& item, int32_t node,
+                         IterationState* iter, bool dead, TensorEntry* out,
+                         ReadyQueue* q, ReadyQueue* expensive);
+  FrameState* FindOrCreateFrame(IterationState* parent_iter,
+                                const NodeItem& enter)
+      ABSL_EXCLUSIVE_LOCKS_REQUIRED(loop_mu_);
+  // Starts iteration last_iter + 1 and gives it the loop invariants.
+  IterationState* NewIteration(FrameState* frame, ReadyQueue* q,
+                               ReadyQueue* expensive)
+      ABSL_EXCLUSIVE_LOCKS_REQUIRED(loop_mu_);
+  void AddInvariant(FrameState* frame, int32_t node, bool dead,
+                    TensorEntry* value, ReadyQueue* q, ReadyQueue* expensive)
+      ABSL_EXCLUSIVE_LOCKS_REQUIRED(loop_mu_);
+  // Deletes finished iterations from the front of `frame` (starting
+  // deferred ones), then the frame itself when it is done, and so on up.
+  void CleanupFrame(FrameState* frame, ReadyQueue* q, ReadyQueue* expensive)
+      ABSL_EXCLUSIVE_LOCKS_REQUIRED(loop_mu_);
+  void RecycleIteration(std::unique_ptr<IterationState> iter)
+      ABSL_EXCLUSIVE_LOCKS_REQUIRED(loop_mu_);
+  // Frees every frame left at the end of a step (an aborted step leaves
+  // some, holding values).
+  void ClearFrames();
   // Keeps at most one expensive node for this thread (if it has nothing
   // else to do) and hands the rest to the pool.
   void Dispatch(ReadyQueue* expensive, ReadyQueue* q);
@@ -195,9 +208,21 @@ class Executor::Impl::Step {
   const OutEdge* const edges_;
   ThreadPool* pool_ = nullptr;
 
+  const bool has_loops_;
+
   // Per-step arrays, reused across steps.
   IterationState root_;
   absl::Mutex merge_mu_;  // guards every IterationState::merges
+
+  // While-loop state; empty for graphs without loops.
+  absl::Mutex loop_mu_ ABSL_ACQUIRED_BEFORE(merge_mu_);
+  absl::flat_hash_map<std::pair<IterationState*, int32_t>,
+                      std::unique_ptr<FrameState>>
+      frames_ ABSL_GUARDED_BY(loop_mu_);
+  // Finished iterations kept for reuse, by static frame (so a long loop
+  // allocates only as many as it ever has live).
+  std::vector<std::vector<std::unique_ptr<IterationState>>> free_iterations_
+      ABSL_GUARDED_BY(loop_mu_);
 
   // Set by Start().
   StepArgs args_;
@@ -248,7 +273,7 @@ void Executor::Impl::Step::Start(const StepArgs& args, DoneCallback done) {
   }
   {
     absl::MutexLock lock(&merge_mu_);
-    root_.Reset(g_);
+    root_.Reset(nullptr, 0, 0);
   }
   cancel_token_ = kInvalidToken;
   if (args.cancellation != nullptr) {
@@ -274,7 +299,7 @@ void Executor::Impl::Step::Start(const StepArgs& args, DoneCallback done) {
   ReadyQueue q;
   ReadyQueue expensive;
   for (auto it = roots.rbegin(); it != roots.rend(); ++it) {
-    Ready(*it, false, &root_, &q, &expensive);
+    Ready<false>(*it, false, &root_, &q, &expensive);
   }
   // Expensive roots already hold their count; hand them out as they are.
   for (const TaggedNode& t : expensive) {
@@ -325,9 +350,17 @@ void Executor::Impl::Step::Finish() {
     status = std::move(status_);
     status_ = absl::OkStatus();
   }
-  if (aborted_.load(std::memory_order_relaxed)) {
-    // Skipped nodes may hold inputs.
-    ClearEntries(root_.inputs.get(), g_.num_input_slots());
+  if (has_loops_) {
+    // Also frees any frames an aborted step left (a finished one has none).
+    ClearFrames();
+  }
+  if (aborted_.load(std::memory_order_relaxed) || has_loops_) {
+    // Skipped nodes (or nodes left waiting by a loop) may hold inputs.
+    ClearEntries(root_.inputs.get(), g_.root_frame().num_input_slots);
+  }
+  if (g_.uses_step_container()) {
+    exec_->options_.device->resource_manager()->Cleanup(
+        StepContainerName(args_.step_id));
   }
   DoneCallback done = std::move(done_);
   done_ = nullptr;
@@ -412,9 +445,10 @@ void Executor::Impl::Step::Process(TaggedNode t, int64_t share, ReadyQueue* q,
   // Alone on the step when no other thread holds a share: nobody else can
   // touch its counters until this thread hands work out (after Propagate).
   const bool exclusive = outstanding_.load(std::memory_order_acquire) == share;
-  if (t.dead && !item.is_transfer) {
+  if (t.dead && !item.runs_when_dead) {
     ClearEntries(in, item.num_inputs);
-    Propagate(item, t.iter, /*dead=*/true, exclusive, outs, q, &expensive);
+    Propagate(item, t.node, t.iter, /*dead=*/true, exclusive, outs, q,
+              &expensive);
   } else {
     if (item.needs_deref) {
       absl::Status s = Deref(item, t.node, in);
@@ -439,6 +473,8 @@ void Executor::Impl::Step::Process(TaggedNode t, int64_t share, ReadyQueue* q,
     params.rendezvous = base_params_.rendezvous;
     params.cancellation = base_params_.cancellation;
     params.is_input_dead = t.dead;
+    params.frame_id = t.iter->frame_id;
+    params.iter_id = t.iter->iter_num;
     OpKernelContext ctx(params);
     NodeExecEvent ev;
     if constexpr (kObserve) {
@@ -458,7 +494,8 @@ void Executor::Impl::Step::Process(TaggedNode t, int64_t share, ReadyQueue* q,
       Abort(ctx.status(), item);
       return;
     }
-    Propagate(item, t.iter, /*dead=*/false, exclusive, outs, q, &expensive);
+    Propagate(item, t.node, t.iter, /*dead=*/false, exclusive, outs, q,
+              &expensive);
     ClearEntries(outs->data(), item.num_outputs);
   }
   if (!expensive.empty()) Dispatch(&expensive, q);
@@ -471,6 +508,8 @@ void Executor::Impl::Step::StartAsync(TaggedNode t, const NodeItem& item,
   params.kernel = item.kernel;
   params.inputs = in;
   params.is_input_dead = t.dead;
+  params.frame_id = t.iter->frame_id;
+  params.iter_id = t.iter->iter_num;
   auto* state = new AsyncState(params, item.num_outputs);
   state->tagged = t;
   if constexpr (kObserve) {
@@ -500,8 +539,8 @@ void Executor::Impl::Step::AsyncDone(AsyncState* state) {
     Abort(state->ctx.status(), item);
   } else if (!aborted_.load(std::memory_order_relaxed)) {
     ReadyQueue expensive;
-    Propagate(item, t.iter, /*dead=*/false, /*exclusive=*/false, &state->outs,
-              &q, &expensive);
+    Propagate(item, t.node, t.iter, /*dead=*/false, /*exclusive=*/false,
+              &state->outs, &q, &expensive);
     if (!expensive.empty()) Dispatch(&expensive, &q);
   }
   delete state;
@@ -515,15 +554,17 @@ void Executor::Impl::Step::AsyncDone(AsyncState* state) {
 // ---------------------------------------------------------------------------
 // Propagation.
 
-void Executor::Impl::Step::Propagate(const NodeItem& item, IterationState* iter,
-                                     bool dead, bool exclusive, Outputs* outs,
-                                     ReadyQueue* q, ReadyQueue* expensive) {
-  // Loops will route Enter, Exit and NextIteration outputs to another
-  // iteration here; every other edge stays in `iter`.
+template <bool kLoops>
+void Executor::Impl::Step::ActivateEdges(const NodeItem& item,
+                                         IterationState* iter, bool dead,
+                                         bool exclusive, TensorEntry* out,
+                                         bool allow_move, ReadyQueue* q,
+                                         ReadyQueue* expensive) {
+  // Constant without loops, so the straight-line path pays nothing for it.
+  const bool may_move = !kLoops || allow_move;
   TensorEntry* const inputs = iter->inputs.get();
   const OutEdge* e = edges_ + item.out_edge_start;
   const OutEdge* const end = e + item.num_out_edges;
-  TensorEntry* const out = outs->data();
   for (; e != end; ++e) {
     TensorEntry* value = nullptr;
     bool edge_dead = dead;
@@ -535,13 +576,13 @@ void Executor::Impl::Step::Propagate(const NodeItem& item, IterationState* iter,
     switch (e->activation) {
       case OutEdge::kDirect:
         if (!edge_dead && value != nullptr) {
-          Write(&inputs[e->dst_slot], value, e->move);
+          Write(&inputs[e->dst_slot], value, e->move && may_move);
         }
-        Ready(e->dst, edge_dead, iter, q, expensive);
+        Ready<kLoops>(e->dst, edge_dead, iter, q, expensive);
         break;
       case OutEdge::kCounter: {
         if (!edge_dead && value != nullptr) {
-          Write(&inputs[e->dst_slot], value, e->move);
+          Write(&inputs[e->dst_slot], value, e->move && may_move);
         }
         const int64_t delta = edge_dead ? kDeadArrival : kLiveArrival;
         std::atomic<int64_t>& counter = iter->counters[e->state_index];
@@ -553,26 +594,30 @@ void Executor::Impl::Step::Propagate(const NodeItem& item, IterationState* iter,
           now = counter.fetch_add(delta, std::memory_order_acq_rel) + delta;
         }
         if (static_cast<int32_t>(now) == 0) {
-          Ready(e->dst, (now >> 32) != 0, iter, q, expensive);
+          Ready<kLoops>(e->dst, (now >> 32) != 0, iter, q, expensive);
         }
         break;
       }
       case OutEdge::kMerge:
-        ActivateMerge(*e, iter, edge_dead, value, q, expensive);
+        ActivateMerge<kLoops>(*e, iter, edge_dead, value, allow_move, q,
+                              expensive);
         break;
     }
   }
 }
 
+template <bool kLoops>
 void Executor::Impl::Step::ActivateMerge(const OutEdge& e, IterationState* iter,
                                          bool dead, TensorEntry* value,
-                                         ReadyQueue* q, ReadyQueue* expensive) {
+                                         bool allow_move, ReadyQueue* q,
+                                         ReadyQueue* expensive) {
   bool ready = false;
   bool ready_dead = false;
   {
     absl::MutexLock lock(&merge_mu_);
     MergeState& m = iter->merges[e.state_index];
-    const int32_t num_data = g_.merge_init()[e.state_index].num_data;
+    const int32_t num_data = iter->MergeDeadThreshold(e.state_index);
+    const bool may_move = !kLoops || allow_move;
     if (e.IsControl()) {
       // Deadness does not travel over a control edge into a Merge.
       if (--m.pending_control == 0) {
@@ -585,14 +630,199 @@ void Executor::Impl::Step::ActivateMerge(const OutEdge& e, IterationState* iter,
     } else if (!dead) {
       if (!m.live) {  // only the first live input counts
         m.live = true;
-        Write(&iter->inputs[e.dst_slot], value, e.move);
+        Write(&iter->inputs[e.dst_slot], value, e.move && may_move);
         ready = m.pending_control == 0;
       }
     } else if (++m.dead_data == num_data && !m.live && m.pending_control == 0) {
       ready = ready_dead = true;
     }
   }
-  if (ready) Ready(e.dst, ready_dead, iter, q, expensive);
+  if (ready) Ready<kLoops>(e.dst, ready_dead, iter, q, expensive);
+}
+
+// ---------------------------------------------------------------------------
+// While loops: frames and iterations (TensorFlow's Enter/Exit/NextIteration).
+//
+// Every activation in a graph with loops happens under loop_mu_, which also
+// guards the bookkeeping that decides when an iteration and a frame are
+// done: an iteration is done when none of its nodes is ready or running, no
+// child frame started from it is live, the iteration before it is deleted
+// (iterations finish in order) and, for the first one, every Enter of the
+// frame has delivered. A frame is done when all its Enters have delivered
+// and its last iteration is deleted; its Exits that never delivered a live
+// value then deliver deadness to the parent.
+
+void Executor::Impl::Step::PropagateInFrames(const NodeItem& item,
+                                             int32_t node,
+                                             IterationState* iter, bool dead,
+                                             TensorEntry* out, ReadyQueue* q,
+                                             ReadyQueue* expensive) {
+  absl::MutexLock lock(&loop_mu_);
+  FrameState* const frame = iter->frame;
+  FrameState* child = nullptr;
+  switch (item.loop_kind) {
+    case NodeItem::kNone:
+      ActivateEdges<true>(item, iter, dead, /*exclusive=*/true, out,
+                          /*allow_move=*/true, q, expensive);
+      break;
+    case NodeItem::kEnter:
+      child = FindOrCreateFrame(iter, item);
+      if (item.is_constant_enter) {
+        AddInvariant(child, node, dead, out, q, expensive);
+      } else {
+        // Iteration 0 lives until every Enter has delivered.
+        ActivateEdges<true>(item, child->iteration(0), dead, true, out, true,
+                            q, expensive);
+      }
+      --child->pending_enters;
+      break;
+    case NodeItem::kExit:
+      // A dead Exit waits for the end of the frame: every iteration but the
+      // last has one.
+      if (!dead) {
+        frame->exit_live[item.exit_index] = true;
+        ActivateEdges<true>(item, frame->parent_iter, false, true, out, true,
+                            q, expensive);
+      }
+      break;
+    case NodeItem::kNextIteration: {
+      if (dead) break;  // the loop ends here; deadness stops
+      IterationState* next = frame->iteration(iter->iter_num + 1);
+      if (next == nullptr) {
+        if (static_cast<int64_t>(frame->iterations.size()) >=
+            frame->info->parallel_iterations) {
+          frame->deferred.push_back(FrameState::Deferred{node, TensorEntry()});
+          Write(&frame->deferred.back().value, out, /*move=*/true);
+          break;
+        }
+        next = NewIteration(frame, q, expensive);
+      }
+      ActivateEdges<true>(item, next, false, true, out, true, q, expensive);
+      break;
+    }
+  }
+  --iter->outstanding_ops;
+  if (child != nullptr) CleanupFrame(child, q, expensive);
+  if (frame != nullptr) CleanupFrame(frame, q, expensive);
+}
+
+FrameState* Executor::Impl::Step::FindOrCreateFrame(IterationState* parent_iter,
+                                                    const NodeItem& enter) {
+  std::unique_ptr<FrameState>& slot =
+      frames_[std::make_pair(parent_iter, enter.child_frame)];
+  if (slot != nullptr) return slot.get();
+  slot = std::make_unique<FrameState>();
+  FrameState* frame = slot.get();
+  frame->info = &g_.frames()[enter.child_frame];
+  frame->static_index = enter.child_frame;
+  frame->id = ChildFrameId(parent_iter->frame_id, parent_iter->iter_num,
+                           frame->info->name);
+  frame->parent = parent_iter->frame;
+  frame->parent_iter = parent_iter;
+  frame->pending_enters = frame->info->num_enters;
+  frame->exit_live.assign(frame->info->exits.size(), false);
+  ++parent_iter->outstanding_frames;
+  NewIteration(frame, nullptr, nullptr);  // no invariants yet
+  return frame;
+}
+
+IterationState* Executor::Impl::Step::NewIteration(FrameState* frame,
+                                                   ReadyQueue* q,
+                                                   ReadyQueue* expensive) {
+  std::vector<std::unique_ptr<IterationState>>& pool =
+      free_iterations_[frame->static_index];
+  std::unique_ptr<IterationState> iter;
+  if (pool.empty()) {
+    iter = std::make_unique<IterationState>(*frame->info);
+  } else {
+    iter = std::move(pool.back());
+    pool.pop_back();
+  }
+  ++frame->last_iter;
+  if (frame->iterations.empty()) frame->first_iter = frame->last_iter;
+  IterationState* raw = iter.get();
+  frame->iterations.push_back(std::move(iter));
+  {
+    absl::MutexLock lock(&merge_mu_);
+    raw->Reset(frame, frame->last_iter, frame->id);
+  }
+  for (FrameState::Invariant& inv : frame->invariants) {
+    ActivateEdges<true>(items_[inv.node], raw, inv.dead, true, &inv.value,
+                        /*allow_move=*/false, q, expensive);
+  }
+  return raw;
+}
+
+void Executor::Impl::Step::AddInvariant(FrameState* frame, int32_t node,
+                                        bool dead, TensorEntry* value,
+                                        ReadyQueue* q, ReadyQueue* expensive) {
+  frame->invariants.push_back(FrameState::Invariant{node, dead, TensorEntry()});
+  FrameState::Invariant& inv = frame->invariants.back();
+  if (!dead && value->has_value) Write(&inv.value, value, /*move=*/true);
+  for (const std::unique_ptr<IterationState>& iter : frame->iterations) {
+    ActivateEdges<true>(items_[node], iter.get(), dead, true, &inv.value,
+                        /*allow_move=*/false, q, expensive);
+  }
+}
+
+void Executor::Impl::Step::CleanupFrame(FrameState* frame, ReadyQueue* q,
+                                        ReadyQueue* expensive) {
+  while (frame != nullptr) {
+    while (!frame->iterations.empty()) {
+      IterationState* first = frame->iterations.front().get();
+      if (first->outstanding_ops != 0 || first->outstanding_frames != 0 ||
+          (first->iter_num == 0 && frame->pending_enters != 0)) {
+        return;  // not done; later iterations wait for it
+      }
+      RecycleIteration(std::move(frame->iterations.front()));
+      frame->iterations.pop_front();
+      ++frame->first_iter;
+      if (!frame->deferred.empty()) {
+        IterationState* next = NewIteration(frame, q, expensive);
+        for (FrameState::Deferred& d : frame->deferred) {
+          ActivateEdges<true>(items_[d.node], next, false, true, &d.value,
+                              true, q, expensive);
+        }
+        frame->deferred.clear();
+      }
+    }
+    if (frame->pending_enters != 0) return;
+    // The frame is done: dead Exits deliver now, once.
+    IterationState* parent_iter = frame->parent_iter;
+    const std::vector<int32_t>& exits = frame->info->exits;
+    for (size_t k = 0; k < exits.size(); ++k) {
+      if (frame->exit_live[k]) continue;
+      ActivateEdges<true>(items_[exits[k]], parent_iter, /*dead=*/true, true,
+                          nullptr, true, q, expensive);
+    }
+    --parent_iter->outstanding_frames;
+    FrameState* parent = frame->parent;
+    for (FrameState::Invariant& inv : frame->invariants) {
+      if (inv.value.has_value) inv.value.Clear();
+    }
+    frames_.erase(std::make_pair(parent_iter, frame->static_index));
+    frame = parent;  // the parent iteration may be done now
+  }
+}
+
+void Executor::Impl::Step::RecycleIteration(
+    std::unique_ptr<IterationState> iter) {
+  // Nodes that never ran (e.g. waiting on the untaken side of a loop Merge)
+  // may still hold inputs.
+  ClearEntries(iter->inputs.get(), iter->info->num_input_slots);
+  const int32_t index = iter->frame->static_index;
+  iter->frame = nullptr;
+  free_iterations_[index].push_back(std::move(iter));
+}
+
+void Executor::Impl::Step::ClearFrames() {
+  absl::MutexLock lock(&loop_mu_);
+  for (auto& [key, frame] : frames_) {
+    for (std::unique_ptr<IterationState>& iter : frame->iterations) {
+      RecycleIteration(std::move(iter));
+    }
+  }
+  frames_.clear();  // their invariants and deferred values with them
 }
 
 void Executor::Impl::Step::Dispatch(ReadyQueue* expensive, ReadyQueue* q) {

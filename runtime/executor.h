@@ -42,9 +42,25 @@
 // scheduling too; the step then returns CANCELLED. Either way Run returns
 // once running kernels have finished.
 //
-// Loops. Enter/Exit/NextIteration (TensorFlow's while-loop frames) are not
-// supported yet: Create returns UNIMPLEMENTED naming the node. The per-step
-// state is kept per "iteration" so frames can be added without a rewrite.
+// Loops (TensorFlow's v1 while loops). Each loop body is a frame; a step
+// runs one instance of it per iteration of the enclosing frame, keyed by
+// (parent frame instance, parent iteration, frame_name), and each instance
+// runs iterations 0, 1, ... with per-iteration input slots, counters and
+// Merge states (numbered per frame, see executor_graph.h). Enter sends its
+// input into iteration 0 of the child frame, or, with is_constant, into
+// every iteration (a loop invariant); NextIteration sends to the next
+// iteration of its frame; Exit sends to the parent frame's iteration.
+// Deadness is per iteration: a dead NextIteration ends the loop, a dead
+// Exit (every iteration but the last has one) is held back and, if no live
+// value left through that Exit, delivered as dead when the frame instance
+// is done. At most parallel_iterations (the Enter attr) iterations of an
+// instance are live at once; a further NextIteration waits until the
+// oldest finishes. Iterations finish in order and are recycled, and a frame
+// instance is freed when its last iteration finishes, so a long loop holds
+// no more than parallel_iterations iterations. Kernels see the instance and
+// iteration in OpKernelContext::frame_id()/iter_id() (0, 0 outside loops).
+// Graphs with loops do their loop bookkeeping under one per-step lock;
+// graphs without loops never take it.
 //
 // Thread safety: Run and RunAsync may be called concurrently; each call is an
 // independent step (kernels must allow concurrent Compute, as OpKernel

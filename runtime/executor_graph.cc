@@ -1,6 +1,9 @@
 #include "runtime/executor_graph.h"
 
 #include <algorithm>
+#include <deque>
+#include <map>
+#include <utility>
 
 #include "absl/strings/str_cat.h"
 #include "ops/framework/node_def_util.h"
@@ -20,6 +23,71 @@ bool IsShared(const Node& node) {
 
 }  // namespace
 
+absl::Status ExecutorGraph::AssignFrames(const std::vector<Node*>& nodes,
+                                         const std::vector<int32_t>& index_of) {
+  const int n = static_cast<int>(nodes.size());
+  frames_.assign(1, FrameInfo());
+  std::map<std::pair<int32_t, std::string>, int32_t> child_of;
+  std::vector<int32_t> frame_of(n, -1);
+  std::deque<int32_t> queue;
+  for (int32_t r : roots_) {
+    frame_of[r] = 0;
+    queue.push_back(r);
+  }
+  while (!queue.empty()) {
+    const int32_t i = queue.front();
+    queue.pop_front();
+    const Node& node = *nodes[i];
+    NodeItem& item = items_[i];
+    const int32_t f = frame_of[i];
+    item.frame = f;
+    int32_t out_frame = f;
+    if (item.loop_kind == NodeItem::kEnter) {
+      std::string name;
+      WEFT_RETURN_IF_ERROR(GetNodeAttr(node.def(), "frame_name", &name));
+      int64_t parallel = 10;
+      WEFT_RETURN_IF_ERROR(
+          GetNodeAttr(node.def(), "parallel_iterations", &parallel));
+      auto [it, added] = child_of.emplace(
+          std::make_pair(f, name), static_cast<int32_t>(frames_.size()));
+      if (added) {
+        FrameInfo info;
+        info.name = name;
+        info.parent = f;
+        info.parallel_iterations = std::max<int64_t>(parallel, 1);
+        frames_.push_back(std::move(info));
+      }
+      out_frame = item.child_frame = it->second;
+      ++frames_[out_frame].num_enters;
+    } else if (item.loop_kind == NodeItem::kExit) {
+      if (f == 0) {
+        return absl::InvalidArgumentError(
+            absl::StrCat(NodeLabel(node.def()),
+                         ": Exit is not inside a while loop (no Enter leads "
+                         "to it)"));
+      }
+      out_frame = frames_[f].parent;
+      item.exit_index = static_cast<int32_t>(frames_[f].exits.size());
+      frames_[f].exits.push_back(i);
+    }
+    for (const Edge* e : node.out_edges()) {
+      const int32_t dst = index_of[e->dst->id()];
+      if (frame_of[dst] < 0) {
+        frame_of[dst] = out_frame;
+        queue.push_back(dst);
+      } else if (frame_of[dst] != out_frame) {
+        return absl::InvalidArgumentError(absl::StrCat(
+            NodeLabel(nodes[dst]->def()), ": reached from two frames ('",
+            frames_[frame_of[dst]].name, "' and '", frames_[out_frame].name,
+            "', via ", node.name(),
+            "); a while loop's nodes must be entered through its Enters"));
+      }
+    }
+  }
+  // Nodes not reachable from a root never run; leave them in the root frame.
+  return absl::OkStatus();
+}
+
 absl::StatusOr<std::unique_ptr<ExecutorGraph>> ExecutorGraph::Build(
     const Graph& graph, Device* device, const KernelRegistry& kernels,
     KernelCache* cache) {
@@ -31,15 +99,8 @@ absl::StatusOr<std::unique_ptr<ExecutorGraph>> ExecutorGraph::Build(
 
   eg->kernels_.reserve(n);
   eg->items_.resize(n);
-  int32_t slots = 0;
   for (int i = 0; i < n; ++i) {
     const Node& node = *nodes[i];
-    if (node.IsLoopOp()) {
-      return absl::UnimplementedError(absl::StrCat(
-          NodeLabel(node.def()),
-          ": while loops (Enter/Exit/NextIteration frames) are not "
-          "supported by Weft's executor yet"));
-    }
     auto create = [&]() -> absl::StatusOr<std::unique_ptr<OpKernel>> {
       absl::StatusOr<std::unique_ptr<OpKernel>> kernel =
           kernels.CreateKernel(node.def(), node.op_def(), device);
@@ -61,15 +122,24 @@ absl::StatusOr<std::unique_ptr<ExecutorGraph>> ExecutorGraph::Build(
       item.kernel = kernel.get();
       eg->kernels_.push_back(std::move(kernel));
     }
-    item.input_start = slots;
     item.num_inputs = node.num_inputs();
     item.num_outputs = node.num_outputs();
     item.is_merge = node.IsMerge();
     item.is_async = item.kernel->IsAsync();
     item.is_expensive = item.kernel->IsExpensive();
-    item.is_transfer = node.IsTransfer();
+    item.runs_when_dead =
+        node.IsTransfer() || node.type_string() == "ControlTrigger";
+    if (node.type_string() == "StackV2") eg->uses_step_container_ = true;
     item.may_skip_outputs = node.IsSwitch() || node.IsTransfer();
-    slots += item.num_inputs;
+    if (node.IsEnter()) {
+      item.loop_kind = NodeItem::kEnter;
+      WEFT_RETURN_IF_ERROR(
+          GetNodeAttr(node.def(), "is_constant", &item.is_constant_enter));
+    } else if (node.IsExit()) {
+      item.loop_kind = NodeItem::kExit;
+    } else if (node.IsNextIteration()) {
+      item.loop_kind = NodeItem::kNextIteration;
+    }
     eg->max_outputs_ = std::max(eg->max_outputs_, item.num_outputs);
 
     int in_edges = 0;
@@ -101,17 +171,36 @@ absl::StatusOr<std::unique_ptr<ExecutorGraph>> ExecutorGraph::Build(
         }
       }
     }
+    if (in_edges == 0) eg->roots_.push_back(i);
+  }
+  WEFT_RETURN_IF_ERROR(eg->AssignFrames(nodes, index_of));
+
+  // Slots and pending state, numbered per frame.
+  for (int i = 0; i < n; ++i) {
+    const Node& node = *nodes[i];
+    NodeItem& item = eg->items_[i];
+    FrameInfo& frame = eg->frames_[item.frame];
+    item.input_start = frame.num_input_slots;
+    frame.num_input_slots += item.num_inputs;
+    int in_edges = 0;
+    MergeInit merge;
+    for (const Edge* e : node.in_edges()) {
+      ++in_edges;
+      if (e->IsControlEdge()) {
+        ++merge.num_control;
+        continue;
+      }
+      ++merge.num_data;
+      if (e->src->IsNextIteration()) ++merge.num_back;
+    }
     if (item.is_merge) {
-      item.state_index = static_cast<int32_t>(eg->merge_init_.size());
-      eg->merge_init_.push_back(MergeInit{data_edges, in_edges - data_edges});
+      item.state_index = static_cast<int32_t>(frame.merge_init.size());
+      frame.merge_init.push_back(merge);
     } else if (in_edges > 1) {
-      item.state_index = static_cast<int32_t>(eg->counter_init_.size());
-      eg->counter_init_.push_back(in_edges);
-    } else if (in_edges == 0) {
-      eg->roots_.push_back(i);
+      item.state_index = static_cast<int32_t>(frame.counter_init.size());
+      frame.counter_init.push_back(in_edges);
     }
   }
-  eg->num_input_slots_ = slots;
 
   // Out-edges: data edges grouped by output (so the last reader of each
   // output can move it), then control edges.

@@ -16,6 +16,15 @@
 //             pending | dead_count << 32, decremented by each arrival;
 //   kMerge    a Merge: first live data input wins, under a per-step lock.
 //
+// While loops (TensorFlow's frames). Every node belongs to one static frame:
+// the root frame (index 0) or the body of a while loop, found by walking the
+// graph from its roots: an Enter's outputs are in the child frame named by its
+// `frame_name` attr, an Exit's in the parent of its own frame, every other
+// node's in its producer's frame. Input slots and state indices are numbered
+// per frame, so one iteration of a frame holds arrays sized for that frame's
+// nodes only (FrameInfo). A graph without loops has only the root frame and
+// its numbering is the same as before frames existed.
+//
 // Thread safety: immutable after Build(); shared by concurrent steps.
 // Ownership: owns the kernels, except those shared through a KernelCache.
 #ifndef WEFT_RUNTIME_EXECUTOR_GRAPH_H_
@@ -35,10 +44,17 @@
 
 namespace weft {
 
-// Slots and state indices are offsets into one IterationState's arrays
-// (executor.cc). With while loops they will be numbered per frame, each
-// iteration of a frame holding arrays sized for that frame's nodes only.
+// Slots and state indices are offsets into the arrays of one iteration of
+// the node's frame (IterationState in executor.cc).
 struct NodeItem {
+  // How a node moves values between frames and iterations.
+  enum LoopKind : uint8_t {
+    kNone,           // outputs stay in the node's own iteration
+    kEnter,          // into iteration 0 of a child frame (every iteration
+                     // when is_constant_enter)
+    kExit,           // to the parent frame's iteration
+    kNextIteration,  // to the next iteration of the same frame
+  };
   OpKernel* kernel = nullptr;
   int32_t input_start = 0;  // first slot in the iteration's input array
   int32_t num_inputs = 0;
@@ -50,10 +66,17 @@ struct NodeItem {
   bool is_merge = false;
   bool is_async = false;
   bool is_expensive = false;
-  bool is_transfer = false;       // runs even when dead (Send/Recv)
+  // Runs even when dead: Send/Recv (which forward deadness) and
+  // ControlTrigger (whose outputs are live even then, as in TensorFlow).
+  bool runs_when_dead = false;
   bool may_skip_outputs = false;  // Switch, Recv: an unset output is dead
   bool needs_deref = false;       // a plain input is fed from a ref output
   bool allows_uninitialized_input = false;  // from the OpDef
+  LoopKind loop_kind = kNone;
+  bool is_constant_enter = false;  // Enter with is_constant: a loop invariant
+  int32_t frame = 0;               // static frame (index into frames())
+  int32_t child_frame = -1;        // Enter: the frame it enters
+  int32_t exit_index = -1;         // Exit: index in its frame's exits
 };
 
 struct OutEdge {
@@ -71,12 +94,31 @@ struct OutEdge {
 struct MergeInit {
   int32_t num_data = 0;
   int32_t num_control = 0;
+  // Data inputs from NextIteration (a loop's back edges). They only arrive
+  // in iterations after the first, and the others only in the first, so a
+  // loop Merge is dead once the inputs that can reach it this iteration are.
+  int32_t num_back = 0;
+};
+
+// One static frame: the root (index 0, parent -1) or a while-loop body.
+struct FrameInfo {
+  std::string name;  // the Enters' frame_name; empty for the root
+  int32_t parent = -1;
+  // Most iterations of one frame instance that may be live at once (>= 1).
+  int64_t parallel_iterations = 1;
+  int32_t num_enters = 0;      // Enter nodes feeding this frame
+  std::vector<int32_t> exits;  // Exit nodes in this frame
+  int32_t num_input_slots = 0;
+  // Initial counter values (pending in-edges, no dead ones), by state index.
+  std::vector<int64_t> counter_init;
+  std::vector<MergeInit> merge_init;
 };
 
 class ExecutorGraph {
  public:
-  // UNIMPLEMENTED for loop ops, kernel errors naming node, op, device and
-  // dtype, INVALID_ARGUMENT for an unconnected data input.
+  // Kernel errors naming node, op, device and dtype; INVALID_ARGUMENT for an
+  // unconnected data input or a malformed loop (an Exit outside any loop, a
+  // node reached from two different frames).
   // Stateful nodes' kernels come from `cache` when it is not null.
   static absl::StatusOr<std::unique_ptr<ExecutorGraph>> Build(
       const Graph& graph, Device* device, const KernelRegistry& kernels,
@@ -90,11 +132,14 @@ class ExecutorGraph {
   const NodeItem* items() const { return items_.data(); }
   const OutEdge* edges() const { return edges_.data(); }
   const std::vector<int32_t>& roots() const { return roots_; }
-  int num_input_slots() const { return num_input_slots_; }
   int max_outputs() const { return max_outputs_; }
-  // Initial counter values (pending in-edges, no dead ones), by state index.
-  const std::vector<int64_t>& counter_init() const { return counter_init_; }
-  const std::vector<MergeInit>& merge_init() const { return merge_init_; }
+  // frames()[0] is the root frame; more only if the graph has while loops.
+  const std::vector<FrameInfo>& frames() const { return frames_; }
+  const FrameInfo& root_frame() const { return frames_[0]; }
+  bool has_loops() const { return frames_.size() > 1; }
+  // Some node keeps resources in the step's container (StackV2), which the
+  // executor must drop when the step ends.
+  bool uses_step_container() const { return uses_step_container_; }
   // For a node with needs_deref: the producer of each input ("w"), for
   // "Attempting to use uninitialized value w".
   const std::string& input_source(int node, int input) const {
@@ -103,16 +148,19 @@ class ExecutorGraph {
 
  private:
   ExecutorGraph() = default;
+  // Sets every node's frame (NodeItem::frame, child_frame) and creates the
+  // FrameInfos, without their slot numbering.
+  absl::Status AssignFrames(const std::vector<Node*>& nodes,
+                            const std::vector<int32_t>& index_of);
 
   std::vector<std::unique_ptr<OpKernel>> kernels_;  // those not cached
   std::vector<NodeItem> items_;
   std::vector<OutEdge> edges_;
   std::vector<int32_t> roots_;
-  std::vector<int64_t> counter_init_;
-  std::vector<MergeInit> merge_init_;
+  std::vector<FrameInfo> frames_;
   std::vector<std::vector<std::string>> input_sources_;
-  int num_input_slots_ = 0;
   int max_outputs_ = 0;
+  bool uses_step_container_ = false;
 };
 
 }  // namespace weft

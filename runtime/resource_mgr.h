@@ -50,6 +50,12 @@ class Var : public ResourceBase {
   Tensor tensor_;
 };
 
+// The container of resources private to one step (e.g. a while loop's
+// gradient stacks); the executor drops it when the step ends.
+inline std::string StepContainerName(int64_t step_id) {
+  return absl::StrCat("__per_step_", step_id);
+}
+
 class ResourceMgr {
  public:
   explicit ResourceMgr(std::string default_container = "localhost")

@@ -5,8 +5,10 @@
 // sees dead inputs through has_input(). Switch sets only the output its
 // predicate selects; Merge forwards the first live input.
 //
-// Enter, Exit and NextIteration pass data through; the executor gives them
-// their frame semantics. _Arg and _Retval move values in and out of the
+// Enter, Exit and NextIteration (and their Ref variants, which forward the
+// ref) pass data through; the executor gives them their frame semantics.
+// ControlTrigger does nothing; the executor runs it even when its control
+// inputs are dead. _Arg and _Retval move values in and out of the
 // step's CallFrame.
 #include <string>
 
@@ -127,11 +129,19 @@ class RetvalOp : public OpKernel {
 
 void RegisterControlFlowKernels(KernelRegistry* r) {
   r->Register(KernelDef("NoOp", kDeviceTypeCpu), MakeKernel<NoOp>);
-  r->Register(KernelDef("Switch", kDeviceTypeCpu), MakeKernel<SwitchOp>);
-  r->Register(KernelDef("Merge", kDeviceTypeCpu), MakeKernel<MergeOp>);
-  for (const char* op : {"Enter", "Exit", "NextIteration", "LoopCond"}) {
+  r->Register(KernelDef("ControlTrigger", kDeviceTypeCpu), MakeKernel<NoOp>);
+  for (const char* op : {"Switch", "RefSwitch"}) {
+    r->Register(KernelDef(op, kDeviceTypeCpu), MakeKernel<SwitchOp>);
+  }
+  for (const char* op : {"Merge", "RefMerge"}) {
+    r->Register(KernelDef(op, kDeviceTypeCpu), MakeKernel<MergeOp>);
+  }
+  for (const char* op :
+       {"Enter", "Exit", "NextIteration", "LoopCond", "RefEnter", "RefExit",
+        "RefNextIteration", "RefIdentity"}) {
     r->Register(KernelDef(op, kDeviceTypeCpu), MakeKernel<ForwardOp>);
   }
+  RegisterStackKernels(r);
   r->Register(KernelDef("_Arg", kDeviceTypeCpu), MakeKernel<ArgOp>);
   r->Register(KernelDef("_Retval", kDeviceTypeCpu), MakeKernel<RetvalOp>);
 }

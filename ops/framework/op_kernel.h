@@ -151,6 +151,10 @@ class OpKernelContext {
     Rendezvous* rendezvous = nullptr;
     CancellationManager* cancellation = nullptr;
     bool is_input_dead = false;  // for Recv-like kernels that forward deadness
+    // The while-loop frame instance and iteration the node runs in (0, 0
+    // outside loops); Send/Recv put them in rendezvous keys.
+    uint64_t frame_id = 0;
+    int64_t iter_id = 0;
   };
   explicit OpKernelContext(const Params& params) : p_(params) {}
 
@@ -208,6 +212,8 @@ class OpKernelContext {
   Rendezvous* rendezvous() const { return p_.rendezvous; }
   CancellationManager* cancellation() const { return p_.cancellation; }
   bool is_input_dead() const { return p_.is_input_dead; }
+  uint64_t frame_id() const { return p_.frame_id; }
+  int64_t iter_id() const { return p_.iter_id; }
 
  private:
   static void SnapshotRef(TensorEntry* e);

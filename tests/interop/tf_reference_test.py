@@ -9,9 +9,7 @@ A few broken cases check weft's error line and exit code.
 usage: tf_reference_test.py PATH_TO_WEFT
 Prints 'SKIPPED: ...' and exits 0 when TensorFlow is not installed.
 """
-import json
 import os
-import subprocess
 import sys
 import tempfile
 
@@ -22,54 +20,25 @@ except ImportError as e:  # pragma: no cover
     print(f"SKIPPED: tensorflow not installed ({e})")
     sys.exit(0)
 
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+from tf_compare import check, compare_fetches, summary_exit_code  # noqa: E402
+from tf_compare import run_weft as run_weft_at  # noqa: E402
+
 tf1 = tf.compat.v1
 tf1.disable_eager_execution()
 
 WEFT = os.path.abspath(sys.argv[1])
 WORK = tempfile.mkdtemp(prefix="weft_interop_")
-results = {"passed": 0, "failed": 0}
+
+
+def run_weft(path, fetches, feeds=(), targets=(), init=(), steps=1):
+    return run_weft_at(WEFT, path, fetches, feeds, targets, init, steps)
 
 
 def write_graph(graph, name, text=False):
     path = os.path.join(WORK, name + (".pbtxt" if text else ".pb"))
     tf1.train.write_graph(graph.as_graph_def(), WORK, os.path.basename(path), as_text=text)
     return path
-
-
-def feed_arg(name, value):
-    value = np.asarray(value)
-    spec = {"dtype": str(value.dtype), "shape": list(value.shape),
-            "values": value.reshape(-1).tolist()}
-    return f"{name}={json.dumps(spec)}"
-
-
-def run_weft(path, fetches, feeds=(), targets=(), init=(), steps=1):
-    cmd = [WEFT, "run", "--graph", path, "--format", "json"]
-    for f in fetches:
-        cmd += ["--fetch", f]
-    for t in targets:
-        cmd += ["--target", t]
-    for i in init:
-        cmd += ["--init", i]
-    for name, value in feeds:
-        cmd += ["--feed", feed_arg(name, value)]
-    if steps != 1:
-        cmd += ["--steps", str(steps)]
-    return subprocess.run(cmd, capture_output=True, text=True, timeout=120)
-
-
-def decode(entry):
-    vals = [float(v) if isinstance(v, str) else v for v in entry["values"]]
-    return np.array(vals, dtype=entry["dtype"]).reshape(entry["shape"])
-
-
-def check(case, ok, detail=""):
-    if ok:
-        results["passed"] += 1
-        print(f"PASS {case}")
-    else:
-        results["failed"] += 1
-        print(f"FAIL {case}: {detail}")
 
 
 def compare(case, graph, fetches, feeds=(), targets=(), init=(), steps=1,
@@ -85,22 +54,7 @@ def compare(case, graph, fetches, feeds=(), targets=(), init=(), steps=1,
                            + [graph.get_operation_by_name(t) for t in targets], feed_dict)
         ref = ref[:len(fetches)]
     proc = run_weft(path, fetches, feeds, targets, init, steps)
-    if proc.returncode != 0:
-        check(case, False, f"weft exited {proc.returncode}: {proc.stderr.strip()}")
-        return
-    got = json.loads(proc.stdout)["fetches"]
-    for name, want in zip(fetches, ref):
-        have = decode(got[name])
-        want = np.asarray(want)
-        if have.shape != want.shape:
-            check(f"{case}/{name}", False, f"shape {have.shape} != TF {want.shape}")
-        elif want.dtype.kind in "fc":
-            close = np.allclose(have, want, rtol=rtol, atol=atol, equal_nan=True)
-            check(f"{case}/{name}", close,
-                  f"max abs diff {np.max(np.abs(have - want)) if want.size else 0}")
-        else:
-            check(f"{case}/{name}", np.array_equal(have, want.astype(have.dtype)),
-                  f"{have} != TF {want}")
+    compare_fetches(case, proc, fetches, ref, rtol, atol)
 
 
 def expect_error(case, path, fetches, feeds=(), code="INVALID_ARGUMENT", mention=""):
@@ -283,5 +237,4 @@ with open(bad, "wb") as f:
 proc = run_weft(bad, ["y"])
 check("truncated_file", proc.returncode == 1 and proc.stderr.startswith("error: "), proc.stderr)
 
-print(f"{results['passed']} passed, {results['failed']} failed")
-sys.exit(1 if results["failed"] else 0)
+sys.exit(summary_exit_code())

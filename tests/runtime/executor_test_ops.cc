@@ -366,7 +366,38 @@ class StatefulCounterOp : public OpKernel {
   std::atomic<int32_t> count_{0};
 };
 
+// x < y for int32 scalars.
+class LessOp : public OpKernel {
+ public:
+  explicit LessOp(OpKernelConstruction* c) : OpKernel(c) {}
+  void Compute(OpKernelContext* c) override {
+    c->set_output(0, Tensor::Scalar<bool>(c->input(0).scalar<int32_t>() <
+                                          c->input(1).scalar<int32_t>()));
+  }
+};
+
+// The loop iteration the node runs in (its input only orders it).
+class IterIdOp : public OpKernel {
+ public:
+  explicit IterIdOp(OpKernelConstruction* c) : OpKernel(c) {}
+  void Compute(OpKernelContext* c) override {
+    c->set_output(0, Tensor::Scalar<int32_t>(static_cast<int32_t>(
+                         c->frame_id() == 0 ? -1 : c->iter_id())));
+  }
+};
+
 void RegisterOps(OpRegistry* r) {
+  r->Register(OpDefBuilder("Less")
+                  .Input("x: int32")
+                  .Input("y: int32")
+                  .Output("z: bool"),
+              UnknownShape);
+  r->Register(
+      OpDefBuilder("LoopCond").Input("input: bool").Output("output: bool"),
+      UnknownShape);
+  r->Register(
+      OpDefBuilder("IterId").Input("x: T").Output("id: int32").Attr("T: type"),
+      UnknownShape);
   r->Register(
       OpDefBuilder("StatefulCounter").Output("count: int32").SetIsStateful(),
       ScalarShape);
@@ -506,6 +537,9 @@ void RegisterKernels(KernelRegistry* r) {
   r->Register(cpu("Enter"), MakeKernel<IdentityOp>);
   r->Register(cpu("Exit"), MakeKernel<IdentityOp>);
   r->Register(cpu("NextIteration"), MakeKernel<IdentityOp>);
+  r->Register(cpu("LoopCond"), MakeKernel<IdentityOp>);
+  r->Register(cpu("Less"), MakeKernel<LessOp>);
+  r->Register(cpu("IterId"), MakeKernel<IterIdOp>);
   r->Register(cpu("_Arg"), MakeKernel<ArgOp>);
   r->Register(cpu("_Retval"), MakeKernel<RetvalOp>);
   r->Register(cpu("VariableV2"), MakeKernel<VariableOp>);

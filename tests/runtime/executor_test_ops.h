@@ -4,8 +4,8 @@
 // TensorFlow-named ops with TensorFlow's OpDefs (a subset of attrs where
 // noted): Const, Placeholder, Identity, NoOp, AddV2, Neg, AddN, MatMul
 // (shape function only: no kernel), Switch, Merge, Enter, Exit,
-// NextIteration, _Arg, _Retval, VariableV2, Assign. Kernels handle int32 and
-// float, same-shape or scalar operands.
+// NextIteration, LoopCond, Less (int32 only), _Arg, _Retval, VariableV2,
+// Assign. Kernels handle int32 and float, same-shape or scalar operands.
 //
 // Test-only ops:
 //   Fail(x: T) -> T        fails with attr `code` and "boom from <name>"
@@ -16,6 +16,7 @@
 //   SleepThenFail(x: T)    sleeps attr `micros`, then fails
 //   LeaveUnset(x: T) -> T  a buggy kernel: sets no output
 //   StatefulCounter() -> int32   stateful; 1, 2, 3, ... per kernel object
+//   IterId(x: T) -> int32  the loop iteration it runs in; -1 outside loops
 //
 //   GraphDefBuilder b;
 //   b.Const("a", 3).Op("n", "Neg", {"a"}, {{"T", DT_INT32}});

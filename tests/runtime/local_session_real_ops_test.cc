@@ -11,6 +11,8 @@
 #include <vector>
 
 #include "proto/graph.pb.h"
+#include "runtime/local_session.h"
+#include "runtime/resource_mgr.h"
 #include "runtime/session.h"
 #include "runtime/tensor.h"
 #include "tests/runtime/executor_test_ops.h"
@@ -158,6 +160,28 @@ TEST(LocalSessionRealOpsTest, KernelErrorNamesTheNode) {
              {"product"}, {}, &out);
   EXPECT_EQ(st.code(), absl::StatusCode::kInvalidArgument) << st;
   EXPECT_THAT(std::string(st.message()), EndsWith("[[{{node product}}]]"));
+}
+
+TEST(LocalSessionRealOpsTest, StacksLiveForOneStep) {
+  // push then pop: the stack is the step's own and is gone after the step.
+  GraphDefBuilder b;
+  b.Placeholder("x", DT_FLOAT).Const("max", -1);
+  b.Op("stack", "StackV2", {"max"}, {{"elem_type", DT_FLOAT}});
+  b.Op("push", "StackPushV2", {"stack", "x"}, {kFloat});
+  b.Op("pop", "StackPopV2", {"stack", "^push"}, {{"elem_type", DT_FLOAT}});
+  b.Op("leftover", "StackPushV2", {"stack", "x", "^pop"}, {kFloat});
+  LocalSession s{SessionOptions()};
+  ASSERT_TRUE(s.Create(b.Build()).ok());
+  ResourceMgr* rm = s.device_mgr().default_device()->resource_manager();
+  for (float v : {1.5f, 2.5f}) {
+    std::vector<Tensor> out;
+    absl::Status st = s.Run({{"x", Floats({1}, {v})}}, {"pop"}, {"leftover"},
+                            &out);
+    ASSERT_TRUE(st.ok()) << st;
+    EXPECT_EQ(Values(out[0]), (std::vector<float>{v}));
+    // "leftover" left a value on the stack; the step's end dropped it.
+    EXPECT_TRUE(rm->List().empty()) << rm->List().front();
+  }
 }
 
 }  // namespace

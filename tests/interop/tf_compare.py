@@ -1,0 +1,73 @@
+"""Helpers for tests that run TensorFlow-written graphs with the weft CLI and
+compare the fetches with TensorFlow's (tf_reference_test.py and the
+conformance suites). numpy only: importing this needs no TensorFlow.
+"""
+import json
+import subprocess
+
+import numpy as np
+
+results = {"passed": 0, "failed": 0}
+
+
+def check(case, ok, detail=""):
+    if ok:
+        results["passed"] += 1
+        print(f"PASS {case}")
+    else:
+        results["failed"] += 1
+        print(f"FAIL {case}: {detail}")
+
+
+def summary_exit_code():
+    print(f"{results['passed']} passed, {results['failed']} failed")
+    return 1 if results["failed"] else 0
+
+
+def feed_arg(name, value):
+    """A --feed argument: name=JSON with dtype, shape and values."""
+    value = np.asarray(value)
+    spec = {"dtype": str(value.dtype), "shape": list(value.shape),
+            "values": value.reshape(-1).tolist()}
+    return f"{name}={json.dumps(spec)}"
+
+
+def run_weft(weft, path, fetches, feeds=(), targets=(), init=(), steps=1):
+    cmd = [weft, "run", "--graph", path, "--format", "json"]
+    for f in fetches:
+        cmd += ["--fetch", f]
+    for t in targets:
+        cmd += ["--target", t]
+    for i in init:
+        cmd += ["--init", i]
+    for name, value in feeds:
+        cmd += ["--feed", feed_arg(name, value)]
+    if steps != 1:
+        cmd += ["--steps", str(steps)]
+    return subprocess.run(cmd, capture_output=True, text=True, timeout=300)
+
+
+def decode(entry):
+    vals = [float(v) if isinstance(v, str) else v for v in entry["values"]]
+    return np.array(vals, dtype=entry["dtype"]).reshape(entry["shape"])
+
+
+def compare_fetches(case, proc, fetches, ref, rtol, atol):
+    """Checks weft's JSON output (`proc`) against TensorFlow's values `ref`:
+    floats to rtol/atol, everything else exactly."""
+    if proc.returncode != 0:
+        check(case, False, f"weft exited {proc.returncode}: {proc.stderr.strip()[-2000:]}")
+        return
+    got = json.loads(proc.stdout)["fetches"]
+    for name, want in zip(fetches, ref):
+        have = decode(got[name])
+        want = np.asarray(want)
+        if have.shape != want.shape:
+            check(f"{case}/{name}", False, f"shape {have.shape} != TF {want.shape}")
+        elif want.dtype.kind in "fc":
+            close = np.allclose(have, want, rtol=rtol, atol=atol, equal_nan=True)
+            check(f"{case}/{name}", close,
+                  f"max abs diff {np.max(np.abs(have - want)) if want.size else 0}")
+        else:
+            check(f"{case}/{name}", np.array_equal(have, want.astype(have.dtype)),
+                  f"{have} != TF {want}")
