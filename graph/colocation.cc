@@ -58,7 +58,8 @@ ColocationGroups::ColocationGroups(const Graph& graph)
   const std::vector<Node*> nodes = graph.nodes();
   for (Node* n : nodes) {
     for (const std::string& target : ColocationTargets(*n)) {
-      if (Node* other = graph.FindNode(target)) sets.Union(n->id(), other->id());
+      if (Node* other = graph.FindNode(target))
+        sets.Union(n->id(), other->id());
     }
     for (const Edge* e : n->in_edges()) {
       if (PinsConsumer(*e)) sets.Union(e->src->id(), n->id());

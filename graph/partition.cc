@@ -27,9 +27,9 @@ class Partitioner {
     inputs_.resize(graph_.num_node_ids());
     for (Node* n : nodes) {
       if (n->assigned_device().empty()) {
-        return absl::InvalidArgumentError(absl::StrCat(
-            "cannot partition the graph: ", NodeLabel(n->def()),
-            " has no assigned device (run the placer first)"));
+        return absl::InvalidArgumentError(
+            absl::StrCat("cannot partition the graph: ", NodeLabel(n->def()),
+                         " has no assigned device (run the placer first)"));
       }
       inputs_[n->id()].data.resize(n->num_inputs());
     }
@@ -167,8 +167,7 @@ class Partitioner {
   const Graph& graph_;
   std::map<std::string, tensorflow::GraphDef> parts_;
   std::vector<Inputs> inputs_;  // by node id
-  absl::flat_hash_map<std::tuple<int, int, std::string>, std::string>
-      received_;
+  absl::flat_hash_map<std::tuple<int, int, std::string>, std::string> received_;
   absl::flat_hash_set<std::string> used_names_;
   int counter_ = 0;
 };

@@ -12,7 +12,8 @@
 namespace weft {
 namespace {
 
-struct Device {
+// A device the placer may choose.
+struct Target {
   const std::string* name;
   DeviceSpec spec;
   int type_index;  // into Placer::types_
@@ -53,8 +54,8 @@ class Placer {
     for (const std::string& name : options_.devices) {
       WEFT_ASSIGN_OR_RETURN(DeviceSpec spec, ParseDeviceSpec(name));
       if (!spec.IsFull()) {
-        return absl::InvalidArgumentError(absl::StrCat(
-            "placer: '", name, "' is not a full device name"));
+        return absl::InvalidArgumentError(
+            absl::StrCat("placer: '", name, "' is not a full device name"));
       }
       int type_index = 0;
       while (type_index < static_cast<int>(types_.size()) &&
@@ -64,24 +65,24 @@ class Placer {
       if (type_index == static_cast<int>(types_.size())) {
         types_.push_back(*spec.type);
       }
-      devices_.push_back(Device{&name, spec, type_index});
+      devices_.push_back(Target{&name, spec, type_index});
     }
-    WEFT_ASSIGN_OR_RETURN(
-        default_, ParseDeviceSpec(options_.default_device.empty()
-                                      ? options_.devices.front()
-                                      : options_.default_device));
+    WEFT_ASSIGN_OR_RETURN(default_,
+                          ParseDeviceSpec(options_.default_device.empty()
+                                              ? options_.devices.front()
+                                              : options_.default_device));
     // TensorFlow's order: nodes by id, generators after everything else;
     // the first member placed fixes its whole group's device.
     ColocationGroups groups(*graph_);
-    std::vector<const Device*> group_device(groups.groups().size(), nullptr);
+    std::vector<const Target*> group_device(groups.groups().size(), nullptr);
     std::vector<Node*> second_pass;
     auto place = [&](Node* n, bool second) -> absl::Status {
       const int g = groups.group_of(n->id());
       if (group_device[g] == nullptr) {
         const ColocationGroup& group = groups.groups()[g];
-        WEFT_ASSIGN_OR_RETURN(std::vector<const Device*> candidates,
+        WEFT_ASSIGN_OR_RETURN(std::vector<const Target*> candidates,
                               Candidates(group));
-        const Device* chosen = Neighbour(*n, second, candidates);
+        const Target* chosen = Neighbour(*n, second, candidates);
         group_device[g] = chosen != nullptr ? chosen : candidates.front();
       }
       n->set_assigned_device(*group_device[g]->name);
@@ -134,8 +135,8 @@ class Placer {
     return n.in_edges().front()->src->requested_device() ==
            n.out_edges().front()->dst->requested_device();
   }
-  const Device* Neighbour(const Node& n, bool second,
-                          const std::vector<const Device*>& candidates) const {
+  const Target* Neighbour(const Node& n, bool second,
+                          const std::vector<const Target*>& candidates) const {
     const std::string* target = nullptr;
     if (second) {
       if (n.out_edges().empty()) return nullptr;
@@ -148,7 +149,7 @@ class Placer {
       target = &n.in_edges().front()->src->assigned_device();
     }
     if (target == nullptr || target->empty()) return nullptr;
-    for (const Device* d : candidates) {
+    for (const Target* d : candidates) {
       if (*d->name == *target) return d;
     }
     return nullptr;
@@ -201,22 +202,21 @@ class Placer {
 
   // The supported devices satisfying `spec`, best first (see Score; ties
   // keep the order of `devices`).
-  std::vector<const Device*> Ranked(const DeviceSpec& spec,
+  std::vector<const Target*> Ranked(const DeviceSpec& spec,
                                     const std::vector<bool>& supported) const {
-    std::vector<const Device*> out;
-    for (const Device& d : devices_) {
+    std::vector<const Target*> out;
+    for (const Target& d : devices_) {
       if (supported[d.type_index] && spec.Matches(d.spec)) out.push_back(&d);
     }
-    std::stable_sort(out.begin(), out.end(),
-                     [&](const Device* a, const Device* b) {
-                       return Score(a->spec, default_) >
-                              Score(b->spec, default_);
-                     });
+    std::stable_sort(
+        out.begin(), out.end(), [&](const Target* a, const Target* b) {
+          return Score(a->spec, default_) > Score(b->spec, default_);
+        });
     return out;
   }
 
   // The devices the group may go to, best first; never empty.
-  absl::StatusOr<std::vector<const Device*>> Candidates(
+  absl::StatusOr<std::vector<const Target*>> Candidates(
       const ColocationGroup& group) const {
     WEFT_ASSIGN_OR_RETURN(Request request, MergeRequests(group));
     std::vector<bool> supported(types_.size());
@@ -236,7 +236,7 @@ class Placer {
           s.code(), absl::StrCat("cannot place ", NodeLabel(culprit->def()),
                                  ": ", s.message()));
     }
-    std::vector<const Device*> found = Ranked(request.spec, supported);
+    std::vector<const Target*> found = Ranked(request.spec, supported);
     if (!found.empty()) return found;
     if (options_.allow_soft_placement) {
       DeviceSpec relaxed = request.spec;
@@ -265,7 +265,7 @@ class Placer {
   const PlacerOptions& options_;
   Graph* const graph_;
   std::vector<std::string> types_;  // distinct device types, in device order
-  std::vector<Device> devices_;
+  std::vector<Target> devices_;
   DeviceSpec default_;
 };
 

@@ -34,6 +34,8 @@
 // The result is deterministic: it depends only on the graph, the options
 // and node ids.
 //
+// Every node is (re)placed: assignments already in `graph` are overwritten.
+//
 // Thread safety: mutates `graph` (each node's assigned device); the caller
 // serialises access.
 #ifndef WEFT_GRAPH_PLACER_H_

@@ -33,9 +33,9 @@ OpDefBuilder TransferAttrs(OpDefBuilder b) {
 
 void RegisterSendRecvOps(OpRegistry* r) {
   for (const char* op : {"_Send", "_HostSend"}) {
-    r->Register(TransferAttrs(OpDefBuilder(op).Input("tensor: T").Attr(
-                    "T: type")),
-                NoOutputs);
+    r->Register(
+        TransferAttrs(OpDefBuilder(op).Input("tensor: T").Attr("T: type")),
+        NoOutputs);
   }
   // The receiving end cannot know the shape statically.
   for (const char* op : {"_Recv", "_HostRecv"}) {

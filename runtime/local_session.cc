@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <cstdio>
 #include <numeric>
+#include <optional>
 
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_join.h"
@@ -359,14 +360,16 @@ absl::Status LocalSession::Execute(const PreparedRun& run,
     running_.insert(&cancellation);
   }
   StepStatsCollector stats;
-  LocalRendezvous rendezvous;  // used only when the run spans devices
+  // Made only when the run spans devices; freed (and any leftover transfer
+  // dropped) when the step ends.
+  std::optional<LocalRendezvous> rendezvous;
   Executor::StepArgs step;
   step.step_id = next_step_id_.fetch_add(1, std::memory_order_relaxed);
   step.call_frame = &frame;
   step.cancellation = &cancellation;
   step.observer = trace ? &stats : nullptr;
   const bool multi = run.executors.size() > 1;
-  if (multi) step.rendezvous = &rendezvous;
+  if (multi) step.rendezvous = &rendezvous.emplace();
   // Starts the step; `done` runs once it has finished on every device.
   auto start = [&](std::function<void(absl::Status)> done) {
     if (multi) {

@@ -53,9 +53,8 @@ void RunMultiDeviceStep(const std::vector<Executor*>& executors,
     bool last;
     {
       absl::MutexLock lock(&state->mu);
-      if (!s.ok() && (state->status.ok() ||
-                      (absl::IsCancelled(state->status) &&
-                       !absl::IsCancelled(s)))) {
+      if (!s.ok() && (state->status.ok() || (absl::IsCancelled(state->status) &&
+                                             !absl::IsCancelled(s)))) {
         state->status = s;
       }
       last = --state->pending == 0;

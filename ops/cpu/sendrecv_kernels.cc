@@ -93,10 +93,10 @@ class RecvOp : public OpKernel {
             c->SetStatus(s);
           } else if (!is_dead) {
             if (value.dtype() != c->expected_output_dtype(0)) {
-              c->SetStatus(absl::InternalError(absl::StrCat(
-                  "_Recv node '", name(), "' expected ",
-                  DataTypeString(c->expected_output_dtype(0)), " but got ",
-                  DataTypeString(value.dtype()))));
+              c->SetStatus(absl::InternalError(
+                  absl::StrCat("_Recv node '", name(), "' expected ",
+                               DataTypeString(c->expected_output_dtype(0)),
+                               " but got ", DataTypeString(value.dtype()))));
             } else {
               c->set_output(0, value);
             }

@@ -127,9 +127,9 @@ TEST_F(PartitionTest, SendRecvCarryTensorFlowsAttrs) {
   EXPECT_TRUE(absl::EndsWith(tensor_name, "_a")) << tensor_name;
   EXPECT_EQ(recv->attr().at("send_device").s(), Cpu(0));
   EXPECT_EQ(recv->attr().at("recv_device").s(), Cpu(1));
-  EXPECT_EQ(static_cast<uint64_t>(
-                recv->attr().at("send_device_incarnation").i()),
-            0xfedcba9876543210ull);
+  EXPECT_EQ(
+      static_cast<uint64_t>(recv->attr().at("send_device_incarnation").i()),
+      0xfedcba9876543210ull);
   EXPECT_FALSE(recv->attr().at("client_terminated").b());
   EXPECT_EQ(recv->attr().at("tensor_type").type(), tensorflow::DT_FLOAT);
 
@@ -170,8 +170,7 @@ TEST_F(PartitionTest, ControlEdgesUseADummyTransfer) {
   ASSERT_NE(dummy, nullptr);
   EXPECT_TRUE(absl::StartsWith(dummy->name(), "a/ctrl/_")) << dummy->name();
   EXPECT_THAT(dummy->input(), ::testing::ElementsAre("^a"));
-  EXPECT_EQ(dummy->attr().at("value").tensor().tensor_shape().dim(0).size(),
-            0);
+  EXPECT_EQ(dummy->attr().at("value").tensor().tensor_shape().dim(0).size(), 0);
   const tensorflow::NodeDef* e = Find(p1, "e");
   ASSERT_EQ(e->input_size(), 2);
   EXPECT_EQ(e->input(0), "e0");

@@ -24,9 +24,9 @@
 namespace weft {
 namespace {
 
-using ::testing::HasSubstr;
 using testing::Attr;
 using testing::GraphDefBuilder;
+using ::testing::HasSubstr;
 
 std::string Cpu(int i) {
   return absl::StrCat("/job:localhost/replica:0/task:0/device:CPU:", i);
@@ -127,7 +127,7 @@ TEST(PlacerTest, ColocationClassAttrJoinsAGroup) {
   b.Op("z", "Neg", {"y"}, {kFloat});
   Request(&b, "x", "/device:CPU:2");
   Colocate(&b, "y", "x");
-  Colocate(&b, "z", "y");  // transitive
+  Colocate(&b, "z", "y");            // transitive
   Colocate(&b, "z", "pruned_away");  // unknown names are ignored
   auto placed = Place(b, Options(3));
   ASSERT_TRUE(placed.ok()) << placed.status();
@@ -188,8 +188,7 @@ TEST(PlacerTest, VariableConsumersFollowTheVariable) {
   ASSERT_FALSE(placed.ok());
   EXPECT_THAT(std::string(placed.status().message()),
               HasSubstr("node 'inc' (AssignAdd)"));
-  EXPECT_THAT(std::string(placed.status().message()),
-              HasSubstr("node 'v'"));
+  EXPECT_THAT(std::string(placed.status().message()), HasSubstr("node 'v'"));
 }
 
 TEST(PlacerTest, NoSuchDeviceAndSoftPlacement) {
@@ -263,9 +262,8 @@ TEST(PlacerTest, BadRequestAndBadDeviceList) {
             absl::StatusCode::kFailedPrecondition);
   PlacerOptions partial;
   partial.devices = {"/device:CPU:0"};
-  EXPECT_EQ(
-      Place(GraphDefBuilder().ConstF("a", 1.0f), partial).status().code(),
-      absl::StatusCode::kInvalidArgument);
+  EXPECT_EQ(Place(GraphDefBuilder().ConstF("a", 1.0f), partial).status().code(),
+            absl::StatusCode::kInvalidArgument);
 }
 
 TEST(PlacerTest, LogsOneLinePerNodeAndIsDeterministic) {
@@ -312,8 +310,8 @@ TEST(PlacerTest, AgreesWithTensorFlowOnAGraphItWrote) {
   const std::string graph_path = dir + "/tf_placed_graph.pb";
   const std::string placement_path = dir + "/tf_placement.txt";
   const std::string cmd = absl::StrCat(
-      "python3 ", Runfile("tests/graph/tf_placement.py"), " ", graph_path,
-      " ", placement_path, " > ", dir, "/tf_placement.log 2>&1");
+      "python3 ", Runfile("tests/graph/tf_placement.py"), " ", graph_path, " ",
+      placement_path, " > ", dir, "/tf_placement.log 2>&1");
   if (std::system(cmd.c_str()) != 0) {
     std::ifstream log(dir + "/tf_placement.log");
     std::stringstream text;

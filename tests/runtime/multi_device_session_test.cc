@@ -21,9 +21,9 @@
 namespace weft {
 namespace {
 
-using ::testing::HasSubstr;
 using testing::Attr;
 using testing::GraphDefBuilder;
+using ::testing::HasSubstr;
 
 const std::pair<std::string, Attr> kFloat = {"T", DT_FLOAT};
 
@@ -63,8 +63,7 @@ void ExpectSameTensors(const std::vector<Tensor>& a,
   for (size_t i = 0; i < a.size(); ++i) {
     ASSERT_EQ(a[i].dtype(), b[i].dtype()) << what << " #" << i;
     ASSERT_EQ(a[i].shape(), b[i].shape()) << what << " #" << i;
-    EXPECT_EQ(std::memcmp(a[i].raw_data(), b[i].raw_data(),
-                          a[i].TotalBytes()),
+    EXPECT_EQ(std::memcmp(a[i].raw_data(), b[i].raw_data(), a[i].TotalBytes()),
               0)
         << what << " fetch #" << i;
   }
@@ -110,19 +109,33 @@ RandomGraph MakeRandomGraph(uint32_t seed, int num_devices) {
       b.Op(name + "_sw", "Switch", {any(), name + "_pred"}, {kFloat});
       b.Op(name + "_f", "Neg", {name + "_sw:0"}, {kFloat});
       b.Op(name + "_t", "Neg", {name + "_sw:1"}, {kFloat});
-      b.Op(name, "Merge", {name + "_f", name + "_t"},
-           {kFloat, {"N", 2}});
+      b.Op(name, "Merge", {name + "_f", name + "_t"}, {kFloat, {"N", 2}});
       live.push_back(name);
       continue;
     }
     std::vector<std::string> inputs;
     std::string op;
     switch (pick(5)) {
-      case 0: op = "AddV2"; inputs = {any(), any()}; break;
-      case 1: op = "Sub"; inputs = {any(), any()}; break;
-      case 2: op = "Neg"; inputs = {any()}; break;
-      case 3: op = "Identity"; inputs = {any()}; break;
-      default: op = "Mul"; inputs = {any(), any()}; break;
+      case 0:
+        op = "AddV2";
+        inputs = {any(), any()};
+        break;
+      case 1:
+        op = "Sub";
+        inputs = {any(), any()};
+        break;
+      case 2:
+        op = "Neg";
+        inputs = {any()};
+        break;
+      case 3:
+        op = "Identity";
+        inputs = {any()};
+        break;
+      default:
+        op = "Mul";
+        inputs = {any(), any()};
+        break;
     }
     const int num_control = pick(4) == 0 ? 1 + pick(2) : 0;
     for (int k = 0; k < num_control; ++k) inputs.push_back("^" + any());
@@ -276,7 +289,8 @@ tensorflow::GraphDef MlpGraph() {
   tensorflow::GraphDef def = b.Build();
   for (const char* n : {"w1", "b1"}) SetDevice(&def, n, "/device:CPU:1");
   for (const char* n : {"w2", "b2"}) SetDevice(&def, n, "/device:CPU:2");
-  for (const char* n : {"mm1", "pre1", "h"}) SetDevice(&def, n, "/device:CPU:0");
+  for (const char* n : {"mm1", "pre1", "h"})
+    SetDevice(&def, n, "/device:CPU:0");
   for (const char* n : {"mm2", "logits"}) SetDevice(&def, n, "/device:CPU:3");
   for (const char* n : {"sq", "loss"}) SetDevice(&def, n, "/device:CPU:2");
   return def;
@@ -322,8 +336,7 @@ TEST(MultiDeviceSessionTest, MlpWithVariablesMatchesSingleDevice) {
   tensorflow::RunMetadata meta;
   std::vector<Tensor> out;
   const Tensor x = Floats({4, 3}, std::vector<float>(12, 1.0f));
-  ASSERT_TRUE(
-      multi->Run(options, {{"x", x}}, {"loss"}, {}, &out, &meta).ok());
+  ASSERT_TRUE(multi->Run(options, {{"x", x}}, {"loss"}, {}, &out, &meta).ok());
   EXPECT_EQ(meta.partition_graphs_size(), 4);
 }
 
@@ -343,9 +356,8 @@ TEST(MultiDeviceSessionTest, FailureInOnePartitionAbortsTheStep) {
   ASSERT_TRUE(s->Create(def).ok());
   std::vector<Tensor> out;
   for (int i = 0; i < 3; ++i) {
-    absl::Status st =
-        s->Run({{"a", Floats({2, 3}, std::vector<float>(6, 1))}}, {"out"}, {},
-               &out);
+    absl::Status st = s->Run({{"a", Floats({2, 3}, std::vector<float>(6, 1))}},
+                             {"out"}, {}, &out);
     ASSERT_EQ(st.code(), absl::StatusCode::kInvalidArgument) << st;
     EXPECT_THAT(std::string(st.message()), HasSubstr("[[{{node bad}}]]"));
     // The next step (a fresh rendezvous) is unaffected.
@@ -389,10 +401,11 @@ TEST(MultiDeviceSessionTest, LogsDevicePlacement) {
   absl::Status st = s->Run({}, {"n"}, {}, &out);
   const std::string log = ::testing::internal::GetCapturedStderr();
   ASSERT_TRUE(st.ok()) << st;
-  EXPECT_THAT(log,
-              HasSubstr("n (Neg): /job:localhost/replica:0/task:0/device:CPU:1"));
-  EXPECT_THAT(log,
-              HasSubstr("a (Const): /job:localhost/replica:0/task:0/device:CPU:1"));
+  EXPECT_THAT(
+      log, HasSubstr("n (Neg): /job:localhost/replica:0/task:0/device:CPU:1"));
+  EXPECT_THAT(
+      log,
+      HasSubstr("a (Const): /job:localhost/replica:0/task:0/device:CPU:1"));
 }
 
 }  // namespace
