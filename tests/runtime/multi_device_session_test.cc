@@ -10,6 +10,7 @@
 #include <cstring>
 #include <random>
 #include <string>
+#include <thread>
 #include <vector>
 
 #include "absl/strings/str_cat.h"
@@ -28,8 +29,9 @@ using ::testing::HasSubstr;
 const std::pair<std::string, Attr> kFloat = {"T", DT_FLOAT};
 
 std::unique_ptr<Session> NewSession(int cpus, bool soft = false,
-                                    bool log = false) {
+                                    bool log = false, int inter_op = 0) {
   SessionOptions options;
+  options.config.set_inter_op_parallelism_threads(inter_op);
   (*options.config.mutable_device_count())["CPU"] = cpus;
   options.config.set_allow_soft_placement(soft);
   options.config.set_log_device_placement(log);
@@ -183,6 +185,45 @@ TEST(MultiDeviceSessionTest, RandomDagsMatchSingleDevice) {
     }
   }
   EXPECT_GE(partitioned_runs, 60);  // the test must exercise transfers
+}
+
+TEST(MultiDeviceSessionTest, InlineExecutionAndConcurrentSteps) {
+  // inter_op_parallelism_threads < 0 runs every partition on the caller's
+  // thread (a _Recv waits without holding it); and concurrent Runs of one
+  // session each get their own rendezvous.
+  for (uint32_t seed = 100; seed < 110; ++seed) {
+    RandomGraph g = MakeRandomGraph(seed, 3);
+    SCOPED_TRACE(absl::StrCat("seed ", seed));
+    auto single = NewSession(1, /*soft=*/true);
+    ASSERT_TRUE(single->Create(g.def).ok());
+    std::vector<Tensor> expected;
+    ASSERT_TRUE(single->Run({}, g.fetches, {}, &expected).ok());
+
+    auto inline_session = NewSession(3, false, false, /*inter_op=*/-1);
+    ASSERT_TRUE(inline_session->Create(g.def).ok());
+    std::vector<Tensor> got;
+    absl::Status s = inline_session->Run({}, g.fetches, {}, &got);
+    ASSERT_TRUE(s.ok()) << s;
+    ExpectSameTensors(expected, got, "inline");
+
+    auto shared = NewSession(3, false, false, /*inter_op=*/2);
+    ASSERT_TRUE(shared->Create(g.def).ok());
+    std::vector<std::thread> threads;
+    std::vector<std::vector<Tensor>> results(4);
+    std::vector<absl::Status> statuses(4);
+    for (int t = 0; t < 4; ++t) {
+      threads.emplace_back([&, t] {
+        for (int i = 0; i < 10 && statuses[t].ok(); ++i) {
+          statuses[t] = shared->Run({}, g.fetches, {}, &results[t]);
+        }
+      });
+    }
+    for (auto& th : threads) th.join();
+    for (int t = 0; t < 4; ++t) {
+      ASSERT_TRUE(statuses[t].ok()) << statuses[t];
+      ExpectSameTensors(expected, results[t], "concurrent");
+    }
+  }
 }
 
 // ---- Deadness across devices ----------------------------------------------
