@@ -16,6 +16,7 @@ const KernelRegistry& GlobalKernelRegistry() {
     RegisterRandomKernels(r);
     RegisterConvKernels(r);
     RegisterTrainingKernels(r);
+    RegisterSendRecvKernels(r);
     return r;
   }();
   return *registry;

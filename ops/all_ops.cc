@@ -14,6 +14,7 @@ const OpRegistry& GlobalOpRegistry() {
     RegisterRandomOps(r);
     RegisterConvOps(r);
     RegisterTrainingOps(r);
+    RegisterSendRecvOps(r);
     return r;
   }();
   return *registry;

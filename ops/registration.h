@@ -18,6 +18,7 @@ void RegisterControlFlowOps(OpRegistry* r);
 void RegisterRandomOps(OpRegistry* r);
 void RegisterConvOps(OpRegistry* r);
 void RegisterTrainingOps(OpRegistry* r);
+void RegisterSendRecvOps(OpRegistry* r);
 
 // CPU kernels, ops/cpu/*.cc.
 void RegisterArrayKernels(KernelRegistry* r);
@@ -32,6 +33,7 @@ void RegisterStackKernels(KernelRegistry* r);
 void RegisterRandomKernels(KernelRegistry* r);
 void RegisterConvKernels(KernelRegistry* r);
 void RegisterTrainingKernels(KernelRegistry* r);
+void RegisterSendRecvKernels(KernelRegistry* r);
 
 }  // namespace weft
 

@@ -5,14 +5,27 @@
 namespace weft {
 
 void CancellationManager::StartCancel() {
-  absl::flat_hash_map<CancellationToken, std::function<void()>> callbacks;
   {
     absl::MutexLock lock(&mu_);
     if (cancelled_.load(std::memory_order_relaxed)) return;
     cancelled_.store(true, std::memory_order_release);
-    callbacks.swap(callbacks_);
   }
-  for (auto& [token, callback] : callbacks) callback();
+  // One callback at a time, each taken out of the map just before it runs:
+  // a callback may finish work whose owner then deregisters its own,
+  // not yet run, callback (one executor's cancellation completing another's
+  // step); that Deregister must succeed rather than wait for a callback
+  // queued behind the running one on this same thread.
+  for (;;) {
+    std::function<void()> callback;
+    {
+      absl::MutexLock lock(&mu_);
+      if (callbacks_.empty()) break;
+      auto it = callbacks_.begin();
+      callback = std::move(it->second);
+      callbacks_.erase(it);
+    }
+    callback();
+  }
 }
 
 CancellationToken CancellationManager::Register(

@@ -37,7 +37,8 @@ class CancellationManager {
   }
   // kInvalidToken if already cancelled (the callback is not called then).
   CancellationToken Register(std::function<void()> callback);
-  // False if the callback already ran or is running.
+  // False if the callback already ran or is running. A callback still
+  // waiting its turn in a StartCancel is removed and never runs.
   bool Deregister(CancellationToken token);
 
  private:

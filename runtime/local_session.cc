@@ -1,18 +1,23 @@
 #include "runtime/local_session.h"
 
 #include <algorithm>
+#include <cstdio>
 #include <numeric>
+#include <optional>
 
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_join.h"
 #include "absl/synchronization/notification.h"
 #include "graph/graph_def_loader.h"
+#include "graph/partition.h"
 #include "graph/placer.h"
 #include "graph/prune.h"
 #include "ops/framework/call_frame.h"
 #include "ops/framework/node_def_util.h"
 #include "runtime/executor.h"
 #include "runtime/executor_observer.h"
+#include "runtime/multi_device_step.h"
+#include "runtime/rendezvous.h"
 #include "runtime/status.h"
 
 namespace weft {
@@ -29,8 +34,14 @@ struct LocalSession::PreparedRun {
   std::vector<PartialShape> feed_shapes;
   std::vector<bool> feed_is_placeholder;
   int num_fetches = 0;
-  std::unique_ptr<Graph> graph;  // pruned and placed
-  std::unique_ptr<Executor> executor;
+  // One per device the run touches; with a single one the step needs no
+  // rendezvous (the common, cheap case).
+  struct Part {
+    std::unique_ptr<Graph> graph;  // pruned and placed (and partitioned)
+    std::unique_ptr<Executor> executor;
+  };
+  std::vector<Part> parts;
+  std::vector<Executor*> executors;  // parts[i].executor, for the step
 };
 
 namespace {
@@ -232,7 +243,9 @@ absl::Status LocalSession::Run(
   WEFT_RETURN_IF_ERROR(
       Execute(*run, std::move(args), timeout_ms, trace, outputs, metadata));
   if (metadata != nullptr && options.output_partition_graphs()) {
-    run->graph->ToGraphDef(metadata->add_partition_graphs());
+    for (const PreparedRun::Part& part : run->parts) {
+      part.graph->ToGraphDef(metadata->add_partition_graphs());
+    }
   }
   return absl::OkStatus();
 }
@@ -266,7 +279,8 @@ LocalSession::Prepare(const GraphState& state,
                       const std::vector<std::string>& targets) {
   auto run = std::make_shared<PreparedRun>();
   WEFT_ASSIGN_OR_RETURN(
-      run->graph, PruneGraph(*state.graph, sorted_feeds, fetches, targets));
+      std::unique_ptr<Graph> graph,
+      PruneGraph(*state.graph, sorted_feeds, fetches, targets));
   for (const std::string& name : sorted_feeds) {
     // PruneGraph has checked the name.
     const TensorId id = *ParseTensorName(name);
@@ -280,17 +294,57 @@ LocalSession::Prepare(const GraphState& state,
     run->feed_is_placeholder.push_back(placeholder);
   }
   run->num_fetches = static_cast<int>(fetches.size());
-  // Placement is its own step; partitioning across devices will follow it.
-  std::vector<std::string> device_names;
-  for (Device* d : devices_->devices()) device_names.push_back(d->name());
-  WEFT_RETURN_IF_ERROR(PlaceGraph(device_names, run->graph.get()));
+  const tensorflow::ConfigProto& config = options_.config;
+  PlacerOptions placer;
+  for (Device* d : devices_->devices()) placer.devices.push_back(d->name());
+  placer.kernels = kernels_;
+  placer.allow_soft_placement = config.allow_soft_placement();
+  if (config.log_device_placement()) {
+    placer.log = [](absl::string_view line) {
+      std::fprintf(stderr, "%.*s\n", static_cast<int>(line.size()),
+                   line.data());
+    };
+  }
+  WEFT_RETURN_IF_ERROR(PlaceGraph(placer, graph.get()));
+
   ExecutorOptions exec_options;
-  exec_options.device = devices_->default_device();
   exec_options.kernels = kernels_;
   exec_options.inter_op_pool = run_inline_ ? nullptr : inter_op_pool_.get();
   exec_options.kernel_cache = &kernels_cache_;
-  WEFT_ASSIGN_OR_RETURN(run->executor,
-                        Executor::Create(exec_options, *run->graph));
+  auto add_part = [&](std::unique_ptr<Graph> g,
+                      const std::string& device) -> absl::Status {
+    WEFT_ASSIGN_OR_RETURN(exec_options.device, devices_->Lookup(device));
+    PreparedRun::Part part;
+    WEFT_ASSIGN_OR_RETURN(part.executor, Executor::Create(exec_options, *g));
+    part.graph = std::move(g);
+    run->executors.push_back(part.executor.get());
+    run->parts.push_back(std::move(part));
+    return absl::OkStatus();
+  };
+  const std::vector<Node*> nodes = graph->nodes();
+  const bool one_device =
+      std::all_of(nodes.begin(), nodes.end(), [&](const Node* n) {
+        return n->assigned_device() == nodes.front()->assigned_device();
+      });
+  if (one_device) {
+    const std::string device = nodes.empty()
+                                   ? devices_->default_device()->name()
+                                   : nodes.front()->assigned_device();
+    WEFT_RETURN_IF_ERROR(add_part(std::move(graph), device));
+  } else {
+    PartitionOptions partition;
+    partition.incarnation = [this](const std::string& name) -> uint64_t {
+      absl::StatusOr<Device*> d = devices_->Lookup(name);
+      return d.ok() ? (*d)->attributes().incarnation() : 0;
+    };
+    WEFT_ASSIGN_OR_RETURN(auto parts, PartitionGraph(partition, *graph));
+    for (auto& [device, def] : parts) {
+      WEFT_ASSIGN_OR_RETURN(std::unique_ptr<Graph> g,
+                            ConvertGraphDefToGraph(def, *ops_));
+      for (Node* n : g->nodes()) n->set_assigned_device(device);
+      WEFT_RETURN_IF_ERROR(add_part(std::move(g), device));
+    }
+  }
   return std::shared_ptr<const PreparedRun>(std::move(run));
 }
 
@@ -306,20 +360,40 @@ absl::Status LocalSession::Execute(const PreparedRun& run,
     running_.insert(&cancellation);
   }
   StepStatsCollector stats;
+  // Made only when the run spans devices; freed (and any leftover transfer
+  // dropped) when the step ends.
+  std::optional<LocalRendezvous> rendezvous;
   Executor::StepArgs step;
   step.step_id = next_step_id_.fetch_add(1, std::memory_order_relaxed);
   step.call_frame = &frame;
   step.cancellation = &cancellation;
   step.observer = trace ? &stats : nullptr;
+  const bool multi = run.executors.size() > 1;
+  if (multi) step.rendezvous = &rendezvous.emplace();
+  // Starts the step; `done` runs once it has finished on every device.
+  auto start = [&](std::function<void(absl::Status)> done) {
+    if (multi) {
+      RunMultiDeviceStep(run.executors, step,
+                         run_inline_ ? nullptr : inter_op_pool_.get(),
+                         std::move(done));
+    } else {
+      run.executors.front()->RunAsync(step, std::move(done));
+    }
+  };
 
   absl::Status status;
   if (timeout_ms <= 0) {
-    status = run.executor->Run(step);
+    absl::Notification done;
+    start([&](absl::Status s) {
+      status = std::move(s);
+      done.Notify();
+    });
+    done.WaitForNotification();
   } else {
     // Run on the pool so this thread can wait with a deadline.
     absl::Notification done;
     inter_op_pool_->Schedule([&] {
-      run.executor->RunAsync(step, [&](absl::Status s) {
+      start([&](absl::Status s) {
         status = std::move(s);
         done.Notify();
       });

@@ -8,6 +8,18 @@
 // with the same signature only check the feed values (dtype, and shape against
 // a Placeholder's `shape` attr) and execute.
 //
+// Devices: ConfigProto.device_count["CPU"] CPU devices. The pruned graph is
+// placed (graph/placer.h: requested devices, colocation, kernels, soft
+// placement). If it lands on one device, one executor runs it with no
+// rendezvous. Otherwise it is partitioned (graph/partition.h) into one
+// executor per device; each step runs them concurrently over one
+// LocalRendezvous made for that step (tensors pass by reference, no copy)
+// and freed after it, and a failure anywhere aborts the whole step
+// (runtime/multi_device_step.h). Results do not depend on the device count.
+// Placement is per Run signature (TensorFlow's place_pruned_graph), so a
+// node whose placement depends on colocation with nodes outside the pruned
+// graph may land differently in different signatures.
+//
 //   auto session = std::make_unique<LocalSession>(SessionOptions());
 //   WEFT_RETURN_IF_ERROR(session->Create(graph_def));
 //   ...

@@ -99,16 +99,19 @@ void LocalRendezvous::RecvAsync(const std::string& key, DoneCallback done) {
 
 void LocalRendezvous::StartAbort(const absl::Status& status) {
   std::vector<DoneCallback> waiters;
+  absl::Status aborted;
   {
     absl::MutexLock lock(&mu_);
     if (!abort_status_.ok()) return;
     abort_status_ = status.ok() ? absl::CancelledError("rendezvous aborted") : status;
+    aborted = abort_status_;
     for (auto& [key, item] : table_) {
       if (item.waiter) waiters.push_back(std::move(item.waiter));
     }
     table_.clear();
   }
-  for (DoneCallback& w : waiters) w(status, Tensor(), false);
+  // An OK `status` must not reach waiters as success.
+  for (DoneCallback& w : waiters) w(aborted, Tensor(), false);
 }
 
 absl::Status LocalRendezvous::Recv(const std::string& key,

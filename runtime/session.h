@@ -43,8 +43,12 @@
 namespace weft {
 
 struct SessionOptions {
-  // Honoured: device_count["CPU"] (CPU devices; graphs still run on the
-  // first one until multi-device placement lands), inter_op_parallelism_threads
+  // Honoured: device_count["CPU"] (N CPU devices
+  // /job:localhost/replica:0/task:0/device:CPU:0..N-1, each with its own
+  // intra-op pool; nodes are placed on them by graph/placer.h and a Run
+  // spanning several is partitioned with _Send/_Recv), allow_soft_placement,
+  // log_device_placement (one "node (Op): device" line per node on stderr
+  // when a Run signature is prepared), inter_op_parallelism_threads
   // (0 = number of cores, negative = run every kernel on the caller's
   // thread), intra_op_parallelism_threads (0 = cores per device) and
   // operation_timeout_in_ms (a default for RunOptions.timeout_in_ms).

@@ -240,6 +240,10 @@ OpDefBuilder& OpDefBuilder::SetAllowsUninitializedInput() {
   op_def_.set_allows_uninitialized_input(true);
   return *this;
 }
+OpDefBuilder& OpDefBuilder::SetIsDistributedCommunication() {
+  op_def_.set_is_distributed_communication(true);
+  return *this;
+}
 OpDefBuilder& OpDefBuilder::Doc(std::string summary) {
   op_def_.set_summary(std::move(summary));
   return *this;

@@ -41,6 +41,8 @@ class OpDefBuilder {
   OpDefBuilder& SetIsCommutative();
   OpDefBuilder& SetIsAggregate();
   OpDefBuilder& SetAllowsUninitializedInput();
+  // Marks ops that move tensors between devices or tasks (_Recv).
+  OpDefBuilder& SetIsDistributedCommunication();
   OpDefBuilder& Doc(std::string summary);
 
   absl::Status Finalize(tensorflow::OpDef* op_def) const;

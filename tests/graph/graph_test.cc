@@ -117,7 +117,7 @@ TEST(GraphTest, PlacesEverythingOnTheFirstDevice) {
   ASSERT_TRUE(PlaceGraph({cpu}, g->get()).ok());
   EXPECT_EQ((*g)->FindNode("a")->assigned_device(), cpu);
   EXPECT_EQ((*g)->FindNode("a")->requested_device(), "/device:GPU:3");
-  EXPECT_EQ(PlaceGraph({}, g->get()).code(),
+  EXPECT_EQ(PlaceGraph(std::vector<std::string>{}, g->get()).code(),
             absl::StatusCode::kFailedPrecondition);
 }
 

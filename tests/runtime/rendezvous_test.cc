@@ -1,4 +1,7 @@
 #include <thread>
+#include <vector>
+
+#include "absl/strings/str_cat.h"
 
 #include "gtest/gtest.h"
 #include "runtime/rendezvous.h"
@@ -70,6 +73,87 @@ TEST(LocalRendezvous, AbortFailsWaitersNowAndLater) {
   bool dead;
   EXPECT_EQ(rv.Recv("c", absl::Seconds(1), &t, &dead).code(),
             absl::StatusCode::kAborted);
+}
+
+
+TEST(LocalRendezvous, AbortWithOkStatusStillFailsWaiters) {
+  LocalRendezvous rv;
+  absl::Status seen;
+  bool called = false;
+  rv.RecvAsync("a", [&](const absl::Status& s, const Tensor&, bool) {
+    seen = s;
+    called = true;
+  });
+  rv.StartAbort(absl::OkStatus());
+  ASSERT_TRUE(called);
+  EXPECT_EQ(seen.code(), absl::StatusCode::kCancelled);
+}
+
+TEST(LocalRendezvous, AbortDropsParkedValues) {
+  LocalRendezvous rv;
+  ASSERT_TRUE(rv.Send("parked", Tensor::Scalar<float>(1), false).ok());
+  rv.StartAbort(absl::InternalError("boom"));
+  EXPECT_EQ(rv.PendingCount(), 0);
+  Tensor t;
+  bool dead;
+  EXPECT_EQ(rv.Recv("parked", absl::Seconds(1), &t, &dead).code(),
+            absl::StatusCode::kInternal);
+}
+
+TEST(LocalRendezvous, EndOfStepCleansUpAndCancelsWaiters) {
+  // One rendezvous per step: destroying it at the end of the step fails the
+  // receivers still waiting (CANCELLED) and frees parked values.
+  absl::Status seen;
+  Tensor value = Tensor::Scalar<float>(3);
+  {
+    LocalRendezvous step1;
+    step1.RecvAsync("never_sent",
+                    [&](const absl::Status& s, const Tensor&, bool) { seen = s; });
+    ASSERT_TRUE(step1.Send("never_received", value, false).ok());
+  }
+  EXPECT_EQ(seen.code(), absl::StatusCode::kCancelled);
+  // Steps do not share keys: the same key in the next step starts afresh.
+  LocalRendezvous step2;
+  EXPECT_EQ(step2.PendingCount(), 0);
+  ASSERT_TRUE(step2.Send("never_received", value, false).ok());
+}
+
+TEST(LocalRendezvous, ManyPairsFromTwoThreadsInEitherOrder) {
+  // Thread A receives the even keys and sends the odd ones; thread B does
+  // the opposite. Which side comes first for a key is left to the race, so
+  // both orders happen; every value must arrive exactly once.
+  LocalRendezvous rv;
+  constexpr int kKeys = 2000;
+  std::vector<float> got(kKeys, -1);
+  std::vector<int> calls(kKeys, 0);
+  auto recv = [&](int i) {
+    rv.RecvAsync(absl::StrCat("k", i),
+                 [&, i](const absl::Status& s, const Tensor& t, bool dead) {
+                   EXPECT_TRUE(s.ok()) << s;
+                   EXPECT_EQ(dead, i % 7 == 0);
+                   if (!dead) got[i] = t.scalar<float>();
+                   ++calls[i];
+                 });
+  };
+  auto send = [&](int i) {
+    const bool dead = i % 7 == 0;
+    EXPECT_TRUE(rv.Send(absl::StrCat("k", i),
+                        dead ? Tensor() : Tensor::Scalar<float>(i), dead)
+                    .ok());
+  };
+  std::thread a([&] {
+    for (int i = 0; i < kKeys; ++i) (i % 2 == 0) ? recv(i) : send(i);
+  });
+  std::thread b([&] {
+    for (int i = 0; i < kKeys; ++i) (i % 2 == 0) ? send(i) : recv(i);
+  });
+  a.join();
+  b.join();
+  EXPECT_EQ(rv.PendingCount(), 0);
+  for (int i = 0; i < kKeys; ++i) {
+    EXPECT_EQ(calls[i], 1) << i;
+    if (i % 7 != 0) EXPECT_EQ(got[i], static_cast<float>(i)) << i;
+  }
 }
 
 TEST(LocalRendezvous, RecvDeadlineNamesKey) {

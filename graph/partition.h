@@ -1,0 +1,62 @@
+// Partitioning: splitting a placed Graph into one GraphDef per device, with
+// _Send/_Recv pairs on every edge that crosses devices (TensorFlow's
+// graph_partition).
+//
+//   PartitionOptions options;
+//   options.incarnation = [&](const std::string& d) { return inc_of[d]; };
+//   WEFT_ASSIGN_OR_RETURN(auto parts, PartitionGraph(options, *graph));
+//   for (auto& [device, graph_def] : parts) ...   // one executor per device
+//
+// What it writes:
+//   - every node goes to the partition of its assigned device, its NodeDef's
+//     `device` set to that full name;
+//   - a data edge src:i -> dst crossing devices becomes
+//       src:i -> _Send   (in src's partition)
+//       _Recv -> dst     (in dst's partition)
+//     with TensorFlow's attrs: T / tensor_type (the edge's non-ref dtype),
+//     tensor_name "edge_<edge id>_<src name>", send_device,
+//     send_device_incarnation, recv_device, client_terminated=false. One
+//     transfer per (tensor, destination device): several consumers on one
+//     device share a _Recv;
+//   - a control edge src -> dst crossing devices becomes
+//       ^src -> dummy Const (float, shape [0]) -> _Send   (src's partition)
+//       _Recv -> Identity -> ^dst                        (dst's partition)
+//     so dst still waits for src, and deadness (an untaken Switch branch)
+//     crosses too;
+//   - new nodes are named "<prefix>/_<n>" (as a local TensorFlow session
+//     does), unique in the graph.
+// Every partition gets the graph's versions and function library.
+//
+// No deadlock by construction: a _Send never waits and a _Recv is
+// asynchronous, so no executor blocks on another; the partitions together
+// have exactly the dependencies of the original DAG.
+//
+// Thread safety: reads `graph` only.
+#ifndef WEFT_GRAPH_PARTITION_H_
+#define WEFT_GRAPH_PARTITION_H_
+
+#include <cstdint>
+#include <functional>
+#include <map>
+#include <string>
+
+#include "absl/status/statusor.h"
+#include "graph/graph.h"
+#include "proto/graph.pb.h"
+
+namespace weft {
+
+struct PartitionOptions {
+  // The incarnation of a device (DeviceAttributes.incarnation), written as
+  // send_device_incarnation; null writes 0.
+  std::function<uint64_t(const std::string& device)> incarnation;
+};
+
+// Partitions keyed by full device name. INVALID_ARGUMENT naming the node if
+// some node has no assigned device.
+absl::StatusOr<std::map<std::string, tensorflow::GraphDef>> PartitionGraph(
+    const PartitionOptions& options, const Graph& graph);
+
+}  // namespace weft
+
+#endif  // WEFT_GRAPH_PARTITION_H_
