@@ -16,6 +16,9 @@ const KernelRegistry& GlobalKernelRegistry() {
     RegisterRandomKernels(r);
     RegisterConvKernels(r);
     RegisterTrainingKernels(r);
+    RegisterNnActivationKernels(r);
+    RegisterMathExtraKernels(r);
+    RegisterArrayGradKernels(r);
     return r;
   }();
   return *registry;

@@ -14,6 +14,9 @@ const OpRegistry& GlobalOpRegistry() {
     RegisterRandomOps(r);
     RegisterConvOps(r);
     RegisterTrainingOps(r);
+    RegisterNnActivationOps(r);
+    RegisterMathExtraOps(r);
+    RegisterArrayGradOps(r);
     return r;
   }();
   return *registry;

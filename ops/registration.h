@@ -18,6 +18,9 @@ void RegisterControlFlowOps(OpRegistry* r);
 void RegisterRandomOps(OpRegistry* r);
 void RegisterConvOps(OpRegistry* r);
 void RegisterTrainingOps(OpRegistry* r);
+void RegisterNnActivationOps(OpRegistry* r);  // nn_activation_ops.cc
+void RegisterMathExtraOps(OpRegistry* r);      // math_extra_ops.cc
+void RegisterArrayGradOps(OpRegistry* r);      // array_grad_ops.cc
 
 // CPU kernels, ops/cpu/*.cc.
 void RegisterArrayKernels(KernelRegistry* r);
@@ -30,6 +33,9 @@ void RegisterControlFlowKernels(KernelRegistry* r);
 void RegisterRandomKernels(KernelRegistry* r);
 void RegisterConvKernels(KernelRegistry* r);
 void RegisterTrainingKernels(KernelRegistry* r);
+void RegisterNnActivationKernels(KernelRegistry* r);
+void RegisterMathExtraKernels(KernelRegistry* r);
+void RegisterArrayGradKernels(KernelRegistry* r);
 
 }  // namespace weft
 
