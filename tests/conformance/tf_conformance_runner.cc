@@ -212,6 +212,29 @@ void RunCase(const CaseSpec& spec) {
   }
 }
 
+// The comparison itself must catch what it is there to catch.
+TEST(TfConformanceCompare, DetectsDifferences) {
+  Tensor want(DT_FLOAT, TensorShape({3}));
+  for (int i = 0; i < 3; ++i) want.data<float>()[i] = 0.5f * (i + 1);
+  Tensor same(DT_FLOAT, TensorShape({3}));
+  for (int i = 0; i < 3; ++i) same.data<float>()[i] = want.data<float>()[i] * (1 + 5e-5f);
+  EXPECT_EQ(Compare(same, want), "");
+  Tensor off(DT_FLOAT, TensorShape({3}));
+  for (int i = 0; i < 3; ++i) off.data<float>()[i] = want.data<float>()[i];
+  off.data<float>()[1] *= 1.001f;
+  EXPECT_NE(Compare(off, want), "");
+  EXPECT_NE(Compare(Tensor(DT_FLOAT, TensorShape({1, 3})), want), "");
+  Tensor ints(DT_INT32, TensorShape({2}));
+  ints.data<int32_t>()[0] = 1;
+  ints.data<int32_t>()[1] = 2;
+  Tensor ints2(DT_INT32, TensorShape({2}));
+  ints2.data<int32_t>()[0] = 1;
+  ints2.data<int32_t>()[1] = 3;
+  EXPECT_EQ(Compare(ints, ints), "");
+  EXPECT_NE(Compare(ints2, ints), "");
+  EXPECT_NE(Compare(want, ints), "");
+}
+
 }  // namespace
 }  // namespace weft
 
