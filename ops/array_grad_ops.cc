@@ -1,6 +1,6 @@
 // Array ops that TensorFlow's gradient functions emit: ConcatOffset,
-// DynamicStitch, InvertPermutation, ListDiff, PadV2, ShapeN and
-// StridedSliceGrad. OpDefs match TensorFlow 2.21's
+// DynamicStitch, InvertPermutation, ListDiff, PadV2, PreventGradient, ShapeN
+// and StridedSliceGrad. OpDefs match TensorFlow 2.21's
 // (tests/ops/op_def_compat_test checks).
 #include <vector>
 
@@ -108,6 +108,13 @@ void RegisterArrayGradOps(OpRegistry* r) {
                   .Attr("T: type")
                   .Attr("Tpaddings: {int32, int64} = int32"),
               array_shapes::PadShape);
+  // Identity that documents "no gradient here" (TF's gradient raises).
+  r->Register(OpDefBuilder("PreventGradient")
+                  .Input("input: T")
+                  .Output("output: T")
+                  .Attr("T: type")
+                  .Attr("message: string = ''"),
+              UnchangedShape);
   r->Register(OpDefBuilder("ShapeN")
                   .Input("input: N * T")
                   .Output("output: N * out_type")

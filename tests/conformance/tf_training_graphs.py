@@ -327,6 +327,8 @@ op_case("embedding_lookup", lambda x: [tf.nn.embedding_lookup(x, [[0, 3], [3, 2]
 op_case("expand_squeeze_reshape", lambda x: [tf.squeeze(tf.expand_dims(x, 1) * 2.0, [1]),
                                              tf.reshape(x, [-1]), tf.identity(x)],
         {"x": f32(3, 4)})
+op_case("prevent_gradient", lambda x: [tf.raw_ops.PreventGradient(input=x, message="no") * 2.0],
+        {"x": f32(3, 4)}, grad=False)
 op_case("avg_pool", lambda x: [tf.nn.avg_pool2d(x, 2, 1, "SAME")], {"x": f32(2, 5, 5, 3)})
 op_case("moments", lambda x: list(tf.nn.moments(x, [0, 1])), {"x": f32(4, 6, 3)})
 

@@ -1,5 +1,5 @@
-// ConcatOffset, ShapeN, InvertPermutation, ListDiff, DynamicStitch, PadV2
-// and StridedSliceGrad: the array ops gradient functions emit.
+// ConcatOffset, ShapeN, InvertPermutation, ListDiff, DynamicStitch, PadV2,
+// PreventGradient and StridedSliceGrad: the array ops gradient functions emit.
 #include <vector>
 
 #include "gtest/gtest.h"
@@ -68,6 +68,13 @@ TEST(ArrayGradTest, DynamicStitch) {
       RunStatus(NodeBuilder("n", "DynamicStitch").Attr("N", 1).Attr("T", DT_FLOAT),
                 {MakeTensor<int32_t>({2}, {0, 1}), MakeTensor<float>({3}, {1, 2, 3})});
   EXPECT_EQ(s.code(), absl::StatusCode::kInvalidArgument) << s;
+}
+
+TEST(ArrayGradTest, PreventGradientPassesThrough) {
+  const Tensor x = MakeTensor<float>({2}, {1.5f, -2});
+  ExpectTensorEqual(
+      RunOk(NodeBuilder("n", "PreventGradient").Attr("T", DT_FLOAT).Attr("message", "why"), {x}),
+      x);
 }
 
 TEST(ArrayGradTest, PadV2FillsWithConstant) {
