@@ -144,6 +144,11 @@ class DynamicStitchOp : public OpKernel {
     for (int64_t d : row_shape.dim_sizes()) out_shape.AddDim(d);
     Tensor* out = nullptr;
     OP_REQUIRES_OK(c, c->allocate_output(0, out_shape, &out));
+    // Rows no index names are zero (TensorFlow leaves them undefined).
+    VisitStorage(out->dtype(), [&](auto tag) {
+      using T = typename decltype(tag)::type;
+      std::fill_n(out->data<T>(), out->NumElements(), T{});
+    });
     if (row == 0) return;
     for (int i = 0; i < n; ++i) {
       const Tensor& data = c->input(n + i);

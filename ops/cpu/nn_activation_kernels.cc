@@ -3,6 +3,9 @@
 // Formulas follow TensorFlow's CPU kernels so results agree to rounding:
 // Softplus switches to x or exp(x) where log1p(exp(x)) would lose precision;
 // EluGrad and SeluGrad take the op's output, not its input.
+#include <cmath>
+#include <limits>
+
 #include "ops/cpu/cwise_functors.h"
 #include "ops/cpu/cwise_ops.h"
 #include "ops/cpu/nn_register.h"

@@ -168,6 +168,31 @@ for resource in (False, True):
         train_case(f"mlp_{opt_name}_{'resource' if resource else 'ref'}", g, loss, train, feeds)
 tf1.enable_resource_variables()
 
+# ---- MLP with dense labels, weight decay and gradient clipping -------------
+#
+# softmax_cross_entropy_with_logits (dense labels), Elu / LeakyRelu / Relu6
+# layers, L2Loss weight decay and clip_by_global_norm, applied by SGD: the
+# new ops inside a training step rather than alone.
+
+for resource in (False, True):
+    g = tf1.Graph()
+    with g.as_default():
+        x = tf1.placeholder(tf.float32, [None, 12], name="x")
+        y = tf1.placeholder(tf.int64, [None], name="y")
+        ws = [var(f"w{i}", w, resource) for i, w in enumerate((W1, W2, W3))]
+        h = tf.nn.elu(tf.matmul(x, ws[0]))
+        h = tf.nn.leaky_relu(tf.matmul(h, ws[1]), alpha=0.1)
+        logits = tf.nn.relu6(tf.matmul(h, ws[2]) * 3.0)
+        xent = tf.nn.softmax_cross_entropy_with_logits(labels=tf.one_hot(y, 5), logits=logits)
+        loss = tf.add(tf.reduce_mean(xent), 1e-3 * tf.add_n([tf.nn.l2_loss(w) for w in ws]),
+                      name="loss")
+        grads = tf.gradients(loss, ws)
+        clipped, norm = tf.clip_by_global_norm(grads, 0.5)
+        train = tf1.train.GradientDescentOptimizer(0.2).apply_gradients(
+            list(zip(clipped, ws)), name="train")
+    train_case(f"mlp_xent_l2_clip_{'resource' if resource else 'ref'}", g, loss, train,
+               {"x:0": X, "y:0": Y}, extra_fetches=[norm])
+
 # ---- Small CNN: Conv2D, BiasAdd, Relu, MaxPool, flatten, dense (NHWC) ------
 
 rng = np.random.RandomState(2)

@@ -64,6 +64,11 @@ TEST(ArrayGradTest, DynamicStitch) {
              MakeTensor<float>({2, 2}, {1, 2, 3, 4}), MakeTensor<float>({1, 2, 2}, {5, 6, 7, 8})}),
       // Index 2 appears twice: the later one wins.
       MakeTensor<float>({3, 2}, {1, 2, 5, 6, 7, 8}));
+  // Rows no index names come out zero.
+  ExpectTensorEqual(
+      RunOk(NodeBuilder("n", "DynamicStitch").Attr("N", 1).Attr("T", DT_FLOAT),
+            {MakeTensor<int32_t>({2}, {0, 3}), MakeTensor<float>({2}, {1, 2})}),
+      MakeTensor<float>({4}, {1, 0, 0, 2}));
   const absl::Status s =
       RunStatus(NodeBuilder("n", "DynamicStitch").Attr("N", 1).Attr("T", DT_FLOAT),
                 {MakeTensor<int32_t>({2}, {0, 1}), MakeTensor<float>({3}, {1, 2, 3})});
