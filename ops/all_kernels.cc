@@ -17,6 +17,9 @@ const KernelRegistry& GlobalKernelRegistry() {
     RegisterConvKernels(r);
     RegisterTrainingKernels(r);
     RegisterSendRecvKernels(r);
+    RegisterNnActivationKernels(r);
+    RegisterMathExtraKernels(r);
+    RegisterArrayGradKernels(r);
     return r;
   }();
   return *registry;

@@ -15,6 +15,9 @@ const OpRegistry& GlobalOpRegistry() {
     RegisterConvOps(r);
     RegisterTrainingOps(r);
     RegisterSendRecvOps(r);
+    RegisterNnActivationOps(r);
+    RegisterMathExtraOps(r);
+    RegisterArrayGradOps(r);
     return r;
   }();
   return *registry;

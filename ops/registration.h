@@ -19,6 +19,9 @@ void RegisterRandomOps(OpRegistry* r);
 void RegisterConvOps(OpRegistry* r);
 void RegisterTrainingOps(OpRegistry* r);
 void RegisterSendRecvOps(OpRegistry* r);
+void RegisterNnActivationOps(OpRegistry* r);  // nn_activation_ops.cc
+void RegisterMathExtraOps(OpRegistry* r);      // math_extra_ops.cc
+void RegisterArrayGradOps(OpRegistry* r);      // array_grad_ops.cc
 
 // CPU kernels, ops/cpu/*.cc.
 void RegisterArrayKernels(KernelRegistry* r);
@@ -34,6 +37,9 @@ void RegisterRandomKernels(KernelRegistry* r);
 void RegisterConvKernels(KernelRegistry* r);
 void RegisterTrainingKernels(KernelRegistry* r);
 void RegisterSendRecvKernels(KernelRegistry* r);
+void RegisterNnActivationKernels(KernelRegistry* r);
+void RegisterMathExtraKernels(KernelRegistry* r);
+void RegisterArrayGradKernels(KernelRegistry* r);
 
 }  // namespace weft
 

@@ -87,7 +87,8 @@ void RegisterArrayKernels(KernelRegistry* r) {
   r->Register(KernelDef("Const", kDeviceTypeCpu), MakeKernel<ConstOp>);
   r->Register(KernelDef("Placeholder", kDeviceTypeCpu), MakeKernel<PlaceholderOp>);
   for (const char* op :
-       {"Identity", "IdentityN", "StopGradient", "PlaceholderWithDefault"}) {
+       {"Identity", "IdentityN", "StopGradient", "PreventGradient",
+        "PlaceholderWithDefault"}) {
     r->Register(KernelDef(op, kDeviceTypeCpu), MakeKernel<IdentityOp>);
   }
   RegisterArrayShapeKernels(r);

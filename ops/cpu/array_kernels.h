@@ -8,7 +8,7 @@
 
 namespace weft {
 
-// Reshape, Shape, Size, Rank, ExpandDims, Squeeze, BroadcastGradientArgs.
+// Reshape, Shape, ShapeN, Size, Rank, ExpandDims, Squeeze, BroadcastGradientArgs.
 void RegisterArrayShapeKernels(KernelRegistry* r);
 // Fill, ZerosLike, OnesLike, Range, OneHot.
 void RegisterArrayFillKernels(KernelRegistry* r);
@@ -16,9 +16,9 @@ void RegisterArrayFillKernels(KernelRegistry* r);
 void RegisterArrayTransposeKernels(KernelRegistry* r);
 // ConcatV2, Pack, Unpack, Split, SplitV.
 void RegisterArrayConcatKernels(KernelRegistry* r);
-// Tile, BroadcastTo, Pad.
+// Tile, BroadcastTo, Pad, PadV2.
 void RegisterArrayTileKernels(KernelRegistry* r);
-// Slice, StridedSlice.
+// Slice, StridedSlice, StridedSliceGrad.
 void RegisterArraySliceKernels(KernelRegistry* r);
 // GatherV2, Select, SelectV2.
 void RegisterArrayGatherKernels(KernelRegistry* r);

@@ -114,29 +114,6 @@ class SqueezeOp : public OpKernel {
   std::vector<int64_t> squeeze_dims_;
 };
 
-// Writes `values` into a new output of the kernel's int32/int64 out type.
-absl::Status OutputInts(OpKernelContext* c, int i,
-                        const std::vector<int64_t>& values, bool scalar,
-                        absl::string_view what) {
-  Tensor* out;
-  absl::Status s = c->allocate_output(
-      i, scalar ? TensorShape() : TensorShape({static_cast<int64_t>(values.size())}),
-      &out);
-  if (!s.ok()) return s;
-  if (out->dtype() == DT_INT32) {
-    for (size_t k = 0; k < values.size(); ++k) {
-      if (values[k] > std::numeric_limits<int32_t>::max()) {
-        return absl::InvalidArgumentError(absl::StrCat(
-            what, " ", values[k], " does not fit the int32 output; use out_type int64"));
-      }
-      out->data<int32_t>()[k] = static_cast<int32_t>(values[k]);
-    }
-  } else {
-    std::copy(values.begin(), values.end(), out->data<int64_t>());
-  }
-  return absl::OkStatus();
-}
-
 class ShapeOp : public OpKernel {
  public:
   explicit ShapeOp(OpKernelConstruction* c) : OpKernel(c) {}
@@ -144,6 +121,19 @@ class ShapeOp : public OpKernel {
     const TensorShape& s = c->input(0).shape();
     OP_REQUIRES_OK(c, OutputInts(c, 0, {s.dim_sizes().begin(), s.dim_sizes().end()},
                                  false, "dimension"));
+  }
+};
+
+// ShapeN: Shape of each of its N inputs.
+class ShapeNOp : public OpKernel {
+ public:
+  explicit ShapeNOp(OpKernelConstruction* c) : OpKernel(c) {}
+  void Compute(OpKernelContext* c) override {
+    for (int i = 0; i < c->num_inputs(); ++i) {
+      const TensorShape& s = c->input(i).shape();
+      OP_REQUIRES_OK(c, OutputInts(c, i, {s.dim_sizes().begin(), s.dim_sizes().end()},
+                                   false, "dimension"));
+    }
   }
 };
 
@@ -207,6 +197,7 @@ void RegisterArrayShapeKernels(KernelRegistry* r) {
   r->Register(KernelDef("ExpandDims", kDeviceTypeCpu), MakeKernel<ExpandDimsOp>);
   r->Register(KernelDef("Squeeze", kDeviceTypeCpu), MakeKernel<SqueezeOp>);
   r->Register(KernelDef("Shape", kDeviceTypeCpu), MakeKernel<ShapeOp>);
+  r->Register(KernelDef("ShapeN", kDeviceTypeCpu), MakeKernel<ShapeNOp>);
   r->Register(KernelDef("Size", kDeviceTypeCpu), MakeKernel<SizeOp>);
   r->Register(KernelDef("Rank", kDeviceTypeCpu), MakeKernel<RankOp>);
   r->Register(KernelDef("BroadcastGradientArgs", kDeviceTypeCpu),

@@ -1,4 +1,4 @@
-// Slice and StridedSlice.
+// Slice, StridedSlice and StridedSliceGrad.
 //
 // StridedSlice follows TensorFlow's (and NumPy's) indexing rules in full:
 // begin/end/strides form a "sparse" spec over the input dims with an
@@ -19,6 +19,7 @@
 #include "ops/cpu/array_util.h"
 #include "ops/framework/op_kernel.h"
 #include "runtime/allocator.h"
+#include "runtime/status.h"
 
 namespace weft {
 namespace {
@@ -132,9 +133,11 @@ class SliceOp : public OpKernel {
   }
 };
 
-class StridedSliceOp : public OpKernel {
+// StridedSlice's and StridedSliceGrad's shared part: the mask attrs and the
+// box they select from a shape.
+class StridedSliceBase : public OpKernel {
  public:
-  explicit StridedSliceOp(OpKernelConstruction* c) : OpKernel(c) {
+  explicit StridedSliceBase(OpKernelConstruction* c) : OpKernel(c) {
     for (auto [name, field] :
          {std::pair<const char*, int64_t*>{"begin_mask", &begin_mask_},
           {"end_mask", &end_mask_},
@@ -145,28 +148,31 @@ class StridedSliceOp : public OpKernel {
     }
   }
 
-  void Compute(OpKernelContext* c) override {
-    const Tensor& in = c->input(0);
-    const Tensor& b = c->input(1);
-    const Tensor& e = c->input(2);
-    const Tensor& s = c->input(3);
-    OP_REQUIRES(c, b.dims() == 1 && e.shape() == b.shape() && s.shape() == b.shape(),
-                absl::InvalidArgumentError(absl::StrCat(
-                    "Expected begin, end, and strides to be 1D equal size "
-                    "tensors, but got shapes ", b.shape().DebugString(), ", ",
-                    e.shape().DebugString(), ", and ", s.shape().DebugString(),
-                    " instead.")));
-    OP_REQUIRES(c, b.NumElements() <= 32,
-                absl::InvalidArgumentError(absl::StrCat(
-                    "StridedSlice supports at most 32 index entries, got ",
-                    b.NumElements())));
+ protected:
+  // Reads begin/end/strides (inputs first..first+2) and selects their box
+  // from `shape`.
+  absl::Status BoxFromInputs(OpKernelContext* c, int first,
+                             const TensorShape& shape, Box* box) const {
+    const Tensor& b = c->input(first);
+    const Tensor& e = c->input(first + 1);
+    const Tensor& s = c->input(first + 2);
+    if (b.dims() != 1 || e.shape() != b.shape() || s.shape() != b.shape()) {
+      return absl::InvalidArgumentError(absl::StrCat(
+          "Expected begin, end, and strides to be 1D equal size "
+          "tensors, but got shapes ", b.shape().DebugString(), ", ",
+          e.shape().DebugString(), ", and ", s.shape().DebugString(),
+          " instead."));
+    }
+    if (b.NumElements() > 32) {
+      return absl::InvalidArgumentError(absl::StrCat(
+          "StridedSlice supports at most 32 index entries, got ",
+          b.NumElements()));
+    }
     std::vector<int64_t> begin, end, strides;
-    OP_REQUIRES_OK(c, ReadIntVector(b, "StridedSlice's begin", &begin));
-    OP_REQUIRES_OK(c, ReadIntVector(e, "StridedSlice's end", &end));
-    OP_REQUIRES_OK(c, ReadIntVector(s, "StridedSlice's strides", &strides));
-    Box box;
-    OP_REQUIRES_OK(c, MakeBox(in.shape(), begin, end, strides, &box));
-    EmitBox(c, in, box);
+    WEFT_RETURN_IF_ERROR(ReadIntVector(b, "StridedSlice's begin", &begin));
+    WEFT_RETURN_IF_ERROR(ReadIntVector(e, "StridedSlice's end", &end));
+    WEFT_RETURN_IF_ERROR(ReadIntVector(s, "StridedSlice's strides", &strides));
+    return MakeBox(shape, begin, end, strides, box);
   }
 
  private:
@@ -281,6 +287,71 @@ class StridedSliceOp : public OpKernel {
   int64_t new_axis_mask_ = 0, shrink_mask_ = 0;
 };
 
+class StridedSliceOp : public StridedSliceBase {
+ public:
+  explicit StridedSliceOp(OpKernelConstruction* c) : StridedSliceBase(c) {}
+  void Compute(OpKernelContext* c) override {
+    const Tensor& in = c->input(0);
+    Box box;
+    OP_REQUIRES_OK(c, BoxFromInputs(c, 1, in.shape(), &box));
+    EmitBox(c, in, box);
+  }
+};
+
+// StridedSliceGrad(shape, begin, end, strides, dy): zeros of `shape` with
+// dy scattered into the box StridedSlice would have read.
+class StridedSliceGradOp : public StridedSliceBase {
+ public:
+  explicit StridedSliceGradOp(OpKernelConstruction* c) : StridedSliceBase(c) {}
+  void Compute(OpKernelContext* c) override {
+    std::vector<int64_t> dims;
+    OP_REQUIRES_OK(c, ReadIntVector(c->input(0), "StridedSliceGrad's shape", &dims));
+    TensorShape shape;
+    OP_REQUIRES_OK(c, ShapeFromDims(dims, "StridedSliceGrad's shape", &shape));
+    Box box;
+    OP_REQUIRES_OK(c, BoxFromInputs(c, 1, shape, &box));
+    const Tensor& dy = c->input(4);
+    OP_REQUIRES(c, dy.shape() == box.final_shape,
+                absl::InvalidArgumentError(absl::StrCat(
+                    "shape of dy was ", dy.shape().DebugString(),
+                    " instead of ", box.final_shape.DebugString())));
+    Tensor* out;
+    OP_REQUIRES_OK(c, c->allocate_output(0, shape, &out));
+    const int rank = shape.dims();
+    const bool ok = VisitStorage(dy.dtype(), [&](auto tag) {
+      using T = typename decltype(tag)::type;
+      T* dst = out->data<T>();
+      std::fill_n(dst, out->NumElements(), T{});
+      if (dy.NumElements() == 0) return;
+      const T* src = dy.data<T>();
+      if (rank == 0) {
+        dst[0] = src[0];
+        return;
+      }
+      std::vector<int64_t> stride(rank, 1);
+      for (int d = rank - 2; d >= 0; --d) stride[d] = stride[d + 1] * shape.dim_size(d + 1);
+      const int64_t inner = box.size[rank - 1];
+      const int64_t inner_step = box.stride[rank - 1];
+      const int64_t rows = dy.NumElements() / inner;
+      std::vector<int64_t> idx(rank, 0);
+      int64_t offset = 0;
+      for (int d = 0; d < rank; ++d) offset += box.begin[d] * stride[d];
+      for (int64_t row = 0; row < rows; ++row) {
+        const T* in = src + row * inner;
+        for (int64_t k = 0; k < inner; ++k) dst[offset + k * inner_step] = in[k];
+        for (int d = rank - 2; d >= 0; --d) {
+          const int64_t step = box.stride[d] * stride[d];
+          offset += step;
+          if (++idx[d] < box.size[d]) break;
+          offset -= step * box.size[d];
+          idx[d] = 0;
+        }
+      }
+    });
+    OP_REQUIRES(c, ok, UnsupportedDtype("StridedSliceGrad", dy.dtype()));
+  }
+};
+
 }  // namespace
 
 void RegisterArraySliceKernels(KernelRegistry* r) {
@@ -289,6 +360,9 @@ void RegisterArraySliceKernels(KernelRegistry* r) {
   r->Register(
       KernelDef("StridedSlice", kDeviceTypeCpu).TypeConstraint("T", PodAndStringTypes()),
       MakeKernel<StridedSliceOp>);
+  r->Register(KernelDef("StridedSliceGrad", kDeviceTypeCpu)
+                  .TypeConstraint("T", PodAndStringTypes()),
+              MakeKernel<StridedSliceGradOp>);
 }
 
 }  // namespace weft

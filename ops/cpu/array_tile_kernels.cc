@@ -1,4 +1,5 @@
-// Kernels that replicate or surround elements: Tile, BroadcastTo, Pad.
+// Kernels that replicate or surround elements: Tile, BroadcastTo, Pad and
+// PadV2.
 #include <algorithm>
 #include <vector>
 
@@ -160,6 +161,12 @@ class PadOp : public OpKernel {
     }
     TensorShape out_shape;
     OP_REQUIRES_OK(c, ShapeFromDims(dims, "Pad output", &out_shape));
+    // PadV2's third input is the fill value; Pad fills with zeros.
+    const bool has_fill = c->num_inputs() == 3;
+    OP_REQUIRES(c, !has_fill || c->input(2).NumElements() == 1,
+                absl::InvalidArgumentError(absl::StrCat(
+                    "constant_values must be a scalar, got shape ",
+                    c->input(2).shape().DebugString())));
     if (out_shape == in.shape()) {
       c->set_output(0, in);
       return;
@@ -170,7 +177,8 @@ class PadOp : public OpKernel {
     VisitStorage(in.dtype(), [&](auto tag) {
       using T = typename decltype(tag)::type;
       T* dst = out->data<T>();
-      std::fill_n(dst, out->NumElements(), T{});
+      std::fill_n(dst, out->NumElements(),
+                  has_fill ? c->input(2).data<T>()[0] : T{});
       if (in.NumElements() == 0) return;
       const T* src = in.data<T>();
       const int64_t inner = in.dim_size(rank - 1);
@@ -200,6 +208,7 @@ void RegisterArrayTileKernels(KernelRegistry* r) {
   r->Register(def("Tile"), MakeKernel<TileOp>);
   r->Register(def("BroadcastTo"), MakeKernel<BroadcastToOp>);
   r->Register(def("Pad"), MakeKernel<PadOp>);
+  r->Register(def("PadV2"), MakeKernel<PadOp>);
 }
 
 }  // namespace weft

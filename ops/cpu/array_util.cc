@@ -2,8 +2,10 @@
 
 #include <algorithm>
 #include <cstring>
+#include <limits>
 
 #include "absl/strings/str_cat.h"
+#include "ops/framework/op_kernel.h"
 
 namespace weft {
 
@@ -135,6 +137,28 @@ void CopyElements(const Tensor& src, int64_t src_offset, const Tensor& dst,
       std::copy(from, from + n, to);
     }
   });
+}
+
+absl::Status OutputInts(OpKernelContext* c, int i,
+                        const std::vector<int64_t>& values, bool scalar,
+                        absl::string_view what) {
+  Tensor* out;
+  absl::Status s = c->allocate_output(
+      i, scalar ? TensorShape() : TensorShape({static_cast<int64_t>(values.size())}),
+      &out);
+  if (!s.ok()) return s;
+  if (out->dtype() == DT_INT32) {
+    for (size_t k = 0; k < values.size(); ++k) {
+      if (values[k] > std::numeric_limits<int32_t>::max()) {
+        return absl::InvalidArgumentError(absl::StrCat(
+            what, " ", values[k], " does not fit the int32 output; use out_type int64"));
+      }
+      out->data<int32_t>()[k] = static_cast<int32_t>(values[k]);
+    }
+  } else {
+    std::copy(values.begin(), values.end(), out->data<int64_t>());
+  }
+  return absl::OkStatus();
 }
 
 }  // namespace weft

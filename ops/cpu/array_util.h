@@ -23,6 +23,8 @@
 
 namespace weft {
 
+class OpKernelContext;
+
 // Every plain-memory dtype Weft can hold (numbers, bool, half, bfloat16).
 DataTypeVector PodTypes();
 // PodTypes() plus string: what element-moving kernels (Concat, Pack, ...)
@@ -82,6 +84,13 @@ bool VisitStorage(DataType dtype, Fn&& fn) {
 
 // INVALID_ARGUMENT (or UNIMPLEMENTED) naming the dtype a kernel cannot move.
 absl::Status UnsupportedDtype(absl::string_view op, DataType dtype);
+
+// Writes `values` into output i, a new int32 or int64 tensor (the kernel's
+// output dtype): a scalar when `scalar` (one value), else a vector.
+// INVALID_ARGUMENT, naming `what`, if a value does not fit int32.
+absl::Status OutputInts(OpKernelContext* c, int i,
+                        const std::vector<int64_t>& values, bool scalar,
+                        absl::string_view what);
 
 // Broadcasting (NumPy rules): for each dim of `out`, the stride of `in`'s
 // elements along it (0 where `in` is broadcast or lacks the dim). False if

@@ -9,6 +9,9 @@ namespace weft {
 
 void RegisterBiasKernels(KernelRegistry* r);     // nn_bias_kernels.cc
 void RegisterSoftmaxKernels(KernelRegistry* r);  // nn_softmax_kernels.cc
+// L2Loss, SoftmaxCrossEntropyWithLogits (nn_loss_kernels.cc); called from
+// RegisterNnActivationKernels (nn_activation_kernels.cc).
+void RegisterNnLossKernels(KernelRegistry* r);
 
 }  // namespace weft
 

@@ -172,5 +172,55 @@ TEST(NnShapeFnTest, ReluGradMergesShapes) {
   EXPECT_FALSE(Infer(Node("ReluGrad"), {{2, 3}, {3, 3}}).status.ok());
 }
 
+TEST(MathShapeFnTest, TrainingGraphOps) {
+  // BatchMatMulV2: batch dims broadcast, adjoints swap the last two.
+  EXPECT_EQ(Str(Infer(Node("BatchMatMulV2"), {{2, 1, 3, 4}, {5, 4, 6}})), "[2,5,3,6]");
+  EXPECT_EQ(Str(Infer(Node("BatchMatMulV2").Attr("adj_x", true).Attr("adj_y", true),
+                      {{7, 4, 3}, {7, 6, 4}})),
+            "[7,3,6]");
+  EXPECT_EQ(Str(Infer(Node("BatchMatMulV2"), {kUnknown, {4, 6}})), "<unknown>");
+  EXPECT_EQ(Infer(Node("BatchMatMulV2"), {{2, 3, 4}, {2, 5, 6}}).status.code(),
+            absl::StatusCode::kInvalidArgument);
+  EXPECT_EQ(Infer(Node("BatchMatMulV2"), {{2, 3, 4}, {3, 4, 6}}).status.code(),
+            absl::StatusCode::kInvalidArgument);
+  // Losses and activation gradients.
+  EXPECT_EQ(Str(Infer(Node("L2Loss"), {{3, 4}})), "[]");
+  const Result xent = Infer(Node("SoftmaxCrossEntropyWithLogits"), {{-1, 5}, {8, 5}});
+  EXPECT_EQ(Str(xent, 0), "[8]");
+  EXPECT_EQ(Str(xent, 1), "[8,5]");
+  EXPECT_FALSE(Infer(Node("SoftmaxCrossEntropyWithLogits"), {{4, 5}, {3, 5}}).status.ok());
+  EXPECT_EQ(Str(Infer(Node("LeakyReluGrad"), {{2, -1}, {2, 3}})), "[2,?]");
+  EXPECT_FALSE(Infer(Node("EluGrad"), {{2, 3}, {3, 2}}).status.ok());
+  // UnsortedSegmentSum: [num_segments] + data's dims past the ids'.
+  const Tensor segments = Tensor::Scalar<int32_t>(7);
+  EXPECT_EQ(Str(Infer(Node("UnsortedSegmentSum").Attr("Tindices", DT_INT32),
+                      {{4, 3, 2}, {4, 3}, kScalar}, {nullptr, nullptr, &segments})),
+            "[7,2]");
+  EXPECT_FALSE(Infer(Node("UnsortedSegmentSum").Attr("Tindices", DT_INT32),
+                     {{4, 3}, {5}, kScalar})
+                   .status.ok());
+  EXPECT_EQ(Str(Infer(Node("Cumsum"), {{3, -1}, kScalar})), "[3,?]");
+}
+
+TEST(MathShapeFnTest, GradientHelperOps) {
+  const Result shapes = Infer(
+      NodeBuilder("n", "ShapeN").Attr("N", 2).Attr("T", DT_FLOAT), {{2, 3}, kUnknown});
+  EXPECT_EQ(Str(shapes, 0), "[2]");
+  EXPECT_EQ(Str(shapes, 1), "[?]");
+  const Result offsets = Infer(NodeBuilder("n", "ConcatOffset").Attr("N", 2),
+                               {kScalar, {3}, {3}});
+  EXPECT_EQ(Str(offsets, 1), "[3]");
+  EXPECT_EQ(Str(Infer(NodeBuilder("n", "DynamicStitch").Attr("N", 2).Attr("T", DT_FLOAT),
+                      {{2}, {3}, {2, 5}, {3, 5}})),
+            "[?,5]");
+  const Tensor shape = MakeTensor<int32_t>({3}, {4, 5, 6});
+  EXPECT_EQ(Str(Infer(Node("StridedSliceGrad").Attr("Index", DT_INT32),
+                      {{3}, {3}, {3}, {3}, {2, 2, 2}}, {&shape})),
+            "[4,5,6]");
+  const Result diff = Infer(Node("ListDiff", DT_INT32), {{5}, {2}});
+  EXPECT_EQ(Str(diff, 0), "[?]");
+  EXPECT_EQ(Str(diff, 1), "[?]");
+}
+
 }  // namespace
 }  // namespace weft

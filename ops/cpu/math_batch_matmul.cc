@@ -1,0 +1,152 @@
+// BatchMatMulV2: [..., m, k] x [..., k, n] -> [..., m, n], the batch dims
+// broadcast as in NumPy; adj_x/adj_y transpose the last two dims (real
+// dtypes only, so adjoint = transpose).
+//
+// Large matrices go one at a time through Gemm() (matmul_gemm.h), which
+// shards each product over the intra-op pool; many small ones (attention
+// heads) are instead sharded by batch, each product a short loop of
+// vectorised row updates (no GEMM instantiation: cheap to compile).
+#include <algorithm>
+#include <vector>
+
+#include "absl/strings/str_cat.h"
+#include "ops/cpu/array_util.h"
+#include "ops/cpu/cwise_parallel.h"
+#include "ops/cpu/math_extra_register.h"
+#include "ops/cpu/matmul_gemm.h"
+#include "ops/framework/op_kernel.h"
+
+#pragma GCC diagnostic push
+#pragma GCC diagnostic ignored "-Wuninitialized"
+#pragma GCC diagnostic ignored "-Wmaybe-uninitialized"
+#include <Eigen/Core>
+#pragma GCC diagnostic pop
+
+namespace weft {
+namespace {
+
+// Below this many multiply-adds a product is too small to shard by itself.
+constexpr int64_t kSmallProduct = int64_t{1} << 15;
+
+template <typename T>
+using Row = Eigen::Array<T, Eigen::Dynamic, 1>;
+
+// Row-major [rows, cols] copy of the [cols, rows] matrix src.
+template <typename T>
+const T* Transposed(const T* src, int64_t rows, int64_t cols,
+                    std::vector<T>* scratch) {
+  scratch->resize(rows * cols);
+  for (int64_t r = 0; r < rows; ++r) {
+    for (int64_t c = 0; c < cols; ++c) (*scratch)[r * cols + c] = src[c * rows + r];
+  }
+  return scratch->data();
+}
+
+template <typename T>
+class BatchMatMulOp : public OpKernel {
+ public:
+  explicit BatchMatMulOp(OpKernelConstruction* c) : OpKernel(c) {
+    c->SetStatus(c->GetAttr("adj_x", &adj_x_));
+    c->SetStatus(c->GetAttr("adj_y", &adj_y_));
+    set_expensive(true);
+  }
+
+  void Compute(OpKernelContext* c) override {
+    const Tensor& x = c->input(0);
+    const Tensor& y = c->input(1);
+    OP_REQUIRES(c, x.dims() >= 2 && y.dims() >= 2,
+                absl::InvalidArgumentError(absl::StrCat(
+                    "In[0] and In[1] must have rank >= 2, got ",
+                    x.shape().DebugString(), " and ", y.shape().DebugString())));
+    const int rx = x.dims(), ry = y.dims();
+    const int64_t m = x.dim_size(adj_x_ ? rx - 1 : rx - 2);
+    const int64_t k = x.dim_size(adj_x_ ? rx - 2 : rx - 1);
+    const int64_t k2 = y.dim_size(adj_y_ ? ry - 1 : ry - 2);
+    const int64_t n = y.dim_size(adj_y_ ? ry - 2 : ry - 1);
+    OP_REQUIRES(c, k == k2,
+                absl::InvalidArgumentError(absl::StrCat(
+                    "Matrix size-incompatible: In[0]: ", x.shape().DebugString(),
+                    ", In[1]: ", y.shape().DebugString())));
+    TensorShape xb, yb, batch;
+    for (int d = 0; d < rx - 2; ++d) xb.AddDim(x.dim_size(d));
+    for (int d = 0; d < ry - 2; ++d) yb.AddDim(y.dim_size(d));
+    OP_REQUIRES(c, BroadcastShape(xb, yb, &batch),
+                absl::InvalidArgumentError(absl::StrCat(
+                    "In[0] and In[1] must have compatible batch dimensions: ",
+                    x.shape().DebugString(), " vs. ", y.shape().DebugString())));
+    TensorShape out_shape = batch;
+    out_shape.AddDim(m);
+    out_shape.AddDim(n);
+    Tensor* out = nullptr;
+    OP_REQUIRES_OK(c, c->allocate_output(0, out_shape, &out));
+    if (out->NumElements() == 0) return;
+    T* o = out->data<T>();
+    if (k == 0) {
+      std::fill(o, o + out->NumElements(), T(0));
+      return;
+    }
+    // Element offsets of each batch's matrix in x and y.
+    const int64_t nb = batch.num_elements();
+    std::vector<int64_t> x_off(nb), y_off(nb);
+    std::vector<int64_t> xs, ys;
+    BroadcastStrides(xb, batch, &xs);
+    BroadcastStrides(yb, batch, &ys);
+    ForEachBroadcast<2>(batch, {xs, ys}, [&](int64_t i, const auto& off) {
+      x_off[i] = off[0] * m * k;
+      y_off[i] = off[1] * k * n;
+    });
+    const T* xp = x.data<T>();
+    const T* yp = y.data<T>();
+    if (m * n * k >= kSmallProduct || nb == 1) {
+      for (int64_t i = 0; i < nb; ++i) {
+        OP_REQUIRES_OK(c, Gemm(c, adj_x_, adj_y_, m, n, k, xp + x_off[i],
+                               yp + y_off[i], o + i * m * n));
+      }
+      return;
+    }
+    ParallelRange(c, nb, m * n * k * 2, [&](int64_t b, int64_t e) {
+      std::vector<T> at, bt;
+      for (int64_t i = b; i < e; ++i) {
+        SmallProduct(xp + x_off[i], yp + y_off[i], m, n, k, &at, &bt,
+                     o + i * m * n);
+      }
+    });
+  }
+
+ private:
+  // out[m, n] = op(a) op(b) for a small product: each output row is a sum
+  // of scaled rows of op(b), vectorised along n.
+  void SmallProduct(const T* a, const T* b, int64_t m, int64_t n, int64_t k,
+                    std::vector<T>* at, std::vector<T>* bt, T* out) const {
+    if (adj_x_) a = Transposed(a, m, k, at);
+    if (adj_y_) b = Transposed(b, k, n, bt);
+    for (int64_t i = 0; i < m; ++i) {
+      Eigen::Map<Row<T>> row(out + i * n, n);
+      row.setZero();
+      for (int64_t p = 0; p < k; ++p) {
+        row += a[i * k + p] * Eigen::Map<const Row<T>>(b + p * n, n);
+      }
+    }
+  }
+
+  bool adj_x_ = false;
+  bool adj_y_ = false;
+};
+
+template <typename T>
+void Register(KernelRegistry* r) {
+  r->Register(KernelDef("BatchMatMulV2", kDeviceTypeCpu)
+                  .TypeConstraint("T", DataTypeToEnum<T>::value),
+              MakeKernel<BatchMatMulOp<T>>);
+}
+
+}  // namespace
+
+void RegisterBatchMatMulKernels(KernelRegistry* r) {
+  Register<float>(r);
+  Register<double>(r);
+  Register<int32_t>(r);
+  Register<int64_t>(r);
+}
+
+}  // namespace weft
