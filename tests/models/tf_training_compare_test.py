@@ -1,4 +1,5 @@
-"""Replays Weft-built training graphs in TensorFlow, step by step.
+"""Replays Weft-built training graphs in TensorFlow, step by step, and
+checks Weft's optimizers against TensorFlow's own v1 optimizers.
 
 For each (model, optimizer, variable kind), dump_training_graph writes the
 GraphDef and Weft's per-step batches, losses and accuracies; this script
@@ -86,6 +87,74 @@ def run_case(tf, np, dump, tmp, model, optimizer, kind, compare_steps):
     return failures, steps
 
 
+def tf_native_mlp(tf, np, dump, tmp, optimizer):
+    """The MLP rebuilt with TensorFlow's own layers ops and v1 optimizer
+    (tf.compat.v1.train.*Optimizer), from Weft's initial weights: its
+    losses must follow Weft's step by step."""
+    graph_path = os.path.join(tmp, "native_%s.pb" % optimizer)
+    values_path = graph_path + ".txt"
+    subprocess.run([dump, "mlp", optimizer, "resource", str(STEPS),
+                    graph_path, values_path], check=True)
+    steps = read_values(values_path)
+    graph_def = tf.compat.v1.GraphDef()
+    with open(graph_path, "rb") as f:
+        graph_def.ParseFromString(f.read())
+    names = ["hidden1/w", "hidden1/b", "hidden2/w", "hidden2/b", "output/w",
+             "output/b"]
+    imported = tf.Graph()
+    with imported.as_default():
+        tf.compat.v1.import_graph_def(graph_def, name="")
+    with tf.compat.v1.Session(graph=imported) as sess:
+        sess.run("init")
+        initial = sess.run(["mlp/%s/Read:0" % n for n in names])
+    images_shape = [int(d) for d in
+                    imported.get_tensor_by_name("images:0").shape]
+    v1 = tf.compat.v1
+    native = tf.Graph()
+    with native.as_default():
+        images = v1.placeholder(tf.float32, images_shape)
+        labels = v1.placeholder(tf.int64, [images_shape[0]])
+        w = [v1.get_variable(n.replace("/", "_"), initializer=value,
+                             use_resource=True)
+             for n, value in zip(names, initial)]
+        h = tf.nn.relu(tf.nn.bias_add(tf.matmul(images, w[0]), w[1]))
+        h = tf.nn.relu(tf.nn.bias_add(tf.matmul(h, w[2]), w[3]))
+        logits = tf.nn.bias_add(tf.matmul(h, w[4]), w[5])
+        loss = tf.reduce_mean(
+            tf.nn.sparse_softmax_cross_entropy_with_logits(
+                labels=labels, logits=logits))
+        opt = {
+            "sgd": lambda: v1.train.GradientDescentOptimizer(0.1),
+            "momentum": lambda: v1.train.MomentumOptimizer(0.1, 0.9),
+            "nesterov": lambda: v1.train.MomentumOptimizer(
+                0.1, 0.9, use_nesterov=True),
+            "adam": lambda: v1.train.AdamOptimizer(0.01),
+        }[optimizer]()
+        step_var = v1.train.get_or_create_global_step()
+        train = opt.minimize(loss, global_step=step_var)
+        init = v1.global_variables_initializer()
+    failures = 0
+    with v1.Session(graph=native) as sess:
+        sess.run(init)
+        for i, step in enumerate(steps):
+            feed = {images: np.array(step["images"], np.float32).reshape(
+                        images_shape),
+                    labels: np.array(step["labels"], np.int64)}
+            got, _ = sess.run([loss, train], feed)
+            want = float(step["loss"][0])
+            if not np.isclose(got, want, rtol=2e-4, atol=1e-5):
+                print("MISMATCH tf.compat.v1.train %s step %d: tensorflow %.7g,"
+                      " weft %.7g" % (optimizer, i, got, want))
+                failures += 1
+        if sess.run(step_var) != len(steps):
+            print("MISMATCH global step")
+            failures += 1
+    if not failures:
+        print("ok mlp with TensorFlow's own %s optimizer: %d steps match" %
+              (optimizer, len(steps)))
+    return failures
+
+
 def main():
     try:
         import numpy as np
@@ -108,6 +177,8 @@ def main():
                 print("MISMATCH %s/%s step %d: weft ref loss %s, resource %s"
                       % (model, optimizer, i, a["loss"][0], b["loss"][0]))
                 failures += 1
+    for optimizer in ("sgd", "momentum", "nesterov", "adam"):
+        failures += tf_native_mlp(tf, np, dump, tmp, optimizer)
     if failures:
         print("FAILED: %d comparisons differ" % failures)
         return 1
