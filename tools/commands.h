@@ -13,6 +13,8 @@ inline constexpr int kExitUsage = 2;
 
 // argv[0] is the first argument after the subcommand name.
 int RunCommand(int argc, char** argv);
+int GraphgenCommand(int argc, char** argv);
+int TrainCommand(int argc, char** argv);
 
 // Prints "error: CODE: message" to stderr and returns kExitError.
 int ReportError(const absl::Status& status);
