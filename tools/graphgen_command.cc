@@ -37,17 +37,8 @@ int GraphgenCommand(int argc, char** argv) {
   std::map<std::string, FlagKind> flags = {{"out", kValue}, {"help", kSwitch}};
   AddModelFlags(&flags);
   CommandLine cl(flags);
-  if (absl::Status s = cl.Parse(argc, argv); !s.ok()) {
-    return ReportUsage(s, usage.c_str());
-  }
-  if (cl.Has("help")) {
-    std::fputs(usage.c_str(), stdout);
-    return kExitOk;
-  }
-  if (!cl.positional().empty()) {
-    return ReportUsage(absl::InvalidArgumentError(absl::StrCat(
-                           "unexpected argument '", cl.positional()[0], "'")),
-                       usage.c_str());
+  if (int rc = ParseFlagsOrExit(&cl, argc, argv, usage.c_str()); rc >= 0) {
+    return rc;
   }
   absl::StatusOr<ModelChoice> choice = ParseModelFlags(cl);
   if (!choice.ok()) return ReportUsage(choice.status(), usage.c_str());

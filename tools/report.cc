@@ -1,5 +1,6 @@
 #include <cstdio>
 
+#include "absl/strings/str_cat.h"
 #include "runtime/status.h"
 #include "tools/commands.h"
 
@@ -14,6 +15,24 @@ int ReportUsage(const absl::Status& status, const char* usage) {
   std::fprintf(stderr, "usage error: %s\n\n%s", std::string(status.message()).c_str(),
                usage);
   return kExitUsage;
+}
+
+int ParseFlagsOrExit(CommandLine* cl, int argc, char** argv,
+                     const char* usage) {
+  if (absl::Status s = cl->Parse(argc, argv); !s.ok()) {
+    return ReportUsage(s, usage);
+  }
+  if (cl->Has("help")) {
+    std::fputs(usage, stdout);
+    return kExitOk;
+  }
+  if (!cl->positional().empty()) {
+    return ReportUsage(
+        absl::InvalidArgumentError(
+            absl::StrCat("unexpected argument '", cl->positional()[0], "'")),
+        usage);
+  }
+  return -1;
 }
 
 }  // namespace weft

@@ -204,15 +204,8 @@ int TrainCommand(int argc, char** argv) {
   auto usage_error = [&](const std::string& message) {
     return ReportUsage(absl::InvalidArgumentError(message), usage.c_str());
   };
-  if (absl::Status s = cl.Parse(argc, argv); !s.ok()) {
-    return ReportUsage(s, usage.c_str());
-  }
-  if (cl.Has("help")) {
-    std::fputs(usage.c_str(), stdout);
-    return kExitOk;
-  }
-  if (!cl.positional().empty()) {
-    return usage_error(absl::StrCat("unexpected argument '", cl.positional()[0], "'"));
+  if (int rc = ParseFlagsOrExit(&cl, argc, argv, usage.c_str()); rc >= 0) {
+    return rc;
   }
   if (cl.Has("graph") == cl.Has("model")) {
     return usage_error("give exactly one of --graph and --model");

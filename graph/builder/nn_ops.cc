@@ -28,21 +28,26 @@ Output Conv2D(const Scope& scope, const Output& input, const Output& filter,
   return AddNode1(scope, "Conv2D", {input, filter},
                   {{"strides", Attr(strides)}, {"padding", Attr(padding)}});
 }
-Output MaxPool(const Scope& scope, const Output& input,
-               const std::vector<int64_t>& ksize,
-               const std::vector<int64_t>& strides, absl::string_view padding) {
-  return AddNode1(scope, "MaxPool", {input},
+namespace {
+Output Pool(const Scope& scope, const char* op, const Output& input,
+            const std::vector<int64_t>& ksize,
+            const std::vector<int64_t>& strides, absl::string_view padding) {
+  return AddNode1(scope, op, {input},
                   {{"ksize", Attr(ksize)},
                    {"strides", Attr(strides)},
                    {"padding", Attr(padding)}});
 }
+}  // namespace
+
+Output MaxPool(const Scope& scope, const Output& input,
+               const std::vector<int64_t>& ksize,
+               const std::vector<int64_t>& strides, absl::string_view padding) {
+  return Pool(scope, "MaxPool", input, ksize, strides, padding);
+}
 Output AvgPool(const Scope& scope, const Output& input,
                const std::vector<int64_t>& ksize,
                const std::vector<int64_t>& strides, absl::string_view padding) {
-  return AddNode1(scope, "AvgPool", {input},
-                  {{"ksize", Attr(ksize)},
-                   {"strides", Attr(strides)},
-                   {"padding", Attr(padding)}});
+  return Pool(scope, "AvgPool", input, ksize, strides, padding);
 }
 SoftmaxXent SparseSoftmaxCrossEntropyWithLogits(const Scope& scope,
                                                 const Output& logits,

@@ -6,28 +6,8 @@
 # usage: train_cli_test.sh PATH_TO_WEFT
 set -u
 WEFT=$1
-TMP=$(mktemp -d)
-trap 'rm -rf "$TMP"' EXIT
-passed=0
-failed=0
-
-# expect NAME WANT_EXIT WANT_REGEX -- command...: checks exit code and that
-# stdout+stderr matches the extended regex.
-expect() {
-  local name=$1 want_rc=$2 want_re=$3
-  shift 4
-  local out rc
-  out=$(timeout 120 "$@" 2>&1)
-  rc=$?
-  if [ "$rc" = "$want_rc" ] && grep -Eq -- "$want_re" <<<"$out"; then
-    passed=$((passed + 1))
-    echo "PASS $name"
-  else
-    failed=$((failed + 1))
-    echo "FAIL $name: exit $rc (want $want_rc), output:"
-    echo "$out" | head -20
-  fi
-}
+EXPECT_TIMEOUT=120
+source "$(dirname "$0")/expect.sh"
 
 # Usage errors exit 2 with the command's usage.
 expect graphgen_help 0 "--model M" -- "$WEFT" graphgen --help
@@ -87,9 +67,9 @@ expect train_text_graph 0 "^done: steps 2 " -- "$WEFT" train --graph "$TMP/mlp.p
 out=$("$WEFT" train --model mlp --steps 20 --log-every 5 2>&1)
 if [ "$(grep -c '^step ' <<<"$out")" = 5 ] && ! grep -q $'\r' <<<"$out" &&
    grep -Eq '^step 20/20  loss [0-9.]+  accuracy [0-9.]+  [0-9]+ examples/s$' <<<"$out"; then
-  passed=$((passed + 1)); echo "PASS progress_plain_lines"
+  pass progress_plain_lines
 else
-  failed=$((failed + 1)); echo "FAIL progress_plain_lines:"; echo "$out"
+  fail progress_plain_lines "$out"
 fi
 
 # Training lowers the loss: first step's loss vs the summary's final loss.
@@ -102,9 +82,9 @@ final = float(re.search(r"final loss ([0-9.]+)", out).group(1))
 sys.exit(0 if final < 0.5 * first else 1)
 PY
 then
-  passed=$((passed + 1)); echo "PASS train_lowers_loss"
+  pass train_lowers_loss
 else
-  failed=$((failed + 1)); echo "FAIL train_lowers_loss:"; echo "$out"
+  fail train_lowers_loss "$out"
 fi
 
 # The generated graphs in TensorFlow and in `weft run`, same batch.
@@ -153,14 +133,13 @@ print("tensorflow losses %s, weft step-3 loss %s" % (tf_losses, weft))
 sys.exit(0 if ok else 1)
 PY
     then
-      passed=$((passed + 1)); echo "PASS tf_same_loss_$model"
+      pass "tf_same_loss_$model"
     else
-      failed=$((failed + 1)); echo "FAIL tf_same_loss_$model: $weft_loss"
+      fail "tf_same_loss_$model" "$weft_loss"
     fi
   done
 else
   echo "SKIPPED: tensorflow not installed (graphgen graphs not run in TensorFlow)"
 fi
 
-echo "$passed passed, $failed failed"
-[ "$failed" -eq 0 ]
+finish
