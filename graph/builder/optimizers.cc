@@ -24,7 +24,14 @@ absl::StatusOr<std::vector<GradAndVar>> Optimizer::ComputeGradients(
   std::vector<Output> grads;
   WEFT_RETURN_IF_ERROR(AddGradients(scope, {loss}, xs, {}, &grads));
   std::vector<GradAndVar> out;
-  for (size_t i = 0; i < vars.size(); ++i) out.push_back({grads[i], vars[i]});
+  for (size_t i = 0; i < vars.size(); ++i) {
+    // A resource variable the loss does not use gets AddGradients' zeros
+    // of its handle; zeros of its value are what the update needs.
+    if (BaseType(grads[i].dtype) == DT_RESOURCE) {
+      grads[i] = ZerosLike(scope, vars[i].value);
+    }
+    out.push_back({grads[i], vars[i]});
+  }
   return out;
 }
 

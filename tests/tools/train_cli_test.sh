@@ -51,6 +51,19 @@ echo 'node { name: "images" op: "Placeholder" attr { key: "dtype" value { type: 
 expect train_not_a_training_graph 1 "^error: INVALID_ARGUMENT: .*no node 'labels'" -- \
   "$WEFT" train --graph "$TMP/not_training.pbtxt"
 
+# The digits data set, where tools/setup.sh exported it (Bazel points HOME
+# at a scratch folder, so the user's home comes from the password database).
+digits_dir="$(getent passwd "$(id -u)" | cut -d: -f6)/.cache/weft/data"
+if [ -s "$digits_dir/digits.bin" ]; then
+  expect train_digits_loads 0 "on digits data \(1797 examples\)" -- \
+    env WEFT_DATA_DIR="$digits_dir" "$WEFT" train --model mlp --data digits --steps 1
+  expect train_digits 0 "^done: steps 40  final loss" -- \
+    env WEFT_DATA_DIR="$digits_dir" "$WEFT" train --model mlp --data digits \
+    --optimizer adam --steps 40 --batch 16
+else
+  echo "(no digits run: $digits_dir/digits.bin is missing; tools/setup.sh makes it)"
+fi
+
 # graphgen writes graphs (binary and text) that train runs.
 for model in mlp cnn transformer; do
   expect "graphgen_$model" 0 "^wrote .*$model.pb: [0-9]+ nodes \($model, batch 8" -- \
