@@ -85,6 +85,19 @@ else
   fail progress_plain_lines "$out"
 fi
 
+# On a terminal the progress line is rewritten in place ("\r"), then ends
+# with a newline before the summary. `script` gives the command a pty.
+if command -v script >/dev/null; then
+  out=$(timeout 120 script -qec "'$WEFT' train --model mlp --steps 5" /dev/null 2>&1)
+  if grep -q $'\rstep 5/5  loss' <<<"$out" && grep -q '^done: steps 5 ' <<<"$out"; then
+    pass progress_tty_rewrites_line
+  else
+    fail progress_tty_rewrites_line "$(od -c <<<"$out" | head -20)"
+  fi
+else
+  echo "(no pty check: 'script' is not installed)"
+fi
+
 # Training lowers the loss: first step's loss vs the summary's final loss.
 out=$("$WEFT" train --model mlp --optimizer adam --steps 150 --log-every 150 2>&1)
 if python3 - "$out" <<'PY'
