@@ -10,8 +10,10 @@ constexpr char kUsage[] =
     "usage: weft <command> [flags]\n"
     "\n"
     "commands:\n"
-    "  run      run a GraphDef and print fetched tensors\n"
-    "  inspect  summarize a GraphDef: ops, devices, variables, inputs, outputs\n"
+    "  run       run a GraphDef and print fetched tensors\n"
+    "  graphgen  write a training graph for a built-in model\n"
+    "  train     train a model locally with a progress line\n"
+    "  inspect   summarize a GraphDef: ops, devices, variables, inputs, outputs\n"
     "\n"
     "Run 'weft <command> --help' for the command's flags.\n";
 
@@ -27,6 +29,12 @@ int main(int argc, char** argv) {
   if (std::strcmp(command, "run") == 0) return weft::RunCommand(argc - 2, argv + 2);
   if (std::strcmp(command, "inspect") == 0) {
     return weft::InspectCommand(argc - 2, argv + 2);
+  }
+  if (std::strcmp(command, "graphgen") == 0) {
+    return weft::GraphgenCommand(argc - 2, argv + 2);
+  }
+  if (std::strcmp(command, "train") == 0) {
+    return weft::TrainCommand(argc - 2, argv + 2);
   }
   std::fprintf(stderr, "usage error: unknown command '%s'\n\n%s", command, kUsage);
   return weft::kExitUsage;

@@ -50,3 +50,15 @@ PY
       "tensorflow-cpu==$TF_VERSION" numpy 2>&1 | grep -v "as the 'root' user" || true
   fi
 fi
+
+# The digits data set for `weft train --data digits` (graph/models/
+# datasets.h): scikit-learn's bundled copy, exported once.
+DATA_DIR=${WEFT_DATA_DIR:-$HOME/.cache/weft/data}
+if [ "${WEFT_SKIP_PYTHON:-0}" != 1 ] && [ ! -s "$DATA_DIR/digits.bin" ]; then
+  if ! "$PYTHON" -c "import sklearn" 2>/dev/null; then
+    echo "setup: installing scikit-learn (for the digits data set)"
+    "$PYTHON" -m pip install -q --disable-pip-version-check scikit-learn 2>&1 |
+      grep -v "as the 'root' user" || true
+  fi
+  "$PYTHON" "$(dirname "$0")/export_digits.py" "$DATA_DIR/digits.bin"
+fi

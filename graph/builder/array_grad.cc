@@ -1,7 +1,11 @@
-// Gradients of array ops: pass-throughs, reshapes, Transpose, ConcatV2.
+// Gradients of array ops: pass-throughs, reshapes, Transpose, ConcatV2,
+// Tile, Slice, Pack/Unpack and Select.
 #include "graph/builder/array_ops.h"
 #include "graph/builder/grad_registry.h"
+#include "graph/builder/grad_util.h"
 #include "graph/builder/math_ops.h"
+#include "ops/framework/node_def_util.h"
+#include "runtime/status.h"
 
 namespace weft {
 namespace {
@@ -60,6 +64,67 @@ absl::Status FillGrad(const Scope& s, In in, Dx dx) {
   return absl::OkStatus();
 }
 
+absl::Status TileGrad(const Scope& s, In in, Dx dx) {
+  // Viewing dy as [m0, s0, m1, s1, ...] (multiples interleaved with x's
+  // dims), every copy of x is one index along the even axes: sum them.
+  Output multiples = Cast(s, in.x[1], DT_INT32);
+  Output split = Reshape(s, Pack(s, {multiples, Shape(s, in.x[0])}, 1),
+                         Const(s, {-1}));
+  Output n = AddNode1(s, "Size", {split}, {{"out_type", Attr(DT_INT32)}});
+  Output even = AddNode1(s, "Range", {Const(s, 0), n, Const(s, 2)});
+  (*dx)[0] = Sum(s, Reshape(s, in.dy[0], split), even);
+  return absl::OkStatus();
+}
+
+absl::Status SliceGrad(const Scope& s, In in, Dx dx) {
+  // Pad dy back to x's shape: `begin` zeros before, the rest after.
+  Output begin = Cast(s, in.x[1], DT_INT32);
+  Output after = Sub(s, Sub(s, Shape(s, in.x[0]), begin), Shape(s, in.y[0]));
+  (*dx)[0] = Pad(s, in.dy[0], Pack(s, {begin, after}, 1));
+  return absl::OkStatus();
+}
+
+absl::Status PackGrad(const Scope& s, In in, Dx dx) {
+  int64_t axis = 0;
+  WEFT_RETURN_IF_ERROR(GetNodeAttr(*in.node, "axis", &axis));
+  const int64_t n = static_cast<int64_t>(in.x.size());
+  std::vector<Output> parts = Unpack(s, in.dy[0], n, axis);
+  if (static_cast<int64_t>(parts.size()) != n) return s.status();
+  for (int64_t i = 0; i < n; ++i) (*dx)[i] = parts[i];
+  return absl::OkStatus();
+}
+
+absl::Status UnpackGrad(const Scope& s, In in, Dx dx) {
+  int64_t axis = 0;
+  WEFT_RETURN_IF_ERROR(GetNodeAttr(*in.node, "axis", &axis));
+  std::vector<Output> parts;
+  for (size_t i = 0; i < in.y.size(); ++i) {
+    // Slices nobody differentiated contribute zeros.
+    parts.push_back(in.dy[i].valid() ? in.dy[i] : ZerosLike(s, in.y[i]));
+  }
+  (*dx)[0] = Pack(s, parts, axis);
+  return absl::OkStatus();
+}
+
+// Select (condition of t's shape or of its first dimension) and SelectV2
+// (all three broadcast): the gradient goes to t where the condition holds
+// and to e elsewhere; SelectV2 then reduces over the broadcast dims.
+absl::Status SelectGrad(const Scope& s, In in, Dx dx) {
+  const Output &c = in.x[0], &g = in.dy[0];
+  Output zeros = ZerosLike(s, g);
+  const std::string& op = in.node->op();
+  Output gt = AddNode1(s, op, {c, g, zeros});
+  Output ge = AddNode1(s, op, {c, zeros, g});
+  if (op == "SelectV2") {
+    Output none;
+    grad_internal::ReduceForBroadcast(s, in.x[1], in.y[0], &gt, &none);
+    grad_internal::ReduceForBroadcast(s, in.x[2], in.y[0], &ge, &none);
+  }
+  (*dx)[1] = gt;
+  (*dx)[2] = ge;
+  return absl::OkStatus();
+}
+
 }  // namespace
 
 void RegisterArrayGrads(GradRegistry* r) {
@@ -71,9 +136,17 @@ void RegisterArrayGrads(GradRegistry* r) {
   r->Register("Transpose", TransposeGrad);
   r->Register("ConcatV2", ConcatV2Grad);
   r->Register("Fill", FillGrad);
+  r->Register("Tile", TileGrad);
+  r->Register("Slice", SliceGrad);
+  r->Register("Pack", PackGrad);
+  r->Register("Unpack", UnpackGrad);
+  r->Register("Select", SelectGrad);
+  r->Register("SelectV2", SelectGrad);
+  // StridedSlice and GatherV2 have no gradient yet: theirs need the
+  // StridedSliceGrad and UnsortedSegmentSum kernels, which Weft lacks.
   for (const char* op : {"StopGradient", "Shape", "Size", "Rank", "ZerosLike",
                          "OnesLike", "BroadcastGradientArgs", "Const",
-                         "Placeholder", "Range"}) {
+                         "Placeholder", "Range", "OneHot"}) {
     r->RegisterNoGradient(op);
   }
 }

@@ -58,6 +58,26 @@ Output Squeeze(const Scope& scope, const Output& x,
 Output Tile(const Scope& scope, const Output& x, const Output& multiples) {
   return AddNode1(scope, "Tile", {x, multiples});
 }
+Output Pack(const Scope& scope, const std::vector<Output>& values,
+            int64_t axis) {
+  return AddNode1(scope, "Pack", {Input(values)}, {{"axis", Attr(axis)}});
+}
+std::vector<Output> Unpack(const Scope& scope, const Output& value,
+                           int64_t num, int64_t axis) {
+  return AddNode(scope, "Unpack", {value},
+                 {{"num", Attr(num)}, {"axis", Attr(axis)}});
+}
+Output Slice(const Scope& scope, const Output& x, const Output& begin,
+             const Output& size) {
+  return AddNode1(scope, "Slice", {x, begin, size});
+}
+Output Pad(const Scope& scope, const Output& x, const Output& paddings) {
+  return AddNode1(scope, "Pad", {x, paddings});
+}
+Output SelectV2(const Scope& scope, const Output& condition, const Output& t,
+                const Output& e) {
+  return AddNode1(scope, "SelectV2", {condition, t, e});
+}
 BroadcastArgs BroadcastGradientArgs(const Scope& scope, const Output& s0,
                                     const Output& s1) {
   std::vector<Output> outs = AddNode(scope, "BroadcastGradientArgs", {s0, s1});

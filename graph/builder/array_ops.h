@@ -67,6 +67,20 @@ Output ExpandDims(const Scope& scope, const Output& x, const Output& axis);
 Output Squeeze(const Scope& scope, const Output& x,
                const std::vector<int64_t>& axes = {});
 Output Tile(const Scope& scope, const Output& x, const Output& multiples);
+// Stacks same-shaped tensors along a new dimension `axis` / splits one into
+// its `num` slices along `axis` (num = that dimension's size).
+Output Pack(const Scope& scope, const std::vector<Output>& values,
+            int64_t axis = 0);
+std::vector<Output> Unpack(const Scope& scope, const Output& value,
+                           int64_t num, int64_t axis = 0);
+// input[begin : begin + size] per dimension (size -1: to the end).
+Output Slice(const Scope& scope, const Output& x, const Output& begin,
+             const Output& size);
+// Pads with zeros; `paddings` is int [rank, 2] (before, after) per dimension.
+Output Pad(const Scope& scope, const Output& x, const Output& paddings);
+// Elementwise choice (condition broadcasts against t and e).
+Output SelectV2(const Scope& scope, const Output& condition, const Output& t,
+                const Output& e);
 // r0, r1: the reduction indices for the gradients of a broadcast binary op.
 struct BroadcastArgs {
   Output r0, r1;

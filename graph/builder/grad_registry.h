@@ -67,6 +67,7 @@ const GradRegistry& GlobalGradRegistry();
 void RegisterArrayGrads(GradRegistry* r);
 void RegisterMathGrads(GradRegistry* r);
 void RegisterNnGrads(GradRegistry* r);
+void RegisterConvGrads(GradRegistry* r);
 
 }  // namespace weft
 

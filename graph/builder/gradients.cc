@@ -49,6 +49,7 @@ const GradRegistry& GlobalGradRegistry() {
     RegisterArrayGrads(r);
     RegisterMathGrads(r);
     RegisterNnGrads(r);
+    RegisterConvGrads(r);
     return r;
   }();
   return *registry;

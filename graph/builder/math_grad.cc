@@ -77,6 +77,15 @@ void RegisterBinaryGrads(GradRegistry* r) {
     *gx = RealDiv(s, g, y);
     *gy = Mul(s, g, RealDiv(s, RealDiv(s, Neg(s, x), y), y));
   }));
+  r->Register("SquaredDifference",
+              Binary([](Scope_ s, const Output& x, const Output& y,
+                        const Output&, const Output& g, Output* gx,
+                        Output* gy) {
+                // d/dx (x - y)^2 = 2 (x - y); d/dy is its negation.
+                Output two = ScalarLike(s, 2.f, g.dtype);
+                *gx = Mul(s, g, Mul(s, two, Sub(s, x, y)));
+                *gy = Neg(s, *gx);
+              }));
   r->Register("Maximum", Binary(SelectGrad<GreaterEqual>));
   r->Register("Minimum", Binary(SelectGrad<LessEqual>));
   r->Register("Pow", Binary([](Scope_ s, const Output& x, const Output& y,

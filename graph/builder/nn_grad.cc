@@ -1,4 +1,5 @@
-// Gradients of nn ops: Relu, BiasAdd, Softmax, sparse softmax cross-entropy.
+// Gradients of nn ops: Relu, BiasAdd, Softmax, LogSoftmax, sparse softmax
+// cross-entropy.
 #include "graph/builder/array_ops.h"
 #include "graph/builder/grad_registry.h"
 #include "graph/builder/math_ops.h"
@@ -36,6 +37,14 @@ absl::Status SoftmaxGrad(const Scope& s, In in, Dx dx) {
   return absl::OkStatus();
 }
 
+absl::Status LogSoftmaxGrad(const Scope& s, In in, Dx dx) {
+  // dx = g - exp(y) * sum(g, -1, keep_dims)
+  const Output &y = in.y[0], &g = in.dy[0];
+  Output total = Sum(s, g, Const(s, -1), /*keep_dims=*/true);
+  (*dx)[0] = Sub(s, g, Mul(s, Exp(s, y), total));
+  return absl::OkStatus();
+}
+
 absl::Status SparseXentGrad(const Scope& s, In in, Dx dx) {
   if (in.dy[1].valid()) {
     return absl::UnimplementedError(
@@ -53,6 +62,7 @@ void RegisterNnGrads(GradRegistry* r) {
   r->Register("Relu", ReluGradFn);
   r->Register("BiasAdd", BiasAddGradFn);
   r->Register("Softmax", SoftmaxGrad);
+  r->Register("LogSoftmax", LogSoftmaxGrad);
   r->Register("SparseSoftmaxCrossEntropyWithLogits", SparseXentGrad);
 }
 

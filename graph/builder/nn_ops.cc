@@ -23,6 +23,32 @@ Output Softmax(const Scope& scope, const Output& logits) {
 Output LogSoftmax(const Scope& scope, const Output& logits) {
   return AddNode1(scope, "LogSoftmax", {logits});
 }
+Output Conv2D(const Scope& scope, const Output& input, const Output& filter,
+              const std::vector<int64_t>& strides, absl::string_view padding) {
+  return AddNode1(scope, "Conv2D", {input, filter},
+                  {{"strides", Attr(strides)}, {"padding", Attr(padding)}});
+}
+namespace {
+Output Pool(const Scope& scope, const char* op, const Output& input,
+            const std::vector<int64_t>& ksize,
+            const std::vector<int64_t>& strides, absl::string_view padding) {
+  return AddNode1(scope, op, {input},
+                  {{"ksize", Attr(ksize)},
+                   {"strides", Attr(strides)},
+                   {"padding", Attr(padding)}});
+}
+}  // namespace
+
+Output MaxPool(const Scope& scope, const Output& input,
+               const std::vector<int64_t>& ksize,
+               const std::vector<int64_t>& strides, absl::string_view padding) {
+  return Pool(scope, "MaxPool", input, ksize, strides, padding);
+}
+Output AvgPool(const Scope& scope, const Output& input,
+               const std::vector<int64_t>& ksize,
+               const std::vector<int64_t>& strides, absl::string_view padding) {
+  return Pool(scope, "AvgPool", input, ksize, strides, padding);
+}
 SoftmaxXent SparseSoftmaxCrossEntropyWithLogits(const Scope& scope,
                                                 const Output& logits,
                                                 const Output& labels) {

@@ -8,6 +8,10 @@
 #ifndef WEFT_GRAPH_BUILDER_NN_OPS_H_
 #define WEFT_GRAPH_BUILDER_NN_OPS_H_
 
+#include <cstdint>
+#include <vector>
+
+#include "absl/strings/string_view.h"
 #include "graph/builder/scope.h"
 
 namespace weft {
@@ -19,6 +23,18 @@ Output BiasAdd(const Scope& scope, const Output& value, const Output& bias);
 Output BiasAddGrad(const Scope& scope, const Output& out_backprop);
 Output Softmax(const Scope& scope, const Output& logits);
 Output LogSoftmax(const Scope& scope, const Output& logits);
+
+// 2-D convolution and pooling, NHWC. `strides`/`ksize` have 4 entries (batch,
+// rows, cols, channels); `padding` is "SAME" or "VALID". filter: [fh, fw,
+// in_channels, out_channels].
+Output Conv2D(const Scope& scope, const Output& input, const Output& filter,
+              const std::vector<int64_t>& strides, absl::string_view padding);
+Output MaxPool(const Scope& scope, const Output& input,
+               const std::vector<int64_t>& ksize,
+               const std::vector<int64_t>& strides, absl::string_view padding);
+Output AvgPool(const Scope& scope, const Output& input,
+               const std::vector<int64_t>& ksize,
+               const std::vector<int64_t>& strides, absl::string_view padding);
 
 // Per-example loss [batch] and its gradient w.r.t. the logits [batch, classes].
 struct SoftmaxXent {

@@ -48,6 +48,7 @@ tensorflow::AttrValue Attr(const std::vector<int64_t>& v) {
 }
 tensorflow::AttrValue ShapeAttr(const std::vector<int64_t>& dims) {
   tensorflow::AttrValue a;
+  a.mutable_shape();  // a scalar shape is set, with no dims
   for (int64_t d : dims) a.mutable_shape()->add_dim()->set_size(d);
   return a;
 }

@@ -106,6 +106,11 @@ class Scope {
   // (a name the caller already reserved with UniqueNodeName).
   Scope WithAbsoluteNameScope(absl::string_view prefix) const;
   Scope WithExactName(absl::string_view name) const;
+  // This scope's name scope: "" at the root, else "a/b" (no trailing /).
+  const std::string& name_scope() const { return prefix_; }
+  // The device nodes built through this scope request ("" for none).
+  const std::string& device() const { return device_; }
+
   // Nodes get this requested device.
   Scope WithDevice(absl::string_view device) const;
   // Nodes get control inputs on `ops` (added to this scope's).

@@ -4,28 +4,7 @@
 set -u
 WEFT=$1
 EXAMPLES=$2
-TMP=$(mktemp -d)
-trap 'rm -rf "$TMP"' EXIT
-passed=0
-failed=0
-
-# expect NAME WANT_EXIT WANT_REGEX -- command...: checks exit code and that
-# stdout+stderr matches the extended regex.
-expect() {
-  local name=$1 want_rc=$2 want_re=$3
-  shift 4
-  local out rc
-  out=$(timeout 60 "$@" 2>&1)
-  rc=$?
-  if [ "$rc" = "$want_rc" ] && grep -Eq -- "$want_re" <<<"$out"; then
-    passed=$((passed + 1))
-    echo "PASS $name"
-  else
-    failed=$((failed + 1))
-    echo "FAIL $name: exit $rc (want $want_rc), output:"
-    echo "$out" | head -20
-  fi
-}
+source "$(dirname "$0")/expect.sh"
 
 # Usage errors exit 2.
 expect no_command 2 "usage: weft" -- "$WEFT"
@@ -110,9 +89,9 @@ import json, sys
 f = json.loads(sys.argv[1])["fetches"]
 w, b = f["w"]["values"][0], f["b"]["values"][0]
 sys.exit(0 if abs(w - 3) < 1e-3 and abs(b - 1) < 1e-3 else 1)' "$out"; then
-  passed=$((passed + 1)); echo "PASS linear_regression_converges"
+  pass linear_regression_converges
 else
-  failed=$((failed + 1)); echo "FAIL linear_regression_converges: $out"
+  fail linear_regression_converges "$out"
 fi
 expect uninitialized_variable 1 "^error: FAILED_PRECONDITION: .*(uninitialized|w)" -- \
   "$WEFT" run --graph "$EXAMPLES/linear_regression.pbtxt" --fetch loss
@@ -139,3 +118,4 @@ expect inspect_no_kernel 1 "^  s \(Cast\): " -- "$WEFT" inspect --graph "$TMP/no
 
 echo "$passed passed, $failed failed"
 [ "$failed" -eq 0 ]
+finish

@@ -1,0 +1,40 @@
+// The flags `weft graphgen` and `weft train --model` share: which model,
+// its sizes, the optimizer, and building the training graph they describe.
+#ifndef WEFT_TOOLS_MODEL_FLAGS_H_
+#define WEFT_TOOLS_MODEL_FLAGS_H_
+
+#include <map>
+#include <string>
+
+#include "absl/status/statusor.h"
+#include "graph/models/models.h"
+#include "proto/graph.pb.h"
+#include "tools/command_line.h"
+
+namespace weft {
+
+// Usage text for the flags below (for a command's usage string).
+extern const char kModelFlagsUsage[];
+
+// Adds --model, --batch, --optimizer, --lr, --variables, --hidden, --seed.
+void AddModelFlags(std::map<std::string, FlagKind>* flags);
+
+struct ModelChoice {
+  ModelKind kind = ModelKind::kMlp;
+  ModelOptions options;
+  std::string optimizer = "sgd";
+  float learning_rate = 0.1f;
+};
+
+// INVALID_ARGUMENT (a usage error) naming the bad flag. --model is required.
+absl::StatusOr<ModelChoice> ParseModelFlags(const CommandLine& cl);
+
+// The training graph (models.h names) for `choice`.
+absl::StatusOr<tensorflow::GraphDef> BuildModelGraph(const ModelChoice& choice);
+
+// "mlp, batch 32, 64 features, 10 classes, adam (lr 0.01), resource variables"
+std::string DescribeModel(const ModelChoice& choice);
+
+}  // namespace weft
+
+#endif  // WEFT_TOOLS_MODEL_FLAGS_H_

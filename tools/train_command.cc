@@ -1,0 +1,250 @@
+// weft train: train a model locally, from a GraphDef written by `weft
+// graphgen` or built on the spot, with a live progress line and a summary.
+#include <unistd.h>
+
+#include <algorithm>
+#include <cstdio>
+#include <map>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "absl/strings/numbers.h"
+#include "absl/strings/str_cat.h"
+#include "absl/strings/str_format.h"
+#include "absl/time/clock.h"
+#include "absl/time/time.h"
+#include "graph/models/datasets.h"
+#include "runtime/session.h"
+#include "runtime/status.h"
+#include "tools/command_line.h"
+#include "tools/commands.h"
+#include "tools/graph_file.h"
+#include "tools/model_flags.h"
+
+namespace weft {
+namespace {
+
+std::string Usage() {
+  return absl::StrCat(
+      "usage: weft train --graph FILE [--steps N] [--data synthetic|digits]\n"
+      "       weft train --model mlp|cnn|transformer [--steps N] [--data D]\n"
+      "                  [--batch B] [--optimizer O] [--lr X] ...\n"
+      "\n"
+      "  --graph FILE     a training graph from 'weft graphgen' (nodes images,\n"
+      "                   labels, loss, train_op, init; accuracy optional)\n"
+      "  --steps N        training steps (default 100)\n"
+      "  --data D         synthetic (default; seeded, learnable) or digits\n"
+      "                   (scikit-learn's 8x8 digits, exported by tools/setup.sh)\n"
+      "  --data-seed S    seed of the synthetic data and the shuffling (default 1)\n"
+      "  --log-every K    progress every K steps when stdout is not a terminal\n"
+      "                   (default: about ten lines per run)\n"
+      "with --model, the model flags of 'weft graphgen':\n",
+      kModelFlagsUsage);
+}
+
+struct GraphInfo {
+  int64_t batch = 0, features = 0;
+  bool has_accuracy = false;
+};
+
+// The placeholder shapes and the nodes training needs, or INVALID_ARGUMENT
+// naming what is missing.
+absl::StatusOr<GraphInfo> InspectGraph(const tensorflow::GraphDef& graph,
+                                       const std::string& source) {
+  GraphInfo info;
+  std::map<std::string, const tensorflow::NodeDef*> nodes;
+  for (const auto& n : graph.node()) nodes[n.name()] = &n;
+  for (const char* name : {"images", "labels", "loss", "train_op", "init"}) {
+    if (!nodes.count(name)) {
+      return absl::InvalidArgumentError(absl::StrCat(
+          source, " has no node '", name,
+          "'; weft train needs the node names 'weft graphgen' writes"));
+    }
+  }
+  info.has_accuracy = nodes.count("accuracy") > 0;
+  const tensorflow::NodeDef& images = *nodes["images"];
+  auto it = images.attr().find("shape");
+  if (images.op() != "Placeholder" || it == images.attr().end() ||
+      it->second.shape().dim_size() != 2 ||
+      it->second.shape().dim(0).size() < 1 ||
+      it->second.shape().dim(1).size() < 1) {
+    return absl::InvalidArgumentError(absl::StrCat(
+        source, ": node 'images' must be a Placeholder of static shape "
+                "[batch, features]"));
+  }
+  info.batch = it->second.shape().dim(0).size();
+  info.features = it->second.shape().dim(1).size();
+  return info;
+}
+
+absl::StatusOr<Dataset> LoadData(const std::string& which, int64_t features,
+                                 uint64_t seed) {
+  if (which == "digits") {
+    WEFT_ASSIGN_OR_RETURN(Dataset d, LoadDigits(DefaultDigitsPath()));
+    if (d.features() != features) {
+      return absl::InvalidArgumentError(absl::StrCat(
+          "the digits have ", d.features(), " features, the graph's 'images' ",
+          features));
+    }
+    return d;
+  }
+  SyntheticOptions o;
+  o.seed = seed;
+  if (features != o.rows * o.cols) {
+    o.rows = features;
+    o.cols = 1;
+  }
+  return MakeSyntheticDataset(o);
+}
+
+// The progress line: rewritten in place on a terminal, one line per
+// `every` steps otherwise.
+class Progress {
+ public:
+  Progress(int64_t steps, int64_t every)
+      : steps_(steps), every_(every), tty_(isatty(fileno(stdout)) != 0) {}
+
+  void Step(int64_t step, double loss, double accuracy, bool has_accuracy,
+            double examples_per_s) {
+    std::string line = absl::StrFormat("step %*d/%d  loss %.4f", width(), step,
+                                       steps_, loss);
+    if (has_accuracy) absl::StrAppendFormat(&line, "  accuracy %.3f", accuracy);
+    absl::StrAppendFormat(&line, "  %.0f examples/s", examples_per_s);
+    if (tty_) {
+      std::printf("\r%s\033[K", line.c_str());
+      if (step == steps_) std::printf("\n");
+    } else if (step % every_ == 0 || step == steps_ || step == 1) {
+      std::printf("%s\n", line.c_str());
+    }
+    std::fflush(stdout);
+  }
+
+ private:
+  int width() const { return static_cast<int>(absl::StrCat(steps_).size()); }
+  int64_t steps_, every_;
+  bool tty_;
+};
+
+struct Options {
+  int64_t steps = 100;
+  std::string data = "synthetic";
+  uint64_t data_seed = 1;
+  int64_t log_every = 0;
+};
+
+int Train(const tensorflow::GraphDef& graph, const std::string& source,
+          const Options& o) {
+  absl::StatusOr<GraphInfo> info = InspectGraph(graph, source);
+  if (!info.ok()) return ReportError(info.status());
+  absl::StatusOr<Dataset> data = LoadData(o.data, info->features, o.data_seed);
+  if (!data.ok()) return ReportError(data.status());
+  std::unique_ptr<Session> session = NewLocalSession(SessionOptions());
+  if (absl::Status s = session->Create(graph); !s.ok()) return ReportError(s);
+  std::vector<Tensor> out;
+  if (absl::Status s = session->Run({}, {}, {"init"}, &out); !s.ok()) {
+    return ReportError(WithContext(s, "running 'init'"));
+  }
+  std::printf("training %s on %s data (%lld examples), batch %lld, %lld steps\n",
+              source.c_str(), data->name.c_str(),
+              static_cast<long long>(data->size()),
+              static_cast<long long>(info->batch),
+              static_cast<long long>(o.steps));
+  BatchIterator batches(&*data, info->batch, o.data_seed);
+  std::vector<std::string> fetches = {"loss"};
+  if (info->has_accuracy) fetches.push_back("accuracy");
+  Progress progress(o.steps,
+                    o.log_every > 0 ? o.log_every : std::max<int64_t>(1, o.steps / 10));
+  std::vector<double> losses, accuracies;
+  const absl::Time start = absl::Now();
+  for (int64_t step = 1; step <= o.steps; ++step) {
+    Batch b = batches.Next();
+    absl::Status s = session->Run({{"images", b.images}, {"labels", b.labels}},
+                                  fetches, {"train_op"}, &out);
+    if (!s.ok()) return ReportError(WithContext(s, absl::StrCat("step ", step)));
+    losses.push_back(out[0].flat<float>()[0]);
+    accuracies.push_back(info->has_accuracy ? out[1].flat<float>()[0] : 0.0);
+    const double secs = absl::ToDoubleSeconds(absl::Now() - start);
+    progress.Step(step, losses.back(), accuracies.back(), info->has_accuracy,
+                  secs > 0 ? step * info->batch / secs : 0.0);
+  }
+  const double secs = absl::ToDoubleSeconds(absl::Now() - start);
+  // Averages over the last steps: one batch's numbers are noisy.
+  const size_t tail = std::min<size_t>(10, losses.size());
+  double loss = 0, accuracy = 0;
+  for (size_t i = losses.size() - tail; i < losses.size(); ++i) {
+    loss += losses[i] / tail;
+    accuracy += accuracies[i] / tail;
+  }
+  std::string summary = absl::StrFormat(
+      "done: steps %d  final loss %.4f", o.steps, loss);
+  if (info->has_accuracy) absl::StrAppendFormat(&summary, "  accuracy %.3f", accuracy);
+  absl::StrAppendFormat(&summary,
+                        " (means of the last %d steps)  %.0f examples/s  "
+                        "wall time %.2fs\n",
+                        tail, secs > 0 ? o.steps * info->batch / secs : 0.0,
+                        secs);
+  std::fputs(summary.c_str(), stdout);
+  session->Close().IgnoreError();
+  return kExitOk;
+}
+
+}  // namespace
+
+int TrainCommand(int argc, char** argv) {
+  const std::string usage = Usage();
+  std::map<std::string, FlagKind> flags = {{"graph", kValue},
+                                           {"steps", kValue},
+                                           {"data", kValue},
+                                           {"data-seed", kValue},
+                                           {"log-every", kValue},
+                                           {"help", kSwitch}};
+  AddModelFlags(&flags);
+  CommandLine cl(flags);
+  auto usage_error = [&](const std::string& message) {
+    return ReportUsage(absl::InvalidArgumentError(message), usage.c_str());
+  };
+  if (int rc = ParseFlagsOrExit(&cl, argc, argv, usage.c_str()); rc >= 0) {
+    return rc;
+  }
+  if (cl.Has("graph") == cl.Has("model")) {
+    return usage_error("give exactly one of --graph and --model");
+  }
+  Options o;
+  if (cl.Has("steps") && (!absl::SimpleAtoi(cl.Get("steps"), &o.steps) || o.steps < 1)) {
+    return usage_error(absl::StrCat("--steps must be a positive integer, not '",
+                                    cl.Get("steps"), "'"));
+  }
+  if (cl.Has("log-every") &&
+      (!absl::SimpleAtoi(cl.Get("log-every"), &o.log_every) || o.log_every < 1)) {
+    return usage_error(absl::StrCat("--log-every must be a positive integer, not '",
+                                    cl.Get("log-every"), "'"));
+  }
+  if (cl.Has("data-seed") && !absl::SimpleAtoi(cl.Get("data-seed"), &o.data_seed)) {
+    return usage_error(absl::StrCat("--data-seed must be a non-negative integer, not '",
+                                    cl.Get("data-seed"), "'"));
+  }
+  o.data = cl.Get("data", "synthetic");
+  if (o.data != "synthetic" && o.data != "digits") {
+    return usage_error(absl::StrCat("--data must be synthetic or digits, not '",
+                                    o.data, "'"));
+  }
+  if (cl.Has("graph")) {
+    for (const char* f : {"batch", "optimizer", "lr", "variables", "hidden", "seed"}) {
+      if (cl.Has(f)) {
+        return usage_error(absl::StrCat("--", f, " goes with --model, not --graph "
+                                        "(the graph already fixes it)"));
+      }
+    }
+    absl::StatusOr<tensorflow::GraphDef> graph = ReadGraphDefFile(cl.Get("graph"));
+    if (!graph.ok()) return ReportError(graph.status());
+    return Train(*graph, absl::StrCat("'", cl.Get("graph"), "'"), o);
+  }
+  absl::StatusOr<ModelChoice> choice = ParseModelFlags(cl);
+  if (!choice.ok()) return ReportUsage(choice.status(), usage.c_str());
+  absl::StatusOr<tensorflow::GraphDef> graph = BuildModelGraph(*choice);
+  if (!graph.ok()) return ReportError(graph.status());
+  return Train(*graph, DescribeModel(*choice), o);
+}
+
+}  // namespace weft
