@@ -149,7 +149,11 @@ int RunCommand(int argc, char** argv) {
     return ReportError(s);
   }
 
-  std::unique_ptr<Session> session = NewLocalSession(SessionOptions());
+  // Graphs exported on other machines often ask for devices this one lacks
+  // (a GPU); the CLI runs them where a kernel exists instead of refusing.
+  SessionOptions options;
+  options.config.set_allow_soft_placement(true);
+  std::unique_ptr<Session> session = NewLocalSession(options);
   if (absl::Status s = session->Create(*graph); !s.ok()) return ReportError(s);
   std::vector<Tensor> outputs;
   if (cl.Has("init")) {
