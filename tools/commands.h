@@ -22,10 +22,6 @@ int InspectCommand(int argc, char** argv);
 int GraphgenCommand(int argc, char** argv);
 int TrainCommand(int argc, char** argv);
 
-// Parses a subcommand's flags. Returns -1 when the command should go on,
-// else the exit code after printing: the usage for --help (0), a usage error
-// for a bad flag or a stray positional argument (2). `cl` must know "help".
-int ParseFlagsOrExit(CommandLine* cl, int argc, char** argv, const char* usage);
 
 // Prints "error: CODE: message" to stderr and returns kExitError.
 int ReportError(const absl::Status& status);

@@ -3,6 +3,7 @@
 #include <cstdio>
 #include <fstream>
 #include <map>
+#include <optional>
 #include <string>
 
 #include "absl/strings/match.h"
@@ -37,8 +38,8 @@ int GraphgenCommand(int argc, char** argv) {
   std::map<std::string, FlagKind> flags = {{"out", kValue}, {"help", kSwitch}};
   AddModelFlags(&flags);
   CommandLine cl(flags);
-  if (int rc = ParseFlagsOrExit(&cl, argc, argv, usage.c_str()); rc >= 0) {
-    return rc;
+  if (std::optional<int> rc = StartCommand(argc, argv, usage.c_str(), {}, &cl)) {
+    return *rc;
   }
   absl::StatusOr<ModelChoice> choice = ParseModelFlags(cl);
   if (!choice.ok()) return ReportUsage(choice.status(), usage.c_str());

@@ -47,10 +47,4 @@ std::optional<int> StartCommand(int argc, char** argv, const char* usage,
   return std::nullopt;
 }
 
-int ParseFlagsOrExit(CommandLine* cl, int argc, char** argv,
-                     const char* usage) {
-  std::optional<int> exit = StartCommand(argc, argv, usage, {}, cl);
-  return exit.has_value() ? *exit : -1;
-}
-
 }  // namespace weft

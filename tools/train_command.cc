@@ -6,6 +6,7 @@
 #include <cstdio>
 #include <map>
 #include <memory>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -204,8 +205,8 @@ int TrainCommand(int argc, char** argv) {
   auto usage_error = [&](const std::string& message) {
     return ReportUsage(absl::InvalidArgumentError(message), usage.c_str());
   };
-  if (int rc = ParseFlagsOrExit(&cl, argc, argv, usage.c_str()); rc >= 0) {
-    return rc;
+  if (std::optional<int> rc = StartCommand(argc, argv, usage.c_str(), {}, &cl)) {
+    return *rc;
   }
   if (cl.Has("graph") == cl.Has("model")) {
     return usage_error("give exactly one of --graph and --model");
