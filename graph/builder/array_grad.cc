@@ -1,5 +1,7 @@
 // Gradients of array ops: pass-throughs, reshapes, Transpose, ConcatV2,
-// Tile, Slice, Pack/Unpack and Select.
+// Split/SplitV, Tile, BroadcastTo, Slice, Pad, Pack/Unpack and Select.
+// (Indexing ops are in index_grad.cc.)
+#include "absl/strings/str_cat.h"
 #include "graph/builder/array_ops.h"
 #include "graph/builder/grad_registry.h"
 #include "graph/builder/grad_util.h"
@@ -25,15 +27,34 @@ absl::Status ReshapeBack(const Scope& s, In in, Dx dx) {
 }
 
 absl::Status TransposeGrad(const Scope& s, In in, Dx dx) {
-  // The inverse permutation: inv[j] = i where perm[i] == j, found as the
-  // argmax of the one-hot matrix [j == perm[i]].
-  Output perm = Cast(s, in.x[1], DT_INT32);
-  Output n = AddNode1(s, "Size", {perm}, {{"out_type", Attr(DT_INT32)}});
-  Output range = AddNode1(s, "Range", {Const(s, 0), n, Const(s, 1)});
-  Output hit = Equal(s, ExpandDims(s, range, Const(s, 1)),
-                     ExpandDims(s, perm, Const(s, 0)));
-  Output inv = ArgMax(s, Cast(s, hit, DT_FLOAT), Const(s, 1), DT_INT32);
+  Output inv = AddNode1(s, "InvertPermutation", {Cast(s, in.x[1], DT_INT32)});
   (*dx)[0] = Transpose(s, in.dy[0], inv);
+  return absl::OkStatus();
+}
+
+// Outputs nobody differentiated contribute zeros.
+std::vector<Output> GradsOrZeros(const Scope& s, In in) {
+  std::vector<Output> parts;
+  for (size_t i = 0; i < in.y.size(); ++i) {
+    parts.push_back(in.dy[i].valid() ? in.dy[i] : ZerosLike(s, in.y[i]));
+  }
+  return parts;
+}
+
+absl::Status IdentityNGrad(const Scope&, In in, Dx dx) {
+  for (size_t i = 0; i < dx->size(); ++i) (*dx)[i] = in.dy[i];
+  return absl::OkStatus();
+}
+
+// Split(split_dim, value) and SplitV(value, size_splits, split_dim): the
+// pieces' gradients concatenated back.
+absl::Status SplitGrad(const Scope& s, In in, Dx dx) {
+  (*dx)[1] = ConcatV2(s, GradsOrZeros(s, in), in.x[0]);
+  return absl::OkStatus();
+}
+
+absl::Status SplitVGrad(const Scope& s, In in, Dx dx) {
+  (*dx)[0] = ConcatV2(s, GradsOrZeros(s, in), in.x[2]);
   return absl::OkStatus();
 }
 
@@ -97,13 +118,46 @@ absl::Status PackGrad(const Scope& s, In in, Dx dx) {
 absl::Status UnpackGrad(const Scope& s, In in, Dx dx) {
   int64_t axis = 0;
   WEFT_RETURN_IF_ERROR(GetNodeAttr(*in.node, "axis", &axis));
-  std::vector<Output> parts;
-  for (size_t i = 0; i < in.y.size(); ++i) {
-    // Slices nobody differentiated contribute zeros.
-    parts.push_back(in.dy[i].valid() ? in.dy[i] : ZerosLike(s, in.y[i]));
-  }
-  (*dx)[0] = Pack(s, parts, axis);
+  (*dx)[0] = Pack(s, GradsOrZeros(s, in), axis);
   return absl::OkStatus();
+}
+
+// BroadcastTo: the broadcast dims summed away, as for a binary op.
+absl::Status BroadcastToGrad(const Scope& s, In in, Dx dx) {
+  Output gx = in.dy[0], none;
+  grad_internal::ReduceForBroadcast(s, in.x[0], in.y[0], &gx, &none);
+  (*dx)[0] = gx;
+  return absl::OkStatus();
+}
+
+// Pad / PadV2: x's gradient is the slice of dy where x was. PadV2's
+// constant fills the rest, so its gradient is the sum of dy outside that
+// slice. (TensorFlow gives the constant none; we give the true value.)
+absl::Status PadGrad(const Scope& s, In in, Dx dx) {
+  Output paddings = Cast(s, in.x[1], DT_INT32);
+  Output before = Reshape(s, Slice(s, paddings, Const(s, {0, 0}),
+                                   Const(s, {-1, 1})),
+                          Const(s, {-1}));
+  const Output& g = in.dy[0];
+  (*dx)[0] = Slice(s, g, before, Shape(s, in.x[0]));
+  if (in.x.size() == 3) {
+    auto total = [&s](const Output& t) {
+      return Sum(s, t, grad_internal::RangeOf(s, Const(s, 0),
+                                              grad_internal::RankOf(s, t)));
+    };
+    (*dx)[2] = Sub(s, total(g), total((*dx)[0]));
+  }
+  return absl::OkStatus();
+}
+
+absl::Status PreventGradientFn(const Scope&, In in, Dx) {
+  std::string message;
+  if (HasNodeAttr(*in.node, "message")) {
+    WEFT_RETURN_IF_ERROR(GetNodeAttr(*in.node, "message", &message));
+  }
+  return absl::InvalidArgumentError(absl::StrCat(
+      "gradient explicitly prevented on node '", in.node->name(), "'",
+      message.empty() ? "" : ": ", message));
 }
 
 // Select (condition of t's shape or of its first dimension) and SelectV2
@@ -128,25 +182,37 @@ absl::Status SelectGrad(const Scope& s, In in, Dx dx) {
 }  // namespace
 
 void RegisterArrayGrads(GradRegistry* r) {
-  r->Register("Identity", PassThrough);
-  r->Register("ReadVariableOp", PassThrough);
+  for (const char* op : {"Identity", "RefIdentity", "ReadVariableOp",
+                         "PlaceholderWithDefault"}) {
+    r->Register(op, PassThrough);
+  }
+  r->Register("IdentityN", IdentityNGrad);
+  r->Register("PreventGradient", PreventGradientFn);
   r->Register("Reshape", ReshapeBack);
   r->Register("ExpandDims", ReshapeBack);
   r->Register("Squeeze", ReshapeBack);
   r->Register("Transpose", TransposeGrad);
   r->Register("ConcatV2", ConcatV2Grad);
+  r->Register("Split", SplitGrad);
+  r->Register("SplitV", SplitVGrad);
   r->Register("Fill", FillGrad);
   r->Register("Tile", TileGrad);
+  r->Register("BroadcastTo", BroadcastToGrad);
   r->Register("Slice", SliceGrad);
+  r->Register("Pad", PadGrad);
+  r->Register("PadV2", PadGrad);
   r->Register("Pack", PackGrad);
   r->Register("Unpack", UnpackGrad);
   r->Register("Select", SelectGrad);
   r->Register("SelectV2", SelectGrad);
-  // StridedSlice and GatherV2 have no gradient yet: theirs need the
-  // StridedSliceGrad and UnsortedSegmentSum kernels, which Weft lacks.
-  for (const char* op : {"StopGradient", "Shape", "Size", "Rank", "ZerosLike",
-                         "OnesLike", "BroadcastGradientArgs", "Const",
-                         "Placeholder", "Range", "OneHot"}) {
+  // Integer-valued or constant outputs; OneHot's only float inputs are its
+  // on/off values, which TensorFlow does not differentiate either.
+  for (const char* op : {"StopGradient", "Shape", "ShapeN", "Size", "Rank",
+                         "ZerosLike", "OnesLike", "BroadcastGradientArgs",
+                         "ConcatOffset", "InvertPermutation", "ListDiff",
+                         "Const", "Placeholder", "Range", "OneHot",
+                         "RandomStandardNormal", "RandomUniform",
+                         "TruncatedNormal", "VarIsInitializedOp"}) {
     r->RegisterNoGradient(op);
   }
 }

@@ -71,6 +71,10 @@ Output Slice(const Scope& scope, const Output& x, const Output& begin,
              const Output& size) {
   return AddNode1(scope, "Slice", {x, begin, size});
 }
+Output GatherV2(const Scope& scope, const Output& params, const Output& indices,
+                const Output& axis) {
+  return AddNode1(scope, "GatherV2", {params, indices, axis});
+}
 Output Pad(const Scope& scope, const Output& x, const Output& paddings) {
   return AddNode1(scope, "Pad", {x, paddings});
 }

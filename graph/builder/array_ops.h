@@ -76,6 +76,10 @@ std::vector<Output> Unpack(const Scope& scope, const Output& value,
 // input[begin : begin + size] per dimension (size -1: to the end).
 Output Slice(const Scope& scope, const Output& x, const Output& begin,
              const Output& size);
+// params gathered at `indices` along `axis`: the result's shape is
+// params.shape[:axis] + indices.shape + params.shape[axis + 1:].
+Output GatherV2(const Scope& scope, const Output& params, const Output& indices,
+                const Output& axis);
 // Pads with zeros; `paddings` is int [rank, 2] (before, after) per dimension.
 Output Pad(const Scope& scope, const Output& x, const Output& paddings);
 // Elementwise choice (condition broadcasts against t and e).

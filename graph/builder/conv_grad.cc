@@ -3,23 +3,14 @@
 // node's window attrs passed on unchanged.
 #include "graph/builder/array_ops.h"
 #include "graph/builder/grad_registry.h"
+#include "graph/builder/grad_util.h"
 
 namespace weft {
 namespace {
 
+using grad_internal::CopyAttrs;
 using In = const GradInputs&;
 using Dx = std::vector<Output>*;
-
-// The forward node's attrs among `names` (those it has).
-AttrList CopyAttrs(const tensorflow::NodeDef& node,
-                   std::initializer_list<const char*> names) {
-  AttrList attrs;
-  for (const char* name : names) {
-    auto it = node.attr().find(name);
-    if (it != node.attr().end()) attrs.emplace_back(name, it->second);
-  }
-  return attrs;
-}
 
 absl::Status Conv2DGrad(const Scope& s, In in, Dx dx) {
   AttrList attrs = CopyAttrs(*in.node, {"strides", "padding", "dilations",

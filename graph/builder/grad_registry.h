@@ -65,7 +65,10 @@ class GradRegistry {
 const GradRegistry& GlobalGradRegistry();
 
 void RegisterArrayGrads(GradRegistry* r);
+void RegisterIndexGrads(GradRegistry* r);
 void RegisterMathGrads(GradRegistry* r);
+void RegisterMatMulGrads(GradRegistry* r);
+void RegisterReductionGrads(GradRegistry* r);
 void RegisterNnGrads(GradRegistry* r);
 void RegisterConvGrads(GradRegistry* r);
 

@@ -2,7 +2,10 @@
 #ifndef WEFT_GRAPH_BUILDER_GRAD_UTIL_H_
 #define WEFT_GRAPH_BUILDER_GRAD_UTIL_H_
 
+#include <initializer_list>
+
 #include "graph/builder/scope.h"
+#include "proto/node_def.pb.h"
 
 namespace weft {
 namespace grad_internal {
@@ -10,11 +13,24 @@ namespace grad_internal {
 // A scalar constant of `dtype` (built in float, then cast if needed).
 Output ScalarLike(const Scope& scope, float value, DataType dtype);
 
+// The forward node's attrs among `names` (those it has), to pass on
+// unchanged to a backprop op (Conv2D's strides, StridedSlice's masks, ...).
+AttrList CopyAttrs(const tensorflow::NodeDef& node,
+                   std::initializer_list<const char*> names);
+
+// Rank(x) as an int32 scalar, and int32 [start, limit) as a vector.
+Output RankOf(const Scope& scope, const Output& x);
+Output RangeOf(const Scope& scope, const Output& start, const Output& limit);
+
 // Reduces the gradients `gx` of x and `gy` of y of a broadcasting binary op
 // back to x's and y's shapes (BroadcastGradientArgs + Sum + Reshape), as
 // TensorFlow does; invalid inputs stay invalid.
 void ReduceForBroadcast(const Scope& scope, const Output& x, const Output& y,
                         Output* gx, Output* gy);
+
+// x's shape with the dims in `axes` (any int type, negative allowed) set to
+// 1: the shape of a keep_dims reduction of x over axes.
+Output KeptShape(const Scope& scope, const Output& x, const Output& axes);
 
 // The gradient of a reduction of `x` over `axes` with gradient `g` (of the
 // reduced tensor): g reshaped to x's rank with the reduced dims kept as 1,

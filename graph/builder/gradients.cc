@@ -47,7 +47,10 @@ const GradRegistry& GlobalGradRegistry() {
   static const GradRegistry* registry = [] {
     auto* r = new GradRegistry;
     RegisterArrayGrads(r);
+    RegisterIndexGrads(r);
     RegisterMathGrads(r);
+    RegisterMatMulGrads(r);
+    RegisterReductionGrads(r);
     RegisterNnGrads(r);
     RegisterConvGrads(r);
     return r;

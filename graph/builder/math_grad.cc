@@ -1,5 +1,6 @@
-// Gradients of math ops: elementwise (broadcast-aware), AddN, MatMul,
-// reductions and Cast.
+// Gradients of math ops: elementwise (broadcast-aware), ClipByValue, AddN
+// and Cast. MatMuls are in matmul_grad.cc, reductions and scans in
+// reduction_grad.cc.
 #include "graph/builder/array_ops.h"
 #include "graph/builder/grad_registry.h"
 #include "graph/builder/grad_util.h"
@@ -11,7 +12,6 @@ namespace weft {
 namespace {
 
 using grad_internal::ReduceForBroadcast;
-using grad_internal::ReductionGrad;
 using grad_internal::ScalarLike;
 
 using Scope_ = const Scope&;
@@ -71,11 +71,24 @@ void RegisterBinaryGrads(GradRegistry* r) {
     *gx = Mul(s, g, y);
     *gy = Mul(s, x, g);
   }));
-  r->Register("RealDiv", Binary([](Scope_ s, const Output& x, const Output& y,
-                                   const Output&, const Output& g, Output* gx,
-                                   Output* gy) {
-    *gx = RealDiv(s, g, y);
-    *gy = Mul(s, g, RealDiv(s, RealDiv(s, Neg(s, x), y), y));
+  // Div is RealDiv for the float types gradients are taken in.
+  for (const char* op : {"RealDiv", "Div"}) {
+    r->Register(op, Binary([](Scope_ s, const Output& x, const Output& y,
+                              const Output&, const Output& g, Output* gx,
+                              Output* gy) {
+      *gx = RealDiv(s, g, y);
+      *gy = Mul(s, g, RealDiv(s, RealDiv(s, Neg(s, x), y), y));
+    }));
+  }
+  // As RealDiv, with DivNoNan throughout: no gradient where y == 0.
+  r->Register("DivNoNan", Binary([](Scope_ s, const Output& x, const Output& y,
+                                    const Output&, const Output& g, Output* gx,
+                                    Output* gy) {
+    auto div = [&s](const Output& a, const Output& b) {
+      return AddNode1(s, "DivNoNan", {a, b});
+    };
+    *gx = div(g, y);
+    *gy = Mul(s, g, div(div(Neg(s, x), y), y));
   }));
   r->Register("SquaredDifference",
               Binary([](Scope_ s, const Output& x, const Output& y,
@@ -104,6 +117,8 @@ void RegisterBinaryGrads(GradRegistry* r) {
 }
 
 void RegisterUnaryGrads(GradRegistry* r) {
+  r->Register("Abs", Unary([](Scope_ s, const Output& x, const Output&,
+                              const Output& g) { return Mul(s, g, Sign(s, x)); }));
   r->Register("Neg", Unary([](Scope_ s, const Output&, const Output&,
                               const Output& g) { return Neg(s, g); }));
   r->Register("Square", Unary([](Scope_ s, const Output& x, const Output&,
@@ -142,39 +157,21 @@ absl::Status AddNGrad(Scope_, In in, Dx dx) {
   return absl::OkStatus();
 }
 
-absl::Status MatMulGrad(Scope_ s, In in, Dx dx) {
-  bool ta = false, tb = false;
-  WEFT_RETURN_IF_ERROR(GetNodeAttr(*in.node, "transpose_a", &ta));
-  WEFT_RETURN_IF_ERROR(GetNodeAttr(*in.node, "transpose_b", &tb));
-  const Output &a = in.x[0], &b = in.x[1], &g = in.dy[0];
-  if (!ta && !tb) {
-    (*dx)[0] = MatMul(s, g, b, false, true);
-    (*dx)[1] = MatMul(s, a, g, true, false);
-  } else if (!ta && tb) {
-    (*dx)[0] = MatMul(s, g, b, false, false);
-    (*dx)[1] = MatMul(s, g, a, true, false);
-  } else if (ta && !tb) {
-    (*dx)[0] = MatMul(s, b, g, false, true);
-    (*dx)[1] = MatMul(s, a, g, false, false);
-  } else {
-    (*dx)[0] = MatMul(s, b, g, true, true);
-    (*dx)[1] = MatMul(s, g, a, true, true);
-  }
-  return absl::OkStatus();
-}
-
-absl::Status SumGrad(Scope_ s, In in, Dx dx) {
-  (*dx)[0] = ReductionGrad(s, in.x[0], in.x[1], in.dy[0]);
-  return absl::OkStatus();
-}
-
-absl::Status MeanGrad(Scope_ s, In in, Dx dx) {
-  DataType t = BaseType(in.dy[0].dtype);
-  Output sum_grad = ReductionGrad(s, in.x[0], in.x[1], in.dy[0]);
-  Output n_in = AddNode1(s, "Size", {in.x[0]}, {{"out_type", Attr(DT_INT32)}});
-  Output n_out = AddNode1(s, "Size", {in.y[0]}, {{"out_type", Attr(DT_INT32)}});
-  Output factor = RealDiv(s, Cast(s, n_in, t), Cast(s, n_out, t));
-  (*dx)[0] = RealDiv(s, sum_grad, factor);
+// ClipByValue(t, lo, hi): t's gradient where lo <= t <= hi; lo's where
+// t < lo and hi's where t > hi, each reduced to its own (broadcast) shape.
+absl::Status ClipByValueGrad(Scope_ s, In in, Dx dx) {
+  const Output &t = in.x[0], &lo = in.x[1], &hi = in.x[2], &g = in.dy[0];
+  Output zeros = ZerosLike(s, g);
+  Output below = Less(s, t, lo), above = Greater(s, t, hi);
+  Output g_lo = SelectV2(s, below, g, zeros);
+  Output g_hi = SelectV2(s, above, g, zeros);
+  Output g_t = SelectV2(s, AddNode1(s, "LogicalOr", {below, above}), zeros, g);
+  Output none;
+  ReduceForBroadcast(s, t, lo, &none, &g_lo);
+  ReduceForBroadcast(s, t, hi, &none, &g_hi);
+  (*dx)[0] = g_t;
+  (*dx)[1] = g_lo;
+  (*dx)[2] = g_hi;
   return absl::OkStatus();
 }
 
@@ -197,9 +194,7 @@ void RegisterMathGrads(GradRegistry* r) {
   RegisterBinaryGrads(r);
   RegisterUnaryGrads(r);
   r->Register("AddN", AddNGrad);
-  r->Register("MatMul", MatMulGrad);
-  r->Register("Sum", SumGrad);
-  r->Register("Mean", MeanGrad);
+  r->Register("ClipByValue", ClipByValueGrad);
   r->Register("Cast", CastGrad);
   for (const char* op : {"Equal", "NotEqual", "Greater", "GreaterEqual",
                          "Less", "LessEqual", "ArgMax", "ArgMin",

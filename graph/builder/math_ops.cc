@@ -35,6 +35,8 @@ WEFT_BUILDER_UNARY(Log)
 WEFT_BUILDER_UNARY(Tanh)
 WEFT_BUILDER_UNARY(Sigmoid)
 WEFT_BUILDER_UNARY(Reciprocal)
+WEFT_BUILDER_UNARY(Abs)
+WEFT_BUILDER_UNARY(Sign)
 #undef WEFT_BUILDER_UNARY
 
 Output AddN(const Scope& scope, const std::vector<Output>& inputs) {
@@ -46,14 +48,23 @@ Output MatMul(const Scope& scope, const Output& a, const Output& b,
                   {{"transpose_a", Attr(transpose_a)},
                    {"transpose_b", Attr(transpose_b)}});
 }
-Output Sum(const Scope& scope, const Output& x, const Output& axes,
-           bool keep_dims) {
-  return AddNode1(scope, "Sum", {x, axes}, {{"keep_dims", Attr(keep_dims)}});
+Output BatchMatMulV2(const Scope& scope, const Output& x, const Output& y,
+                     bool adj_x, bool adj_y) {
+  return AddNode1(scope, "BatchMatMulV2", {x, y},
+                  {{"adj_x", Attr(adj_x)}, {"adj_y", Attr(adj_y)}});
 }
-Output Mean(const Scope& scope, const Output& x, const Output& axes,
-            bool keep_dims) {
-  return AddNode1(scope, "Mean", {x, axes}, {{"keep_dims", Attr(keep_dims)}});
-}
+#define WEFT_BUILDER_REDUCTION(Name)                                     \
+  Output Name(const Scope& scope, const Output& x, const Output& axes, \
+              bool keep_dims) {                                         \
+    return AddNode1(scope, #Name, {x, axes},                            \
+                    {{"keep_dims", Attr(keep_dims)}});                  \
+  }
+WEFT_BUILDER_REDUCTION(Sum)
+WEFT_BUILDER_REDUCTION(Mean)
+WEFT_BUILDER_REDUCTION(Max)
+WEFT_BUILDER_REDUCTION(Min)
+WEFT_BUILDER_REDUCTION(Prod)
+#undef WEFT_BUILDER_REDUCTION
 Output Cast(const Scope& scope, const Output& x, DataType to) {
   return AddNode1(scope, "Cast", {x}, {{"DstT", Attr(to)}});
 }

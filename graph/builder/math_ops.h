@@ -43,15 +43,26 @@ WEFT_BUILDER_UNARY(Log)
 WEFT_BUILDER_UNARY(Tanh)
 WEFT_BUILDER_UNARY(Sigmoid)
 WEFT_BUILDER_UNARY(Reciprocal)
+WEFT_BUILDER_UNARY(Abs)
+WEFT_BUILDER_UNARY(Sign)
 #undef WEFT_BUILDER_UNARY
 
 Output AddN(const Scope& scope, const std::vector<Output>& inputs);
 Output MatMul(const Scope& scope, const Output& a, const Output& b,
               bool transpose_a = false, bool transpose_b = false);
-Output Sum(const Scope& scope, const Output& x, const Output& axes,
-           bool keep_dims = false);
-Output Mean(const Scope& scope, const Output& x, const Output& axes,
-            bool keep_dims = false);
+// Batched matrix product of the last two dims; the batch dims broadcast
+// (x [..., m, k] @ y [..., k, n]); adj_x / adj_y transpose those two dims.
+Output BatchMatMulV2(const Scope& scope, const Output& x, const Output& y,
+                     bool adj_x = false, bool adj_y = false);
+#define WEFT_BUILDER_REDUCTION(Name)                                     \
+  Output Name(const Scope& scope, const Output& x, const Output& axes, \
+              bool keep_dims = false);
+WEFT_BUILDER_REDUCTION(Sum)
+WEFT_BUILDER_REDUCTION(Mean)
+WEFT_BUILDER_REDUCTION(Max)
+WEFT_BUILDER_REDUCTION(Min)
+WEFT_BUILDER_REDUCTION(Prod)
+#undef WEFT_BUILDER_REDUCTION
 Output Cast(const Scope& scope, const Output& x, DataType to);
 Output ArgMax(const Scope& scope, const Output& x, const Output& axis,
               DataType out = DT_INT64);

@@ -1,0 +1,109 @@
+// Gradients of indexing ops: StridedSlice (through StridedSliceGrad),
+// GatherV2 and DynamicStitch (scatter / gather of dy), UnsortedSegmentSum.
+// All are dense: Weft has no IndexedSlices, so GatherV2's gradient is a
+// full tensor of params' shape built with UnsortedSegmentSum.
+#include "absl/strings/str_cat.h"
+#include "graph/builder/array_ops.h"
+#include "graph/builder/grad_registry.h"
+#include "graph/builder/grad_util.h"
+#include "graph/builder/math_ops.h"
+#include "ops/framework/node_def_util.h"
+#include "runtime/status.h"
+
+namespace weft {
+namespace {
+
+using grad_internal::CopyAttrs;
+using grad_internal::RangeOf;
+using grad_internal::RankOf;
+using In = const GradInputs&;
+using Dx = std::vector<Output>*;
+
+absl::Status StridedSliceGradFn(const Scope& s, In in, Dx dx) {
+  // StridedSliceGrad scatters dy into zeros of x's shape with the forward
+  // node's begin/end/strides and masks.
+  Output shape = Shape(s, in.x[0], BaseType(in.x[1].dtype));
+  (*dx)[0] = AddNode1(
+      s, "StridedSliceGrad", {shape, in.x[1], in.x[2], in.x[3], in.dy[0]},
+      CopyAttrs(*in.node, {"begin_mask", "end_mask", "ellipsis_mask",
+                           "new_axis_mask", "shrink_axis_mask"}));
+  return absl::OkStatus();
+}
+
+absl::Status GatherV2Grad(const Scope& s, In in, Dx dx) {
+  int64_t batch_dims = 0;
+  if (HasNodeAttr(*in.node, "batch_dims")) {
+    WEFT_RETURN_IF_ERROR(GetNodeAttr(*in.node, "batch_dims", &batch_dims));
+  }
+  if (batch_dims != 0) {
+    return absl::UnimplementedError(absl::StrCat(
+        "the gradient of GatherV2 with batch_dims=", batch_dims,
+        " is not supported (node '", in.node->name(), "'); use batch_dims=0"));
+  }
+  // dy has shape outer + indices.shape + inner, where params' shape is
+  // outer + [n] + inner. Move the indices dims to the front, flatten them,
+  // sum the rows of equal index into [n] + outer + inner, and move that
+  // dim back to `axis`.
+  const Output &params = in.x[0], &indices = in.x[1], &g = in.dy[0];
+  Output zero = Const(s, 0), one = Const(s, 1), vec0 = Const(s, {0});
+  Output pshape = Shape(s, params);
+  Output prank = RankOf(s, params);
+  Output axis = Cast(s, in.x[2], DT_INT32);
+  axis = AddNode1(s, "FloorMod", {AddV2(s, axis, prank), prank});
+  Output axis_end = AddV2(s, axis, RankOf(s, indices));
+  Output axis_next = AddV2(s, axis, one);
+  Output to_front = ConcatV2(s, {RangeOf(s, axis, axis_end),
+                                 RangeOf(s, zero, axis),
+                                 RangeOf(s, axis_end, RankOf(s, g))},
+                             zero);
+  Output outer = Slice(s, pshape, vec0, ExpandDims(s, axis, zero));
+  Output inner = Slice(s, pshape, ExpandDims(s, axis_next, zero),
+                       Const(s, {-1}));
+  Output rows = Reshape(s, Transpose(s, g, to_front),
+                        ConcatV2(s, {Const(s, {-1}), outer, inner}, zero));
+  Output summed = AddNode1(
+      s, "UnsortedSegmentSum",
+      {rows, Reshape(s, indices, Const(s, {-1})), GatherV2(s, pshape, axis, zero)});
+  Output back = ConcatV2(s, {RangeOf(s, one, axis_next), vec0,
+                             RangeOf(s, axis_next, prank)},
+                         zero);
+  (*dx)[0] = Transpose(s, summed, back);
+  return absl::OkStatus();
+}
+
+// merged[indices[i]] = data[i]: data[i]'s gradient is dy gathered at
+// indices[i]. (With duplicate indices only the last write reaches the
+// output; like TensorFlow, this gradient does not single it out.)
+absl::Status DynamicStitchGrad(const Scope& s, In in, Dx dx) {
+  const size_t n = in.x.size() / 2;
+  for (size_t i = 0; i < n; ++i) {
+    (*dx)[n + i] = GatherV2(s, in.dy[0], Cast(s, in.x[i], DT_INT32),
+                            Const(s, 0));
+  }
+  return absl::OkStatus();
+}
+
+// Each data row's gradient is dy's row of its segment; rows with a
+// negative segment id were dropped by the forward op and get zeros.
+absl::Status UnsortedSegmentSumGrad(const Scope& s, In in, Dx dx) {
+  const Output &ids = in.x[1], &g = in.dy[0];
+  Output zero_ids = ZerosLike(s, ids);
+  Output gathered = GatherV2(s, g, Maximum(s, ids, zero_ids), Const(s, 0));
+  Output extra_dims = Sub(s, RankOf(s, gathered), RankOf(s, ids));
+  Output ones = Fill(s, ExpandDims(s, extra_dims, Const(s, 0)), Const(s, 1));
+  Output kept = Reshape(s, GreaterEqual(s, ids, zero_ids),
+                        ConcatV2(s, {Shape(s, ids), ones}, Const(s, 0)));
+  (*dx)[0] = SelectV2(s, kept, gathered, ZerosLike(s, gathered));
+  return absl::OkStatus();
+}
+
+}  // namespace
+
+void RegisterIndexGrads(GradRegistry* r) {
+  r->Register("StridedSlice", StridedSliceGradFn);
+  r->Register("GatherV2", GatherV2Grad);
+  r->Register("DynamicStitch", DynamicStitchGrad);
+  r->Register("UnsortedSegmentSum", UnsortedSegmentSumGrad);
+}
+
+}  // namespace weft

@@ -1,0 +1,85 @@
+// Gradients of MatMul and BatchMatMulV2. Both use the same four transpose
+// cases; BatchMatMulV2 then sums each gradient over the batch dims its input
+// was broadcast along.
+#include <functional>
+
+#include "graph/builder/array_ops.h"
+#include "graph/builder/grad_registry.h"
+#include "graph/builder/grad_util.h"
+#include "graph/builder/math_ops.h"
+#include "ops/framework/node_def_util.h"
+#include "runtime/status.h"
+
+namespace weft {
+namespace {
+
+using In = const GradInputs&;
+using Dx = std::vector<Output>*;
+using MatMulFn = std::function<Output(const Output&, const Output&, bool, bool)>;
+
+// For c = op(a) @ op(b) (op: transpose when ta / tb) with gradient g:
+// the unreduced gradients of a and b.
+void MatMulCases(const MatMulFn& mm, const Output& a, const Output& b,
+                 const Output& g, bool ta, bool tb, Output* da, Output* db) {
+  if (!ta && !tb) {
+    *da = mm(g, b, false, true);
+    *db = mm(a, g, true, false);
+  } else if (!ta && tb) {
+    *da = mm(g, b, false, false);
+    *db = mm(g, a, true, false);
+  } else if (ta && !tb) {
+    *da = mm(b, g, false, true);
+    *db = mm(a, g, false, false);
+  } else {
+    *da = mm(b, g, true, true);
+    *db = mm(g, a, true, true);
+  }
+}
+
+absl::Status MatMulGrad(const Scope& s, In in, Dx dx) {
+  bool ta = false, tb = false;
+  WEFT_RETURN_IF_ERROR(GetNodeAttr(*in.node, "transpose_a", &ta));
+  WEFT_RETURN_IF_ERROR(GetNodeAttr(*in.node, "transpose_b", &tb));
+  MatMulCases(
+      [&s](const Output& x, const Output& y, bool tx, bool ty) {
+        return MatMul(s, x, y, tx, ty);
+      },
+      in.x[0], in.x[1], in.dy[0], ta, tb, &(*dx)[0], &(*dx)[1]);
+  return absl::OkStatus();
+}
+
+// x's shape without its last two (matrix) dims.
+Output BatchShape(const Scope& s, const Output& x) {
+  Output shape = Shape(s, x);
+  Output n = Sub(s, grad_internal::RankOf(s, x), Const(s, 2));
+  return Slice(s, shape, Const(s, {0}), ExpandDims(s, n, Const(s, 0)));
+}
+
+absl::Status BatchMatMulV2Grad(const Scope& s, In in, Dx dx) {
+  bool adj_x = false, adj_y = false;
+  WEFT_RETURN_IF_ERROR(GetNodeAttr(*in.node, "adj_x", &adj_x));
+  WEFT_RETURN_IF_ERROR(GetNodeAttr(*in.node, "adj_y", &adj_y));
+  const Output &x = in.x[0], &y = in.x[1];
+  Output gx, gy;
+  MatMulCases(
+      [&s](const Output& a, const Output& b, bool ta, bool tb) {
+        return BatchMatMulV2(s, a, b, ta, tb);
+      },
+      x, y, in.dy[0], adj_x, adj_y, &gx, &gy);
+  // gx, gy have the broadcast batch dims in front; those are also the dims
+  // BroadcastGradientArgs names for the batch shapes.
+  BroadcastArgs r =
+      BroadcastGradientArgs(s, BatchShape(s, x), BatchShape(s, y));
+  (*dx)[0] = Reshape(s, Sum(s, gx, r.r0), Shape(s, x));
+  (*dx)[1] = Reshape(s, Sum(s, gy, r.r1), Shape(s, y));
+  return absl::OkStatus();
+}
+
+}  // namespace
+
+void RegisterMatMulGrads(GradRegistry* r) {
+  r->Register("MatMul", MatMulGrad);
+  r->Register("BatchMatMulV2", BatchMatMulV2Grad);
+}
+
+}  // namespace weft

@@ -1,0 +1,178 @@
+// Numeric checks (grad_check.h) of the gradients of the indexing and
+// rearranging ops: StridedSlice, GatherV2, DynamicStitch,
+// UnsortedSegmentSum, Pad/PadV2, Split/SplitV, BroadcastTo, IdentityN; and
+// the ops that stop or refuse gradients (OneHot, PreventGradient).
+#include "absl/strings/match.h"
+#include "graph/builder/array_ops.h"
+#include "graph/builder/math_ops.h"
+#include "gtest/gtest.h"
+#include "tests/builder/grad_check.h"
+
+namespace weft {
+namespace {
+
+using testing_builder::Check;
+using testing_builder::S;
+using testing_builder::X;
+
+Output StridedSlice(S s, const Output& x, std::vector<int> begin,
+                    std::vector<int> end, std::vector<int> strides,
+                    const AttrList& masks = {}) {
+  auto vec = [&s](const std::vector<int>& v) {
+    return Const(s, std::vector<int32_t>(v.begin(), v.end()),
+                 TensorShape({static_cast<int64_t>(v.size())}));
+  };
+  return AddNode1(s, "StridedSlice", {x, vec(begin), vec(end), vec(strides)},
+                  masks);
+}
+
+TEST(IndexGradientsTest, StridedSlice) {
+  Check({{4, 5}}, [](S s, X x) {
+    return Square(s, StridedSlice(s, x[0], {1, 0}, {3, 5}, {1, 2}));
+  });
+  Check({{4, 5}}, [](S s, X x) {  // negative stride, begin/end masks
+    return Square(s, StridedSlice(s, x[0], {3, 4}, {0, 0}, {-2, -1},
+                                  {{"begin_mask", Attr(2)},
+                                   {"end_mask", Attr(2)}}));
+  });
+  Check({{3, 4, 2}}, [](S s, X x) {  // shrink axis 0, new axis, ellipsis
+    Output a = StridedSlice(s, x[0], {1, 0}, {2, 1}, {1, 1},
+                            {{"shrink_axis_mask", Attr(1)},
+                             {"ellipsis_mask", Attr(2)}});
+    Output b = StridedSlice(s, a, {0, 1}, {0, 3}, {1, 1},
+                            {{"new_axis_mask", Attr(1)}});
+    return Mul(s, b, b);
+  });
+}
+
+TEST(IndexGradientsTest, GatherV2) {
+  for (int axis : {0, 1, -1}) {
+    Check({{3, 4}}, [axis](S s, X x) {
+      // Repeated indices: their rows' gradients add up.
+      Output idx = Const(s, {2, 0, 2});
+      return Square(s, GatherV2(s, x[0], idx, Const(s, axis)));
+    });
+  }
+  Check({{2, 4, 3}}, [](S s, X x) {  // 2-D int64 indices in the middle
+    Output idx = Const(s, {{int64_t{3}, int64_t{1}}, {int64_t{1}, int64_t{0}}});
+    Output g = GatherV2(s, x[0], idx, Const(s, int64_t{1}));
+    return Mul(s, g, g);
+  });
+}
+
+TEST(IndexGradientsTest, GatherV2BatchDimsIsRefused) {
+  Scope root = Scope::NewRoot();
+  Output x = Placeholder(root, DT_FLOAT);
+  Output g = AddNode1(root, "GatherV2",
+                      {x, Const(root, {{0}, {1}}), Const(root, 1)},
+                      {{"batch_dims", Attr(1)}});
+  std::vector<Output> grads;
+  absl::Status st = AddGradients(root, {g}, {x}, {}, &grads);
+  EXPECT_EQ(st.code(), absl::StatusCode::kUnimplemented) << st;
+  EXPECT_TRUE(absl::StrContains(st.message(), "batch_dims")) << st;
+}
+
+TEST(IndexGradientsTest, DynamicStitch) {
+  Check({{2, 2}, {3, 2}}, [](S s, X x) {
+    Output merged = AddNode1(
+        s, "DynamicStitch",
+        {Input(std::vector<Output>{Const(s, {4, 1}), Const(s, {0, 3, 2})}),
+         Input(std::vector<Output>{x[0], x[1]})});
+    return Mul(s, merged, merged);
+  });
+}
+
+TEST(IndexGradientsTest, UnsortedSegmentSum) {
+  Check({{4, 3}}, [](S s, X x) {
+    // Row 2 has a negative id: dropped, so its gradient is zero.
+    Output sums = AddNode1(s, "UnsortedSegmentSum",
+                           {x[0], Const(s, {1, 0, -1, 1}), Const(s, 3)});
+    return Square(s, sums);
+  });
+}
+
+TEST(IndexGradientsTest, PadAndPadV2) {
+  Check({{2, 3}}, [](S s, X x) {
+    return Square(s, Pad(s, x[0], Const(s, {{1, 0}, {2, 1}})));
+  });
+  Check({{2, 3}, {}}, [](S s, X x) {  // int64 paddings; the constant too
+    Output p = Const(s, {{int64_t{0}, int64_t{2}}, {int64_t{1}, int64_t{1}}});
+    return Square(s, AddNode1(s, "PadV2", {x[0], p, x[1]}));
+  });
+}
+
+TEST(IndexGradientsTest, SplitAndSplitV) {
+  for (int axis : {0, 1, -1}) {
+    Check({{4, 6}}, [axis](S s, X x) {
+      std::vector<Output> parts = AddNode(s, "Split", {Const(s, axis), x[0]},
+                                          {{"num_split", Attr(2)}});
+      // Only the second piece is used: the first gets zeros.
+      return Square(s, parts.size() == 2 ? parts[1] : Output());
+    });
+  }
+  Check({{3, 6}}, [](S s, X x) {
+    std::vector<Output> parts = AddNode(
+        s, "SplitV", {x[0], Const(s, {1, -1, 2}), Const(s, 1)},
+        {{"num_split", Attr(3)}});
+    if (parts.size() != 3) return Output();
+    return Mul(s, Square(s, parts[0]), Sum(s, parts[2], Const(s, 1), true));
+  });
+}
+
+TEST(IndexGradientsTest, BroadcastTo) {
+  Check({{3, 1}}, [](S s, X x) {
+    Output b = AddNode1(s, "BroadcastTo", {x[0], Const(s, {2, 3, 4})});
+    return Mul(s, b, b);
+  });
+  Check({{4}}, [](S s, X x) {
+    Output b = AddNode1(s, "BroadcastTo",
+                        {x[0], Const(s, {int64_t{2}, int64_t{4}})});
+    return Square(s, b);
+  });
+}
+
+TEST(IndexGradientsTest, IdentityNAndPlaceholderWithDefault) {
+  Check({{2}, {3}}, [](S s, X x) {
+    std::vector<Output> ys = AddNode(
+        s, "IdentityN", {Input(std::vector<Output>{x[0], x[1]})});
+    if (ys.size() != 2) return Output();
+    return Mul(s, Sum(s, Square(s, ys[0]), Const(s, 0)), ys[1]);
+  });
+  Check({{3}}, [](S s, X x) {
+    Output y = AddNode1(s, "PlaceholderWithDefault", {x[0]},
+                        {{"shape", ShapeAttr({3})}});
+    return Square(s, y);
+  });
+}
+
+TEST(IndexGradientsTest, OneHotPassesNoGradient) {
+  // OneHot's values get no gradient (as in TensorFlow): only x's path does.
+  Scope root = Scope::NewRoot();
+  Output on = Const(root, 2.f), x = Const(root, {1.f, 3.f, 5.f});
+  Output hot = AddNode1(root, "OneHot",
+                        {Const(root, {2, 0}), Const(root, 3), on,
+                         Const(root, 0.f)});
+  Output y = Sum(root, Mul(root, hot, x), Const(root, {0, 1}));
+  std::vector<Output> grads;
+  ASSERT_TRUE(AddGradients(root, {y}, {x, on}, {}, &grads).ok())
+      << root.status();
+  auto out = testing_builder::RunGraph(root, {}, grads);
+  ASSERT_TRUE(out.ok()) << out.status();
+  EXPECT_EQ(testing_builder::Values((*out)[0]), (std::vector<double>{2, 0, 2}));
+  EXPECT_EQ(testing_builder::Values((*out)[1]), (std::vector<double>{0}));
+}
+
+TEST(IndexGradientsTest, PreventGradientFailsWithItsMessage) {
+  Scope root = Scope::NewRoot();
+  Output x = Const(root, {1.f});
+  Output p = AddNode1(root.WithOpName("guard"), "PreventGradient", {x},
+                      {{"message", Attr("no second derivative")}});
+  std::vector<Output> grads;
+  absl::Status st = AddGradients(root, {Square(root, p)}, {x}, {}, &grads);
+  EXPECT_EQ(st.code(), absl::StatusCode::kInvalidArgument) << st;
+  EXPECT_TRUE(absl::StrContains(st.message(), "'guard'")) << st;
+  EXPECT_TRUE(absl::StrContains(st.message(), "no second derivative")) << st;
+}
+
+}  // namespace
+}  // namespace weft
