@@ -73,9 +73,9 @@ absl::StatusOr<ModelParams> CreateModelParams(const Scope& scope,
                                               ModelKind kind,
                                               const ModelOptions& options);
 
-// The logits [batch, num_classes] for `images` [batch, rows * cols] (float).
-// `batch` must be options.batch for the transformer (its attention is
-// unrolled per example and head).
+// The logits [batch, num_classes] for `images` [batch, rows * cols] (float),
+// for any batch size (options.batch is only the placeholders' size in
+// BuildTrainingGraph).
 absl::StatusOr<Output> ModelLogits(const Scope& scope, ModelKind kind,
                                    const ModelOptions& options,
                                    const ModelParams& params,

@@ -4,9 +4,9 @@
 // ReLU feed-forward layer, both residual; then a final layer norm, the mean
 // over tokens, and a dense layer to the logits.
 //
-// Without a batched matmul op, attention is unrolled: the [batch * heads]
-// query/key/value slices are unpacked and each uses two MatMuls, so the
-// graph is built for a fixed batch size.
+// Attention is batched: queries, keys and values are reshaped to
+// [batch, heads, seq, d / heads] and scored with BatchMatMulV2, so the graph
+// works for any batch size (only seq and the widths are fixed).
 #include <cmath>
 
 #include "graph/builder/array_ops.h"
@@ -23,45 +23,31 @@ void NormParams(ParamMaker* m, const std::string& name, int64_t d) {
   m->Constant(name + "/beta", {d}, 0.f);
 }
 
-// [batch * seq, d] -> batch * heads slices of [seq, d / heads].
-std::vector<Output> SplitHeads(const Scope& s, const ModelOptions& o,
-                               const Output& x) {
-  const int64_t b = o.batch, t = o.image_rows, h = o.heads,
-                dh = o.hidden / o.heads;
-  Output y = Reshape(s, x, ShapeOf(s, {b, t, h, dh}));
-  y = Transpose(s, y, Const(s, {0, 2, 1, 3}));
-  y = Reshape(s, y, ShapeOf(s, {b * h, t, dh}));
-  return Unpack(s, y, b * h, 0);
+// [batch * seq, d] -> [batch, heads, seq, d / heads].
+Output SplitHeads(const Scope& s, const ModelOptions& o, const Output& x) {
+  Output y = Reshape(s, x, ShapeOf(s, {-1, o.image_rows, o.heads,
+                                       o.hidden / o.heads}));
+  return Transpose(s, y, Const(s, {0, 2, 1, 3}));
 }
 
 // The inverse of SplitHeads.
-Output MergeHeads(const Scope& s, const ModelOptions& o,
-                  const std::vector<Output>& parts) {
-  const int64_t b = o.batch, t = o.image_rows, h = o.heads,
-                dh = o.hidden / o.heads;
-  Output y = Reshape(s, Pack(s, parts, 0), ShapeOf(s, {b, h, t, dh}));
-  y = Transpose(s, y, Const(s, {0, 2, 1, 3}));
-  return Reshape(s, y, ShapeOf(s, {b * t, o.hidden}));
+Output MergeHeads(const Scope& s, const ModelOptions& o, const Output& x) {
+  Output y = Transpose(s, x, Const(s, {0, 2, 1, 3}));
+  return Reshape(s, y, ShapeOf(s, {-1, o.hidden}));
 }
 
 Output SelfAttention(const Scope& scope, const ModelOptions& o,
                      const ModelParams& p, const Output& x) {
   Scope s = scope.NewSubScope("attention");
-  std::vector<Output> q = SplitHeads(s, o, Dense(s, p, "attention/q", x));
-  std::vector<Output> k = SplitHeads(s, o, Dense(s, p, "attention/k", x));
-  std::vector<Output> v = SplitHeads(s, o, Dense(s, p, "attention/v", x));
-  if (q.size() != k.size() || q.size() != v.size() ||
-      static_cast<int64_t>(q.size()) != o.batch * o.heads) {
-    return Output();  // the error is recorded in the scope
-  }
+  Output q = SplitHeads(s, o, Dense(s, p, "attention/q", x));
+  Output k = SplitHeads(s, o, Dense(s, p, "attention/k", x));
+  Output v = SplitHeads(s, o, Dense(s, p, "attention/v", x));
   const float scale =
       1.f / std::sqrt(static_cast<float>(o.hidden / o.heads));
   Output scale_c = Const(s.WithOpName("scale"), scale);
-  std::vector<Output> out;
-  for (size_t i = 0; i < q.size(); ++i) {
-    Output scores = Mul(s, MatMul(s, q[i], k[i], false, true), scale_c);
-    out.push_back(MatMul(s, Softmax(s, scores), v[i]));
-  }
+  // [batch, heads, seq, seq] scores; softmax over the keys.
+  Output scores = Mul(s, BatchMatMulV2(s, q, k, false, true), scale_c);
+  Output out = BatchMatMulV2(s, Softmax(s, scores), v);
   return Dense(s, p, "attention/out", MergeHeads(s, o, out));
 }
 }  // namespace
@@ -85,16 +71,16 @@ absl::Status CreateTransformerParams(ParamMaker* m, const ModelOptions& o) {
 
 Output TransformerLogits(const Scope& s, const ModelOptions& o,
                          const ModelParams& p, const Output& images) {
-  const int64_t b = o.batch, t = o.image_rows, d = o.hidden;
-  Output tokens = Reshape(s, images, ShapeOf(s, {b * t, o.image_cols}));
-  Output x = Reshape(s, Dense(s, p, "embed", tokens), ShapeOf(s, {b, t, d}));
+  const int64_t t = o.image_rows, d = o.hidden;
+  Output tokens = Reshape(s, images, ShapeOf(s, {-1, o.image_cols}));
+  Output x = Reshape(s, Dense(s, p, "embed", tokens), ShapeOf(s, {-1, t, d}));
   x = AddV2(s, x, Param(s, p, "position"));
-  x = Reshape(s, x, ShapeOf(s, {b * t, d}));
+  x = Reshape(s, x, ShapeOf(s, {-1, d}));
   x = AddV2(s, x, SelfAttention(s, o, p, LayerNorm(s, p, "norm1", x)));
   Output h = LayerNorm(s, p, "norm2", x);
   h = Dense(s, p, "ffn2", Relu(s, Dense(s, p, "ffn1", h)));
   x = AddV2(s, x, h);
-  x = Reshape(s, LayerNorm(s, p, "norm_final", x), ShapeOf(s, {b, t, d}));
+  x = Reshape(s, LayerNorm(s, p, "norm_final", x), ShapeOf(s, {-1, t, d}));
   return Dense(s, p, "output", Mean(s, x, Const(s, 1)));
 }
 

@@ -8,7 +8,9 @@
 #include <string>
 #include <vector>
 
+#include "graph/builder/array_ops.h"
 #include "graph/builder/optimizers.h"
+#include "graph/builder/variables.h"
 #include "graph/models/datasets.h"
 #include "gtest/gtest.h"
 #include "runtime/session.h"
@@ -99,6 +101,58 @@ TEST(ModelsTest, CnnLearns) {
 
 TEST(ModelsTest, TransformerLearns) {
   ExpectLearns(ModelKind::kTransformer, "adam", 0.01f, VariableKind::kRef);
+}
+
+// Every model's logits work for any batch size, and batching does not mix
+// examples: the logits of a batch of 5 equal those of each example alone.
+TEST(ModelsTest, LogitsForAnyBatchSize) {
+  for (ModelKind kind :
+       {ModelKind::kMlp, ModelKind::kCnn, ModelKind::kTransformer}) {
+    ModelOptions options;  // options.batch (32) is not used below
+    options.hidden = 16;
+    Scope root = Scope::NewRoot();
+    Output images = Placeholder(root.WithOpName("images"), DT_FLOAT,
+                                {-1, options.image_rows * options.image_cols});
+    auto params = CreateModelParams(root, kind, options);
+    ASSERT_TRUE(params.ok()) << params.status();
+    auto logits = ModelLogits(root, kind, options, *params, images);
+    ASSERT_TRUE(logits.ok()) << logits.status();
+    std::vector<Operation> inits;
+    for (const TrainableVariable& v : params->list) {
+      inits.push_back(v.initializer);
+    }
+    Operation init = Group(root.WithOpName("init"), inits);
+    auto graph = root.ToGraphDef();
+    ASSERT_TRUE(graph.ok()) << graph.status();
+    std::unique_ptr<Session> session = NewLocalSession(SessionOptions());
+    ASSERT_TRUE(session->Create(*graph).ok());
+    std::vector<Tensor> out;
+    ASSERT_TRUE(session->Run({}, {}, {init.node}, &out).ok());
+    SyntheticOptions data_options;
+    data_options.examples = 5;
+    Dataset data = MakeSyntheticDataset(data_options);
+    BatchIterator batches(&data, 5, /*seed=*/1);
+    Batch b = batches.Next();
+    absl::Status st = session->Run({{"images", b.images}}, {logits->name()},
+                                   {}, &out);
+    ASSERT_TRUE(st.ok()) << ModelKindName(kind) << ": " << st;
+    Tensor all = out[0];
+    ASSERT_EQ(all.shape(), TensorShape({5, options.num_classes}));
+    const int64_t pixels = options.image_rows * options.image_cols;
+    for (int64_t i = 0; i < 5; ++i) {
+      Tensor one(DT_FLOAT, TensorShape({1, pixels}));
+      for (int64_t k = 0; k < pixels; ++k) {
+        one.flat<float>()[k] = b.images.flat<float>()[i * pixels + k];
+      }
+      st = session->Run({{"images", one}}, {logits->name()}, {}, &out);
+      ASSERT_TRUE(st.ok()) << ModelKindName(kind) << ": " << st;
+      for (int64_t c = 0; c < options.num_classes; ++c) {
+        EXPECT_NEAR(out[0].flat<float>()[c],
+                    all.flat<float>()[i * options.num_classes + c], 1e-5)
+            << ModelKindName(kind) << " example " << i << " class " << c;
+      }
+    }
+  }
 }
 
 TEST(ModelsTest, SameSeedSameLosses) {
