@@ -29,6 +29,14 @@ Output RangeOf(const Scope& scope, const Output& start, const Output& limit) {
   return AddNode1(scope, "Range", {start, limit, Const(scope, 1)});
 }
 
+Output NonNegativeAxes(const Scope& scope, const Output& axes,
+                       const Output& rank) {
+  Output a = Cast(scope, Reshape(scope, axes, Const(scope, {-1})), DT_INT32);
+  // max(rank, 1): a scalar has no axes, but FloorMod must not divide by 0.
+  return AddNode1(scope, "FloorMod", {AddV2(scope, a, rank),
+                                      Maximum(scope, rank, Const(scope, 1))});
+}
+
 void ReduceForBroadcast(const Scope& scope, const Output& x, const Output& y,
                         Output* gx, Output* gy) {
   Output sx = Shape(scope, x), sy = Shape(scope, y);
@@ -42,14 +50,12 @@ namespace {
 Output ReducedDimsMinusOne(const Scope& scope, const Output& shape,
                            const Output& axes) {
   Output rank = AddNode1(scope, "Size", {shape}, {{"out_type", Attr(DT_INT32)}});
-  Output one = Const(scope, 1);
-  Output a = Cast(scope, Reshape(scope, axes, Const(scope, {-1})), DT_INT32);
-  a = AddNode1(scope, "FloorMod", {AddV2(scope, a, rank), rank});
+  Output a = NonNegativeAxes(scope, axes, rank);
   Output dims = RangeOf(scope, Const(scope, 0), rank);
   Output hit = Equal(scope, ExpandDims(scope, dims, Const(scope, 1)),
                      ExpandDims(scope, a, Const(scope, 0)));
   Output mask = Sum(scope, Cast(scope, hit, DT_INT32), Const(scope, 1));
-  return Mul(scope, Sub(scope, shape, one), mask);
+  return Mul(scope, Sub(scope, shape, Const(scope, 1)), mask);
 }
 }  // namespace
 

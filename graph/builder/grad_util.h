@@ -22,6 +22,11 @@ AttrList CopyAttrs(const tensorflow::NodeDef& node,
 Output RankOf(const Scope& scope, const Output& x);
 Output RangeOf(const Scope& scope, const Output& start, const Output& limit);
 
+// `axes` (a scalar or vector of any int type; negative counts from the
+// end) as an int32 vector in [0, rank).
+Output NonNegativeAxes(const Scope& scope, const Output& axes,
+                       const Output& rank);
+
 // Reduces the gradients `gx` of x and `gy` of y of a broadcasting binary op
 // back to x's and y's shapes (BroadcastGradientArgs + Sum + Reshape), as
 // TensorFlow does; invalid inputs stay invalid.

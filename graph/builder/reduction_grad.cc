@@ -52,8 +52,7 @@ absl::Status ProdGrad(const Scope& s, In in, Dx dx) {
   Output zero = Const(s, 0);
   Output shape = Shape(s, x);
   Output rank = RankOf(s, x);
-  Output axes = Reshape(s, Cast(s, in.x[1], DT_INT32), Const(s, {-1}));
-  axes = AddNode1(s, "FloorMod", {AddV2(s, axes, rank), rank});
+  Output axes = grad_internal::NonNegativeAxes(s, in.x[1], rank);
   std::vector<Output> diff =
       AddNode(s, "ListDiff", {RangeOf(s, zero, rank), axes});
   if (diff.size() != 2) return s.status();

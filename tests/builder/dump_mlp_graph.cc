@@ -2,15 +2,13 @@
 // writes its GraphDef (binary) to argv[1], runs it in Weft and writes the
 // fetched values to argv[2], one line per fetch: "name v0 v1 ...".
 // tf_compare_test.py runs the same GraphDef in TensorFlow and compares.
-#include <cstdio>
-#include <fstream>
 #include <iostream>
 
 #include "graph/builder/array_ops.h"
 #include "graph/builder/gradients.h"
 #include "graph/builder/math_ops.h"
 #include "graph/builder/nn_ops.h"
-#include "runtime/session.h"
+#include "tests/builder/dump_graph_values.h"
 
 namespace weft {
 namespace {
@@ -44,40 +42,14 @@ int Main(int argc, char** argv) {
                       Mean(root, xent, Const(root, 0)), reg);
   Output probs = Softmax(root.WithOpName("probs"), logits);
   std::vector<Output> grads;
-  absl::Status st = AddGradients(root, {loss}, {w1, b1, w2, b2}, {}, &grads);
-  absl::StatusOr<tensorflow::GraphDef> graph = root.ToGraphDef();
-  if (!st.ok() || !graph.ok()) {
-    std::cerr << "error: " << (st.ok() ? graph.status() : st) << "\n";
-    return 1;
-  }
-  std::ofstream(argv[1], std::ios::binary) << graph->SerializeAsString();
-
-  std::vector<Output> fetches = {loss, probs};
-  fetches.insert(fetches.end(), grads.begin(), grads.end());
-  std::vector<std::string> names;
-  for (const Output& o : fetches) names.push_back(o.name());
-  std::unique_ptr<Session> session = NewLocalSession(SessionOptions());
-  std::vector<Tensor> out;
-  st = session->Create(*graph);
-  if (st.ok()) st = session->Run({}, names, {}, &out);
+  const std::vector<Output> xs = {w1, b1, w2, b2};
+  absl::Status st = AddGradients(root, {loss}, xs, {}, &grads);
   if (!st.ok()) {
     std::cerr << "error: " << st << "\n";
     return 1;
   }
-  std::ofstream values(argv[2]);
-  // "grad X G": G is Weft's gradient of loss with respect to X.
-  const std::vector<Output> xs = {w1, b1, w2, b2};
-  for (size_t i = 0; i < xs.size(); ++i) {
-    values << "grad " << xs[i].name() << " " << grads[i].name() << "\n";
-  }
-  for (size_t i = 0; i < out.size(); ++i) {
-    values << names[i];
-    for (int64_t k = 0; k < out[i].NumElements(); ++k) {
-      values << " " << out[i].flat<float>()[k];
-    }
-    values << "\n";
-  }
-  return 0;
+  return testing_builder::DumpGraphAndValues(root, {loss, probs}, xs, grads,
+                                             argv[1], argv[2]);
 }
 
 }  // namespace

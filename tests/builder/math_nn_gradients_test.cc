@@ -132,6 +132,15 @@ TEST(MathNnGradientsTest, MaxMinProd) {
   }
 }
 
+TEST(MathNnGradientsTest, ReductionsOfAScalar) {
+  for (auto op : {Sum, Mean, Max, Min, Prod}) {
+    Check({{}}, [op](S s, X x) {
+      Output none = Const(s, std::vector<int32_t>{}, TensorShape({0}));
+      return Square(s, op(s, Mul(s, x[0], x[0]), none, false));
+    });
+  }
+}
+
 TEST(MathNnGradientsTest, MaxTiesShareTheGradient) {
   Scope root = Scope::NewRoot();
   Output x = Const(root, {3.f, 1.f, 3.f});

@@ -1,9 +1,12 @@
 """Runs a GraphDef built by Weft's C++ graph builder in TensorFlow.
 
-dump_mlp_graph writes an MLP's forward pass, loss and symbolic gradients as a
-GraphDef plus the values Weft computed for them; this script imports the
-GraphDef with tf.compat.v1.import_graph_def, fetches the same tensors and
-compares. Prints "SKIPPED: tensorflow not installed" (exit 0) without TF.
+The dump binary (argv[1]: dump_mlp_graph, dump_grad_graph) writes a graph
+with a "loss" and Weft's symbolic gradients of it as a GraphDef, plus the
+values Weft computed (tests/builder/dump_graph_values.h); this script
+imports the GraphDef with tf.compat.v1.import_graph_def, fetches the same
+tensors, and also compares Weft's gradients with TensorFlow's own
+tf.gradients of "loss". Prints "SKIPPED: tensorflow not installed" (exit 0)
+without TF.
 """
 import os
 import subprocess
@@ -20,7 +23,7 @@ def main():
         return 0
     dump = sys.argv[1]
     tmp = tempfile.mkdtemp(prefix="weft_builder_")
-    graph_path = os.path.join(tmp, "mlp.pb")
+    graph_path = os.path.join(tmp, "graph.pb")
     values_path = os.path.join(tmp, "weft_values.txt")
     subprocess.run([dump, graph_path, values_path], check=True)
 
@@ -44,6 +47,14 @@ def main():
         tf_grads = tf.compat.v1.gradients(
             graph.get_tensor_by_name("loss:0"),
             [graph.get_tensor_by_name(x) for x, _ in grads])
+        # A gather's gradient comes as IndexedSlices: compare it densely.
+        tf_grads = [tf.convert_to_tensor(g) if g is not None else None
+                    for g in tf_grads]
+        missing = [x for (x, _), g in zip(grads, tf_grads) if g is None]
+        if missing:
+            print("FAILED: tensorflow has no gradient of loss for %s" %
+                  missing)
+            return 1
     with tf.compat.v1.Session(graph=graph) as sess:
         names = list(weft)
         got = sess.run(names)

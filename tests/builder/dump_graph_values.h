@@ -1,0 +1,63 @@
+// For the dump_* binaries that tf_compare_test.py replays in TensorFlow:
+// writes a built graph and the values Weft computes for it.
+#ifndef WEFT_TESTS_BUILDER_DUMP_GRAPH_VALUES_H_
+#define WEFT_TESTS_BUILDER_DUMP_GRAPH_VALUES_H_
+
+#include <fstream>
+#include <iostream>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "graph/builder/scope.h"
+#include "runtime/session.h"
+
+namespace weft {
+namespace testing_builder {
+
+// Writes the scope's GraphDef (binary) to `graph_path`, runs `fetches`
+// (float tensors; xs' gradients `grads` are fetched too) in Weft, and
+// writes `values_path`: a line "grad X G" per x (G is Weft's gradient of
+// "loss" with respect to X), then "name v0 v1 ..." per fetched tensor.
+// Returns the exit code for main (errors are printed).
+inline int DumpGraphAndValues(const Scope& root, std::vector<Output> fetches,
+                              const std::vector<Output>& xs,
+                              const std::vector<Output>& grads,
+                              const char* graph_path,
+                              const char* values_path) {
+  absl::StatusOr<tensorflow::GraphDef> graph = root.ToGraphDef();
+  if (!graph.ok()) {
+    std::cerr << "error: " << graph.status() << "\n";
+    return 1;
+  }
+  std::ofstream(graph_path, std::ios::binary) << graph->SerializeAsString();
+  fetches.insert(fetches.end(), grads.begin(), grads.end());
+  std::vector<std::string> names;
+  for (const Output& o : fetches) names.push_back(o.name());
+  std::unique_ptr<Session> session = NewLocalSession(SessionOptions());
+  std::vector<Tensor> out;
+  absl::Status st = session->Create(*graph);
+  if (st.ok()) st = session->Run({}, names, {}, &out);
+  if (!st.ok()) {
+    std::cerr << "error: " << st << "\n";
+    return 1;
+  }
+  std::ofstream values(values_path);
+  for (size_t i = 0; i < xs.size() && i < grads.size(); ++i) {
+    values << "grad " << xs[i].name() << " " << grads[i].name() << "\n";
+  }
+  values.precision(9);
+  for (size_t i = 0; i < out.size(); ++i) {
+    values << names[i];
+    for (int64_t k = 0; k < out[i].NumElements(); ++k) {
+      values << " " << out[i].flat<float>()[k];
+    }
+    values << "\n";
+  }
+  return 0;
+}
+
+}  // namespace testing_builder
+}  // namespace weft
+
+#endif  // WEFT_TESTS_BUILDER_DUMP_GRAPH_VALUES_H_
