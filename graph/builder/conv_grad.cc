@@ -1,6 +1,8 @@
 // Gradients of Conv2D, MaxPool and AvgPool through their backprop kernels
 // (Conv2DBackpropInput/Filter, MaxPoolGrad, AvgPoolGrad), with the forward
-// node's window attrs passed on unchanged.
+// node's window attrs passed on unchanged; and of those backprops (second
+// derivatives), which are linear in their tensor inputs. MaxPoolGrad has
+// none: it would need a MaxPoolGradGrad kernel, which Weft lacks.
 #include "graph/builder/array_ops.h"
 #include "graph/builder/grad_registry.h"
 #include "graph/builder/grad_util.h"
@@ -12,15 +14,46 @@ using grad_internal::CopyAttrs;
 using In = const GradInputs&;
 using Dx = std::vector<Output>*;
 
+AttrList ConvAttrs(In in) {
+  return CopyAttrs(*in.node, {"strides", "padding", "dilations",
+                              "explicit_paddings", "data_format",
+                              "use_cudnn_on_gpu"});
+}
+
 absl::Status Conv2DGrad(const Scope& s, In in, Dx dx) {
-  AttrList attrs = CopyAttrs(*in.node, {"strides", "padding", "dilations",
-                                        "explicit_paddings", "data_format",
-                                        "use_cudnn_on_gpu"});
   const Output &input = in.x[0], &filter = in.x[1], &g = in.dy[0];
   (*dx)[0] = AddNode1(s, "Conv2DBackpropInput", {Shape(s, input), filter, g},
-                      attrs);
+                      ConvAttrs(in));
   (*dx)[1] = AddNode1(s, "Conv2DBackpropFilter", {input, Shape(s, filter), g},
-                      attrs);
+                      ConvAttrs(in));
+  return absl::OkStatus();
+}
+
+// Conv2DBackpropInput(input_sizes, filter, dy) is linear in filter and dy.
+absl::Status ConvBackpropInputGrad(const Scope& s, In in, Dx dx) {
+  const Output &filter = in.x[1], &dy = in.x[2], &g = in.dy[0];
+  (*dx)[1] = AddNode1(s, "Conv2DBackpropFilter", {g, Shape(s, filter), dy},
+                      ConvAttrs(in));
+  (*dx)[2] = AddNode1(s, "Conv2D", {g, filter}, ConvAttrs(in));
+  return absl::OkStatus();
+}
+
+// Conv2DBackpropFilter(input, filter_sizes, dy) is linear in input and dy.
+absl::Status ConvBackpropFilterGrad(const Scope& s, In in, Dx dx) {
+  const Output &input = in.x[0], &dy = in.x[2], &g = in.dy[0];
+  (*dx)[0] = AddNode1(s, "Conv2DBackpropInput", {Shape(s, input), g, dy},
+                      ConvAttrs(in));
+  (*dx)[2] = AddNode1(s, "Conv2D", {input, g}, ConvAttrs(in));
+  return absl::OkStatus();
+}
+
+AttrList AvgPoolAttrs(In in) {
+  return CopyAttrs(*in.node, {"ksize", "strides", "padding", "data_format"});
+}
+
+// AvgPoolGrad(orig_input_shape, dy) is linear in dy.
+absl::Status AvgPoolGradGrad(const Scope& s, In in, Dx dx) {
+  (*dx)[1] = AddNode1(s, "AvgPool", {in.dy[0]}, AvgPoolAttrs(in));
   return absl::OkStatus();
 }
 
@@ -32,9 +65,8 @@ absl::Status MaxPoolGradFn(const Scope& s, In in, Dx dx) {
 }
 
 absl::Status AvgPoolGradFn(const Scope& s, In in, Dx dx) {
-  AttrList attrs =
-      CopyAttrs(*in.node, {"ksize", "strides", "padding", "data_format"});
-  (*dx)[0] = AddNode1(s, "AvgPoolGrad", {Shape(s, in.x[0]), in.dy[0]}, attrs);
+  (*dx)[0] = AddNode1(s, "AvgPoolGrad", {Shape(s, in.x[0]), in.dy[0]},
+                      AvgPoolAttrs(in));
   return absl::OkStatus();
 }
 
@@ -44,6 +76,9 @@ void RegisterConvGrads(GradRegistry* r) {
   r->Register("Conv2D", Conv2DGrad);
   r->Register("MaxPool", MaxPoolGradFn);
   r->Register("AvgPool", AvgPoolGradFn);
+  r->Register("Conv2DBackpropInput", ConvBackpropInputGrad);
+  r->Register("Conv2DBackpropFilter", ConvBackpropFilterGrad);
+  r->Register("AvgPoolGrad", AvgPoolGradGrad);
 }
 
 }  // namespace weft

@@ -71,6 +71,8 @@ void RegisterMatMulGrads(GradRegistry* r);
 void RegisterReductionGrads(GradRegistry* r);
 void RegisterNnGrads(GradRegistry* r);
 void RegisterConvGrads(GradRegistry* r);
+// Gradients of gradient ops (second derivatives).
+void RegisterGradGrads(GradRegistry* r);
 
 }  // namespace weft
 

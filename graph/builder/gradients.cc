@@ -53,6 +53,7 @@ const GradRegistry& GlobalGradRegistry() {
     RegisterReductionGrads(r);
     RegisterNnGrads(r);
     RegisterConvGrads(r);
+    RegisterGradGrads(r);
     return r;
   }();
   return *registry;

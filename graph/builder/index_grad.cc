@@ -1,4 +1,5 @@
-// Gradients of indexing ops: StridedSlice (through StridedSliceGrad),
+// Gradients of indexing ops: StridedSlice (through StridedSliceGrad, and
+// StridedSliceGrad's own, for second derivatives),
 // GatherV2 and DynamicStitch (scatter / gather of dy), UnsortedSegmentSum.
 // All are dense: Weft has no IndexedSlices, so GatherV2's gradient is a
 // full tensor of params' shape built with UnsortedSegmentSum.
@@ -19,14 +20,26 @@ using grad_internal::RankOf;
 using In = const GradInputs&;
 using Dx = std::vector<Output>*;
 
+AttrList SliceMasks(In in) {
+  return CopyAttrs(*in.node, {"begin_mask", "end_mask", "ellipsis_mask",
+                              "new_axis_mask", "shrink_axis_mask"});
+}
+
 absl::Status StridedSliceGradFn(const Scope& s, In in, Dx dx) {
   // StridedSliceGrad scatters dy into zeros of x's shape with the forward
   // node's begin/end/strides and masks.
   Output shape = Shape(s, in.x[0], BaseType(in.x[1].dtype));
-  (*dx)[0] = AddNode1(
-      s, "StridedSliceGrad", {shape, in.x[1], in.x[2], in.x[3], in.dy[0]},
-      CopyAttrs(*in.node, {"begin_mask", "end_mask", "ellipsis_mask",
-                           "new_axis_mask", "shrink_axis_mask"}));
+  (*dx)[0] = AddNode1(s, "StridedSliceGrad",
+                      {shape, in.x[1], in.x[2], in.x[3], in.dy[0]},
+                      SliceMasks(in));
+  return absl::OkStatus();
+}
+
+// StridedSliceGrad(shape, begin, end, strides, dy) is linear in dy: its
+// gradient is the same slice of g.
+absl::Status StridedSliceGradGrad(const Scope& s, In in, Dx dx) {
+  (*dx)[4] = AddNode1(s, "StridedSlice",
+                      {in.dy[0], in.x[1], in.x[2], in.x[3]}, SliceMasks(in));
   return absl::OkStatus();
 }
 
@@ -101,6 +114,7 @@ absl::Status UnsortedSegmentSumGrad(const Scope& s, In in, Dx dx) {
 
 void RegisterIndexGrads(GradRegistry* r) {
   r->Register("StridedSlice", StridedSliceGradFn);
+  r->Register("StridedSliceGrad", StridedSliceGradGrad);
   r->Register("GatherV2", GatherV2Grad);
   r->Register("DynamicStitch", DynamicStitchGrad);
   r->Register("UnsortedSegmentSum", UnsortedSegmentSumGrad);

@@ -199,7 +199,8 @@ void RegisterMathGrads(GradRegistry* r) {
   for (const char* op : {"Equal", "NotEqual", "Greater", "GreaterEqual",
                          "Less", "LessEqual", "ArgMax", "ArgMin",
                          "LogicalAnd", "LogicalOr", "LogicalNot", "Floor",
-                         "Ceil", "Round", "Sign", "FloorDiv", "FloorMod"}) {
+                         "Ceil", "Round", "Sign", "FloorDiv", "FloorMod",
+                         "All", "Any"}) {
     r->RegisterNoGradient(op);
   }
 }

@@ -12,6 +12,7 @@
 #include "graph/builder/math_ops.h"
 #include "graph/builder/nn_ops.h"
 #include "graph/builder/state_ops.h"
+#include "ops/framework/op_registry.h"
 #include "gtest/gtest.h"
 #include "tests/builder/builder_test_util.h"
 #include "tests/builder/grad_check.h"
@@ -185,6 +186,11 @@ TEST(GradientsTest, EveryRegisteredGradientIsTested) {
       "LeakyRelu", "ClipByValue", "Div", "DivNoNan", "Abs", "L2Loss",
       "SoftmaxCrossEntropyWithLogits", "Max", "Min", "Prod", "Cumsum",
       "Cumprod",
+      // grad_grad_test.cc
+      "ReluGrad", "Relu6Grad", "LeakyReluGrad", "EluGrad", "SeluGrad",
+      "SoftplusGrad", "SoftsignGrad", "TanhGrad", "SigmoidGrad", "SqrtGrad",
+      "RsqrtGrad", "ReciprocalGrad", "BiasAddGrad", "Conv2DBackpropInput",
+      "Conv2DBackpropFilter", "AvgPoolGrad", "StridedSliceGrad",
       // RefIdentity: the pass-through Identity is checked with.
       "RefIdentity"};
   for (const std::string& op : GlobalGradRegistry().OpNames()) {
@@ -193,6 +199,38 @@ TEST(GradientsTest, EveryRegisteredGradientIsTested) {
     if (fn != nullptr) {
       EXPECT_TRUE(tested.count(op)) << "gradient of " << op << " is untested";
     }
+  }
+}
+
+// Every op Weft registers has a gradient entry (a function, or "no
+// gradient" for ops whose outputs are not differentiable), except the ones
+// listed here, which AddGradients does not differentiate through.
+TEST(GradientsTest, EveryOpHasAGradientEntryOrIsListed) {
+  const std::set<std::string> without = {
+      // Variable state and optimizer updates: the ends of a training step.
+      "Assign", "AssignAdd", "AssignSub", "AssignVariableOp",
+      "AssignAddVariableOp", "AssignSubVariableOp", "VariableV2",
+      "VarHandleOp", "DestroyResourceOp", "ApplyGradientDescent",
+      "ApplyMomentum", "ApplyAdam", "ResourceApplyGradientDescent",
+      "ResourceApplyMomentum", "ResourceApplyAdam",
+      // v1 control flow and stacks: AddGradients builds no gradient
+      // conds or loops (TensorFlow's own tf.gradients does).
+      "Switch", "RefSwitch", "Merge", "RefMerge", "Enter", "RefEnter",
+      "Exit", "RefExit", "NextIteration", "RefNextIteration", "LoopCond",
+      "ControlTrigger", "NoOp", "StackV2", "StackPushV2", "StackPopV2",
+      "StackCloseV2",
+      // Runtime-internal.
+      "_Arg", "_Retval", "_Send", "_Recv", "_HostSend", "_HostRecv",
+      // Needs a MaxPoolGradGrad kernel, which Weft lacks.
+      "MaxPoolGrad"};
+  const OpRegistry& ops = GlobalOpRegistry();
+  for (const std::string& op : ops.OpNames()) {
+    const GradFn* fn = nullptr;
+    const bool has_entry = GlobalGradRegistry().LookUp(op, &fn).ok();
+    EXPECT_NE(has_entry, without.count(op) > 0)
+        << op << (has_entry ? " has a gradient entry: drop it from the list"
+                            : " has no gradient entry: add one "
+                              "(graph/builder/*_grad.cc) or list it here");
   }
 }
 
