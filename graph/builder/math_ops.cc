@@ -59,11 +59,7 @@ Output BatchMatMulV2(const Scope& scope, const Output& x, const Output& y,
     return AddNode1(scope, #Name, {x, axes},                            \
                     {{"keep_dims", Attr(keep_dims)}});                  \
   }
-WEFT_BUILDER_REDUCTION(Sum)
-WEFT_BUILDER_REDUCTION(Mean)
-WEFT_BUILDER_REDUCTION(Max)
-WEFT_BUILDER_REDUCTION(Min)
-WEFT_BUILDER_REDUCTION(Prod)
+WEFT_BUILDER_REDUCTIONS(WEFT_BUILDER_REDUCTION)
 #undef WEFT_BUILDER_REDUCTION
 Output Cast(const Scope& scope, const Output& x, DataType to) {
   return AddNode1(scope, "Cast", {x}, {{"DstT", Attr(to)}});

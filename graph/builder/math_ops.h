@@ -54,14 +54,13 @@ Output MatMul(const Scope& scope, const Output& a, const Output& b,
 // (x [..., m, k] @ y [..., k, n]); adj_x / adj_y transpose those two dims.
 Output BatchMatMulV2(const Scope& scope, const Output& x, const Output& y,
                      bool adj_x = false, bool adj_y = false);
+// Reductions of x over `axes` (a scalar or vector; negative counts from the
+// end): Sum, Mean, Max, Min, Prod.
+#define WEFT_BUILDER_REDUCTIONS(X) X(Sum) X(Mean) X(Max) X(Min) X(Prod)
 #define WEFT_BUILDER_REDUCTION(Name)                                     \
   Output Name(const Scope& scope, const Output& x, const Output& axes, \
               bool keep_dims = false);
-WEFT_BUILDER_REDUCTION(Sum)
-WEFT_BUILDER_REDUCTION(Mean)
-WEFT_BUILDER_REDUCTION(Max)
-WEFT_BUILDER_REDUCTION(Min)
-WEFT_BUILDER_REDUCTION(Prod)
+WEFT_BUILDER_REDUCTIONS(WEFT_BUILDER_REDUCTION)
 #undef WEFT_BUILDER_REDUCTION
 Output Cast(const Scope& scope, const Output& x, DataType to);
 Output ArgMax(const Scope& scope, const Output& x, const Output& axis,

@@ -1,11 +1,11 @@
-// Builds one graph that uses every op whose gradient the builder gained
-// with the gradient registry's second batch (StridedSlice, GatherV2,
-// BatchMatMulV2, the activations, ClipByValue, scans, Pad, Split, the
-// reductions, the dense cross-entropy, ...), sums them into "loss", adds
-// Weft's symbolic gradients, and writes the GraphDef and Weft's values in
-// dump_mlp_graph's format (argv[1], argv[2]). tf_compare_test.py then runs
-// the graph in TensorFlow and checks Weft's gradients against
-// tf.gradients.
+// Builds one graph with a scalar term per op whose gradient the builder
+// gained with the gradient registry's second batch (StridedSlice,
+// GatherV2, BatchMatMulV2, the activations, ClipByValue, scans, Pad, Split,
+// the reductions, the dense cross-entropy, second derivatives, ...), sums
+// the terms into "loss", adds Weft's symbolic gradients of each term and of
+// the loss, and writes the GraphDef and Weft's values (argv[1], argv[2];
+// dump_graph_values.h). tf_compare_test.py then runs the graph in
+// TensorFlow and checks each of Weft's gradients against tf.gradients.
 #include <cmath>
 #include <iostream>
 
@@ -88,16 +88,73 @@ int Main(int argc, char** argv) {
   }
   add(Max(s, x, Const(s, -1), true));
   add(Transpose(s, batch, Const(s, {2, 0, 1})));
-  Output loss = AddN(root.WithOpName("loss"), terms);
-  const std::vector<Output> xs = {x, batch, w, row, lo, hi, label_logits};
-  std::vector<Output> grads;
-  absl::Status st = AddGradients(root, {loss}, xs, {}, &grads);
-  if (!st.ok()) {
-    std::cerr << "error: " << st << "\n";
+  // Ops whose gradients the first batch had, with the new ones' helpers.
+  Output positive = AddV2(s, Abs(s, x), Const(s, 0.5f));
+  add(Pow(s, positive, Mul(s, row, Const(s, 0.5f))));
+  add(Maximum(s, x, row));
+  add(Minimum(s, x, Mul(s, row, Const(s, 0.5f))));
+  add(AddNode1(s, "Div", {x, AddV2(s, Square(s, row), Const(s, 1.f))}));
+  add(Mean(s, batch, Const(s, 1)));
+  add(Squeeze(s, ExpandDims(s, Reshape(s, x, Const(s, {4, 3})), Const(s, 1)),
+              {1}));
+  add(Cast(s, Square(s, Cast(s, x, DT_DOUBLE)), DT_FLOAT));
+  add(AddNode1(s, "DynamicStitch",
+               {Input(std::vector<Output>{Const(s, {2, 0}), Const(s, {1})}),
+                Input(std::vector<Output>{
+                    Slice(s, x, Const(s, {0, 0}), Const(s, {2, 4})),
+                    Slice(s, x, Const(s, {2, 0}), Const(s, {1, 4}))})}));
+  add(AddNode1(s, "UnsortedSegmentSum",
+               {Reshape(s, batch, Const(s, {6, 4})),
+                Const(s, {1, 0, -1, 1, 2, 0}), Const(s, 3)}));
+  add(AddNode1(s, "PadV2", {x, Const(s, {{0, 1}, {2, 0}}), Const(s, 0.5f)}));
+  // A gradient penalty: TensorFlow differentiates Weft's gradient graph
+  // (MatMul, BiasAdd and the activations' *Grad ops) a second time.
+  Scope inner_scope = root.NewSubScope("penalty");
+  Output bias = Slice(inner_scope, Tile(inner_scope, row, Const(s, {2})),
+                      Const(s, {0}), Const(s, {5}));  // [5] from row
+  Output pre = BiasAdd(inner_scope, MatMul(inner_scope, x, w), bias);
+  Output act = AddN(inner_scope,
+                    {Tanh(inner_scope, pre), Sigmoid(inner_scope, pre),
+                     Relu(inner_scope, pre),
+                     AddNode1(inner_scope, "Softplus", {pre}),
+                     AddNode1(inner_scope, "Elu", {pre})});
+  Output inner = Sum(inner_scope, Mul(inner_scope, act, act),
+                     Const(inner_scope, {0, 1}));
+  std::vector<Output> dinner;
+  if (!AddGradients(inner_scope, {inner}, {x}, {}, &dinner).ok()) {
+    std::cerr << "error: " << root.status() << "\n";
     return 1;
   }
-  return testing_builder::DumpGraphAndValues(root, {loss}, xs, grads, argv[1],
-                                             argv[2]);
+  add(dinner[0]);
+  Output loss = AddN(root.WithOpName("loss"), terms);
+  const std::vector<Output> xs = {x, batch, w, row, lo, hi, label_logits};
+  // Each term's gradients, so that TensorFlow checks every op's gradient on
+  // its own (in the sum, a small error in one would be lost), and the sum's.
+  std::vector<Output> grads, grad_xs, grad_ys;
+  for (const Output& y : terms) {
+    std::vector<Output> g;
+    if (!AddGradients(root, {y}, xs, {}, &g).ok()) {
+      std::cerr << "error: " << root.status() << "\n";
+      return 1;
+    }
+    for (size_t i = 0; i < xs.size(); ++i) {
+      grads.push_back(g[i]);
+      grad_xs.push_back(xs[i]);
+      grad_ys.push_back(y);
+    }
+  }
+  std::vector<Output> g;
+  if (!AddGradients(root, {loss}, xs, {}, &g).ok()) {
+    std::cerr << "error: " << root.status() << "\n";
+    return 1;
+  }
+  for (size_t i = 0; i < xs.size(); ++i) {
+    grads.push_back(g[i]);
+    grad_xs.push_back(xs[i]);
+    grad_ys.push_back(loss);
+  }
+  return testing_builder::DumpGraphAndValues(root, {loss}, grad_xs, grads,
+                                             argv[1], argv[2], grad_ys);
 }
 
 }  // namespace

@@ -16,15 +16,16 @@ namespace weft {
 namespace testing_builder {
 
 // Writes the scope's GraphDef (binary) to `graph_path`, runs `fetches`
-// (float tensors; xs' gradients `grads` are fetched too) in Weft, and
-// writes `values_path`: a line "grad X G" per x (G is Weft's gradient of
-// "loss" with respect to X), then "name v0 v1 ..." per fetched tensor.
-// Returns the exit code for main (errors are printed).
+// (float tensors; the gradients `grads` are fetched too) in Weft, and
+// writes `values_path`: a line "grad X G Y" per gradient (G is Weft's
+// gradient of Y, ys[i] or "loss" when ys is empty, with respect to X =
+// xs[i]), then "name v0 v1 ..." per fetched tensor. Returns the exit code
+// for main (errors are printed).
 inline int DumpGraphAndValues(const Scope& root, std::vector<Output> fetches,
                               const std::vector<Output>& xs,
                               const std::vector<Output>& grads,
-                              const char* graph_path,
-                              const char* values_path) {
+                              const char* graph_path, const char* values_path,
+                              const std::vector<Output>& ys = {}) {
   absl::StatusOr<tensorflow::GraphDef> graph = root.ToGraphDef();
   if (!graph.ok()) {
     std::cerr << "error: " << graph.status() << "\n";
@@ -44,7 +45,8 @@ inline int DumpGraphAndValues(const Scope& root, std::vector<Output> fetches,
   }
   std::ofstream values(values_path);
   for (size_t i = 0; i < xs.size() && i < grads.size(); ++i) {
-    values << "grad " << xs[i].name() << " " << grads[i].name() << "\n";
+    values << "grad " << xs[i].name() << " " << grads[i].name() << " "
+           << (i < ys.size() ? ys[i].name() : std::string("loss:0")) << "\n";
   }
   values.precision(9);
   for (size_t i = 0; i < out.size(); ++i) {

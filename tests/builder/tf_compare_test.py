@@ -31,37 +31,39 @@ def main():
     with open(graph_path, "rb") as f:
         graph_def.ParseFromString(f.read())
     weft = {}
-    grads = []  # (x, Weft's gradient tensor of loss w.r.t. x)
+    grads = []  # (x, Weft's gradient tensor of y w.r.t. x, y)
     with open(values_path) as f:
         for line in f:
             parts = line.split()
             if parts[0] == "grad":
-                grads.append((parts[1], parts[2]))
+                grads.append((parts[1], parts[2], parts[3]))
             else:
                 weft[parts[0]] = np.array([float(v) for v in parts[1:]])
 
     graph = tf.Graph()
     with graph.as_default():
         tf.compat.v1.import_graph_def(graph_def, name="")
-        # TensorFlow's own symbolic gradients of the same loss.
-        tf_grads = tf.compat.v1.gradients(
-            graph.get_tensor_by_name("loss:0"),
-            [graph.get_tensor_by_name(x) for x, _ in grads])
-        # A gather's gradient comes as IndexedSlices: compare it densely.
-        tf_grads = [tf.convert_to_tensor(g) if g is not None else None
-                    for g in tf_grads]
-        missing = [x for (x, _), g in zip(grads, tf_grads) if g is None]
-        if missing:
-            print("FAILED: tensorflow has no gradient of loss for %s" %
-                  missing)
-            return 1
+        # TensorFlow's own symbolic gradients of the same ys, one
+        # tf.gradients call per y. None (no path from x to y) means zeros.
+        tf_grads = []
+        for y in dict.fromkeys(y for _, _, y in grads):
+            xs = [x for x, _, gy in grads if gy == y]
+            ts = tf.compat.v1.gradients(
+                graph.get_tensor_by_name(y),
+                [graph.get_tensor_by_name(x) for x in xs])
+            for x, t in zip(xs, ts):
+                if t is None:
+                    t = tf.zeros_like(graph.get_tensor_by_name(x))
+                # A gather's gradient comes as IndexedSlices: make it dense.
+                tf_grads.append((x, y, tf.convert_to_tensor(t)))
+    order = {(x, y): g for x, g, y in grads}
     with tf.compat.v1.Session(graph=graph) as sess:
         names = list(weft)
         got = sess.run(names)
-        got_tf_grads = sess.run(tf_grads)
-    for (x, g), value in zip(grads, got_tf_grads):
-        # Compared as "tf.gradients(loss, x)" against Weft's gradient g.
-        names.append("tf.gradients(loss, %s) vs %s" % (x, g))
+        got_tf_grads = sess.run([t for _, _, t in tf_grads])
+    for (x, y, _), value in zip(tf_grads, got_tf_grads):
+        g = order[(x, y)]
+        names.append("tf.gradients(%s, %s) vs %s" % (y, x, g))
         got.append(value)
         weft[names[-1]] = weft[g]
     failures = 0
