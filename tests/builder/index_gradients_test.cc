@@ -53,6 +53,9 @@ TEST(IndexGradientsTest, GatherV2) {
       return Square(s, GatherV2(s, x[0], idx, Const(s, axis)));
     });
   }
+  Check({{3, 4}}, [](S s, X x) {  // a scalar index drops the axis
+    return Square(s, GatherV2(s, x[0], Const(s, 2), Const(s, 1)));
+  });
   Check({{2, 4, 3}}, [](S s, X x) {  // 2-D int64 indices in the middle
     Output idx = Const(s, {{int64_t{3}, int64_t{1}}, {int64_t{1}, int64_t{0}}});
     Output g = GatherV2(s, x[0], idx, Const(s, int64_t{1}));

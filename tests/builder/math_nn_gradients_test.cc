@@ -38,6 +38,10 @@ TEST(MathNnGradientsTest, BatchMatMulV2Broadcasting) {
     Output m = BatchMatMulV2(s, x[0], x[1]);
     return Mul(s, m, m);
   });
+  Check({{2, 3}, {3, 2}}, [](S s, X x) {  // no batch dims at all
+    Output m = BatchMatMulV2(s, x[0], x[1], false, false);
+    return Mul(s, m, m);
+  });
 }
 
 // x scaled by 5 so the values (|x| in [0.2, 1.5]) cross Relu6's cap.
