@@ -131,7 +131,9 @@ int Main(int argc, char** argv) {
   // Each term's gradients, so that TensorFlow checks every op's gradient on
   // its own (in the sum, a small error in one would be lost), and the sum's.
   std::vector<Output> grads, grad_xs, grad_ys;
-  for (const Output& y : terms) {
+  std::vector<Output> ys = terms;
+  ys.push_back(loss);
+  for (const Output& y : ys) {
     std::vector<Output> g;
     if (!AddGradients(root, {y}, xs, {}, &g).ok()) {
       std::cerr << "error: " << root.status() << "\n";
@@ -142,16 +144,6 @@ int Main(int argc, char** argv) {
       grad_xs.push_back(xs[i]);
       grad_ys.push_back(y);
     }
-  }
-  std::vector<Output> g;
-  if (!AddGradients(root, {loss}, xs, {}, &g).ok()) {
-    std::cerr << "error: " << root.status() << "\n";
-    return 1;
-  }
-  for (size_t i = 0; i < xs.size(); ++i) {
-    grads.push_back(g[i]);
-    grad_xs.push_back(xs[i]);
-    grad_ys.push_back(loss);
   }
   return testing_builder::DumpGraphAndValues(root, {loss}, grad_xs, grads,
                                              argv[1], argv[2], grad_ys);
