@@ -3,7 +3,6 @@
 // GatherV2 and DynamicStitch (scatter / gather of dy), UnsortedSegmentSum.
 // All are dense: Weft has no IndexedSlices, so GatherV2's gradient is a
 // full tensor of params' shape built with UnsortedSegmentSum.
-#include "absl/strings/str_cat.h"
 #include "graph/builder/array_ops.h"
 #include "graph/builder/grad_registry.h"
 #include "graph/builder/grad_util.h"
@@ -48,37 +47,48 @@ absl::Status GatherV2Grad(const Scope& s, In in, Dx dx) {
   if (HasNodeAttr(*in.node, "batch_dims")) {
     WEFT_RETURN_IF_ERROR(GetNodeAttr(*in.node, "batch_dims", &batch_dims));
   }
-  if (batch_dims != 0) {
-    return absl::UnimplementedError(absl::StrCat(
-        "the gradient of GatherV2 with batch_dims=", batch_dims,
-        " is not supported (node '", in.node->name(), "'); use batch_dims=0"));
-  }
-  // dy has shape outer + indices.shape + inner, where params' shape is
-  // outer + [n] + inner. Move the indices dims to the front, flatten them,
-  // sum the rows of equal index into [n] + outer + inner, and move that
-  // dim back to `axis`.
+  // With b = batch_dims, params' shape is B + O + [n] + R (B: b batch dims,
+  // n at `axis`) and indices' is B + I, so dy's is B + O + I + R. Move I
+  // next to B, flatten B + I into rows of O + R, number each row's segment
+  // by (batch, index) as batch * n + index, sum the rows of each segment
+  // into B + [n] + O + R, and move n back to `axis`. With b = 0 this is the
+  // plain scatter-add of dy's rows into params' shape.
   const Output &params = in.x[0], &indices = in.x[1], &g = in.dy[0];
-  Output zero = Const(s, 0), one = Const(s, 1), vec0 = Const(s, {0});
+  Output zero = Const(s, 0), one = Const(s, 1);
+  auto vec = [&](const Output& scalar) { return ExpandDims(s, scalar, zero); };
   Output pshape = Shape(s, params);
   Output prank = RankOf(s, params);
+  Output irank = RankOf(s, indices);
+  Output b = Const(s, static_cast<int32_t>(batch_dims));
+  if (batch_dims < 0) b = AddV2(s, b, irank);
   Output axis = Cast(s, in.x[2], DT_INT32);
   axis = AddNode1(s, "FloorMod", {AddV2(s, axis, prank), prank});
-  Output axis_end = AddV2(s, axis, RankOf(s, indices));
+  Output n_index_dims = Sub(s, irank, b);
+  Output axis_end = AddV2(s, axis, n_index_dims);
   Output axis_next = AddV2(s, axis, one);
-  Output to_front = ConcatV2(s, {RangeOf(s, axis, axis_end),
-                                 RangeOf(s, zero, axis),
+  Output batch = Slice(s, pshape, Const(s, {0}), vec(b));
+  Output outer = Slice(s, pshape, vec(b), vec(Sub(s, axis, b)));
+  Output inner = Slice(s, pshape, vec(axis_next), Const(s, {-1}));
+  Output n = GatherV2(s, pshape, axis, zero);
+  Output n_batch = Prod(s, batch, zero);
+  Output to_front = ConcatV2(s, {RangeOf(s, zero, b),
+                                 RangeOf(s, axis, axis_end),
+                                 RangeOf(s, b, axis),
                                  RangeOf(s, axis_end, RankOf(s, g))},
                              zero);
-  Output outer = Slice(s, pshape, vec0, ExpandDims(s, axis, zero));
-  Output inner = Slice(s, pshape, ExpandDims(s, axis_next, zero),
-                       Const(s, {-1}));
   Output rows = Reshape(s, Transpose(s, g, to_front),
                         ConcatV2(s, {Const(s, {-1}), outer, inner}, zero));
-  Output summed = AddNode1(
-      s, "UnsortedSegmentSum",
-      {rows, Reshape(s, indices, Const(s, {-1})), GatherV2(s, pshape, axis, zero)});
-  Output back = ConcatV2(s, {RangeOf(s, one, axis_next), vec0,
-                             RangeOf(s, axis_next, prank)},
+  Output offsets = Reshape(
+      s, Mul(s, RangeOf(s, zero, n_batch), n),
+      ConcatV2(s, {batch, Fill(s, vec(n_index_dims), one)}, zero));
+  Output ids = AddV2(s, indices, Cast(s, offsets, BaseType(indices.dtype)));
+  Output summed = AddNode1(s, "UnsortedSegmentSum",
+                           {rows, Reshape(s, ids, Const(s, {-1})),
+                            Mul(s, n_batch, n)});
+  summed = Reshape(s, summed, ConcatV2(s, {batch, vec(n), outer, inner}, zero));
+  Output back = ConcatV2(s, {RangeOf(s, zero, b), RangeOf(s, AddV2(s, b, one),
+                                                          axis_next),
+                             vec(b), RangeOf(s, axis_next, prank)},
                          zero);
   (*dx)[0] = Transpose(s, summed, back);
   return absl::OkStatus();

@@ -60,6 +60,9 @@ int Main(int argc, char** argv) {
                {x, Vec(s, {0, 3}), Vec(s, {3, 0}), Vec(s, {1, -2})}));
   add(GatherV2(s, Mul(s, x, x), Const(s, {2, 0, 2}), Const(s, 0)));
   add(GatherV2(s, batch, Const(s, {{1, 3}, {0, 0}}), Const(s, -1)));
+  add(AddNode1(s, "GatherV2",
+               {batch, Const(s, {{3, 0, 3}, {1, 2, 2}}), Const(s, 2)},
+               {{"batch_dims", Attr(1)}}));
   add(BatchMatMulV2(s, batch, w));
   add(BatchMatMulV2(s, batch, batch, /*adj_x=*/true, /*adj_y=*/false));
   for (const char* op : {"Relu6", "Elu", "Selu", "Softplus", "Softsign"}) {

@@ -63,16 +63,25 @@ TEST(IndexGradientsTest, GatherV2) {
   });
 }
 
-TEST(IndexGradientsTest, GatherV2BatchDimsIsRefused) {
-  Scope root = Scope::NewRoot();
-  Output x = Placeholder(root, DT_FLOAT);
-  Output g = AddNode1(root, "GatherV2",
-                      {x, Const(root, {{0}, {1}}), Const(root, 1)},
-                      {{"batch_dims", Attr(1)}});
-  std::vector<Output> grads;
-  absl::Status st = AddGradients(root, {g}, {x}, {}, &grads);
-  EXPECT_EQ(st.code(), absl::StatusCode::kUnimplemented) << st;
-  EXPECT_TRUE(absl::StrContains(st.message(), "batch_dims")) << st;
+TEST(IndexGradientsTest, GatherV2WithBatchDims) {
+  // params [2, 3, 4] (batch 2), per-batch indices [2, 3].
+  for (int axis : {1, 2}) {
+    for (int batch_dims : {1, -1}) {
+      Check({{2, 3, 4}}, [=](S s, X x) {
+        Output idx = Const(s, {{2, 0, 2}, {1, 1, 0}});
+        Output g = AddNode1(s, "GatherV2", {x[0], idx, Const(s, axis)},
+                            {{"batch_dims", Attr(batch_dims)}});
+        return Mul(s, g, g);
+      });
+    }
+  }
+  Check({{2, 3, 4, 2}}, [](S s, X x) {  // batch dims 2, axis 3, scalar-ish
+    Output idx = Const(s, std::vector<int64_t>{1, 0, 0, 1, 1, 1},
+                       TensorShape({2, 3}));
+    Output g = AddNode1(s, "GatherV2", {x[0], idx, Const(s, -1)},
+                        {{"batch_dims", Attr(2)}});
+    return Mul(s, g, g);
+  });
 }
 
 TEST(IndexGradientsTest, DynamicStitch) {
