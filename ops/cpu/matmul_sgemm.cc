@@ -25,10 +25,13 @@ constexpr double kMinParallelFlops = 4e6;
 // A packed B larger than this (about one core's L2) is written with
 // streaming stores.
 constexpr int64_t kStreamBytes = int64_t{4} << 20;
-// Row bands handed to the workers: about this many per worker, each at
+// Row bands handed to the workers: up to this many per worker, each of at
 // least this many A slivers (smaller bands re-read B from L3 too often).
 constexpr int64_t kBandsPerWorker = 4;
 constexpr int64_t kMinBandSlivers = 8;
+// A band's packed A (13 KiB a sliver) should stay in L2 beside a column
+// block of B.
+constexpr int64_t kMaxBandSlivers = 32;
 
 // How a packed A sliver is laid out. Row-major A packs by copying rows
 // ([12][kARowStride]: the kernel broadcasts from 12 row streams); transposed
@@ -267,11 +270,12 @@ absl::Status Sgemm(OpKernelContext* c, bool transpose_a, bool transpose_b,
   // once, up front and in parallel, and shared: packing it per band would
   // copy all of B once per band.
   const int64_t workers = std::max<int64_t>(1, std::min(threads, row_slivers));
-  const int64_t band_slivers =
-      workers == 1 ? row_slivers
-                   : std::max(kMinBandSlivers,
-                              (row_slivers + kBandsPerWorker * workers - 1) /
-                                  (kBandsPerWorker * workers));
+  // Whole rounds of bands (a multiple of the workers), as many as the
+  // minimum band size allows, so the last round still splits evenly.
+  const int64_t rounds = std::clamp<int64_t>(
+      row_slivers / (kMinBandSlivers * workers), 1, kBandsPerWorker);
+  const int64_t band_slivers = std::min(
+      kMaxBandSlivers, (row_slivers + rounds * workers - 1) / (rounds * workers));
   const int64_t bands = (row_slivers + band_slivers - 1) / band_slivers;
   const int64_t a_floats = band_slivers * kASliverFloats;
   const int64_t b_floats = blocks * col_slivers * kCols * kDepth;
