@@ -112,15 +112,26 @@ int64_t DimOf(const PartialShape& s, int i) {
   return s.known_rank() ? s.dim(i) : -1;
 }
 
-absl::Status Conv2DShape(InferenceContext* c) {
-  std::string format;
-  WEFT_RETURN_IF_ERROR(c->GetAttr("data_format", &format));
-  const Layout l = LayoutFor(format);
+// The window attrs Conv2D and its backprops share, checked.
+struct ConvAttrs {
+  Layout layout;
   std::vector<int64_t> strides, dilations, pads;
   std::string padding;
-  WEFT_RETURN_IF_ERROR(GetWindowAttr(c, "strides", l, &strides));
-  WEFT_RETURN_IF_ERROR(GetWindowAttr(c, "dilations", l, &dilations));
-  WEFT_RETURN_IF_ERROR(GetPadding(c, l, &padding, &pads));
+};
+
+absl::StatusOr<ConvAttrs> GetConvAttrs(InferenceContext* c) {
+  std::string format;
+  WEFT_RETURN_IF_ERROR(c->GetAttr("data_format", &format));
+  ConvAttrs a{LayoutFor(format), {}, {}, {}, {}};
+  WEFT_RETURN_IF_ERROR(GetWindowAttr(c, "strides", a.layout, &a.strides));
+  WEFT_RETURN_IF_ERROR(GetWindowAttr(c, "dilations", a.layout, &a.dilations));
+  WEFT_RETURN_IF_ERROR(GetPadding(c, a.layout, &a.padding, &a.pads));
+  return a;
+}
+
+absl::Status Conv2DShape(InferenceContext* c) {
+  WEFT_ASSIGN_OR_RETURN(const ConvAttrs attrs, GetConvAttrs(c));
+  const Layout& l = attrs.layout;
   WEFT_RETURN_IF_ERROR(Rank4(c, 0, "input"));
   WEFT_RETURN_IF_ERROR(Rank4(c, 1, "filter"));
   const PartialShape& in = c->input(0);
@@ -142,8 +153,9 @@ absl::Status Conv2DShape(InferenceContext* c) {
   for (int k = 0; k < 2; ++k) {
     const int d = spatial[k];
     WEFT_ASSIGN_OR_RETURN(
-        dims[d], OutSize(DimOf(in, d), DimOf(f, k), dilations[d], strides[d],
-                         padding, pads[2 * d], pads[2 * d + 1]));
+        dims[d], OutSize(DimOf(in, d), DimOf(f, k), attrs.dilations[d],
+                         attrs.strides[d], attrs.padding, attrs.pads[2 * d],
+                         attrs.pads[2 * d + 1]));
   }
   c->set_output(0, PartialShape({dims[0], dims[1], dims[2], dims[3]}));
   return absl::OkStatus();
@@ -162,14 +174,7 @@ absl::Status ShapeFromInput(InferenceContext* c, int i) {
 }
 
 absl::Status ConvBackpropShape(InferenceContext* c, int sizes_input) {
-  std::string format;
-  WEFT_RETURN_IF_ERROR(c->GetAttr("data_format", &format));
-  const Layout l = LayoutFor(format);
-  std::vector<int64_t> strides, dilations, pads;
-  std::string padding;
-  WEFT_RETURN_IF_ERROR(GetWindowAttr(c, "strides", l, &strides));
-  WEFT_RETURN_IF_ERROR(GetWindowAttr(c, "dilations", l, &dilations));
-  WEFT_RETURN_IF_ERROR(GetPadding(c, l, &padding, &pads));
+  WEFT_RETURN_IF_ERROR(GetConvAttrs(c).status());  // attrs are checked here too
   WEFT_RETURN_IF_ERROR(Rank4(c, 2, "out_backprop"));
   return ShapeFromInput(c, sizes_input);
 }
