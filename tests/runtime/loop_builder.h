@@ -83,6 +83,17 @@ inline LoopOutputs AddLoop(GraphDefBuilder& b, const std::string& p,
 }
 
 
+// AddLoop writes Less as the test ops declare it (int32 only, no attrs); the
+// real op library's Less wants its dtype.
+inline tensorflow::GraphDef WithRealOps(tensorflow::GraphDef def) {
+  for (auto& n : *def.mutable_node()) {
+    if (n.op() == "Less") {
+      (*n.mutable_attr())["T"].set_type(tensorflow::DT_INT32);
+    }
+  }
+  return def;
+}
+
 }  // namespace testing
 }  // namespace weft
 

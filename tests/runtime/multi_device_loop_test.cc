@@ -24,6 +24,7 @@ using testing::AddLoop;
 using testing::GraphDefBuilder;
 using testing::LoopOutputs;
 using testing::LoopVars;
+using testing::WithRealOps;
 
 std::unique_ptr<Session> NewSession(int cpus) {
   SessionOptions options;
@@ -33,17 +34,6 @@ std::unique_ptr<Session> NewSession(int cpus) {
 }
 
 Tensor I32(int32_t v) { return Tensor::Scalar<int32_t>(v); }
-
-// The loop builder writes Less as the test ops declare it (int32 only, no
-// attrs); the real op wants its dtype.
-tensorflow::GraphDef WithRealOps(tensorflow::GraphDef def) {
-  for (auto& n : *def.mutable_node()) {
-    if (n.op() == "Less") {
-      (*n.mutable_attr())["T"].set_type(tensorflow::DT_INT32);
-    }
-  }
-  return def;
-}
 
 // acc += i * i, with the multiply and the add as separate nodes so that a
 // random placement can split them.
