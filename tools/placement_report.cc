@@ -46,7 +46,7 @@ std::string PlacementReportToText(const PlacementReport& r) {
   for (const auto& [device, n] : r.nodes_per_device) {
     absl::StrAppend(&out, "  ", n, "\t", device, "\n");
   }
-  absl::StrAppend(&out, "\nnodes by device:\n");
+  absl::StrAppend(&out, "\ndevice of each node:\n");
   for (const auto& [node, device] : r.nodes) {
     absl::StrAppend(&out, "  ", node, "\t", device, "\n");
   }
