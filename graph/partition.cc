@@ -6,13 +6,30 @@
 #include "absl/container/flat_hash_map.h"
 #include "absl/container/flat_hash_set.h"
 #include "absl/strings/str_cat.h"
+#include "graph/partition_loops.h"
 #include "ops/framework/node_def_util.h"
+#include "runtime/status.h"
 
 namespace weft {
 namespace {
 
+using partition_internal::LoopFrames;
+
 void SetString(tensorflow::NodeDef* n, const char* attr, std::string v) {
   (*n->mutable_attr())[attr].set_s(std::move(v));
+}
+
+void SetType(tensorflow::NodeDef* n, const char* attr, DataType t) {
+  (*n->mutable_attr())[attr].set_type(static_cast<tensorflow::DataType>(t));
+}
+
+// A float Const of shape [0]: the token of control transfers and loops.
+void MakeDummyConst(tensorflow::NodeDef* n) {
+  n->set_op("Const");
+  SetType(n, "dtype", DT_FLOAT);
+  tensorflow::TensorProto* value = (*n->mutable_attr())["value"].mutable_tensor();
+  value->set_dtype(static_cast<tensorflow::DataType>(DT_FLOAT));
+  value->mutable_tensor_shape()->add_dim()->set_size(0);
 }
 
 class Partitioner {
@@ -25,6 +42,7 @@ class Partitioner {
   absl::StatusOr<std::map<std::string, tensorflow::GraphDef>> Run() {
     const std::vector<Node*> nodes = graph_.nodes();
     inputs_.resize(graph_.num_node_ids());
+    device_.resize(graph_.num_node_ids());
     for (Node* n : nodes) {
       if (n->assigned_device().empty()) {
         return absl::InvalidArgumentError(
@@ -32,15 +50,24 @@ class Partitioner {
                          " has no assigned device (run the placer first)"));
       }
       inputs_[n->id()].data.resize(n->num_inputs());
+      device_[n->id()] = n->assigned_device();
+    }
+    WEFT_ASSIGN_OR_RETURN(frames_, LoopFrames::Find(graph_));
+    if (frames_.has_loops()) {
+      WEFT_RETURN_IF_ERROR(
+          partition_internal::ColocateLoopPlumbing(graph_, &device_));
     }
     for (Node* n : nodes) {
-      for (const Edge* e : n->in_edges()) Connect(*e);
+      for (const Edge* e : n->in_edges()) {
+        WEFT_RETURN_IF_ERROR(Connect(*e));
+      }
     }
     for (Node* n : nodes) {
-      tensorflow::NodeDef* def = Partition(n->assigned_device())->add_node();
+      const std::string& device = device_[n->id()];
+      tensorflow::NodeDef* def = Partition(device)->add_node();
       *def = n->def();
       def->clear_input();
-      def->set_device(n->assigned_device());
+      def->set_device(device);
       const Inputs& in = inputs_[n->id()];
       for (const std::string& s : in.data) def->add_input(s);
       for (const std::string& s : in.control) def->add_input(s);
@@ -69,9 +96,9 @@ class Partitioner {
     }
   }
 
-  void Connect(const Edge& e) {
-    const std::string& src_dev = e.src->assigned_device();
-    const std::string& dst_dev = e.dst->assigned_device();
+  absl::Status Connect(const Edge& e) {
+    const std::string& src_dev = device_[e.src->id()];
+    const std::string& dst_dev = device_[e.dst->id()];
     Inputs& in = inputs_[e.dst->id()];
     if (src_dev == dst_dev) {
       if (e.IsControlEdge()) {
@@ -81,52 +108,132 @@ class Partitioner {
             e.src_output == 0 ? e.src->name()
                               : absl::StrCat(e.src->name(), ":", e.src_output);
       }
-      return;
+      return absl::OkStatus();
     }
-    // One transfer per (tensor, destination device); for control edges the
-    // "tensor" is the source node's dummy.
-    const auto key = std::make_tuple(e.src->id(), e.src_output, dst_dev);
-    auto it = received_.find(key);
-    if (it == received_.end()) {
-      it = received_.emplace(key, AddTransfer(e)).first;
-    }
+    WEFT_ASSIGN_OR_RETURN(std::string received,
+                          Receive(*e.src, e.src_output, dst_dev, e.id));
     if (e.IsControlEdge()) {
-      in.control.push_back(absl::StrCat("^", it->second));
+      in.control.push_back(absl::StrCat("^", received));
     } else {
-      in.data[e.dst_input] = it->second;
+      in.data[e.dst_input] = received;
     }
+    return absl::OkStatus();
   }
 
-  // Adds the _Send/_Recv pair for `e` (and the dummies of a control edge);
-  // returns the node in dst's partition that consumers read.
-  std::string AddTransfer(const Edge& e) {
-    const std::string& src_dev = e.src->assigned_device();
-    const std::string& dst_dev = e.dst->assigned_device();
+  // The node in `dst_dev`'s partition that yields output `output` of `src`
+  // (kControlSlot: src's completion), adding the transfer once per (tensor,
+  // destination device). `edge_id` names it.
+  absl::StatusOr<std::string> Receive(const Node& src, int output,
+                                      const std::string& dst_dev,
+                                      int edge_id) {
+    const auto key = std::make_tuple(src.id(), output, dst_dev);
+    auto it = received_.find(key);
+    if (it != received_.end()) return it->second;
+    // Inside a while loop the receiving side needs the loop's iterations
+    // too: its _Recv hangs off a control loop (see ControlLoop) so it runs
+    // once per iteration, in the frame and iteration the _Send runs in.
+    std::string pivot;
+    const std::string& frame = frames_.OutputFrame(src);
+    if (!frame.empty()) {
+      WEFT_ASSIGN_OR_RETURN(pivot, ControlLoop(frame, dst_dev));
+    }
+    std::string name = AddTransfer(src, output, dst_dev, edge_id, pivot);
+    received_.emplace(key, name);
+    return name;
+  }
+
+  // The Merge of the control loop of `frame` on `device`, made on first use:
+  // TensorFlow's construction of a loop that follows a loop running on
+  // another device, iteration by iteration:
+  //   Enter(dummy, frame) -> Merge(Enter, NextIteration) -> Switch(Merge,
+  //   LoopCond received from the loop's device) -> NextIteration(Switch:1)
+  // The Enter's input is a dummy Const for a top-level loop, the control
+  // loop of the parent frame on the same device for a nested one.
+  absl::StatusOr<std::string> ControlLoop(const std::string& frame,
+                                          const std::string& device) {
+    const auto key = std::make_pair(frame, device);
+    auto it = control_loops_.find(key);
+    if (it != control_loops_.end()) return it->second;
+    const LoopFrames::Frame* info = frames_.frame(frame);
+    if (info == nullptr || info->loop_cond == nullptr) {
+      return absl::InvalidArgumentError(absl::StrCat(
+          "cannot partition: while loop '", frame,
+          "' spans devices but has no LoopCond to steer the other devices"));
+    }
+    tensorflow::GraphDef* part = Partition(device);
+    auto add = [&](const char* op) {
+      tensorflow::NodeDef* n = part->add_node();
+      n->set_name(NewName(absl::StrCat(frame, "/_cloop")));
+      n->set_op(op);
+      n->set_device(device);
+      if (std::string(op) != "Const") SetType(n, "T", DT_FLOAT);
+      return n;
+    };
+    std::string enter_input;
+    if (info->parent.empty()) {
+      tensorflow::NodeDef* dummy = add("Const");
+      MakeDummyConst(dummy);
+      enter_input = dummy->name();
+    } else {
+      WEFT_ASSIGN_OR_RETURN(enter_input, ControlLoop(info->parent, device));
+    }
+    tensorflow::NodeDef* enter = add("Enter");
+    enter->add_input(enter_input);
+    SetString(enter, "frame_name", frame);
+    (*enter->mutable_attr())["is_constant"].set_b(false);
+    (*enter->mutable_attr())["parallel_iterations"].set_i(
+        info->parallel_iterations);
+    tensorflow::NodeDef* merge = add("Merge");
+    tensorflow::NodeDef* next = add("NextIteration");
+    tensorflow::NodeDef* sw = add("Switch");
+    merge->add_input(enter->name());
+    merge->add_input(next->name());
+    (*merge->mutable_attr())["N"].set_i(2);
+    next->add_input(absl::StrCat(sw->name(), ":1"));
+    const std::string merge_name = merge->name();
+    // Registered before the LoopCond's transfer, which hangs off it.
+    control_loops_.emplace(key, merge_name);
+    const Node& cond = *info->loop_cond;
+    std::string pivot = cond.name();
+    if (device_[cond.id()] != device) {
+      WEFT_ASSIGN_OR_RETURN(pivot, Receive(cond, 0, device, /*edge_id=*/-1));
+    }
+    // Adding nodes to a GraphDef keeps pointers to earlier ones valid.
+    sw->add_input(merge_name);
+    sw->add_input(pivot);
+    return merge_name;
+  }
+
+  // Adds the _Send/_Recv pair for output `output` of `src` (kControlSlot:
+  // a control edge, carried by dummies) to `dst_dev`; the _Recv gets a
+  // control input on `pivot` if not empty. Returns the node in dst's
+  // partition that consumers read.
+  std::string AddTransfer(const Node& src, int output,
+                          const std::string& dst_dev, int edge_id,
+                          const std::string& pivot) {
+    const bool control = output == kControlSlot;
+    const std::string& src_dev = device_[src.id()];
     tensorflow::GraphDef* src_part = Partition(src_dev);
     tensorflow::GraphDef* dst_part = Partition(dst_dev);
     DataType dtype = DT_FLOAT;
     std::string send_input;
-    if (e.IsControlEdge()) {
+    if (control) {
       tensorflow::NodeDef* dummy = src_part->add_node();
-      dummy->set_name(NewName(absl::StrCat(e.src->name(), "/ctrl")));
-      dummy->set_op("Const");
+      dummy->set_name(NewName(absl::StrCat(src.name(), "/ctrl")));
+      MakeDummyConst(dummy);
       dummy->set_device(src_dev);
-      dummy->add_input(absl::StrCat("^", e.src->name()));
-      (*dummy->mutable_attr())["dtype"].set_type(
-          static_cast<tensorflow::DataType>(DT_FLOAT));
-      tensorflow::TensorProto* value =
-          (*dummy->mutable_attr())["value"].mutable_tensor();
-      value->set_dtype(static_cast<tensorflow::DataType>(DT_FLOAT));
-      value->mutable_tensor_shape()->add_dim()->set_size(0);
+      dummy->add_input(absl::StrCat("^", src.name()));
       send_input = dummy->name();
     } else {
-      dtype = BaseType(e.src->output_type(e.src_output));
-      send_input = e.src_output == 0
-                       ? e.src->name()
-                       : absl::StrCat(e.src->name(), ":", e.src_output);
+      dtype = BaseType(src.output_type(output));
+      send_input =
+          output == 0 ? src.name() : absl::StrCat(src.name(), ":", output);
     }
+    // Edge ids name ordinary transfers as TensorFlow does; a control loop's
+    // LoopCond transfer has no edge of its own (edge_id -1).
     const std::string tensor_name =
-        absl::StrCat("edge_", e.id, "_", e.src->name());
+        edge_id >= 0 ? absl::StrCat("edge_", edge_id, "_", src.name())
+                     : absl::StrCat("loopcond_", src.name());
     const int64_t incarnation =
         options_.incarnation
             ? static_cast<int64_t>(options_.incarnation(src_dev))
@@ -140,26 +247,24 @@ class Partitioner {
       (*n->mutable_attr())["client_terminated"].set_b(false);
     };
     tensorflow::NodeDef* send = src_part->add_node();
-    send->set_name(NewName(e.src->name()));
+    send->set_name(NewName(src.name()));
     send->set_op("_Send");
     send->add_input(send_input);
-    (*send->mutable_attr())["T"].set_type(
-        static_cast<tensorflow::DataType>(dtype));
+    SetType(send, "T", dtype);
     common(send);
     tensorflow::NodeDef* recv = dst_part->add_node();
-    recv->set_name(NewName(e.src->name()));
+    recv->set_name(NewName(src.name()));
     recv->set_op("_Recv");
-    (*recv->mutable_attr())["tensor_type"].set_type(
-        static_cast<tensorflow::DataType>(dtype));
+    SetType(recv, "tensor_type", dtype);
     common(recv);
-    if (!e.IsControlEdge()) return recv->name();
+    if (!pivot.empty()) recv->add_input(absl::StrCat("^", pivot));
+    if (!control) return recv->name();
     tensorflow::NodeDef* identity = dst_part->add_node();
-    identity->set_name(NewName(absl::StrCat(e.src->name(), "/ctrl")));
+    identity->set_name(NewName(absl::StrCat(src.name(), "/ctrl")));
     identity->set_op("Identity");
     identity->set_device(dst_dev);
     identity->add_input(recv->name());
-    (*identity->mutable_attr())["T"].set_type(
-        static_cast<tensorflow::DataType>(DT_FLOAT));
+    SetType(identity, "T", DT_FLOAT);
     return identity->name();
   }
 
@@ -168,6 +273,10 @@ class Partitioner {
   std::map<std::string, tensorflow::GraphDef> parts_;
   std::vector<Inputs> inputs_;  // by node id
   absl::flat_hash_map<std::tuple<int, int, std::string>, std::string> received_;
+  std::vector<std::string> device_;  // by node id, after loop colocation
+  LoopFrames frames_;
+  // (frame, device) -> the Merge of that device's control loop.
+  std::map<std::pair<std::string, std::string>, std::string> control_loops_;
   absl::flat_hash_set<std::string> used_names_;
   int counter_ = 0;
 };

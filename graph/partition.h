@@ -23,8 +23,20 @@
 //       _Recv -> Identity -> ^dst                        (dst's partition)
 //     so dst still waits for src, and deadness (an untaken Switch branch)
 //     crosses too;
+//   - while loops (TensorFlow's AddControlFlow): loop plumbing first moves
+//     next to the data it steers (a Switch to its data input's device, an
+//     Exit to its input's, a NextIteration and a non-ref Enter to their first
+//     consumer's), so a loop variable's back edge stays on one device. Then
+//     every device that receives a value produced inside a loop's frame
+//     gets a control loop for that frame:
+//       Const (or the parent frame's control loop) -> Enter -> Merge ->
+//       Switch(Merge, the LoopCond, received) -> NextIteration -> Merge
+//     and each _Recv of the frame there gets a control input on its Merge,
+//     so it runs once per iteration, in the frame and iteration its _Send
+//     runs in (the rendezvous key ends in frame_id:iter_id). A loop that
+//     spans devices without a LoopCond is INVALID_ARGUMENT;
 //   - new nodes are named "<prefix>/_<n>" (as a local TensorFlow session
-//     does), unique in the graph.
+//     does; control loops "<frame>/_cloop/_<n>"), unique in the graph.
 // Every partition gets the graph's versions and function library.
 //
 // No deadlock by construction: a _Send never waits and a _Recv is

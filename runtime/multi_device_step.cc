@@ -66,10 +66,13 @@ void RunMultiDeviceStep(const std::vector<Executor*>& executors,
     delete state;
     user_done(std::move(status));
   };
-  for (size_t i = 0; i < executors.size(); ++i) {
-    Executor* exec = executors[i];
+  // A copy: once the last executor has started, the step may finish and its
+  // caller free `executors` (a session's prepared run) before this loop ends.
+  const std::vector<Executor*> execs = executors;
+  for (size_t i = 0; i < execs.size(); ++i) {
+    Executor* exec = execs[i];
     auto start = [exec, args, finished] { exec->RunAsync(args, finished); };
-    if (pool != nullptr && i + 1 < executors.size()) {
+    if (pool != nullptr && i + 1 < execs.size()) {
       pool->Schedule(std::move(start));
     } else {
       start();

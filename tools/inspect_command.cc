@@ -1,43 +1,90 @@
-// weft inspect: what a GraphDef holds and whether Weft can run it.
+// weft inspect: what a GraphDef holds and whether Weft can run it; with
+// --placed, where a session would run each node.
 #include <cstdio>
 #include <optional>
 #include <string>
 
+#include "absl/strings/numbers.h"
 #include "absl/strings/str_cat.h"
+#include "nlohmann/json.hpp"
 #include "tools/command_line.h"
 #include "tools/commands.h"
 #include "tools/graph_file.h"
 #include "tools/graph_summary.h"
+#include "tools/local_devices.h"
+#include "tools/placement_report.h"
 
 namespace weft {
 namespace {
 
 constexpr char kUsage[] =
     "usage: weft inspect --graph FILE [--format text|json]\n"
+    "                    [--placed [--cpu-devices N]]\n"
     "\n"
-    "  --graph FILE   GraphDef, binary (.pb) or text (.pbtxt)\n"
-    "  --format F     text (default) or json\n"
+    "  --graph FILE     GraphDef, binary (.pb) or text (.pbtxt)\n"
+    "  --format F       text (default) or json\n"
+    "  --placed         also place the graph as a session would (soft\n"
+    "                   placement, as 'weft run' and 'weft train' do) and show\n"
+    "                   each node's device, nodes per device and the number of\n"
+    "                   cross-device transfers (json: key \"placement\")\n"
+    "  --cpu-devices N  the session's CPU devices for --placed (default: as\n"
+    "                   many as the graph's device requests need)\n"
     "\n"
     "Prints node counts by op, requested devices, variables with shapes,\n"
     "inputs (placeholders), likely outputs (nodes nothing consumes), the ops\n"
     "Weft cannot run, and the first validation error if any. Exits 1 when the\n"
-    "graph cannot run in Weft, 0 otherwise.\n";
+    "graph cannot run in Weft (or, with --placed, cannot be placed), 0\n"
+    "otherwise.\n";
 
 }  // namespace
 
 int InspectCommand(int argc, char** argv) {
-  CommandLine cl({{"graph", kValue}, {"format", kValue}, {"help", kSwitch}});
+  CommandLine cl({{"graph", kValue},
+                  {"format", kValue},
+                  {"placed", kSwitch},
+                  {"cpu-devices", kValue},
+                  {"help", kSwitch}});
   if (std::optional<int> exit = StartCommand(argc, argv, kUsage, {"graph"}, &cl)) {
     return *exit;
   }
-  const std::string format = cl.Get("format", "text");
+  int cpus = 0;
+  if (cl.Has("cpu-devices")) {
+    if (!cl.Has("placed")) {
+      return ReportUsage(absl::InvalidArgumentError(
+                             "--cpu-devices goes with --placed"),
+                         kUsage);
+    }
+    if (!absl::SimpleAtoi(cl.Get("cpu-devices"), &cpus) || cpus < 1) {
+      return ReportUsage(
+          absl::InvalidArgumentError(absl::StrCat(
+              "--cpu-devices must be a positive integer, not '",
+              cl.Get("cpu-devices"), "'")),
+          kUsage);
+    }
+  }
+  const bool json = cl.Get("format", "text") == "json";
   absl::StatusOr<tensorflow::GraphDef> graph = ReadGraphDefFile(cl.Get("graph"));
   if (!graph.ok()) return ReportError(graph.status());
   const GraphSummary summary = SummarizeGraph(*graph);
-  const std::string text = format == "json" ? GraphSummaryToJson(summary)
-                                            : GraphSummaryToText(summary);
-  std::fputs(text.c_str(), stdout);
   const bool runnable = summary.unsupported.empty() && summary.validation == "ok";
+  std::string text = json ? GraphSummaryToJson(summary)
+                          : GraphSummaryToText(summary);
+  absl::Status placement_error;
+  if (cl.Has("placed") && summary.validation == "ok") {
+    absl::StatusOr<PlacementReport> report =
+        PlaceForReport(*graph, cpus > 0 ? cpus : CpuDevicesRequested(*graph));
+    if (!report.ok()) {
+      placement_error = report.status();
+    } else if (json) {
+      nlohmann::json j = nlohmann::json::parse(text);
+      j["placement"] = nlohmann::json::parse(PlacementReportToJson(*report));
+      text = j.dump(2) + "\n";
+    } else {
+      text += PlacementReportToText(*report);
+    }
+  }
+  std::fputs(text.c_str(), stdout);
+  if (!placement_error.ok()) return ReportError(placement_error);
   return runnable ? kExitOk : kExitError;
 }
 

@@ -2,8 +2,10 @@
 
 #include "absl/strings/numbers.h"
 #include "absl/strings/str_cat.h"
+#include "absl/strings/str_join.h"
 #include "graph/builder/optimizers.h"
 #include "runtime/status.h"
+#include "tools/local_devices.h"
 
 namespace weft {
 
@@ -15,11 +17,21 @@ const char kModelFlagsUsage[] =
     "                   nesterov 0.05, adam 0.01)\n"
     "  --variables K    resource (default) or ref (TF1 VariableV2)\n"
     "  --hidden H       hidden width / transformer model width (default 64)\n"
-    "  --seed S         initializer seed (default 1)\n";
+    "  --seed S         initializer seed (default 1)\n"
+    "  --devices LIST   devices to spread the model over, comma-separated:\n"
+    "                   cpu:0,cpu:1 (or task devices such as\n"
+    "                   /job:worker/task:1 for graphgen)\n"
+    "  --mode M         single (default: one device), in-graph (one tower per\n"
+    "                   device on its slice of the batch, gradients averaged\n"
+    "                   on the parameter device) or model-parallel\n"
+    "                   (consecutive layers on consecutive devices; mlp, cnn)\n"
+    "  --param-device D in-graph: where variables and the update live\n"
+    "                   (default: the first of --devices)\n";
 
 void AddModelFlags(std::map<std::string, FlagKind>* flags) {
   for (const char* name : {"model", "batch", "optimizer", "lr", "variables",
-                           "hidden", "seed"}) {
+                           "hidden", "seed", "devices", "mode",
+                           "param-device"}) {
     (*flags)[name] = kValue;
   }
 }
@@ -34,6 +46,58 @@ absl::Status PositiveInt(const CommandLine& cl, const char* flag,
   }
   return absl::OkStatus();
 }
+absl::Status ParseParallelFlags(const CommandLine& cl, ModelChoice* c) {
+  if (cl.Has("devices")) {
+    WEFT_ASSIGN_OR_RETURN(c->devices, ParseDeviceList(cl.Get("devices")));
+  }
+  const size_t n = c->devices.size();
+  c->mode = cl.Get("mode", n > 1 ? "" : "single");
+  if (c->mode.empty()) {
+    return absl::InvalidArgumentError(absl::StrCat(
+        "--devices lists ", n,
+        " devices: say how to use them with --mode in-graph or "
+        "--mode model-parallel"));
+  }
+  if (c->mode != "single" && c->mode != "in-graph" &&
+      c->mode != "model-parallel") {
+    return absl::InvalidArgumentError(absl::StrCat(
+        "--mode must be single, in-graph or model-parallel, not '", c->mode,
+        "'"));
+  }
+  if (c->mode == "single" && n > 1) {
+    return absl::InvalidArgumentError(
+        "--mode single takes at most one device in --devices");
+  }
+  if (c->mode != "single" && n == 0) {
+    return absl::InvalidArgumentError(
+        absl::StrCat("--mode ", c->mode, " needs --devices, e.g. cpu:0,cpu:1"));
+  }
+  if (cl.Has("param-device")) {
+    if (c->mode != "in-graph") {
+      return absl::InvalidArgumentError(
+          "--param-device goes with --mode in-graph");
+    }
+    WEFT_ASSIGN_OR_RETURN(std::vector<std::string> p,
+                          ParseDeviceList(cl.Get("param-device")));
+    if (p.size() != 1) {
+      return absl::InvalidArgumentError("--param-device takes one device");
+    }
+    c->param_device = p[0];
+  } else if (c->mode == "in-graph") {
+    c->param_device = c->devices[0];
+  }
+  if (c->mode == "in-graph" && c->options.batch % static_cast<int64_t>(n) != 0) {
+    return absl::InvalidArgumentError(absl::StrCat(
+        "--batch ", c->options.batch, " must be a multiple of the ", n,
+        " devices of --mode in-graph (each tower takes an equal slice)"));
+  }
+  if (c->mode == "model-parallel") {
+    c->options.layer_devices = c->devices;
+    WEFT_RETURN_IF_ERROR(ValidateModelOptions(c->kind, c->options));
+  }
+  return absl::OkStatus();
+}
+
 }  // namespace
 
 absl::StatusOr<ModelChoice> ParseModelFlags(const CommandLine& cl) {
@@ -56,6 +120,7 @@ absl::StatusOr<ModelChoice> ParseModelFlags(const CommandLine& cl) {
   }
   WEFT_RETURN_IF_ERROR(
       ParseVariableKind(cl.Get("variables", "resource"), &c.options.variable_kind));
+  WEFT_RETURN_IF_ERROR(ParseParallelFlags(cl, &c));
   WEFT_RETURN_IF_ERROR(ValidateModelOptions(c.options));
   return c;
 }
@@ -64,8 +129,20 @@ absl::StatusOr<tensorflow::GraphDef> BuildModelGraph(const ModelChoice& c) {
   WEFT_ASSIGN_OR_RETURN(std::unique_ptr<Optimizer> opt,
                         NewOptimizerByName(c.optimizer, c.learning_rate));
   Scope root = Scope::NewRoot();
-  WEFT_RETURN_IF_ERROR(
-      BuildTrainingGraph(root, c.kind, c.options, opt.get()).status());
+  if (c.mode == "in-graph") {
+    WEFT_RETURN_IF_ERROR(BuildReplicatedTrainingGraph(root, c.kind, c.options,
+                                                      opt.get(), c.devices,
+                                                      c.param_device)
+                             .status());
+  } else {
+    // "single" on one named device pins everything there; model-parallel
+    // has its layer_devices set.
+    const Scope at = c.mode == "single" && !c.devices.empty()
+                         ? root.WithDevice(c.devices[0])
+                         : root;
+    WEFT_RETURN_IF_ERROR(
+        BuildTrainingGraph(at, c.kind, c.options, opt.get()).status());
+  }
   return root.ToGraphDef();
 }
 
@@ -76,7 +153,16 @@ std::string DescribeModel(const ModelChoice& c) {
       c.options.num_classes, " classes, ", c.optimizer, " (lr ",
       c.learning_rate, "), ",
       c.options.variable_kind == VariableKind::kRef ? "ref" : "resource",
-      " variables");
+      " variables",
+      c.mode == "in-graph"
+          ? absl::StrCat(", in-graph over ", c.devices.size(),
+                         " devices (", absl::StrJoin(c.devices, ","),
+                         "; parameters on ", c.param_device, ")")
+      : c.mode == "model-parallel"
+          ? absl::StrCat(", model-parallel over ", c.devices.size(),
+                         " devices (", absl::StrJoin(c.devices, ","), ")")
+      : c.devices.empty() ? std::string()
+                          : absl::StrCat(", on ", c.devices[0]));
 }
 
 }  // namespace weft

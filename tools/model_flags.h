@@ -5,6 +5,7 @@
 
 #include <map>
 #include <string>
+#include <vector>
 
 #include "absl/status/statusor.h"
 #include "graph/models/models.h"
@@ -16,7 +17,8 @@ namespace weft {
 // Usage text for the flags below (for a command's usage string).
 extern const char kModelFlagsUsage[];
 
-// Adds --model, --batch, --optimizer, --lr, --variables, --hidden, --seed.
+// Adds --model, --batch, --optimizer, --lr, --variables, --hidden, --seed,
+// --devices, --mode, --param-device.
 void AddModelFlags(std::map<std::string, FlagKind>* flags);
 
 struct ModelChoice {
@@ -24,6 +26,11 @@ struct ModelChoice {
   ModelOptions options;
   std::string optimizer = "sgd";
   float learning_rate = 0.1f;
+  // --mode: "single" (default), "in-graph" (one tower per device) or
+  // "model-parallel" (consecutive layers over the devices).
+  std::string mode = "single";
+  std::vector<std::string> devices;  // canonical specs; empty: no requests
+  std::string param_device;          // in-graph: default devices[0]
 };
 
 // INVALID_ARGUMENT (a usage error) naming the bad flag. --model is required.

@@ -21,6 +21,7 @@
 #include "tools/command_line.h"
 #include "tools/commands.h"
 #include "tools/graph_file.h"
+#include "tools/local_devices.h"
 #include "tools/model_flags.h"
 
 namespace weft {
@@ -40,6 +41,8 @@ std::string Usage() {
       "  --data-seed S    seed of the synthetic data and the shuffling (default 1)\n"
       "  --log-every K    progress every K steps when stdout is not a terminal\n"
       "                   (default: about ten lines per run)\n"
+      "  --cpu-devices N  CPU devices of the session (default: as many as the\n"
+      "                   graph's device requests need, at least 1)\n"
       "with --model, the model flags of 'weft graphgen':\n",
       kModelFlagsUsage);
 }
@@ -132,6 +135,7 @@ struct Options {
   std::string data = "synthetic";
   uint64_t data_seed = 1;
   int64_t log_every = 0;
+  int cpu_devices = 0;  // 0: CpuDevicesRequested(graph)
 };
 
 int Train(const tensorflow::GraphDef& graph, const std::string& source,
@@ -140,17 +144,27 @@ int Train(const tensorflow::GraphDef& graph, const std::string& source,
   if (!info.ok()) return ReportError(info.status());
   absl::StatusOr<Dataset> data = LoadData(o.data, info->features, o.data_seed);
   if (!data.ok()) return ReportError(data.status());
-  std::unique_ptr<Session> session = NewLocalSession(SessionOptions());
+  const int cpus = o.cpu_devices > 0 ? o.cpu_devices : CpuDevicesRequested(graph);
+  if (absl::Status s = CheckCpuRequests(graph, cpus); !s.ok()) {
+    return ReportError(s);
+  }
+  SessionOptions session_options;
+  (*session_options.config.mutable_device_count())["CPU"] = cpus;
+  // As `weft run`: a node without a kernel on its requested device type
+  // falls back to one that has it (CPU ids were checked above).
+  session_options.config.set_allow_soft_placement(true);
+  std::unique_ptr<Session> session = NewLocalSession(session_options);
   if (absl::Status s = session->Create(graph); !s.ok()) return ReportError(s);
   std::vector<Tensor> out;
   if (absl::Status s = session->Run({}, {}, {"init"}, &out); !s.ok()) {
     return ReportError(WithContext(s, "running 'init'"));
   }
-  std::printf("training %s on %s data (%lld examples), batch %lld, %lld steps\n",
-              source.c_str(), data->name.c_str(),
-              static_cast<long long>(data->size()),
-              static_cast<long long>(info->batch),
-              static_cast<long long>(o.steps));
+  std::printf(
+      "training %s on %s data (%lld examples), batch %lld, %lld steps, %d CPU "
+      "device%s\n",
+      source.c_str(), data->name.c_str(), static_cast<long long>(data->size()),
+      static_cast<long long>(info->batch), static_cast<long long>(o.steps),
+      cpus, cpus == 1 ? "" : "s");
   BatchIterator batches(&*data, info->batch, o.data_seed);
   std::vector<std::string> fetches = {"loss"};
   if (info->has_accuracy) fetches.push_back("accuracy");
@@ -199,6 +213,7 @@ int TrainCommand(int argc, char** argv) {
                                            {"data", kValue},
                                            {"data-seed", kValue},
                                            {"log-every", kValue},
+                                           {"cpu-devices", kValue},
                                            {"help", kSwitch}};
   AddModelFlags(&flags);
   CommandLine cl(flags);
@@ -225,13 +240,21 @@ int TrainCommand(int argc, char** argv) {
     return usage_error(absl::StrCat("--data-seed must be a non-negative integer, not '",
                                     cl.Get("data-seed"), "'"));
   }
+  if (cl.Has("cpu-devices") &&
+      (!absl::SimpleAtoi(cl.Get("cpu-devices"), &o.cpu_devices) ||
+       o.cpu_devices < 1)) {
+    return usage_error(absl::StrCat(
+        "--cpu-devices must be a positive integer, not '",
+        cl.Get("cpu-devices"), "'"));
+  }
   o.data = cl.Get("data", "synthetic");
   if (o.data != "synthetic" && o.data != "digits") {
     return usage_error(absl::StrCat("--data must be synthetic or digits, not '",
                                     o.data, "'"));
   }
   if (cl.Has("graph")) {
-    for (const char* f : {"batch", "optimizer", "lr", "variables", "hidden", "seed"}) {
+    for (const char* f : {"batch", "optimizer", "lr", "variables", "hidden",
+                          "seed", "devices", "mode", "param-device"}) {
       if (cl.Has(f)) {
         return usage_error(absl::StrCat("--", f, " goes with --model, not --graph "
                                         "(the graph already fixes it)"));
@@ -243,6 +266,11 @@ int TrainCommand(int argc, char** argv) {
   }
   absl::StatusOr<ModelChoice> choice = ParseModelFlags(cl);
   if (!choice.ok()) return ReportUsage(choice.status(), usage.c_str());
+  std::vector<std::string> devices = choice->devices;
+  if (!choice->param_device.empty()) devices.push_back(choice->param_device);
+  if (absl::Status s = CheckLocalCpuDevices(devices); !s.ok()) {
+    return ReportUsage(s, usage.c_str());
+  }
   absl::StatusOr<tensorflow::GraphDef> graph = BuildModelGraph(*choice);
   if (!graph.ok()) return ReportError(graph.status());
   return Train(*graph, DescribeModel(*choice), o);

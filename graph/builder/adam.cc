@@ -72,10 +72,15 @@ class Adam : public Optimizer {
 
  private:
   // A read of a scalar variable in this step (a fresh ReadVariableOp for a
-  // resource variable, so control dependencies order it).
+  // resource variable, so control dependencies order it). The read asks for
+  // the variable's device, as TensorFlow's ResourceVariable.value() does:
+  // it is colocated with the variable, whatever device the update of
+  // another variable (model parallelism) asks for.
   static Output Read(const Scope& s, const TrainableVariable& v) {
     if (v.kind == VariableKind::kRef) return v.value;
-    return ReadVariable(s, v.var, v.dtype);
+    const tensorflow::NodeDef* node = s.FindNode(v.var.node);
+    Scope at = s.WithDevice(node != nullptr ? node->device() : "");
+    return ReadVariable(at, v.var, v.dtype);
   }
 
   AdamOptions options_;

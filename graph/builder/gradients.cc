@@ -71,6 +71,7 @@ struct InEdge {
 absl::Status Differentiate(const Scope& scope, const std::vector<Output>& ys,
                            const std::vector<Output>& xs,
                            const std::vector<Output>& grad_ys,
+                           const GradientOptions& options,
                            std::vector<Output>* grad_xs) {
   WEFT_RETURN_IF_ERROR(scope.status());
   if (grad_xs == nullptr) {
@@ -145,12 +146,19 @@ absl::Status Differentiate(const Scope& scope, const std::vector<Output>& ys,
     grads[{ys[i].node, ys[i].index}].push_back(g);
   }
   WEFT_RETURN_IF_ERROR(scope.status());
+  // Where the gradient nodes of forward node `node` go.
+  auto grad_scope = [&](const std::string& node, absl::string_view suffix) {
+    Scope s = gscope.NewSubScope(absl::StrCat(node, suffix));
+    if (!options.colocate_with_ops) return s;
+    const tensorflow::NodeDef* def = scope.FindNode(node);
+    return def == nullptr || def->device().empty() ? s
+                                                   : s.WithDevice(def->device());
+  };
   auto sum = [&](const std::string& node, int index) -> Output {
     auto it = grads.find(EdgeKey{node, index});
     if (it == grads.end() || it->second.empty()) return Output();
     if (it->second.size() == 1) return it->second[0];
-    Output total = AddN(gscope.NewSubScope(absl::StrCat(node, "_grad_sum")),
-                        it->second);
+    Output total = AddN(grad_scope(node, "_grad_sum"), it->second);
     it->second = {total};
     return total;
   };
@@ -192,7 +200,7 @@ absl::Status Differentiate(const Scope& scope, const std::vector<Output>& ys,
       }
       if (fn != nullptr) {
         WEFT_RETURN_IF_ERROR(WithContext(
-            (*fn)(gscope.NewSubScope(absl::StrCat(name, "_grad")), in, &dx),
+            (*fn)(grad_scope(name, "_grad"), in, &dx),
             absl::StrCat("gradient of ", NodeLabel(*node))));
         WEFT_RETURN_IF_ERROR(scope.status());
         if (dx.size() != node_inputs.size()) {
@@ -224,7 +232,15 @@ absl::Status AddGradients(const Scope& scope, const std::vector<Output>& ys,
                           const std::vector<Output>& xs,
                           const std::vector<Output>& grad_ys,
                           std::vector<Output>* grad_xs) {
-  absl::Status s = Differentiate(scope, ys, xs, grad_ys, grad_xs);
+  return AddGradients(scope, ys, xs, grad_ys, GradientOptions(), grad_xs);
+}
+
+absl::Status AddGradients(const Scope& scope, const std::vector<Output>& ys,
+                          const std::vector<Output>& xs,
+                          const std::vector<Output>& grad_ys,
+                          const GradientOptions& options,
+                          std::vector<Output>* grad_xs) {
+  absl::Status s = Differentiate(scope, ys, xs, grad_ys, options, grad_xs);
   scope.UpdateStatus(s);
   return s;
 }

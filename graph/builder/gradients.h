@@ -13,6 +13,12 @@
 // with the scope's device and control dependencies. An x that no y depends
 // on gets ZerosLike(x).
 //
+// With GradientOptions::colocate_with_ops (TensorFlow's
+// colocate_gradients_with_ops), the gradient nodes of a forward node that
+// requests a device request that device instead of the scope's, so the
+// backward pass of a layer pinned to a device runs there too (model
+// parallelism); the scope's device still applies to the rest.
+//
 // Errors (also recorded in the scope): INVALID_ARGUMENT for invalid or
 // mismatched arguments; NOT_FOUND "no gradient registered for op 'Op'
 // (node 'name')" when a node on the path has no gradient function
@@ -30,6 +36,15 @@ namespace weft {
 absl::Status AddGradients(const Scope& scope, const std::vector<Output>& ys,
                           const std::vector<Output>& xs,
                           const std::vector<Output>& grad_ys,
+                          std::vector<Output>* grad_xs);
+
+struct GradientOptions {
+  bool colocate_with_ops = false;
+};
+absl::Status AddGradients(const Scope& scope, const std::vector<Output>& ys,
+                          const std::vector<Output>& xs,
+                          const std::vector<Output>& grad_ys,
+                          const GradientOptions& options,
                           std::vector<Output>* grad_xs);
 
 }  // namespace weft

@@ -12,7 +12,8 @@ namespace weft {
 
 absl::StatusOr<std::vector<GradAndVar>> Optimizer::ComputeGradients(
     const Scope& scope, const Output& loss,
-    const std::vector<TrainableVariable>& vars) const {
+    const std::vector<TrainableVariable>& vars,
+    const GradientOptions& options) const {
   std::vector<Output> xs;
   for (const TrainableVariable& v : vars) {
     if (!v.valid()) {
@@ -22,7 +23,7 @@ absl::StatusOr<std::vector<GradAndVar>> Optimizer::ComputeGradients(
     xs.push_back(v.grad_target());
   }
   std::vector<Output> grads;
-  WEFT_RETURN_IF_ERROR(AddGradients(scope, {loss}, xs, {}, &grads));
+  WEFT_RETURN_IF_ERROR(AddGradients(scope, {loss}, xs, {}, options, &grads));
   std::vector<GradAndVar> out;
   for (size_t i = 0; i < vars.size(); ++i) {
     // A resource variable the loss does not use gets AddGradients' zeros

@@ -36,6 +36,7 @@
 #include <vector>
 
 #include "absl/status/statusor.h"
+#include "graph/builder/gradients.h"
 #include "graph/builder/scope.h"
 #include "graph/builder/variables.h"
 
@@ -55,10 +56,12 @@ class Optimizer {
   // "GradientDescent", "Momentum" or "Adam".
   const std::string& name() const { return name_; }
 
-  // The gradient of `loss` for each variable, in order.
+  // The gradient of `loss` for each variable, in order. `options` as for
+  // AddGradients (colocate_with_ops for model parallelism).
   absl::StatusOr<std::vector<GradAndVar>> ComputeGradients(
       const Scope& scope, const Output& loss,
-      const std::vector<TrainableVariable>& vars) const;
+      const std::vector<TrainableVariable>& vars,
+      const GradientOptions& options = GradientOptions()) const;
 
   // The update ops; `global_step` (may be null) is incremented after all of
   // them. Returns the op to run once per training step.

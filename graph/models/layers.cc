@@ -11,18 +11,29 @@
 namespace weft {
 namespace models_internal {
 
+Scope LayerScope(const Scope& scope, const ModelOptions& options, int layer,
+                 int num_layers) {
+  const size_t d = options.layer_devices.size();
+  if (d == 0 || num_layers < 1) return scope;
+  return scope.WithDevice(options.layer_devices[layer * d / num_layers]);
+}
+
+Scope ParamMaker::scope() const {
+  return LayerScope(scope_, options_, layer_, num_layers_);
+}
+
 void ParamMaker::Add(const std::string& name,
                      const std::vector<int64_t>& shape,
                      const Output& initial) {
   TrainableVariable v = NewTrainableVariable(
-      scope_.WithOpName(name), shape, DT_FLOAT, initial, options_.variable_kind);
+      scope().WithOpName(name), shape, DT_FLOAT, initial, options_.variable_kind);
   params_->list.push_back(v);
   params_->by_name[name] = v;
 }
 
 void ParamMaker::Weight(const std::string& name,
                         const std::vector<int64_t>& shape, int64_t fan_in) {
-  Scope init = scope_.NewSubScope(absl::StrCat(name, "/Initializer"));
+  Scope init = scope().NewSubScope(absl::StrCat(name, "/Initializer"));
   const float stddev = 1.f / std::sqrt(static_cast<float>(fan_in));
   Add(name, shape,
       TruncatedNormal(init, shape, DT_FLOAT, 0.f, stddev, options_.seed,
@@ -31,7 +42,7 @@ void ParamMaker::Weight(const std::string& name,
 
 void ParamMaker::Constant(const std::string& name,
                           const std::vector<int64_t>& shape, float value) {
-  Scope init = scope_.NewSubScope(absl::StrCat(name, "/Initializer"));
+  Scope init = scope().NewSubScope(absl::StrCat(name, "/Initializer"));
   Add(name, shape, Fill(init, ShapeOf(init, shape), Const(init, value)));
 }
 

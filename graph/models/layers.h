@@ -31,8 +31,16 @@ class ParamMaker {
   // Constant `value` (0 for biases, 1 for layer-norm scales).
   void Constant(const std::string& name, const std::vector<int64_t>& shape,
                 float value);
+  // Later variables belong to layer `layer` of `num_layers` (ModelLayers)
+  // and go to its device (LayerScope).
+  void StartLayer(int layer, int num_layers) {
+    layer_ = layer;
+    num_layers_ = num_layers;
+  }
 
  private:
+  Scope scope() const;
+
   void Add(const std::string& name, const std::vector<int64_t>& shape,
            const Output& initial);
 
@@ -40,7 +48,13 @@ class ParamMaker {
   ModelOptions options_;
   ModelParams* params_;
   int64_t seed2_ = 0;
+  int layer_ = 0, num_layers_ = 0;
 };
+
+// `scope` on the device of layer `layer` of `num_layers` under
+// options.layer_devices (unchanged when there are none).
+Scope LayerScope(const Scope& scope, const ModelOptions& options, int layer,
+                 int num_layers);
 
 // The variable's value, or an invalid Output (recording an error) if the
 // params lack it.

@@ -55,11 +55,22 @@ struct ModelOptions {
   int64_t heads = 2;    // transformer attention heads (divides hidden)
   int64_t seed = 1;     // initializer seed
   VariableKind variable_kind = VariableKind::kResource;
+  // Model parallelism (mlp and cnn): consecutive layers pinned to devices.
+  // With D devices and L layers (ModelLayers), layer i and its variables,
+  // forward ops and gradients go to layer_devices[i * D / L]; the loss to the
+  // last device. D must be at most L. Empty: no device requests.
+  std::vector<std::string> layer_devices;
 };
+
+// The layers model parallelism splits, in order: mlp hidden1, hidden2,
+// output; cnn conv1, conv2, dense, output; transformer: none (empty).
+std::vector<std::string> ModelLayers(ModelKind kind);
 
 // Checks sizes (positive, heads divide hidden); INVALID_ARGUMENT naming the
 // field otherwise.
 absl::Status ValidateModelOptions(const ModelOptions& options);
+// As above, and that `kind` can spread over options.layer_devices.
+absl::Status ValidateModelOptions(ModelKind kind, const ModelOptions& options);
 
 // A model's variables by short name ("hidden1/w", "conv1/b", ...), in
 // creation order in `list`.
@@ -95,12 +106,27 @@ struct TrainingGraph {
   ModelParams params;
 };
 
-// The whole single-device training graph, with the names listed above, in
-// the root scope `root`.
+// The whole training graph, with the names listed above, in the root scope
+// `root`: on one device, or layer by layer over options.layer_devices
+// (gradients colocated with their forward ops, TensorFlow's
+// colocate_gradients_with_ops).
 absl::StatusOr<TrainingGraph> BuildTrainingGraph(const Scope& root,
                                                  ModelKind kind,
                                                  const ModelOptions& options,
                                                  Optimizer* optimizer);
+
+// In-graph replication of BuildTrainingGraph (graph/builder/replication.h):
+// variables, global_step, the split of "images"/"labels" and the gradient
+// averaging on `param_device`; one tower per entry of `tower_devices`, each
+// on options.batch / K examples (INVALID_ARGUMENT unless K divides it).
+// The graph has the same node names as BuildTrainingGraph's ("loss" and
+// "accuracy" are the whole batch's means, "logits" the towers' concatenated),
+// so tools and TensorFlow run it unchanged. options.layer_devices must be
+// empty.
+absl::StatusOr<TrainingGraph> BuildReplicatedTrainingGraph(
+    const Scope& root, ModelKind kind, const ModelOptions& options,
+    Optimizer* optimizer, const std::vector<std::string>& tower_devices,
+    const std::string& param_device);
 
 }  // namespace weft
 

@@ -2,7 +2,11 @@
 // rendezvous (runtime/rendezvous.h).
 //
 // The key is built once from the node's attrs; only the frame/iteration
-// suffix is added per step ("0:0": Weft has no loop frames yet). A _Send
+// suffix is added per step: "frame_id:iter_id" of the while-loop iteration
+// the node runs in (0:0 outside loops), so each iteration of a loop body
+// split over devices has its own transfers. Frame ids are derived from frame
+// names and the parent iteration, so every partition of a step agrees on
+// them (runtime/executor_frames.h). A _Send
 // never blocks: the rendezvous parks the value if the receiver has not asked
 // yet. A _Recv is asynchronous: it returns at once and finishes when the
 // value arrives (or the rendezvous is aborted), so a waiting receiver holds
@@ -41,9 +45,12 @@ std::string KeyPrefix(OpKernelConstruction* c) {
   return full.substr(0, full.size() - 3);
 }
 
-// Per-step key: the prefix plus "frame_id:iter_id".
-std::string StepKey(const std::string& prefix) {
-  return absl::StrCat(prefix, "0:0");
+// Per-step key: the prefix plus "frame_id:iter_id". TensorFlow's
+// FrameAndIter holds the frame id as a signed int64, and so does
+// RendezvousKey, so it is printed signed.
+std::string StepKey(const std::string& prefix, const OpKernelContext& c) {
+  return absl::StrCat(prefix, static_cast<int64_t>(c.frame_id()), ":",
+                      c.iter_id());
 }
 
 absl::Status NoRendezvous(const OpKernel& k) {
@@ -62,7 +69,7 @@ class SendOp : public OpKernel {
     OP_REQUIRES(c, c->rendezvous() != nullptr, NoRendezvous(*this));
     const bool dead = c->is_input_dead();
     const Tensor value = dead ? Tensor() : c->input(0);
-    OP_REQUIRES_OK(c, c->rendezvous()->Send(StepKey(prefix_), value, dead));
+    OP_REQUIRES_OK(c, c->rendezvous()->Send(StepKey(prefix_, *c), value, dead));
   }
 
  private:
@@ -86,7 +93,7 @@ class RecvOp : public OpKernel {
       return;
     }
     c->rendezvous()->RecvAsync(
-        StepKey(prefix_),
+        StepKey(prefix_, *c),
         [c, done = std::move(done), this](const absl::Status& s,
                                           const Tensor& value, bool is_dead) {
           if (!s.ok()) {

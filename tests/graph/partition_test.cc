@@ -16,9 +16,11 @@
 #include "absl/strings/str_cat.h"
 #include "graph/graph_def_loader.h"
 #include "graph/placer.h"
+#include "runtime/status.h"
 #include "ops/framework/kernel_registry.h"
 #include "ops/framework/op_registry.h"
 #include "tests/runtime/executor_test_ops.h"
+#include "tests/runtime/loop_builder.h"
 
 namespace weft {
 namespace {
@@ -192,6 +194,96 @@ TEST(PartitionErrorsTest, UnplacedNodeIsNamed) {
   EXPECT_EQ(parts.status().code(), absl::StatusCode::kInvalidArgument);
   EXPECT_THAT(std::string(parts.status().message()),
               ::testing::HasSubstr("node 'lonely' (Const)"));
+}
+
+// ---- While loops -----------------------------------------------------------
+
+// The counter loop "w" (acc += i) with every node on CPU:0 except those
+// `on_cpu1` names, placed and partitioned.
+absl::StatusOr<std::map<std::string, tensorflow::GraphDef>> PartitionLoop(
+    const std::set<std::string>& on_cpu1, bool drop_loop_cond = false) {
+  GraphDefBuilder b;
+  b.Placeholder("n", DT_INT32).Const("acc0", 0);
+  testing::AddLoop(b, "w", "n", "acc0", 10, "",
+                   [](GraphDefBuilder& b, const testing::LoopVars& v) {
+                     b.Op("w/sum", "AddV2", {v.acc, v.i}, {{"T", DT_INT32}});
+                     return std::string("w/sum");
+                   });
+  tensorflow::GraphDef def = testing::WithRealOps(b.Build());
+  for (auto& n : *def.mutable_node()) {
+    n.set_device(on_cpu1.count(n.name()) ? Cpu(1) : Cpu(0));
+    if (drop_loop_cond) {
+      // Switches read the predicate straight from Less: no pivot to follow.
+      for (std::string& in : *n.mutable_input()) {
+        if (in == "w/cond") in = "w/less";
+      }
+    }
+  }
+  if (drop_loop_cond) {
+    auto* nodes = def.mutable_node();
+    for (int i = 0; i < nodes->size(); ++i) {
+      if (nodes->Get(i).name() == "w/cond") {
+        nodes->DeleteSubrange(i, 1);
+        break;
+      }
+    }
+  }
+  WEFT_ASSIGN_OR_RETURN(std::unique_ptr<Graph> g,
+                        ConvertGraphDefToGraph(def, GlobalOpRegistry()));
+  PlacerOptions placer;
+  placer.devices = {Cpu(0), Cpu(1)};
+  placer.kernels = &GlobalKernelRegistry();
+  WEFT_RETURN_IF_ERROR(PlaceGraph(placer, g.get()));
+  return PartitionGraph(PartitionOptions(), *g);
+}
+
+// A Switch goes with its data input, a NextIteration with the Merge it
+// feeds, as TensorFlow's partitioner moves them: this loop then needs no
+// transfer at all.
+TEST(PartitionLoopTest, LoopPlumbingFollowsItsData) {
+  auto parts = PartitionLoop({"w/switch_acc", "w/next_acc", "w/exit_acc"});
+  ASSERT_TRUE(parts.ok()) << parts.status();
+  ASSERT_EQ(parts->size(), 1u);
+  EXPECT_NE(Find(parts->begin()->second, "w/switch_acc"), nullptr);
+  EXPECT_TRUE(OfOp(parts->begin()->second, "_Send").empty());
+}
+
+// A body node on CPU:1: CPU:1 gets one control loop for frame "w", whose
+// Switch reads the LoopCond through its own transfer; every _Recv on CPU:1
+// waits on the control loop's Merge.
+TEST(PartitionLoopTest, ReceivingDeviceFollowsTheLoop) {
+  auto parts = PartitionLoop({"w/sum"});
+  ASSERT_TRUE(parts.ok()) << parts.status();
+  ASSERT_EQ(parts->size(), 2u);
+  const tensorflow::GraphDef& cpu1 = parts->at(Cpu(1));
+  const auto enters = OfOp(cpu1, "Enter");
+  ASSERT_EQ(enters.size(), 1u);
+  EXPECT_EQ(enters[0]->attr().at("frame_name").s(), "w");
+  ASSERT_EQ(OfOp(cpu1, "Merge").size(), 1u);
+  const std::string merge = OfOp(cpu1, "Merge")[0]->name();
+  ASSERT_EQ(OfOp(cpu1, "Switch").size(), 1u);
+  ASSERT_EQ(OfOp(cpu1, "NextIteration").size(), 1u);
+  std::string cond_recv;
+  for (const tensorflow::NodeDef* recv : OfOp(cpu1, "_Recv")) {
+    EXPECT_THAT(std::vector<std::string>(recv->input().begin(),
+                                         recv->input().end()),
+                ::testing::Contains("^" + merge))
+        << recv->name();
+    if (recv->attr().at("tensor_name").s() == "loopcond_w/cond") {
+      cond_recv = recv->name();
+    }
+  }
+  ASSERT_FALSE(cond_recv.empty());
+  EXPECT_EQ(OfOp(cpu1, "Switch")[0]->input(1), cond_recv);
+}
+
+TEST(PartitionLoopTest, LoopWithoutLoopCondAcrossDevicesIsAnError) {
+  auto parts = PartitionLoop({"w/sum"}, /*drop_loop_cond=*/true);
+  ASSERT_FALSE(parts.ok());
+  EXPECT_EQ(parts.status().code(), absl::StatusCode::kInvalidArgument);
+  EXPECT_THAT(parts.status().message(),
+              ::testing::HasSubstr("while loop 'w' spans devices but has no "
+                                   "LoopCond"));
 }
 
 }  // namespace

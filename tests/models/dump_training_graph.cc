@@ -5,9 +5,15 @@
 //   images STEP v0 v1 ...   labels STEP l0 l1 ...
 //   loss STEP value         accuracy STEP value
 // tf_training_compare_test.py replays the batches in TensorFlow.
+// Two optional arguments, MODE K, build the graph over K CPU devices (and
+// run it in a session with K): MODE "in-graph" (K towers, parameters on
+// CPU:0) or "model-parallel" (layers over CPU:0..K-1); tf_parallel_compare_test.py
+// replays those.
 #include <cstdlib>
 #include <fstream>
 #include <iostream>
+#include <string>
+#include <vector>
 
 #include "graph/builder/optimizers.h"
 #include "graph/models/datasets.h"
@@ -18,10 +24,16 @@ namespace weft {
 namespace {
 
 int Main(int argc, char** argv) {
-  if (argc != 7) {
+  if (argc != 7 && argc != 9) {
     std::cerr << "usage: dump_training_graph MODEL OPTIMIZER ref|resource "
-                 "STEPS GRAPH_OUT VALUES_OUT\n";
+                 "STEPS GRAPH_OUT VALUES_OUT [in-graph|model-parallel K]\n";
     return 2;
+  }
+  const std::string mode = argc == 9 ? argv[7] : "single";
+  const int devices = argc == 9 ? std::atoi(argv[8]) : 1;
+  std::vector<std::string> device_names;
+  for (int i = 0; i < devices; ++i) {
+    device_names.push_back("/device:CPU:" + std::to_string(i));
   }
   ModelKind kind;
   VariableKind vars;
@@ -35,10 +47,14 @@ int Main(int argc, char** argv) {
   auto opt = NewOptimizerByName(argv[2], lr);
   if (st.ok()) st = opt.status();
   const int steps = std::atoi(argv[4]);
+  if (mode == "model-parallel") options.layer_devices = device_names;
   Scope root = Scope::NewRoot();
   absl::StatusOr<TrainingGraph> g =
-      st.ok() ? BuildTrainingGraph(root, kind, options, opt->get())
-              : absl::StatusOr<TrainingGraph>(st);
+      !st.ok() ? absl::StatusOr<TrainingGraph>(st)
+      : mode == "in-graph"
+          ? BuildReplicatedTrainingGraph(root, kind, options, opt->get(),
+                                         device_names, device_names[0])
+          : BuildTrainingGraph(root, kind, options, opt->get());
   if (!g.ok()) {
     std::cerr << "error: " << g.status() << "\n";
     return 1;
@@ -46,7 +62,9 @@ int Main(int argc, char** argv) {
   tensorflow::GraphDef graph = root.graph();
   std::ofstream(argv[5], std::ios::binary) << graph.SerializeAsString();
 
-  std::unique_ptr<Session> session = NewLocalSession(SessionOptions());
+  SessionOptions session_options;
+  (*session_options.config.mutable_device_count())["CPU"] = devices;
+  std::unique_ptr<Session> session = NewLocalSession(session_options);
   std::vector<Tensor> out;
   st = session->Create(graph);
   if (st.ok()) st = session->Run({}, {}, {"init"}, &out);
