@@ -1,8 +1,11 @@
-// Conv2D's gradients on CPU (NHWC), both through the MatMul GEMM:
-//   Conv2DBackpropInput:  dcol = dy[M, OC] * filter[K, OC]^T, then col2im
-//                         (chunks of whole images, col2im parallel per image);
+// Conv2D's gradients on CPU (NHWC), as GEMMs over L2-sized chunks of rows
+// (conv_gemm.h), each chunk made and consumed on one thread:
+//   Conv2DBackpropInput:  dcol = dy[M, OC] * filter[K, OC]^T, then col2im;
+//                         each thread owns whole images (their windows
+//                         overlap);
 //   Conv2DBackpropFilter: dfilter[K, OC] = sum over chunks of
-//                         col[rows, K]^T * dy[rows, OC].
+//                         col[rows, K]^T * dy[rows, OC], one partial sum per
+//                         thread, added at the end.
 // M = batch * out_rows * out_cols, K = filter rows * cols * in_depth.
 #include <algorithm>
 #include <memory>
@@ -13,7 +16,8 @@
 #include "ops/cpu/conv_geometry.h"
 #include "ops/cpu/conv_im2col.h"
 #include "ops/cpu/conv_kernels.h"
-#include "ops/cpu/matmul_gemm.h"
+#include "ops/cpu/conv_gemm.h"
+#include "runtime/thread_pool.h"
 #include "ops/framework/op_kernel.h"
 
 namespace weft {
@@ -77,31 +81,52 @@ class Conv2DBackpropInputOp : public OpKernel {
     Tensor* out;
     OP_REQUIRES_OK(c, c->allocate_output(0, in_shape, &out));
     T* dx = out->data<T>();
-    std::fill(dx, dx + out->NumElements(), T(0));
     const int64_t m = d.batch * d.out_rows * d.out_cols;
     const int64_t k = d.win_rows * d.win_cols * d.in_depth;
     const int64_t n = d.out_depth;
-    if (m == 0 || k == 0 || n == 0) return;
-    const T* w = filter.data<T>();
-    const T* g = dy.data<T>();
-    if (ColIsInput(d)) {
-      Gemm(c, false, true, m, k, n, g, w, dx);
+    if (m == 0 || k == 0 || n == 0) {
+      std::fill(dx, dx + out->NumElements(), T(0));
       return;
     }
-    const int64_t pixels = d.out_rows * d.out_cols;
-    const int64_t chunk = std::min(m, ColChunkRows(d, true));
-    Tensor col;
+    const T* w = filter.data<T>();
+    const T* g = dy.data<T>();
+    // dcol = dy * filter^T, with the filter transposed once to [n, k] so the
+    // GEMM reads it row by row.
+    Tensor wt_tensor;
     OP_REQUIRES_OK(c, c->allocate_temp(DataTypeToEnum<T>::value,
-                                       TensorShape({chunk, k}), &col));
-    T* cp = col.data<T>();
-    for (int64_t r0 = 0; r0 < m; r0 += chunk) {
-      const int64_t rows = std::min(chunk, m - r0);
-      Gemm(c, false, true, rows, k, n, g + r0 * n, w, cp);
-      const int64_t images = rows / pixels;
-      c->intra_op_pool()->ParallelFor(images, pixels * k, [&](int64_t b, int64_t e) {
-        Col2ImAdd<T>(d, cp + b * pixels * k, r0 + b * pixels, r0 + e * pixels, dx);
-      });
+                                       TensorShape({n, k}), &wt_tensor));
+    T* wt = wt_tensor.data<T>();
+    for (int64_t i = 0; i < k; ++i) {
+      for (int64_t j = 0; j < n; ++j) wt[j * k + i] = w[i * n + j];
     }
+    const int64_t chunk = ConvChunkRows(d);
+    ThreadPool* pool = c->intra_op_pool();
+    if (ColIsInput(d)) {  // dx itself is dcol
+      const int64_t chunks = (m + chunk - 1) / chunk;
+      pool->ParallelFor(chunks, chunk * k * n, [&](int64_t b, int64_t e) {
+        for (int64_t i = b; i < e; ++i) {
+          const int64_t r0 = i * chunk, rows = std::min(chunk, m - r0);
+          SmallGemm<T>(rows, k, n, g + r0 * n, n, 1, wt, k, dx + r0 * k, k, false);
+        }
+      });
+      return;
+    }
+    // col2im adds into overlapping windows of one image, so each part owns
+    // whole images: it zeroes them, then makes and scatters their dcol rows
+    // a chunk at a time.
+    const int64_t pixels = d.out_rows * d.out_cols;
+    const int64_t image_size = d.in_rows * d.in_cols * d.in_depth;
+    const int64_t parts = PartsFor(pool, d.batch);
+    ForEachPart(pool, parts, [&](int64_t p) {
+      const int64_t b0 = d.batch * p / parts, b1 = d.batch * (p + 1) / parts;
+      std::fill(dx + b0 * image_size, dx + b1 * image_size, T(0));
+      std::unique_ptr<T[]> col(new T[chunk * k]);
+      for (int64_t r0 = b0 * pixels; r0 < b1 * pixels; r0 += chunk) {
+        const int64_t rows = std::min(chunk, b1 * pixels - r0);
+        SmallGemm<T>(rows, k, n, g + r0 * n, n, 1, wt, k, col.get(), k, false);
+        Col2ImAdd<T>(d, col.get(), r0, r0 + rows, dx);
+      }
+    });
   }
 
  private:
@@ -145,31 +170,36 @@ class Conv2DBackpropFilterOp : public OpKernel {
     if (m == 0 || k == 0 || n == 0) return;
     const T* x = input.data<T>();
     const T* g = dy.data<T>();
-    if (ColIsInput(d)) {
-      Gemm(c, true, false, k, n, m, x, g, dw);
-      return;
-    }
-    const int64_t chunk = std::min(m, ColChunkRows(d, false));
-    Tensor col, part;
-    OP_REQUIRES_OK(c, c->allocate_temp(DataTypeToEnum<T>::value,
-                                       TensorShape({chunk, k}), &col));
-    if (chunk < m) {
+    // Each part sums col^T * dy over its chunks of rows into its own [k, n]
+    // (part 0 straight into dw); the parts are added at the end.
+    const bool col_is_input = ColIsInput(d);
+    const int64_t chunk = ConvChunkRows(d);
+    const int64_t chunks = (m + chunk - 1) / chunk;
+    ThreadPool* pool = c->intra_op_pool();
+    const int64_t parts = PartsFor(pool, chunks);
+    Tensor partial;
+    if (parts > 1) {
       OP_REQUIRES_OK(c, c->allocate_temp(DataTypeToEnum<T>::value,
-                                         TensorShape({k, n}), &part));
+                                         TensorShape({parts - 1, k * n}), &partial));
     }
-    T* cp = col.data<T>();
-    for (int64_t r0 = 0; r0 < m; r0 += chunk) {
-      const int64_t rows = std::min(chunk, m - r0);
-      c->intra_op_pool()->ParallelFor(rows, k, [&](int64_t b, int64_t e) {
-        Im2Col<T>(d, x, r0 + b, r0 + e, cp + b * k);
-      });
-      if (r0 == 0) {
-        Gemm(c, true, false, k, n, rows, cp, g, dw);
-      } else {
-        T* pp = part.data<T>();
-        Gemm(c, true, false, k, n, rows, cp, g + r0 * n, pp);
-        for (int64_t i = 0; i < k * n; ++i) dw[i] += pp[i];
+    ForEachPart(pool, parts, [&](int64_t p) {
+      T* sum = p == 0 ? dw : partial.data<T>() + (p - 1) * k * n;
+      std::unique_ptr<T[]> col(col_is_input ? nullptr : new T[chunk * k]);
+      const int64_t first = chunks * p / parts, last = chunks * (p + 1) / parts;
+      for (int64_t i = first; i < last; ++i) {
+        const int64_t r0 = i * chunk, rows = std::min(chunk, m - r0);
+        const T* a = x + r0 * k;
+        if (!col_is_input) {
+          Im2Col<T>(d, x, r0, r0 + rows, col.get());
+          a = col.get();
+        }
+        // sum[k, n] += a[rows, k]^T * dy[rows, n]
+        SmallGemm<T>(k, n, rows, a, 1, k, g + r0 * n, n, sum, n, i > first);
       }
+    });
+    for (int64_t p = 1; p < parts; ++p) {
+      const T* part = partial.data<T>() + (p - 1) * k * n;
+      for (int64_t i = 0; i < k * n; ++i) dw[i] += part[i];
     }
   }
 

@@ -131,23 +131,30 @@ class MaxPoolGradOp : public PoolOpBase {
             T* dimage = dx + b * image_size;
             for (int64_t oh = 0; oh < d.out_rows; ++oh) {
               for (int64_t ow = 0; ow < d.out_cols; ++ow) {
-                std::fill(arg.begin(), arg.end(), -1);
                 const Window w = WindowAt(d, oh, ow);
+                if (w.h0 >= w.h1 || w.w0 >= w.w1) continue;
+                // The first entry seeds the maxima; later ones replace them
+                // only when strictly greater. Written as selects, not
+                // branches: on real data the comparison is a coin toss.
+                const int64_t first = (w.h0 * d.in_cols + w.w0) * depth;
+                for (int64_t i = 0; i < depth; ++i) {
+                  best[i] = image[first + i];
+                  arg[i] = first + i;
+                }
                 for (int64_t h = w.h0; h < w.h1; ++h) {
                   for (int64_t col = w.w0; col < w.w1; ++col) {
                     const int64_t base = (h * d.in_cols + col) * depth;
+                    if (base == first) continue;
                     for (int64_t i = 0; i < depth; ++i) {
-                      if (arg[i] < 0 || best[i] < image[base + i]) {
-                        best[i] = image[base + i];
-                        arg[i] = base + i;
-                      }
+                      const T v = image[base + i];
+                      const bool take = best[i] < v;
+                      best[i] = take ? v : best[i];
+                      arg[i] = take ? base + i : arg[i];
                     }
                   }
                 }
                 const T* gsrc = g + ((b * d.out_rows + oh) * d.out_cols + ow) * depth;
-                for (int64_t i = 0; i < depth; ++i) {
-                  if (arg[i] >= 0) dimage[arg[i]] += gsrc[i];
-                }
+                for (int64_t i = 0; i < depth; ++i) dimage[arg[i]] += gsrc[i];
               }
             }
           }

@@ -1,0 +1,137 @@
+#include "ops/cpu/conv_gemm.h"
+
+#include <algorithm>
+#include <type_traits>
+
+#if defined(__AVX512F__)
+#include <immintrin.h>
+#endif
+
+#include <Eigen/Core>
+
+namespace weft {
+namespace {
+
+template <typename T>
+void EigenSmallGemm(int64_t m, int64_t n, int64_t k, const T* a, int64_t a_row,
+                    int64_t a_depth, const T* b, int64_t ldb, T* c,
+                    int64_t ldc, bool accumulate) {
+  using Matrix = Eigen::Matrix<T, Eigen::Dynamic, Eigen::Dynamic, Eigen::RowMajor>;
+  using Strides = Eigen::Stride<Eigen::Dynamic, Eigen::Dynamic>;
+  Eigen::Map<const Matrix, 0, Strides> am(a, m, k, Strides(a_row, a_depth));
+  Eigen::Map<const Matrix, 0, Eigen::OuterStride<>> bm(b, k, n,
+                                                       Eigen::OuterStride<>(ldb));
+  Eigen::Map<Matrix, 0, Eigen::OuterStride<>> cm(c, m, n, Eigen::OuterStride<>(ldc));
+  if (accumulate) {
+    cm.noalias() += am * bm;
+  } else {
+    cm.noalias() = am * bm;
+  }
+}
+
+#if defined(__AVX512F__)
+
+constexpr int kRows = 12;  // C rows per tile: 12 x 2 accumulators
+
+// C rows [i0, i0 + rows) x columns [j0, j0 + 16 * kVecs) (lanes past n masked
+// off by m0/m1). Rows past `rows` repeat the last real row of A and are
+// computed but not stored, so the loop body has no row tests.
+template <int kVecs>
+inline void Tile(int64_t k, const float* a, int64_t a_row, int64_t a_depth,
+                 int64_t rows, const float* b, int64_t ldb, float* c,
+                 int64_t ldc, __mmask16 m0, __mmask16 m1, bool accumulate) {
+  const float* ar[kRows];
+  for (int r = 0; r < kRows; ++r) ar[r] = a + std::min<int64_t>(r, rows - 1) * a_row;
+  __m512 acc0[kRows], acc1[kRows];
+#pragma GCC unroll 12
+  for (int r = 0; r < kRows; ++r) {
+    acc0[r] = _mm512_setzero_ps();
+    if (kVecs == 2) acc1[r] = _mm512_setzero_ps();
+  }
+  for (int64_t p = 0; p < k; ++p) {
+    const float* bp = b + p * ldb;
+    const __m512 b0 = _mm512_maskz_loadu_ps(m0, bp);
+    const __m512 b1 = kVecs == 2 ? _mm512_maskz_loadu_ps(m1, bp + 16) : b0;
+    const int64_t off = p * a_depth;
+#pragma GCC unroll 12
+    for (int r = 0; r < kRows; ++r) {
+      const __m512 av = _mm512_set1_ps(ar[r][off]);
+      acc0[r] = _mm512_fmadd_ps(av, b0, acc0[r]);
+      if (kVecs == 2) acc1[r] = _mm512_fmadd_ps(av, b1, acc1[r]);
+    }
+  }
+#pragma GCC unroll 12
+  for (int r = 0; r < kRows; ++r) {
+    if (r >= rows) break;
+    float* cr = c + r * ldc;
+    if (accumulate) {
+      acc0[r] = _mm512_add_ps(acc0[r], _mm512_maskz_loadu_ps(m0, cr));
+      if (kVecs == 2) acc1[r] = _mm512_add_ps(acc1[r], _mm512_maskz_loadu_ps(m1, cr + 16));
+    }
+    _mm512_mask_storeu_ps(cr, m0, acc0[r]);
+    if (kVecs == 2) _mm512_mask_storeu_ps(cr + 16, m1, acc1[r]);
+  }
+}
+
+inline __mmask16 Lanes(int64_t count) {
+  if (count >= 16) return 0xFFFF;
+  if (count <= 0) return 0;
+  return static_cast<__mmask16>((1u << count) - 1);
+}
+
+void AvxSmallGemm(int64_t m, int64_t n, int64_t k, const float* a,
+                  int64_t a_row, int64_t a_depth, const float* b, int64_t ldb,
+                  float* c, int64_t ldc, bool accumulate) {
+  for (int64_t j0 = 0; j0 < n; j0 += 32) {
+    const int64_t cols = std::min<int64_t>(32, n - j0);
+    const __mmask16 m0 = Lanes(cols), m1 = Lanes(cols - 16);
+    for (int64_t i0 = 0; i0 < m; i0 += kRows) {
+      const int64_t rows = std::min<int64_t>(kRows, m - i0);
+      const float* ai = a + i0 * a_row;
+      float* ci = c + i0 * ldc + j0;
+      if (cols > 16) {
+        Tile<2>(k, ai, a_row, a_depth, rows, b + j0, ldb, ci, ldc, m0, m1,
+                accumulate);
+      } else {
+        Tile<1>(k, ai, a_row, a_depth, rows, b + j0, ldb, ci, ldc, m0, m1,
+                accumulate);
+      }
+    }
+  }
+}
+
+#endif  // __AVX512F__
+
+}  // namespace
+
+template <typename T>
+void SmallGemm(int64_t m, int64_t n, int64_t k, const T* a, int64_t a_row,
+               int64_t a_depth, const T* b, int64_t ldb, T* c, int64_t ldc,
+               bool accumulate) {
+  if (m <= 0 || n <= 0) return;
+  if (k <= 0) {
+    if (!accumulate) {
+      for (int64_t i = 0; i < m; ++i) std::fill(c + i * ldc, c + i * ldc + n, T(0));
+    }
+    return;
+  }
+#if defined(__AVX512F__)
+  if constexpr (std::is_same_v<T, float>) {
+    AvxSmallGemm(m, n, k, a, a_row, a_depth, b, ldb, c, ldc, accumulate);
+    return;
+  }
+#endif
+  EigenSmallGemm(m, n, k, a, a_row, a_depth, b, ldb, c, ldc, accumulate);
+}
+
+template void SmallGemm<float>(int64_t, int64_t, int64_t, const float*, int64_t,
+                               int64_t, const float*, int64_t, float*, int64_t,
+                               bool);
+template void SmallGemm<double>(int64_t, int64_t, int64_t, const double*,
+                                int64_t, int64_t, const double*, int64_t,
+                                double*, int64_t, bool);
+template void SmallGemm<int32_t>(int64_t, int64_t, int64_t, const int32_t*,
+                                 int64_t, int64_t, const int32_t*, int64_t,
+                                 int32_t*, int64_t, bool);
+
+}  // namespace weft
