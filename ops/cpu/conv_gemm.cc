@@ -31,12 +31,11 @@ void EigenSmallGemm(int64_t m, int64_t n, int64_t k, const T* a, int64_t a_row,
 
 #if defined(__AVX512F__)
 
-constexpr int kRows = 12;  // C rows per tile: 12 x 2 accumulators
-
 // C rows [i0, i0 + rows) x columns [j0, j0 + 16 * kVecs) (lanes past n masked
-// off by m0/m1). Rows past `rows` repeat the last real row of A and are
-// computed but not stored, so the loop body has no row tests.
-template <int kVecs>
+// off by m0/m1), rows <= kRows: 12 rows x 2 vectors fill 24 of the 32 zmm
+// registers with accumulators. Rows past `rows` repeat the last real row of
+// A and are computed but not stored, so the loop body has no row tests.
+template <int kVecs, int kRows>
 inline void Tile(int64_t k, const float* a, int64_t a_row, int64_t a_depth,
                  int64_t rows, const float* b, int64_t ldb, float* c,
                  int64_t ldc, __mmask16 m0, __mmask16 m1, bool accumulate) {
@@ -73,6 +72,18 @@ inline void Tile(int64_t k, const float* a, int64_t a_row, int64_t a_depth,
   }
 }
 
+template <int kRows>
+inline void TileCols(int64_t cols, int64_t k, const float* a, int64_t a_row,
+                     int64_t a_depth, int64_t rows, const float* b, int64_t ldb,
+                     float* c, int64_t ldc, __mmask16 m0, __mmask16 m1,
+                     bool accumulate) {
+  if (cols > 16) {
+    Tile<2, kRows>(k, a, a_row, a_depth, rows, b, ldb, c, ldc, m0, m1, accumulate);
+  } else {
+    Tile<1, kRows>(k, a, a_row, a_depth, rows, b, ldb, c, ldc, m0, m1, accumulate);
+  }
+}
+
 inline __mmask16 Lanes(int64_t count) {
   if (count >= 16) return 0xFFFF;
   if (count <= 0) return 0;
@@ -85,16 +96,21 @@ void AvxSmallGemm(int64_t m, int64_t n, int64_t k, const float* a,
   for (int64_t j0 = 0; j0 < n; j0 += 32) {
     const int64_t cols = std::min<int64_t>(32, n - j0);
     const __mmask16 m0 = Lanes(cols), m1 = Lanes(cols - 16);
-    for (int64_t i0 = 0; i0 < m; i0 += kRows) {
-      const int64_t rows = std::min<int64_t>(kRows, m - i0);
+    for (int64_t i0 = 0; i0 < m; i0 += 12) {
+      const int64_t rows = std::min<int64_t>(12, m - i0);
       const float* ai = a + i0 * a_row;
       float* ci = c + i0 * ldc + j0;
-      if (cols > 16) {
-        Tile<2>(k, ai, a_row, a_depth, rows, b + j0, ldb, ci, ldc, m0, m1,
-                accumulate);
+      // A short last tile runs 4 or 8 rows, not 12 (m = 25 would
+      // otherwise compute 36 rows).
+      if (rows > 8) {
+        TileCols<12>(cols, k, ai, a_row, a_depth, rows, b + j0, ldb, ci, ldc,
+                     m0, m1, accumulate);
+      } else if (rows > 4) {
+        TileCols<8>(cols, k, ai, a_row, a_depth, rows, b + j0, ldb, ci, ldc,
+                    m0, m1, accumulate);
       } else {
-        Tile<1>(k, ai, a_row, a_depth, rows, b + j0, ldb, ci, ldc, m0, m1,
-                accumulate);
+        TileCols<4>(cols, k, ai, a_row, a_depth, rows, b + j0, ldb, ci, ldc,
+                    m0, m1, accumulate);
       }
     }
   }
