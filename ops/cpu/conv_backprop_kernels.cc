@@ -133,6 +133,47 @@ class Conv2DBackpropInputOp : public OpKernel {
   WindowAttrs attrs_;
 };
 
+// Conv2DBackpropFilter reading windows in place (no im2col), the parts
+// splitting the images: for image b and window row kh,
+//   dw[kh][kw * in_depth + ch, :] += sum over (oh, ow) of
+//       x_windowed[b, oh * stride + kh * dil, ow * stride + kw, ch] * dy[b, oh, ow, :]
+// is one GEMM whose depth is the output pixels, one segment per output row.
+template <typename T>
+absl::Status WindowedBackpropFilter(OpKernelContext* c, const WindowDims& d,
+                                    const T* x, const T* g, T* dw) {
+  WindowedInput<T> in;
+  WEFT_RETURN_IF_ERROR(MakeWindowedInput(c, d, x, &in));
+  const int64_t c_in = d.in_depth, n = d.out_depth;
+  const int64_t row_k = d.win_cols * c_in;  // dw rows per window row
+  const int64_t k = d.win_rows * row_k;
+  const int64_t pixels = d.out_rows * d.out_cols;
+  const GemmALayout la{1, d.stride_cols * c_in, d.out_cols,
+                       d.stride_rows * in.cols * c_in};
+  ThreadPool* pool = c->intra_op_pool();
+  const int64_t parts = PartsFor(pool, d.batch);
+  Tensor partial;
+  if (parts > 1) {
+    WEFT_RETURN_IF_ERROR(c->allocate_temp(DataTypeToEnum<T>::value,
+                                          TensorShape({parts - 1, k * n}), &partial));
+  }
+  ForEachPart(pool, parts, [&](int64_t p) {
+    T* sum = p == 0 ? dw : partial.data<T>() + (p - 1) * k * n;
+    const int64_t b0 = d.batch * p / parts, b1 = d.batch * (p + 1) / parts;
+    for (int64_t b = b0; b < b1; ++b) {
+      for (int64_t kh = 0; kh < d.win_rows; ++kh) {
+        const T* a = in.data + ((b * in.rows + kh * d.dil_rows) * in.cols) * c_in;
+        SmallGemm<T>(row_k, n, pixels, a, la, g + b * pixels * n, n,
+                     sum + kh * row_k * n, n, b > b0);
+      }
+    }
+  });
+  for (int64_t p = 1; p < parts; ++p) {
+    const T* part = partial.data<T>() + (p - 1) * k * n;
+    for (int64_t i = 0; i < k * n; ++i) dw[i] += part[i];
+  }
+  return absl::OkStatus();
+}
+
 template <typename T>
 class Conv2DBackpropFilterOp : public OpKernel {
  public:
@@ -170,12 +211,16 @@ class Conv2DBackpropFilterOp : public OpKernel {
     if (m == 0 || k == 0 || n == 0) return;
     const T* x = input.data<T>();
     const T* g = dy.data<T>();
-    // Each part sums col^T * dy over its chunks of rows into its own [k, n]
-    // (part 0 straight into dw); the parts are added at the end.
+    // Each part sums col^T * dy over its share into its own [k, n] (part 0
+    // straight into dw); the parts are added at the end.
+    ThreadPool* pool = c->intra_op_pool();
+    if (CanReadWindowsInPlace(d) && d.batch >= pool->NumThreads()) {
+      OP_REQUIRES_OK(c, WindowedBackpropFilter(c, d, x, g, dw));
+      return;
+    }
     const bool col_is_input = ColIsInput(d);
     const int64_t chunk = ConvChunkRows(d);
     const int64_t chunks = (m + chunk - 1) / chunk;
-    ThreadPool* pool = c->intra_op_pool();
     const int64_t parts = PartsFor(pool, chunks);
     Tensor partial;
     if (parts > 1) {

@@ -13,19 +13,24 @@ namespace weft {
 namespace {
 
 template <typename T>
-void EigenSmallGemm(int64_t m, int64_t n, int64_t k, const T* a, int64_t a_row,
-                    int64_t a_depth, const T* b, int64_t ldb, T* c,
+void EigenSmallGemm(int64_t m, int64_t n, int64_t k, const T* a,
+                    const GemmALayout& la, const T* b, int64_t ldb, T* c,
                     int64_t ldc, bool accumulate) {
   using Matrix = Eigen::Matrix<T, Eigen::Dynamic, Eigen::Dynamic, Eigen::RowMajor>;
   using Strides = Eigen::Stride<Eigen::Dynamic, Eigen::Dynamic>;
-  Eigen::Map<const Matrix, 0, Strides> am(a, m, k, Strides(a_row, a_depth));
-  Eigen::Map<const Matrix, 0, Eigen::OuterStride<>> bm(b, k, n,
-                                                       Eigen::OuterStride<>(ldb));
   Eigen::Map<Matrix, 0, Eigen::OuterStride<>> cm(c, m, n, Eigen::OuterStride<>(ldc));
-  if (accumulate) {
-    cm.noalias() += am * bm;
-  } else {
-    cm.noalias() = am * bm;
+  // One product per segment of the depth, summed.
+  for (int64_t p0 = 0; p0 < k; p0 += la.seg_len) {
+    const int64_t len = std::min(la.seg_len, k - p0);
+    Eigen::Map<const Matrix, 0, Strides> am(a + (p0 / la.seg_len) * la.seg_stride,
+                                            m, len, Strides(la.row, la.depth));
+    Eigen::Map<const Matrix, 0, Eigen::OuterStride<>> bm(
+        b + p0 * ldb, len, n, Eigen::OuterStride<>(ldb));
+    if (accumulate || p0 > 0) {
+      cm.noalias() += am * bm;
+    } else {
+      cm.noalias() = am * bm;
+    }
   }
 }
 
@@ -36,27 +41,30 @@ void EigenSmallGemm(int64_t m, int64_t n, int64_t k, const T* a, int64_t a_row,
 // registers with accumulators. Rows past `rows` repeat the last real row of
 // A and are computed but not stored, so the loop body has no row tests.
 template <int kVecs, int kRows>
-inline void Tile(int64_t k, const float* a, int64_t a_row, int64_t a_depth,
+inline void Tile(int64_t k, const float* a, const GemmALayout& la,
                  int64_t rows, const float* b, int64_t ldb, float* c,
                  int64_t ldc, __mmask16 m0, __mmask16 m1, bool accumulate) {
   const float* ar[kRows];
-  for (int r = 0; r < kRows; ++r) ar[r] = a + std::min<int64_t>(r, rows - 1) * a_row;
+  for (int r = 0; r < kRows; ++r) ar[r] = a + std::min<int64_t>(r, rows - 1) * la.row;
   __m512 acc0[kRows], acc1[kRows];
 #pragma GCC unroll 12
   for (int r = 0; r < kRows; ++r) {
     acc0[r] = _mm512_setzero_ps();
     if (kVecs == 2) acc1[r] = _mm512_setzero_ps();
   }
-  for (int64_t p = 0; p < k; ++p) {
-    const float* bp = b + p * ldb;
-    const __m512 b0 = _mm512_maskz_loadu_ps(m0, bp);
-    const __m512 b1 = kVecs == 2 ? _mm512_maskz_loadu_ps(m1, bp + 16) : b0;
-    const int64_t off = p * a_depth;
+  const float* bp = b;
+  for (int64_t seg = 0; seg * la.seg_len < k; ++seg) {
+    const int64_t len = std::min(la.seg_len, k - seg * la.seg_len);
+    for (int64_t j = 0; j < len; ++j, bp += ldb) {
+      const __m512 b0 = _mm512_maskz_loadu_ps(m0, bp);
+      const __m512 b1 = kVecs == 2 ? _mm512_maskz_loadu_ps(m1, bp + 16) : b0;
+      const int64_t off = seg * la.seg_stride + j * la.depth;
 #pragma GCC unroll 12
-    for (int r = 0; r < kRows; ++r) {
-      const __m512 av = _mm512_set1_ps(ar[r][off]);
-      acc0[r] = _mm512_fmadd_ps(av, b0, acc0[r]);
-      if (kVecs == 2) acc1[r] = _mm512_fmadd_ps(av, b1, acc1[r]);
+      for (int r = 0; r < kRows; ++r) {
+        const __m512 av = _mm512_set1_ps(ar[r][off]);
+        acc0[r] = _mm512_fmadd_ps(av, b0, acc0[r]);
+        if (kVecs == 2) acc1[r] = _mm512_fmadd_ps(av, b1, acc1[r]);
+      }
     }
   }
 #pragma GCC unroll 12
@@ -73,14 +81,14 @@ inline void Tile(int64_t k, const float* a, int64_t a_row, int64_t a_depth,
 }
 
 template <int kRows>
-inline void TileCols(int64_t cols, int64_t k, const float* a, int64_t a_row,
-                     int64_t a_depth, int64_t rows, const float* b, int64_t ldb,
-                     float* c, int64_t ldc, __mmask16 m0, __mmask16 m1,
-                     bool accumulate) {
+inline void TileCols(int64_t cols, int64_t k, const float* a,
+                     const GemmALayout& la, int64_t rows, const float* b,
+                     int64_t ldb, float* c, int64_t ldc, __mmask16 m0,
+                     __mmask16 m1, bool accumulate) {
   if (cols > 16) {
-    Tile<2, kRows>(k, a, a_row, a_depth, rows, b, ldb, c, ldc, m0, m1, accumulate);
+    Tile<2, kRows>(k, a, la, rows, b, ldb, c, ldc, m0, m1, accumulate);
   } else {
-    Tile<1, kRows>(k, a, a_row, a_depth, rows, b, ldb, c, ldc, m0, m1, accumulate);
+    Tile<1, kRows>(k, a, la, rows, b, ldb, c, ldc, m0, m1, accumulate);
   }
 }
 
@@ -91,25 +99,25 @@ inline __mmask16 Lanes(int64_t count) {
 }
 
 void AvxSmallGemm(int64_t m, int64_t n, int64_t k, const float* a,
-                  int64_t a_row, int64_t a_depth, const float* b, int64_t ldb,
+                  const GemmALayout& la, const float* b, int64_t ldb,
                   float* c, int64_t ldc, bool accumulate) {
   for (int64_t j0 = 0; j0 < n; j0 += 32) {
     const int64_t cols = std::min<int64_t>(32, n - j0);
     const __mmask16 m0 = Lanes(cols), m1 = Lanes(cols - 16);
     for (int64_t i0 = 0; i0 < m; i0 += 12) {
       const int64_t rows = std::min<int64_t>(12, m - i0);
-      const float* ai = a + i0 * a_row;
+      const float* ai = a + i0 * la.row;
       float* ci = c + i0 * ldc + j0;
       // A short last tile runs 4 or 8 rows, not 12 (m = 25 would
       // otherwise compute 36 rows).
       if (rows > 8) {
-        TileCols<12>(cols, k, ai, a_row, a_depth, rows, b + j0, ldb, ci, ldc,
+        TileCols<12>(cols, k, ai, la, rows, b + j0, ldb, ci, ldc,
                      m0, m1, accumulate);
       } else if (rows > 4) {
-        TileCols<8>(cols, k, ai, a_row, a_depth, rows, b + j0, ldb, ci, ldc,
+        TileCols<8>(cols, k, ai, la, rows, b + j0, ldb, ci, ldc,
                     m0, m1, accumulate);
       } else {
-        TileCols<4>(cols, k, ai, a_row, a_depth, rows, b + j0, ldb, ci, ldc,
+        TileCols<4>(cols, k, ai, la, rows, b + j0, ldb, ci, ldc,
                     m0, m1, accumulate);
       }
     }
@@ -121,9 +129,9 @@ void AvxSmallGemm(int64_t m, int64_t n, int64_t k, const float* a,
 }  // namespace
 
 template <typename T>
-void SmallGemm(int64_t m, int64_t n, int64_t k, const T* a, int64_t a_row,
-               int64_t a_depth, const T* b, int64_t ldb, T* c, int64_t ldc,
-               bool accumulate) {
+void SmallGemm(int64_t m, int64_t n, int64_t k, const T* a,
+               const GemmALayout& a_layout, const T* b, int64_t ldb, T* c,
+               int64_t ldc, bool accumulate) {
   if (m <= 0 || n <= 0) return;
   if (k <= 0) {
     if (!accumulate) {
@@ -131,23 +139,25 @@ void SmallGemm(int64_t m, int64_t n, int64_t k, const T* a, int64_t a_row,
     }
     return;
   }
+  GemmALayout la = a_layout;
+  if (la.seg_len <= 0) la.seg_len = k;
 #if defined(__AVX512F__)
   if constexpr (std::is_same_v<T, float>) {
-    AvxSmallGemm(m, n, k, a, a_row, a_depth, b, ldb, c, ldc, accumulate);
+    AvxSmallGemm(m, n, k, a, la, b, ldb, c, ldc, accumulate);
     return;
   }
 #endif
-  EigenSmallGemm(m, n, k, a, a_row, a_depth, b, ldb, c, ldc, accumulate);
+  EigenSmallGemm(m, n, k, a, la, b, ldb, c, ldc, accumulate);
 }
 
-template void SmallGemm<float>(int64_t, int64_t, int64_t, const float*, int64_t,
-                               int64_t, const float*, int64_t, float*, int64_t,
-                               bool);
+template void SmallGemm<float>(int64_t, int64_t, int64_t, const float*,
+                                 const GemmALayout&, const float*, int64_t,
+                                 float*, int64_t, bool);
 template void SmallGemm<double>(int64_t, int64_t, int64_t, const double*,
-                                int64_t, int64_t, const double*, int64_t,
-                                double*, int64_t, bool);
+                                 const GemmALayout&, const double*, int64_t,
+                                 double*, int64_t, bool);
 template void SmallGemm<int32_t>(int64_t, int64_t, int64_t, const int32_t*,
-                                 int64_t, int64_t, const int32_t*, int64_t,
+                                 const GemmALayout&, const int32_t*, int64_t,
                                  int32_t*, int64_t, bool);
 
 }  // namespace weft

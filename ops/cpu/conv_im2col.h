@@ -18,6 +18,8 @@
 #include <Eigen/Core>
 
 #include "ops/cpu/conv_geometry.h"
+#include "ops/framework/op_kernel.h"
+#include "runtime/status.h"
 #include "runtime/thread_pool.h"
 
 namespace weft {
@@ -191,6 +193,61 @@ void ForEachPart(ThreadPool* pool, int64_t parts, Fn fn) {
 // than there are units.
 inline int64_t PartsFor(ThreadPool* pool, int64_t units) {
   return std::max<int64_t>(1, std::min<int64_t>(units, pool->NumThreads()));
+}
+
+// The input as the windows read it, for convolutions that read windows in
+// place (conv_gemm.h's segmented A) instead of copying them out: `data` holds
+// `batch` images of rows x cols x in_depth whose (0, 0) is the top-left of
+// output (0, 0)'s window. It is the input itself when no window reaches into
+// padding, else a zero-padded copy in `storage`.
+template <typename T>
+struct WindowedInput {
+  const T* data = nullptr;
+  int64_t rows = 0, cols = 0;
+  Tensor storage;
+};
+
+// True when the windowed readers apply: each window row is one contiguous
+// run (no column dilation).
+inline bool CanReadWindowsInPlace(const WindowDims& d) { return d.dil_cols == 1; }
+
+template <typename T>
+absl::Status MakeWindowedInput(OpKernelContext* c, const WindowDims& d,
+                               const T* x, WindowedInput<T>* out) {
+  const int64_t rows = (d.out_rows - 1) * d.stride_rows + (d.win_rows - 1) * d.dil_rows + 1;
+  const int64_t cols = (d.out_cols - 1) * d.stride_cols + d.win_cols;
+  const int64_t depth = d.in_depth;
+  if (d.pad_top == 0 && d.pad_left == 0 && rows <= d.in_rows && cols <= d.in_cols) {
+    out->data = x;
+    out->rows = d.in_rows;
+    out->cols = d.in_cols;
+    return absl::OkStatus();
+  }
+  WEFT_RETURN_IF_ERROR(c->allocate_temp(DataTypeToEnum<T>::value,
+                                        TensorShape({d.batch, rows, cols, depth}),
+                                        &out->storage));
+  T* p = out->storage.template data<T>();
+  // Columns [q_lo, q_hi) of a padded row hold input columns from 0.
+  const int64_t q_lo = std::min(cols, d.pad_left);
+  const int64_t q_hi = std::min(cols, d.pad_left + d.in_cols);
+  for (int64_t b = 0; b < d.batch; ++b) {
+    for (int64_t r = 0; r < rows; ++r) {
+      T* row = p + ((b * rows + r) * cols) * depth;
+      const int64_t ih = r - d.pad_top;
+      if (ih < 0 || ih >= d.in_rows || q_hi <= q_lo) {
+        std::fill(row, row + cols * depth, T(0));
+        continue;
+      }
+      std::fill(row, row + q_lo * depth, T(0));
+      CopyRun(x + ((b * d.in_rows + ih) * d.in_cols) * depth, (q_hi - q_lo) * depth,
+              row + q_lo * depth);
+      std::fill(row + q_hi * depth, row + cols * depth, T(0));
+    }
+  }
+  out->data = p;
+  out->rows = rows;
+  out->cols = cols;
+  return absl::OkStatus();
 }
 
 // True when the col matrix equals the input itself (1x1 window, stride 1,

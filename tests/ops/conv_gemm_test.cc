@@ -58,13 +58,43 @@ TEST(SmallGemmTest, MatchesReferenceWithStridesAndAccumulate) {
   }
 }
 
-// Direct convolution, NHWC, SAME or VALID, stride s, no dilation.
+TEST(SmallGemmTest, SegmentedDepth) {
+  // k = 3 segments of 5; rows 2 apart, depth steps 3 apart, segments 40 apart.
+  for (int64_t m : {1, 5, 12, 29}) {
+    for (int64_t n : {16, 33}) {
+      SCOPED_TRACE(testing::Message() << "m=" << m << " n=" << n);
+      const int64_t k = 15;
+      const GemmALayout la{2, 3, 5, 40};
+      const std::vector<float> a = RandomVector(2 * m + 2 * 40 + 5 * 3, 7);
+      const std::vector<float> b = RandomVector(k * n, 8);
+      std::vector<float> c(m * n);
+      SmallGemm<float>(m, n, k, a.data(), la, b.data(), n, c.data(), n, false);
+      for (int64_t i = 0; i < m; ++i) {
+        for (int64_t j = 0; j < n; ++j) {
+          double want = 0;
+          for (int64_t p = 0; p < k; ++p) {
+            want += double{a[i * 2 + (p / 5) * 40 + (p % 5) * 3]} * b[p * n + j];
+          }
+          ASSERT_NEAR(c[i * n + j], want, 1e-4 * (1 + std::abs(want)));
+        }
+      }
+      std::vector<double> cd(m * n);
+      const std::vector<double> ad(a.begin(), a.end()), bd(b.begin(), b.end());
+      SmallGemm<double>(m, n, k, ad.data(), la, bd.data(), n, cd.data(), n, false);
+      for (int64_t i = 0; i < m * n; ++i) ASSERT_NEAR(cd[i], c[i], 1e-4);
+    }
+  }
+}
+
+// Direct convolution, NHWC, SAME or VALID, stride s, row dilation dil.
 struct Conv {
   int64_t batch, rows, cols, depth, f_rows, f_cols, out_depth, stride;
   bool same;
-  int64_t out_rows() const { return same ? (rows + stride - 1) / stride : (rows - f_rows) / stride + 1; }
+  int64_t dil = 1;
+  int64_t f_rows_eff() const { return (f_rows - 1) * dil + 1; }
+  int64_t out_rows() const { return same ? (rows + stride - 1) / stride : (rows - f_rows_eff()) / stride + 1; }
   int64_t out_cols() const { return same ? (cols + stride - 1) / stride : (cols - f_cols) / stride + 1; }
-  int64_t pad_top() const { return same ? std::max<int64_t>(0, ((out_rows() - 1) * stride + f_rows - rows) / 2) : 0; }
+  int64_t pad_top() const { return same ? std::max<int64_t>(0, ((out_rows() - 1) * stride + f_rows_eff() - rows) / 2) : 0; }
   int64_t pad_left() const { return same ? std::max<int64_t>(0, ((out_cols() - 1) * stride + f_cols - cols) / 2) : 0; }
   // Calls fn(x_index, w_index, y_index) for every multiply of the forward conv.
   template <typename Fn>
@@ -74,7 +104,7 @@ struct Conv {
         for (int64_t ow = 0; ow < out_cols(); ++ow)
           for (int64_t kh = 0; kh < f_rows; ++kh)
             for (int64_t kw = 0; kw < f_cols; ++kw) {
-              const int64_t ih = oh * stride - pad_top() + kh;
+              const int64_t ih = oh * stride - pad_top() + kh * dil;
               const int64_t iw = ow * stride - pad_left() + kw;
               if (ih < 0 || ih >= rows || iw < 0 || iw >= cols) continue;
               for (int64_t c = 0; c < depth; ++c)
@@ -97,11 +127,14 @@ TEST(ConvOnSmallGemmTest, LargerShapesMatchDirectConvolution) {
   for (const Conv cv : {Conv{32, 14, 14, 16, 5, 5, 32, 1, true},
                         Conv{3, 11, 9, 3, 3, 3, 40, 2, false},
                         Conv{2, 20, 20, 24, 1, 1, 17, 1, false},
-                        Conv{4, 28, 28, 1, 5, 5, 16, 1, true}}) {
+                        Conv{4, 28, 28, 1, 5, 5, 16, 1, true},
+                        Conv{2, 9, 8, 4, 3, 2, 20, 1, true, 2},
+                        Conv{3, 10, 7, 2, 2, 3, 5, 2, false, 3}}) {
     SCOPED_TRACE(testing::Message() << "input " << cv.batch << "x" << cv.rows << "x"
                                     << cv.cols << "x" << cv.depth << " filter "
                                     << cv.f_rows << "x" << cv.f_cols << "x"
-                                    << cv.out_depth << " stride " << cv.stride);
+                                    << cv.out_depth << " stride " << cv.stride
+                                    << " row dilation " << cv.dil);
     const std::vector<int64_t> xs{cv.batch, cv.rows, cv.cols, cv.depth};
     const std::vector<int64_t> ws{cv.f_rows, cv.f_cols, cv.depth, cv.out_depth};
     const std::vector<int64_t> ys{cv.batch, cv.out_rows(), cv.out_cols(), cv.out_depth};
@@ -116,7 +149,9 @@ TEST(ConvOnSmallGemmTest, LargerShapesMatchDirectConvolution) {
     });
     auto node = [&](const char* op) {
       const std::vector<int64_t> strides{1, cv.stride, cv.stride, 1};
+      const std::vector<int64_t> dilations{1, cv.dil, 1, 1};
       return NodeBuilder("c", op).Attr("T", DT_FLOAT).Attr("strides", strides)
+          .Attr("dilations", dilations)
           .Attr("padding", cv.same ? "SAME" : "VALID").Build();
     };
     auto sizes = [](const std::vector<int64_t>& s) {
