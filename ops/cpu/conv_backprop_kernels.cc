@@ -12,6 +12,7 @@
 #include <vector>
 
 #include "absl/strings/str_cat.h"
+#include "absl/types/optional.h"
 #include "absl/strings/str_join.h"
 #include "ops/cpu/conv_geometry.h"
 #include "ops/cpu/conv_im2col.h"
@@ -49,6 +50,31 @@ absl::Status CheckBackprop(const WindowDims& d, const Tensor& dy) {
         " (check strides, padding, dilations and the sizes input)"));
   }
   return absl::OkStatus();
+}
+
+// For a stride-1 convolution whose input depth fills most of a vector, the
+// geometry of dx = conv(dy, flipped filter): dy's windows, padded by what
+// the forward padding leaves, give dx's pixels. nullopt when that does not
+// apply (strides, column dilation, narrow depths, padding past the window).
+absl::optional<WindowDims> TransposedConv(const WindowDims& d) {
+  if (d.stride_rows != 1 || d.stride_cols != 1 || d.dil_cols != 1 || d.in_depth < 8) {
+    return absl::nullopt;
+  }
+  WindowDims t;
+  t.batch = d.batch;
+  t.in_rows = d.out_rows;
+  t.in_cols = d.out_cols;
+  t.in_depth = d.out_depth;
+  t.win_rows = d.win_rows;
+  t.win_cols = d.win_cols;
+  t.dil_rows = d.dil_rows;
+  t.pad_top = (d.win_rows - 1) * d.dil_rows - d.pad_top;
+  t.pad_left = d.win_cols - 1 - d.pad_left;
+  t.out_rows = d.in_rows;
+  t.out_cols = d.in_cols;
+  t.out_depth = d.in_depth;
+  if (t.pad_top < 0 || t.pad_left < 0) return absl::nullopt;
+  return t;
 }
 
 template <typename T>
@@ -90,6 +116,27 @@ class Conv2DBackpropInputOp : public OpKernel {
     }
     const T* w = filter.data<T>();
     const T* g = dy.data<T>();
+    if (absl::optional<WindowDims> t = TransposedConv(d)) {
+      // Stride 1: dx is a forward convolution of dy with the filter turned
+      // 180 degrees and its depths swapped, read in place (no col2im).
+      Tensor flipped;
+      OP_REQUIRES_OK(c, c->allocate_temp(
+                            DataTypeToEnum<T>::value,
+                            TensorShape({d.win_rows, d.win_cols, n, d.in_depth}), &flipped));
+      T* f = flipped.data<T>();
+      const int64_t c_in = d.in_depth;
+      for (int64_t kh = 0; kh < d.win_rows; ++kh) {
+        for (int64_t kw = 0; kw < d.win_cols; ++kw) {
+          const T* src = w + ((d.win_rows - 1 - kh) * d.win_cols + (d.win_cols - 1 - kw)) * c_in * n;
+          T* dst = f + (kh * d.win_cols + kw) * n * c_in;
+          for (int64_t ci = 0; ci < c_in; ++ci) {
+            for (int64_t j = 0; j < n; ++j) dst[j * c_in + ci] = src[ci * n + j];
+          }
+        }
+      }
+      OP_REQUIRES_OK(c, ConvWindowed(c, *t, g, f, dx));
+      return;
+    }
     // dcol = dy * filter^T, with the filter transposed once to [n, k] so the
     // GEMM reads it row by row.
     Tensor wt_tensor;

@@ -18,6 +18,7 @@
 #include <Eigen/Core>
 
 #include "ops/cpu/conv_geometry.h"
+#include "ops/cpu/conv_gemm.h"
 #include "ops/framework/op_kernel.h"
 #include "runtime/status.h"
 #include "runtime/thread_pool.h"
@@ -247,6 +248,30 @@ absl::Status MakeWindowedInput(OpKernelContext* c, const WindowDims& d,
   out->data = p;
   out->rows = rows;
   out->cols = cols;
+  return absl::OkStatus();
+}
+
+// y[batch, out_rows, out_cols, out_depth] = the convolution of x with w
+// ([win_rows, win_cols, in_depth, out_depth]), reading windows in place: one
+// GEMM per output row, output pixel ow being A's row ow and window row kh a
+// segment of the depth. Needs CanReadWindowsInPlace(d).
+template <typename T>
+absl::Status ConvWindowed(OpKernelContext* c, const WindowDims& d, const T* x,
+                          const T* w, T* y) {
+  WindowedInput<T> in;
+  WEFT_RETURN_IF_ERROR(MakeWindowedInput(c, d, x, &in));
+  const int64_t c_in = d.in_depth, n = d.out_depth;
+  const int64_t k = d.win_rows * d.win_cols * c_in;
+  const GemmALayout la{d.stride_cols * c_in, 1, d.win_cols * c_in,
+                       d.dil_rows * in.cols * c_in};
+  c->intra_op_pool()->ParallelFor(
+      d.batch * d.out_rows, d.out_cols * k * n, [&](int64_t b, int64_t e) {
+        for (int64_t i = b; i < e; ++i) {
+          const int64_t image = i / d.out_rows, oh = i % d.out_rows;
+          const T* a = in.data + ((image * in.rows + oh * d.stride_rows) * in.cols) * c_in;
+          SmallGemm<T>(d.out_cols, n, k, a, la, w, n, y + i * d.out_cols * n, n, false);
+        }
+      });
   return absl::OkStatus();
 }
 

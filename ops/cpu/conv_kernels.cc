@@ -63,21 +63,7 @@ class Conv2DOp : public OpKernel {
     const T* x = input.data<T>();
     const T* w = filter.data<T>();
     if (CanReadWindowsInPlace(d)) {
-      // One GEMM per output row, reading the windows from the (padded)
-      // input: output pixel ow is A's row ow, window row kh a segment.
-      WindowedInput<T> in;
-      OP_REQUIRES_OK(c, MakeWindowedInput(c, d, x, &in));
-      const int64_t c_in = d.in_depth;
-      const GemmALayout la{d.stride_cols * c_in, 1, d.win_cols * c_in,
-                           d.dil_rows * in.cols * c_in};
-      c->intra_op_pool()->ParallelFor(
-          d.batch * d.out_rows, d.out_cols * k * n, [&](int64_t b, int64_t e) {
-            for (int64_t i = b; i < e; ++i) {
-              const int64_t image = i / d.out_rows, oh = i % d.out_rows;
-              const T* a = in.data + ((image * in.rows + oh * d.stride_rows) * in.cols) * c_in;
-              SmallGemm<T>(d.out_cols, n, k, a, la, w, n, y + i * d.out_cols * n, n, false);
-            }
-          });
+      OP_REQUIRES_OK(c, ConvWindowed(c, d, x, w, y));
       return;
     }
     const bool col_is_input = ColIsInput(d);

@@ -128,7 +128,7 @@ TEST(ConvOnSmallGemmTest, LargerShapesMatchDirectConvolution) {
                         Conv{3, 11, 9, 3, 3, 3, 40, 2, false},
                         Conv{2, 20, 20, 24, 1, 1, 17, 1, false},
                         Conv{4, 28, 28, 1, 5, 5, 16, 1, true},
-                        Conv{2, 9, 8, 4, 3, 2, 20, 1, true, 2},
+                        Conv{2, 9, 8, 9, 3, 2, 20, 1, true, 2},
                         Conv{3, 10, 7, 2, 2, 3, 5, 2, false, 3}}) {
     SCOPED_TRACE(testing::Message() << "input " << cv.batch << "x" << cv.rows << "x"
                                     << cv.cols << "x" << cv.depth << " filter "
