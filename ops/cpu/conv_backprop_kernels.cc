@@ -180,6 +180,14 @@ class Conv2DBackpropInputOp : public OpKernel {
   WindowAttrs attrs_;
 };
 
+// dw += the partial sums of parts 1 .. parts-1 (rows of `partial`).
+template <typename T>
+void AddPartials(const Tensor& partial, int64_t parts, int64_t size, T* dw) {
+  for (int64_t p = 1; p < parts; ++p) {
+    AddRun(partial.data<T>() + (p - 1) * size, size, dw);
+  }
+}
+
 // Conv2DBackpropFilter reading windows in place (no im2col), the parts
 // splitting the images: for image b and window row kh,
 //   dw[kh][kw * in_depth + ch, :] += sum over (oh, ow) of
@@ -214,10 +222,7 @@ absl::Status WindowedBackpropFilter(OpKernelContext* c, const WindowDims& d,
       }
     }
   });
-  for (int64_t p = 1; p < parts; ++p) {
-    const T* part = partial.data<T>() + (p - 1) * k * n;
-    for (int64_t i = 0; i < k * n; ++i) dw[i] += part[i];
-  }
+  AddPartials(partial, parts, k * n, dw);
   return absl::OkStatus();
 }
 
@@ -280,19 +285,12 @@ class Conv2DBackpropFilterOp : public OpKernel {
       const int64_t first = chunks * p / parts, last = chunks * (p + 1) / parts;
       for (int64_t i = first; i < last; ++i) {
         const int64_t r0 = i * chunk, rows = std::min(chunk, m - r0);
-        const T* a = x + r0 * k;
-        if (!col_is_input) {
-          Im2Col<T>(d, x, r0, r0 + rows, col.get());
-          a = col.get();
-        }
+        const T* a = ColRows(d, x, col_is_input, r0, rows, col.get());
         // sum[k, n] += a[rows, k]^T * dy[rows, n]
         SmallGemm<T>(k, n, rows, a, 1, k, g + r0 * n, n, sum, n, i > first);
       }
     });
-    for (int64_t p = 1; p < parts; ++p) {
-      const T* part = partial.data<T>() + (p - 1) * k * n;
-      for (int64_t i = 0; i < k * n; ++i) dw[i] += part[i];
-    }
+    AddPartials(partial, parts, k * n, dw);
   }
 
  private:

@@ -168,6 +168,17 @@ void Col2ImAdd(const WindowDims& d, const T* col, int64_t row_begin,
   }
 }
 
+// Rows [r0, r0 + rows) of the col matrix: the input itself when
+// ColIsInput(d) (pass col_is_input), else made by Im2Col into `scratch`.
+template <typename T>
+const T* ColRows(const WindowDims& d, const T* x, bool col_is_input,
+                 int64_t r0, int64_t rows, T* scratch) {
+  const int64_t k = d.win_rows * d.win_cols * d.in_depth;
+  if (col_is_input) return x + r0 * k;
+  Im2Col<T>(d, x, r0, r0 + rows, scratch);
+  return scratch;
+}
+
 // Rows of the col matrix per chunk: a multiple of 12 (SmallGemm's tile
 // height) with about 64K elements (256 KB of floats), so a chunk, made and
 // consumed on one thread, stays in that core's L2 between im2col and GEMM.

@@ -75,11 +75,7 @@ class Conv2DOp : public OpKernel {
       std::unique_ptr<T[]> col(col_is_input ? nullptr : new T[chunk * k]);
       for (int64_t i = b; i < e; ++i) {
         const int64_t r0 = i * chunk, rows = std::min(chunk, m - r0);
-        const T* a = x + r0 * k;
-        if (!col_is_input) {
-          Im2Col<T>(d, x, r0, r0 + rows, col.get());
-          a = col.get();
-        }
+        const T* a = ColRows(d, x, col_is_input, r0, rows, col.get());
         SmallGemm<T>(rows, n, k, a, k, 1, w, n, y + r0 * n, n, false);
       }
     });
