@@ -130,3 +130,48 @@ def replicated_mlp(towers, devices, batch=256, sizes=MLP_SIZES):
         tf1.global_variables_initializer()
     xv, yv = _data(rng, batch, (sizes[0],), sizes[-1])
     return g.as_graph_def(), {"x": xv, "labels": yv}
+
+
+def cnn_kernels(batch=32):
+    """The CNN step's heavy kernels alone, at its shapes: {name: GraphDef},
+    each graph's `target` op runs one kernel on constant inputs."""
+    rng = np.random.RandomState(0)
+
+    def const(shape):
+        return tf.identity(tf.constant(rng.randn(*shape).astype(np.float32)))
+
+    b = batch
+    one = [1, 1, 1, 1]
+    cases = {
+        "Conv2D 28x28x1 -> 16": lambda: tf.nn.conv2d(
+            const([b, 28, 28, 1]), const([5, 5, 1, 16]), one, "SAME"),
+        "Conv2D 14x14x16 -> 32": lambda: tf.nn.conv2d(
+            const([b, 14, 14, 16]), const([5, 5, 16, 32]), one, "SAME"),
+        "Conv2DBackpropInput 28x28x1 <- 16": lambda: tf.raw_ops.Conv2DBackpropInput(
+            input_sizes=[b, 28, 28, 1], filter=const([5, 5, 1, 16]),
+            out_backprop=const([b, 28, 28, 16]), strides=one, padding="SAME"),
+        "Conv2DBackpropInput 14x14x16 <- 32": lambda: tf.raw_ops.Conv2DBackpropInput(
+            input_sizes=[b, 14, 14, 16], filter=const([5, 5, 16, 32]),
+            out_backprop=const([b, 14, 14, 32]), strides=one, padding="SAME"),
+        "Conv2DBackpropFilter 28x28x1 -> 16": lambda: tf.raw_ops.Conv2DBackpropFilter(
+            input=const([b, 28, 28, 1]), filter_sizes=[5, 5, 1, 16],
+            out_backprop=const([b, 28, 28, 16]), strides=one, padding="SAME"),
+        "Conv2DBackpropFilter 14x14x16 -> 32": lambda: tf.raw_ops.Conv2DBackpropFilter(
+            input=const([b, 14, 14, 16]), filter_sizes=[5, 5, 16, 32],
+            out_backprop=const([b, 14, 14, 32]), strides=one, padding="SAME"),
+        "MaxPoolGrad 28x28x16": lambda: (lambda x: tf.raw_ops.MaxPoolGrad(
+            orig_input=x, orig_output=tf.nn.max_pool2d(x, 2, 2, "VALID"),
+            grad=const([b, 14, 14, 16]), ksize=[1, 2, 2, 1], strides=[1, 2, 2, 1],
+            padding="VALID"))(const([b, 28, 28, 16])),
+        "ReluGrad 28x28x16": lambda: tf.raw_ops.ReluGrad(
+            gradients=const([b, 28, 28, 16]), features=const([b, 28, 28, 16])),
+        "BiasAdd 28x28x16": lambda: tf.nn.bias_add(const([b, 28, 28, 16]), const([16])),
+        "MaxPool 28x28x16": lambda: tf.nn.max_pool2d(const([b, 28, 28, 16]), 2, 2, "VALID"),
+    }
+    graphs = {}
+    for name, build in cases.items():
+        g = tf1.Graph()
+        with g.as_default():
+            tf.group(build(), name="target")
+        graphs[name] = g.as_graph_def()
+    return graphs
