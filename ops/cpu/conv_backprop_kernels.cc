@@ -52,12 +52,14 @@ absl::Status CheckBackprop(const WindowDims& d, const Tensor& dy) {
   return absl::OkStatus();
 }
 
-// For a stride-1 convolution whose input depth fills most of a vector, the
-// geometry of dx = conv(dy, flipped filter): dy's windows, padded by what
-// the forward padding leaves, give dx's pixels. nullopt when that does not
-// apply (strides, column dilation, narrow depths, padding past the window).
+// For a stride-1 convolution whose input depth fills most of a vector (or is
+// 1: SmallGemm then takes dot products), the geometry of
+// dx = conv(dy, flipped filter): dy's windows, padded by what the forward
+// padding leaves, give dx's pixels. nullopt when that does not apply
+// (strides, column dilation, depths 2-7, padding past the window).
 absl::optional<WindowDims> TransposedConv(const WindowDims& d) {
-  if (d.stride_rows != 1 || d.stride_cols != 1 || d.dil_cols != 1 || d.in_depth < 8) {
+  if (d.stride_rows != 1 || d.stride_cols != 1 || d.dil_cols != 1 ||
+      (d.in_depth < 8 && d.in_depth != 1)) {
     return absl::nullopt;
   }
   WindowDims t;

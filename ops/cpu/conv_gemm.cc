@@ -98,9 +98,39 @@ inline __mmask16 Lanes(int64_t count) {
   return static_cast<__mmask16>((1u << count) - 1);
 }
 
+// n == 1 with A's segments and B contiguous: one dot product per row of C,
+// 16 depth steps at a time (a convolution down to one channel).
+void AvxDotRows(int64_t m, int64_t k, const float* a, const GemmALayout& la,
+                const float* b, float* c, int64_t ldc, bool accumulate) {
+  for (int64_t i = 0; i < m; ++i) {
+    const float* ai = a + i * la.row;
+    __m512 acc = _mm512_setzero_ps();
+    for (int64_t p0 = 0; p0 < k; p0 += la.seg_len) {
+      const float* as = ai + (p0 / la.seg_len) * la.seg_stride;
+      const float* bs = b + p0;
+      const int64_t len = std::min(la.seg_len, k - p0);
+      int64_t j = 0;
+      for (; j + 16 <= len; j += 16) {
+        acc = _mm512_fmadd_ps(_mm512_loadu_ps(as + j), _mm512_loadu_ps(bs + j), acc);
+      }
+      if (j < len) {
+        const __mmask16 tail = static_cast<__mmask16>((1u << (len - j)) - 1);
+        acc = _mm512_fmadd_ps(_mm512_maskz_loadu_ps(tail, as + j),
+                              _mm512_maskz_loadu_ps(tail, bs + j), acc);
+      }
+    }
+    const float dot = _mm512_reduce_add_ps(acc);
+    c[i * ldc] = accumulate ? c[i * ldc] + dot : dot;
+  }
+}
+
 void AvxSmallGemm(int64_t m, int64_t n, int64_t k, const float* a,
                   const GemmALayout& la, const float* b, int64_t ldb,
                   float* c, int64_t ldc, bool accumulate) {
+  if (n == 1 && la.depth == 1 && ldb == 1) {
+    AvxDotRows(m, k, a, la, b, c, ldc, accumulate);
+    return;
+  }
   for (int64_t j0 = 0; j0 < n; j0 += 32) {
     const int64_t cols = std::min<int64_t>(32, n - j0);
     const __mmask16 m0 = Lanes(cols), m1 = Lanes(cols - 16);

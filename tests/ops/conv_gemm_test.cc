@@ -58,6 +58,32 @@ TEST(SmallGemmTest, MatchesReferenceWithStridesAndAccumulate) {
   }
 }
 
+TEST(SmallGemmTest, OneColumnIsDotProducts) {
+  // n = 1, B contiguous (ldb = 1): the dot-product path, with segments whose
+  // length leaves a 16-lane tail.
+  for (int64_t m : {1, 7, 30}) {
+    for (bool accumulate : {false, true}) {
+      const int64_t k = 3 * 37;
+      const GemmALayout la{5, 1, 37, 60};
+      const std::vector<float> a = RandomVector(5 * m + 2 * 60 + 37, 9);
+      const std::vector<float> b = RandomVector(k, 10);
+      std::vector<float> c = RandomVector(m * 2, 11);
+      std::vector<float> want = c;
+      for (int64_t i = 0; i < m; ++i) {
+        double sum = accumulate ? want[i * 2] : 0;
+        for (int64_t p = 0; p < k; ++p) {
+          sum += double{a[i * 5 + (p / 37) * 60 + p % 37]} * b[p];
+        }
+        want[i * 2] = static_cast<float>(sum);
+      }
+      SmallGemm<float>(m, 1, k, a.data(), la, b.data(), 1, c.data(), 2, accumulate);
+      for (int64_t i = 0; i < m * 2; ++i) {
+        ASSERT_NEAR(c[i], want[i], 1e-4 * (1 + std::abs(want[i]))) << "m=" << m << " at " << i;
+      }
+    }
+  }
+}
+
 TEST(SmallGemmTest, SegmentedDepth) {
   // k = 3 segments of 5; rows 2 apart, depth steps 3 apart, segments 40 apart.
   for (int64_t m : {1, 5, 12, 29}) {
