@@ -5,11 +5,19 @@ Benchmarks:
   executor  per-node overhead: a 10,000-node chain of scalar AddV2 and a
             10,000-wide fan of scalar Neg ops joined by a NoOp (us per node)
   matmul    float32 MatMul of two NxN variables, N = 256, 1024, 2048 (GFLOP/s)
+  train     one training step (ms): MLP 784-256-256-10 batch 128 with SGD and
+            with Adam; CNN (two 5x5 conv + max-pool, two dense) batch 32, SGD
+  kernels   the CNN step's heavy kernels alone at its shapes (us per run)
+  devices   in-graph replicated MLP, global batch 256, K towers on K CPU
+            devices (K = 1, 2, 4; steps/s), and the same graph with every
+            tower on /cpu:0, whose difference is the cost of partitioning
+            and transfers
 TensorFlow runs with Grappler and constant folding off, so both systems run
 the graph as written. Each figure is the median over --repeats measurements,
 each the median step time over many steps.
 
-usage: bench_vs_tf.py WEFT_BINARY [--only executor|matmul] [--repeats N]
+usage: bench_vs_tf.py WEFT_BINARY [--only executor|matmul|train|kernels|devices]
+                       [--repeats N]
 """
 import argparse
 import os
@@ -23,20 +31,23 @@ import time
 import numpy as np
 import tensorflow as tf
 
+import bench_train_graphs
+
 tf1 = tf.compat.v1
 tf1.disable_eager_execution()
 tf1.disable_resource_variables()
 
 parser = argparse.ArgumentParser()
 parser.add_argument("weft")
-parser.add_argument("--only", choices=["executor", "matmul"])
+parser.add_argument("--only", choices=["executor", "matmul", "train", "kernels", "devices"])
 parser.add_argument("--repeats", type=int, default=5)
 args = parser.parse_args()
 WORK = tempfile.mkdtemp(prefix="weft_bench_")
 
 
-def tf_config():
+def tf_config(cpus=1):
     config = tf1.ConfigProto()
+    config.device_count["CPU"] = cpus
     config.graph_options.rewrite_options.disable_meta_optimizer = True
     config.graph_options.optimizer_options.opt_level = tf1.OptimizerOptions.L0
     config.graph_options.optimizer_options.do_constant_folding = False
@@ -50,8 +61,20 @@ def save(graph_def, name):
     return path
 
 
-def weft_step_us(path, fetch, steps, feeds=(), init=None, target=None):
+def save_feeds(feeds, name):
+    """Writes each fed array as NAME_PLACEHOLDER.npy; returns --feed specs."""
+    specs = []
+    for key, value in feeds.items():
+        path = os.path.join(WORK, f"{name}_{key}.npy")
+        np.save(path, value)
+        specs.append(f"{key}=@{path}")
+    return specs
+
+
+def weft_step_us(path, fetch, steps, feeds=(), init=None, target=None, cpus=1):
     cmd = [args.weft, "run", "--graph", path, "--steps", str(steps), "--timing"]
+    if cpus > 1:
+        cmd += ["--cpu-devices", str(cpus)]
     cmd += ["--fetch", fetch] if fetch else ["--target", target]
     for f in feeds:
         cmd += ["--feed", f]
@@ -63,11 +86,11 @@ def weft_step_us(path, fetch, steps, feeds=(), init=None, target=None):
     return float(re.search(r"median_step_us=([\d.]+)", proc.stderr).group(1))
 
 
-def tf_step_us(graph_def, fetch, steps, feed=None, init=None):
+def tf_step_us(graph_def, fetch, steps, feed=None, init=None, cpus=1):
     g = tf1.Graph()
     with g.as_default():
         tf1.import_graph_def(graph_def, name="")
-    with tf1.Session(graph=g, config=tf_config()) as sess:
+    with tf1.Session(graph=g, config=tf_config(cpus)) as sess:
         if init:
             sess.run(g.get_operation_by_name(init))
         target = g.get_operation_by_name(fetch) if ":" not in fetch else g.get_tensor_by_name(fetch)
@@ -138,8 +161,61 @@ if args.only in (None, "matmul"):
                        lambda: tf_step_us(gd, "product:0", steps, init="init"))
         rows.append((f"MatMul float32 {n}x{n} (GFLOP/s)", flop / w / 1e3, flop / t / 1e3, "higher"))
 
+if args.only in (None, "train"):
+    cases = (("MLP 784-256-256-10, batch 128, SGD", "mlp_sgd",
+              lambda: bench_train_graphs.mlp(optimizer="sgd"), 300),
+             ("MLP 784-256-256-10, batch 128, Adam", "mlp_adam",
+              lambda: bench_train_graphs.mlp(optimizer="adam"), 300),
+             ("CNN 28x28x1 conv16-conv32-fc128, batch 32, SGD", "cnn_sgd",
+              lambda: bench_train_graphs.cnn(optimizer="sgd"), 100))
+    for label, name, build, steps in cases:
+        gd, feeds = build()
+        path = save(gd, name)
+        specs = save_feeds(feeds, name)
+        tf_feeds = {f"{k}:0": v for k, v in feeds.items()}
+        w, t = measure(name,
+                       lambda: weft_step_us(path, None, steps, specs, init="init",
+                                            target="train_op"),
+                       lambda: tf_step_us(gd, "train_op", steps, tf_feeds, init="init"))
+        rows.append((f"train step: {label} (ms)", w / 1e3, t / 1e3, "lower"))
+
+if args.only in (None, "kernels"):
+    for i, (label, gd) in enumerate(bench_train_graphs.cnn_kernels().items()):
+        path = save(gd, f"kernel{i}")
+        w, t = measure(label,
+                       lambda: weft_step_us(path, None, 200, target="target"),
+                       lambda: tf_step_us(gd, "target", 200))
+        rows.append((f"kernel: {label}, batch 32 (us)", w, t, "lower"))
+
+if args.only in (None, "devices"):
+    for k in (1, 2, 4):
+        spread = [f"/cpu:{i}" for i in range(k)]
+        for label, devices in ((f"K={k}, towers on /cpu:0../cpu:{k - 1}", spread),
+                               (f"K={k}, every tower on /cpu:0", ["/cpu:0"] * k)):
+            if k == 1 and devices is not spread:
+                continue
+            gd, feeds = bench_train_graphs.replicated_mlp(k, devices)
+            name = f"replicated_{k}_{'spread' if devices is spread else 'one'}"
+            path = save(gd, name)
+            specs = save_feeds(feeds, name)
+            tf_feeds = {f"{key}:0": v for key, v in feeds.items()}
+            w, t = measure(name,
+                           lambda: weft_step_us(path, None, 300, specs, init="init",
+                                                target="train_op", cpus=k),
+                           lambda: tf_step_us(gd, "train_op", 300, tf_feeds,
+                                              init="init", cpus=k))
+            rows.append((f"devices: replicated MLP batch 256, {label} (steps/s)",
+                         1e6 / w, 1e6 / t, "higher"))
+            if devices is spread and k > 1:
+                spread_us = (w, t)
+            elif k > 1:
+                rows.append((f"devices: partition+transfer overhead, K={k} (us/step)",
+                             spread_us[0] - w, spread_us[1] - t, "lower"))
+
 print()
 print(f"| benchmark | Weft | TensorFlow {tf.__version__} | Weft/TF | better |")
 print("|---|---:|---:|---:|---|")
 for name, w, t, better in rows:
-    print(f"| {name} | {w:.3f} | {t:.3f} | {w / t:.2f} | {better} |")
+    # An overhead (a difference of two medians) can come out <= 0.
+    ratio = f"{w / t:.2f}" if w > 0 and t > 0 else "n/a"
+    print(f"| {name} | {w:.3f} | {t:.3f} | {ratio} | {better} |")

@@ -17,6 +17,7 @@
 #include "tools/command_line.h"
 #include "tools/commands.h"
 #include "tools/graph_file.h"
+#include "tools/op_timing.h"
 #include "tools/tensor_text.h"
 
 namespace weft {
@@ -25,7 +26,8 @@ namespace {
 constexpr char kUsage[] =
     "usage: weft run --graph FILE --fetch T [--fetch T ...] [--target NODE ...]\n"
     "                [--feed T=VALUE ...] [--init NODE ...] [--steps N]\n"
-    "                [--format text|json] [--timing]\n"
+    "                [--format text|json] [--timing] [--cpu-devices N]\n"
+    "                [--log-device-placement] [--op-timing]\n"
     "\n"
     "  --graph FILE    GraphDef, binary (.pb) or text (.pbtxt); detected from the bytes\n"
     "  --fetch T       tensor to print: 'node' or 'node:i' (repeatable)\n"
@@ -36,6 +38,11 @@ constexpr char kUsage[] =
     "  --init NODE     node to run once before the steps, e.g. a variable initializer\n"
     "  --steps N       run N times (variables persist) and print the last result\n"
     "  --timing        print step-time statistics (after --init) to stderr\n"
+    "  --cpu-devices N give the session N CPU devices (/cpu:0 .. /cpu:N-1), as\n"
+    "                  ConfigProto.device_count {\"CPU\": N} does; default 1\n"
+    "  --log-device-placement  print each node's device to stderr\n"
+    "  --op-timing     trace the steps after the first and print the kernel time\n"
+    "                  per op type to stderr (tracing slows the steps a little)\n"
     "  --format F      text (default) or json: {\"fetches\": {T: {dtype, shape, values}}}\n";
 
 // The dtype a tensor name refers to, so JSON feeds take the placeholder's
@@ -124,6 +131,9 @@ int RunCommand(int argc, char** argv) {
                   {"steps", kValue},
                   {"format", kValue},
                   {"timing", kSwitch},
+                  {"cpu-devices", kValue},
+                  {"log-device-placement", kSwitch},
+                  {"op-timing", kSwitch},
                   {"help", kSwitch}});
   if (std::optional<int> exit = StartCommand(argc, argv, kUsage, {"graph"}, &cl)) {
     return *exit;
@@ -141,6 +151,15 @@ int RunCommand(int argc, char** argv) {
                            cl.Get("steps"), "'")),
                        kUsage);
   }
+  int cpu_devices = 1;
+  if (cl.Has("cpu-devices") &&
+      (!absl::SimpleAtoi(cl.Get("cpu-devices"), &cpu_devices) ||
+       cpu_devices < 1)) {
+    return ReportUsage(absl::InvalidArgumentError(absl::StrCat(
+                           "--cpu-devices must be a positive integer, not '",
+                           cl.Get("cpu-devices"), "'")),
+                       kUsage);
+  }
 
   absl::StatusOr<tensorflow::GraphDef> graph = ReadGraphDefFile(cl.Get("graph"));
   if (!graph.ok()) return ReportError(graph.status());
@@ -153,6 +172,8 @@ int RunCommand(int argc, char** argv) {
   // (a GPU); the CLI runs them where a kernel exists instead of refusing.
   SessionOptions options;
   options.config.set_allow_soft_placement(true);
+  (*options.config.mutable_device_count())["CPU"] = cpu_devices;
+  options.config.set_log_device_placement(cl.Has("log-device-placement"));
   std::unique_ptr<Session> session = NewLocalSession(options);
   if (absl::Status s = session->Create(*graph); !s.ok()) return ReportError(s);
   std::vector<Tensor> outputs;
@@ -161,10 +182,20 @@ int RunCommand(int argc, char** argv) {
     if (!s.ok()) return ReportError(WithContext(s, "running --init"));
   }
   std::vector<double> step_micros;
+  const bool op_timing = cl.Has("op-timing");
+  tensorflow::RunOptions run_options;
+  OpTimingTable op_table;
   for (int64_t step = 0; step < steps; ++step) {
+    // The first step prepares the signature, so it is not traced.
+    run_options.set_trace_level(op_timing && step > 0
+                                    ? tensorflow::RunOptions::FULL_TRACE
+                                    : tensorflow::RunOptions::NO_TRACE);
+    tensorflow::RunMetadata metadata;
     const absl::Time start = absl::Now();
-    absl::Status s =
-        session->Run(feeds, cl.GetAll("fetch"), cl.GetAll("target"), &outputs);
+    absl::Status s = session->Run(run_options, feeds, cl.GetAll("fetch"),
+                                  cl.GetAll("target"), &outputs,
+                                  op_timing ? &metadata : nullptr);
+    if (op_timing && step > 0) op_table.Add(metadata.step_stats());
     step_micros.push_back(absl::ToDoubleMicroseconds(absl::Now() - start));
     if (!s.ok()) {
       if (steps > 1) s = WithContext(s, absl::StrCat("step ", step + 1));
@@ -173,6 +204,7 @@ int RunCommand(int argc, char** argv) {
   }
   PrintResults(cl.GetAll("fetch"), outputs, format == "json");
   if (cl.Has("timing")) PrintTiming(step_micros);
+  if (op_timing) std::fputs(op_table.Format(steps - 1, 20).c_str(), stderr);
   session->Close().IgnoreError();
   return kExitOk;
 }

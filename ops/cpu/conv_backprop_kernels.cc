@@ -1,19 +1,24 @@
-// Conv2D's gradients on CPU (NHWC), both through the MatMul GEMM:
-//   Conv2DBackpropInput:  dcol = dy[M, OC] * filter[K, OC]^T, then col2im
-//                         (chunks of whole images, col2im parallel per image);
+// Conv2D's gradients on CPU (NHWC), as GEMMs over L2-sized chunks of rows
+// (conv_gemm.h), each chunk made and consumed on one thread:
+//   Conv2DBackpropInput:  dcol = dy[M, OC] * filter[K, OC]^T, then col2im;
+//                         each thread owns whole images (their windows
+//                         overlap);
 //   Conv2DBackpropFilter: dfilter[K, OC] = sum over chunks of
-//                         col[rows, K]^T * dy[rows, OC].
+//                         col[rows, K]^T * dy[rows, OC], one partial sum per
+//                         thread, added at the end.
 // M = batch * out_rows * out_cols, K = filter rows * cols * in_depth.
 #include <algorithm>
 #include <memory>
 #include <vector>
 
 #include "absl/strings/str_cat.h"
+#include "absl/types/optional.h"
 #include "absl/strings/str_join.h"
 #include "ops/cpu/conv_geometry.h"
 #include "ops/cpu/conv_im2col.h"
 #include "ops/cpu/conv_kernels.h"
-#include "ops/cpu/matmul_gemm.h"
+#include "ops/cpu/conv_gemm.h"
+#include "runtime/thread_pool.h"
 #include "ops/framework/op_kernel.h"
 
 namespace weft {
@@ -47,6 +52,33 @@ absl::Status CheckBackprop(const WindowDims& d, const Tensor& dy) {
   return absl::OkStatus();
 }
 
+// For a stride-1 convolution whose input depth fills most of a vector (or is
+// 1: SmallGemm then takes dot products), the geometry of
+// dx = conv(dy, flipped filter): dy's windows, padded by what the forward
+// padding leaves, give dx's pixels. nullopt when that does not apply
+// (strides, column dilation, depths 2-7, padding past the window).
+absl::optional<WindowDims> TransposedConv(const WindowDims& d) {
+  if (d.stride_rows != 1 || d.stride_cols != 1 || d.dil_cols != 1 ||
+      (d.in_depth < 8 && d.in_depth != 1)) {
+    return absl::nullopt;
+  }
+  WindowDims t;
+  t.batch = d.batch;
+  t.in_rows = d.out_rows;
+  t.in_cols = d.out_cols;
+  t.in_depth = d.out_depth;
+  t.win_rows = d.win_rows;
+  t.win_cols = d.win_cols;
+  t.dil_rows = d.dil_rows;
+  t.pad_top = (d.win_rows - 1) * d.dil_rows - d.pad_top;
+  t.pad_left = d.win_cols - 1 - d.pad_left;
+  t.out_rows = d.in_rows;
+  t.out_cols = d.in_cols;
+  t.out_depth = d.in_depth;
+  if (t.pad_top < 0 || t.pad_left < 0) return absl::nullopt;
+  return t;
+}
+
 template <typename T>
 class Conv2DBackpropInputOp : public OpKernel {
  public:
@@ -77,36 +109,124 @@ class Conv2DBackpropInputOp : public OpKernel {
     Tensor* out;
     OP_REQUIRES_OK(c, c->allocate_output(0, in_shape, &out));
     T* dx = out->data<T>();
-    std::fill(dx, dx + out->NumElements(), T(0));
     const int64_t m = d.batch * d.out_rows * d.out_cols;
     const int64_t k = d.win_rows * d.win_cols * d.in_depth;
     const int64_t n = d.out_depth;
-    if (m == 0 || k == 0 || n == 0) return;
-    const T* w = filter.data<T>();
-    const T* g = dy.data<T>();
-    if (ColIsInput(d)) {
-      Gemm(c, false, true, m, k, n, g, w, dx);
+    if (m == 0 || k == 0 || n == 0) {
+      std::fill(dx, dx + out->NumElements(), T(0));
       return;
     }
-    const int64_t pixels = d.out_rows * d.out_cols;
-    const int64_t chunk = std::min(m, ColChunkRows(d, true));
-    Tensor col;
-    OP_REQUIRES_OK(c, c->allocate_temp(DataTypeToEnum<T>::value,
-                                       TensorShape({chunk, k}), &col));
-    T* cp = col.data<T>();
-    for (int64_t r0 = 0; r0 < m; r0 += chunk) {
-      const int64_t rows = std::min(chunk, m - r0);
-      Gemm(c, false, true, rows, k, n, g + r0 * n, w, cp);
-      const int64_t images = rows / pixels;
-      c->intra_op_pool()->ParallelFor(images, pixels * k, [&](int64_t b, int64_t e) {
-        Col2ImAdd<T>(d, cp + b * pixels * k, r0 + b * pixels, r0 + e * pixels, dx);
-      });
+    const T* w = filter.data<T>();
+    const T* g = dy.data<T>();
+    if (absl::optional<WindowDims> t = TransposedConv(d)) {
+      // Stride 1: dx is a forward convolution of dy with the filter turned
+      // 180 degrees and its depths swapped, read in place (no col2im).
+      Tensor flipped;
+      OP_REQUIRES_OK(c, c->allocate_temp(
+                            DataTypeToEnum<T>::value,
+                            TensorShape({d.win_rows, d.win_cols, n, d.in_depth}), &flipped));
+      T* f = flipped.data<T>();
+      const int64_t c_in = d.in_depth;
+      for (int64_t kh = 0; kh < d.win_rows; ++kh) {
+        for (int64_t kw = 0; kw < d.win_cols; ++kw) {
+          const T* src = w + ((d.win_rows - 1 - kh) * d.win_cols + (d.win_cols - 1 - kw)) * c_in * n;
+          T* dst = f + (kh * d.win_cols + kw) * n * c_in;
+          for (int64_t ci = 0; ci < c_in; ++ci) {
+            for (int64_t j = 0; j < n; ++j) dst[j * c_in + ci] = src[ci * n + j];
+          }
+        }
+      }
+      OP_REQUIRES_OK(c, ConvWindowed(c, *t, g, f, dx));
+      return;
     }
+    // dcol = dy * filter^T, with the filter transposed once to [n, k] so the
+    // GEMM reads it row by row.
+    Tensor wt_tensor;
+    OP_REQUIRES_OK(c, c->allocate_temp(DataTypeToEnum<T>::value,
+                                       TensorShape({n, k}), &wt_tensor));
+    T* wt = wt_tensor.data<T>();
+    for (int64_t i = 0; i < k; ++i) {
+      for (int64_t j = 0; j < n; ++j) wt[j * k + i] = w[i * n + j];
+    }
+    const int64_t chunk = ConvChunkRows(d);
+    ThreadPool* pool = c->intra_op_pool();
+    if (ColIsInput(d)) {  // dx itself is dcol
+      const int64_t chunks = (m + chunk - 1) / chunk;
+      pool->ParallelFor(chunks, chunk * k * n, [&](int64_t b, int64_t e) {
+        for (int64_t i = b; i < e; ++i) {
+          const int64_t r0 = i * chunk, rows = std::min(chunk, m - r0);
+          SmallGemm<T>(rows, k, n, g + r0 * n, n, 1, wt, k, dx + r0 * k, k, false);
+        }
+      });
+      return;
+    }
+    // col2im adds into overlapping windows of one image, so each part owns
+    // whole images: it zeroes them, then makes and scatters their dcol rows
+    // a chunk at a time.
+    const int64_t pixels = d.out_rows * d.out_cols;
+    const int64_t image_size = d.in_rows * d.in_cols * d.in_depth;
+    const int64_t parts = PartsFor(pool, d.batch);
+    ForEachPart(pool, parts, [&](int64_t p) {
+      const int64_t b0 = d.batch * p / parts, b1 = d.batch * (p + 1) / parts;
+      std::fill(dx + b0 * image_size, dx + b1 * image_size, T(0));
+      std::unique_ptr<T[]> col(new T[chunk * k]);
+      for (int64_t r0 = b0 * pixels; r0 < b1 * pixels; r0 += chunk) {
+        const int64_t rows = std::min(chunk, b1 * pixels - r0);
+        SmallGemm<T>(rows, k, n, g + r0 * n, n, 1, wt, k, col.get(), k, false);
+        Col2ImAdd<T>(d, col.get(), r0, r0 + rows, dx);
+      }
+    });
   }
 
  private:
   WindowAttrs attrs_;
 };
+
+// dw += the partial sums of parts 1 .. parts-1 (rows of `partial`).
+template <typename T>
+void AddPartials(const Tensor& partial, int64_t parts, int64_t size, T* dw) {
+  for (int64_t p = 1; p < parts; ++p) {
+    AddRun(partial.data<T>() + (p - 1) * size, size, dw);
+  }
+}
+
+// Conv2DBackpropFilter reading windows in place (no im2col), the parts
+// splitting the images: for image b and window row kh,
+//   dw[kh][kw * in_depth + ch, :] += sum over (oh, ow) of
+//       x_windowed[b, oh * stride + kh * dil, ow * stride + kw, ch] * dy[b, oh, ow, :]
+// is one GEMM whose depth is the output pixels, one segment per output row.
+template <typename T>
+absl::Status WindowedBackpropFilter(OpKernelContext* c, const WindowDims& d,
+                                    const T* x, const T* g, T* dw) {
+  WindowedInput<T> in;
+  WEFT_RETURN_IF_ERROR(MakeWindowedInput(c, d, x, &in));
+  const int64_t c_in = d.in_depth, n = d.out_depth;
+  const int64_t row_k = d.win_cols * c_in;  // dw rows per window row
+  const int64_t k = d.win_rows * row_k;
+  const int64_t pixels = d.out_rows * d.out_cols;
+  const GemmALayout la{1, d.stride_cols * c_in, d.out_cols,
+                       d.stride_rows * in.cols * c_in};
+  ThreadPool* pool = c->intra_op_pool();
+  const int64_t parts = PartsFor(pool, d.batch);
+  Tensor partial;
+  if (parts > 1) {
+    WEFT_RETURN_IF_ERROR(c->allocate_temp(DataTypeToEnum<T>::value,
+                                          TensorShape({parts - 1, k * n}), &partial));
+  }
+  ForEachPart(pool, parts, [&](int64_t p) {
+    T* sum = p == 0 ? dw : partial.data<T>() + (p - 1) * k * n;
+    const int64_t b0 = d.batch * p / parts, b1 = d.batch * (p + 1) / parts;
+    for (int64_t b = b0; b < b1; ++b) {
+      for (int64_t kh = 0; kh < d.win_rows; ++kh) {
+        const T* a = in.data + ((b * in.rows + kh * d.dil_rows) * in.cols) * c_in;
+        SmallGemm<T>(row_k, n, pixels, a, la, g + b * pixels * n, n,
+                     sum + kh * row_k * n, n, b > b0);
+      }
+    }
+  });
+  AddPartials(partial, parts, k * n, dw);
+  return absl::OkStatus();
+}
 
 template <typename T>
 class Conv2DBackpropFilterOp : public OpKernel {
@@ -145,32 +265,34 @@ class Conv2DBackpropFilterOp : public OpKernel {
     if (m == 0 || k == 0 || n == 0) return;
     const T* x = input.data<T>();
     const T* g = dy.data<T>();
-    if (ColIsInput(d)) {
-      Gemm(c, true, false, k, n, m, x, g, dw);
+    // Each part sums col^T * dy over its share into its own [k, n] (part 0
+    // straight into dw); the parts are added at the end.
+    ThreadPool* pool = c->intra_op_pool();
+    if (CanReadWindowsInPlace(d) && d.batch >= pool->NumThreads()) {
+      OP_REQUIRES_OK(c, WindowedBackpropFilter(c, d, x, g, dw));
       return;
     }
-    const int64_t chunk = std::min(m, ColChunkRows(d, false));
-    Tensor col, part;
-    OP_REQUIRES_OK(c, c->allocate_temp(DataTypeToEnum<T>::value,
-                                       TensorShape({chunk, k}), &col));
-    if (chunk < m) {
+    const bool col_is_input = ColIsInput(d);
+    const int64_t chunk = ConvChunkRows(d);
+    const int64_t chunks = (m + chunk - 1) / chunk;
+    const int64_t parts = PartsFor(pool, chunks);
+    Tensor partial;
+    if (parts > 1) {
       OP_REQUIRES_OK(c, c->allocate_temp(DataTypeToEnum<T>::value,
-                                         TensorShape({k, n}), &part));
+                                         TensorShape({parts - 1, k * n}), &partial));
     }
-    T* cp = col.data<T>();
-    for (int64_t r0 = 0; r0 < m; r0 += chunk) {
-      const int64_t rows = std::min(chunk, m - r0);
-      c->intra_op_pool()->ParallelFor(rows, k, [&](int64_t b, int64_t e) {
-        Im2Col<T>(d, x, r0 + b, r0 + e, cp + b * k);
-      });
-      if (r0 == 0) {
-        Gemm(c, true, false, k, n, rows, cp, g, dw);
-      } else {
-        T* pp = part.data<T>();
-        Gemm(c, true, false, k, n, rows, cp, g + r0 * n, pp);
-        for (int64_t i = 0; i < k * n; ++i) dw[i] += pp[i];
+    ForEachPart(pool, parts, [&](int64_t p) {
+      T* sum = p == 0 ? dw : partial.data<T>() + (p - 1) * k * n;
+      std::unique_ptr<T[]> col(col_is_input ? nullptr : new T[chunk * k]);
+      const int64_t first = chunks * p / parts, last = chunks * (p + 1) / parts;
+      for (int64_t i = first; i < last; ++i) {
+        const int64_t r0 = i * chunk, rows = std::min(chunk, m - r0);
+        const T* a = ColRows(d, x, col_is_input, r0, rows, col.get());
+        // sum[k, n] += a[rows, k]^T * dy[rows, n]
+        SmallGemm<T>(k, n, rows, a, 1, k, g + r0 * n, n, sum, n, i > first);
       }
-    }
+    });
+    AddPartials(partial, parts, k * n, dw);
   }
 
  private:

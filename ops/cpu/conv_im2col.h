@@ -1,5 +1,5 @@
 // im2col / col2im for NHWC convolutions, so Conv2D and its backprops reduce
-// to the MatMul GEMM (matmul_gemm.h).
+// to GEMMs over L2-sized chunks of the col matrix (conv_gemm.h).
 //
 // The "col" matrix has one row per output pixel (b, oh, ow), rows numbered
 // b * out_rows * out_cols + oh * out_cols + ow, and win_rows * win_cols *
@@ -10,11 +10,85 @@
 
 #include <algorithm>
 #include <cstdint>
-#include <cstring>
+
+#if defined(__AVX512F__)
+#include <immintrin.h>
+#endif
+
+#include <Eigen/Core>
 
 #include "ops/cpu/conv_geometry.h"
+#include "ops/cpu/conv_gemm.h"
+#include "ops/framework/op_kernel.h"
+#include "runtime/status.h"
+#include "runtime/thread_pool.h"
 
 namespace weft {
+
+// The output pixel (b, oh, ow) of col row r, stepped row by row: three
+// divisions per row cost more than copying a small window.
+struct PixelWalk {
+  PixelWalk(const WindowDims& d, int64_t r)
+      : out_rows(d.out_rows), out_cols(d.out_cols) {
+    const int64_t pixels = std::max<int64_t>(1, out_rows * out_cols);
+    b = r / pixels;
+    oh = (r % pixels) / std::max<int64_t>(1, out_cols);
+    ow = r % std::max<int64_t>(1, out_cols);
+  }
+  void Next() {
+    if (++ow < out_cols) return;
+    ow = 0;
+    if (++oh < out_rows) return;
+    oh = 0;
+    ++b;
+  }
+  int64_t out_rows, out_cols;
+  int64_t b, oh, ow;
+};
+
+// dst[0, n) = src[0, n) and dst[0, n) += src[0, n). The runs here are short
+// (a window row, one pixel's channels: often 5 to 80 values), where a memcpy
+// call or Eigen's alignment peeling costs more than the copy and GCC -O2
+// leaves plain loops scalar; float on AVX-512 uses 16-lane moves with a
+// masked tail.
+template <typename T>
+inline void CopyRun(const T* src, int64_t n, T* dst) {
+  using Vec = Eigen::Array<T, Eigen::Dynamic, 1>;
+  Eigen::Map<Vec>(dst, n) = Eigen::Map<const Vec>(src, n);
+}
+template <typename T>
+inline void AddRun(const T* src, int64_t n, T* dst) {
+  using Vec = Eigen::Array<T, Eigen::Dynamic, 1>;
+  Eigen::Map<Vec>(dst, n) += Eigen::Map<const Vec>(src, n);
+}
+#if defined(__AVX512F__)
+inline __mmask16 TailMask(int64_t n) {
+  return static_cast<__mmask16>((1u << n) - 1);
+}
+template <>
+inline void CopyRun<float>(const float* src, int64_t n, float* dst) {
+  int64_t i = 0;
+  for (; i + 16 <= n; i += 16) _mm512_storeu_ps(dst + i, _mm512_loadu_ps(src + i));
+  if (i < n) {
+    const __mmask16 m = TailMask(n - i);
+    _mm512_mask_storeu_ps(dst + i, m, _mm512_maskz_loadu_ps(m, src + i));
+  }
+}
+template <>
+inline void AddRun<float>(const float* src, int64_t n, float* dst) {
+  int64_t i = 0;
+  for (; i + 16 <= n; i += 16) {
+    _mm512_storeu_ps(dst + i, _mm512_add_ps(_mm512_loadu_ps(dst + i),
+                                            _mm512_loadu_ps(src + i)));
+  }
+  if (i < n) {
+    const __mmask16 m = TailMask(n - i);
+    _mm512_mask_storeu_ps(dst + i, m,
+                          _mm512_add_ps(_mm512_maskz_loadu_ps(m, dst + i),
+                                        _mm512_maskz_loadu_ps(m, src + i)));
+  }
+}
+#endif
 
 // Writes rows [row_begin, row_end) of the col matrix of `in` to `col`
 // (row_end - row_begin rows).
@@ -23,12 +97,10 @@ void Im2Col(const WindowDims& d, const T* in, int64_t row_begin,
             int64_t row_end, T* col) {
   const int64_t c = d.in_depth;
   const int64_t k = d.win_rows * d.win_cols * c;
-  const int64_t pixels = d.out_rows * d.out_cols;
-  for (int64_t r = row_begin; r < row_end; ++r) {
-    const int64_t b = r / pixels;
-    const int64_t oh = (r % pixels) / d.out_cols;
-    const int64_t ow = r % d.out_cols;
-    const T* image = in + b * d.in_rows * d.in_cols * c;
+  PixelWalk px(d, row_begin);
+  for (int64_t r = row_begin; r < row_end; ++r, px.Next()) {
+    const int64_t oh = px.oh, ow = px.ow;
+    const T* image = in + px.b * d.in_rows * d.in_cols * c;
     T* dst = col + (r - row_begin) * k;
     const int64_t iw0 = ow * d.stride_cols - d.pad_left;
     // With no column dilation and the window inside the input's columns, a
@@ -43,8 +115,7 @@ void Im2Col(const WindowDims& d, const T* in, int64_t row_begin,
         continue;
       }
       if (contiguous) {
-        std::memcpy(dst, image + (ih * d.in_cols + iw0) * c,
-                    d.win_cols * c * sizeof(T));
+        CopyRun(image + (ih * d.in_cols + iw0) * c, d.win_cols * c, dst);
         dst += d.win_cols * c;
         continue;
       }
@@ -53,7 +124,7 @@ void Im2Col(const WindowDims& d, const T* in, int64_t row_begin,
         if (iw < 0 || iw >= d.in_cols) {
           std::fill(dst, dst + c, T(0));
         } else {
-          std::memcpy(dst, image + (ih * d.in_cols + iw) * c, c * sizeof(T));
+          CopyRun(image + (ih * d.in_cols + iw) * c, c, dst);
         }
       }
     }
@@ -68,35 +139,151 @@ void Col2ImAdd(const WindowDims& d, const T* col, int64_t row_begin,
                int64_t row_end, T* out) {
   const int64_t c = d.in_depth;
   const int64_t k = d.win_rows * d.win_cols * c;
-  const int64_t pixels = d.out_rows * d.out_cols;
-  for (int64_t r = row_begin; r < row_end; ++r) {
-    const int64_t b = r / pixels;
-    const int64_t oh = (r % pixels) / d.out_cols;
-    const int64_t ow = r % d.out_cols;
-    T* image = out + b * d.in_rows * d.in_cols * c;
+  PixelWalk px(d, row_begin);
+  for (int64_t r = row_begin; r < row_end; ++r, px.Next()) {
+    const int64_t oh = px.oh, ow = px.ow;
+    T* image = out + px.b * d.in_rows * d.in_cols * c;
     const T* src = col + (r - row_begin) * k;
+    const int64_t iw0 = ow * d.stride_cols - d.pad_left;
+    // As in Im2Col: a window row inside the input is one contiguous run.
+    const bool contiguous = d.dil_cols == 1 && iw0 >= 0 &&
+                            iw0 + d.win_cols <= d.in_cols;
     for (int64_t kh = 0; kh < d.win_rows; ++kh) {
       const int64_t ih = oh * d.stride_rows - d.pad_top + kh * d.dil_rows;
+      if (ih < 0 || ih >= d.in_rows) {
+        src += d.win_cols * c;
+        continue;
+      }
+      if (contiguous) {
+        AddRun(src, d.win_cols * c, image + (ih * d.in_cols + iw0) * c);
+        src += d.win_cols * c;
+        continue;
+      }
       for (int64_t kw = 0; kw < d.win_cols; ++kw, src += c) {
-        const int64_t iw = ow * d.stride_cols - d.pad_left + kw * d.dil_cols;
-        if (ih < 0 || ih >= d.in_rows || iw < 0 || iw >= d.in_cols) continue;
-        T* dst = image + (ih * d.in_cols + iw) * c;
-        for (int64_t i = 0; i < c; ++i) dst[i] += src[i];
+        const int64_t iw = iw0 + kw * d.dil_cols;
+        if (iw < 0 || iw >= d.in_cols) continue;
+        AddRun(src, c, image + (ih * d.in_cols + iw) * c);
       }
     }
   }
 }
 
-// Rows of col matrix per chunk, so a chunk's scratch stays near 8M elements
-// (and, when `whole_images`, a chunk holds whole images).
-inline int64_t ColChunkRows(const WindowDims& d, bool whole_images) {
+// Rows [r0, r0 + rows) of the col matrix: the input itself when
+// ColIsInput(d) (pass col_is_input), else made by Im2Col into `scratch`.
+template <typename T>
+const T* ColRows(const WindowDims& d, const T* x, bool col_is_input,
+                 int64_t r0, int64_t rows, T* scratch) {
+  const int64_t k = d.win_rows * d.win_cols * d.in_depth;
+  if (col_is_input) return x + r0 * k;
+  Im2Col<T>(d, x, r0, r0 + rows, scratch);
+  return scratch;
+}
+
+// Rows of the col matrix per chunk: a multiple of 12 (SmallGemm's tile
+// height) with about 64K elements (256 KB of floats), so a chunk, made and
+// consumed on one thread, stays in that core's L2 between im2col and GEMM.
+inline int64_t ConvChunkRows(const WindowDims& d) {
   const int64_t k = std::max<int64_t>(1, d.win_rows * d.win_cols * d.in_depth);
-  int64_t rows = std::max<int64_t>(1, (int64_t{8} << 20) / k);
-  if (whole_images) {
-    const int64_t pixels = std::max<int64_t>(1, d.out_rows * d.out_cols);
-    rows = std::max<int64_t>(1, rows / pixels) * pixels;
+  return std::max<int64_t>(1, (int64_t{1} << 16) / k / 12) * 12;
+}
+
+// Calls fn(part) for part in [0, parts), each on its own thread of the pool
+// (or the caller's); returns when all are done.
+template <typename Fn>
+void ForEachPart(ThreadPool* pool, int64_t parts, Fn fn) {
+  if (parts <= 1) {
+    if (parts == 1) fn(int64_t{0});
+    return;
   }
-  return rows;
+  // A cost this high makes every part its own shard.
+  pool->ParallelFor(parts, int64_t{1} << 30, [&](int64_t b, int64_t e) {
+    for (int64_t p = b; p < e; ++p) fn(p);
+  });
+}
+
+// How many parts to split `units` of work into: one per pool thread, no more
+// than there are units.
+inline int64_t PartsFor(ThreadPool* pool, int64_t units) {
+  return std::max<int64_t>(1, std::min<int64_t>(units, pool->NumThreads()));
+}
+
+// The input as the windows read it, for convolutions that read windows in
+// place (conv_gemm.h's segmented A) instead of copying them out: `data` holds
+// `batch` images of rows x cols x in_depth whose (0, 0) is the top-left of
+// output (0, 0)'s window. It is the input itself when no window reaches into
+// padding, else a zero-padded copy in `storage`.
+template <typename T>
+struct WindowedInput {
+  const T* data = nullptr;
+  int64_t rows = 0, cols = 0;
+  Tensor storage;
+};
+
+// True when the windowed readers apply: each window row is one contiguous
+// run (no column dilation).
+inline bool CanReadWindowsInPlace(const WindowDims& d) { return d.dil_cols == 1; }
+
+template <typename T>
+absl::Status MakeWindowedInput(OpKernelContext* c, const WindowDims& d,
+                               const T* x, WindowedInput<T>* out) {
+  const int64_t rows = (d.out_rows - 1) * d.stride_rows + (d.win_rows - 1) * d.dil_rows + 1;
+  const int64_t cols = (d.out_cols - 1) * d.stride_cols + d.win_cols;
+  const int64_t depth = d.in_depth;
+  if (d.pad_top == 0 && d.pad_left == 0 && rows <= d.in_rows && cols <= d.in_cols) {
+    out->data = x;
+    out->rows = d.in_rows;
+    out->cols = d.in_cols;
+    return absl::OkStatus();
+  }
+  WEFT_RETURN_IF_ERROR(c->allocate_temp(DataTypeToEnum<T>::value,
+                                        TensorShape({d.batch, rows, cols, depth}),
+                                        &out->storage));
+  T* p = out->storage.template data<T>();
+  // Columns [q_lo, q_hi) of a padded row hold input columns from 0.
+  const int64_t q_lo = std::min(cols, d.pad_left);
+  const int64_t q_hi = std::min(cols, d.pad_left + d.in_cols);
+  for (int64_t b = 0; b < d.batch; ++b) {
+    for (int64_t r = 0; r < rows; ++r) {
+      T* row = p + ((b * rows + r) * cols) * depth;
+      const int64_t ih = r - d.pad_top;
+      if (ih < 0 || ih >= d.in_rows || q_hi <= q_lo) {
+        std::fill(row, row + cols * depth, T(0));
+        continue;
+      }
+      std::fill(row, row + q_lo * depth, T(0));
+      CopyRun(x + ((b * d.in_rows + ih) * d.in_cols) * depth, (q_hi - q_lo) * depth,
+              row + q_lo * depth);
+      std::fill(row + q_hi * depth, row + cols * depth, T(0));
+    }
+  }
+  out->data = p;
+  out->rows = rows;
+  out->cols = cols;
+  return absl::OkStatus();
+}
+
+// y[batch, out_rows, out_cols, out_depth] = the convolution of x with w
+// ([win_rows, win_cols, in_depth, out_depth]), reading windows in place: one
+// GEMM per output row, output pixel ow being A's row ow and window row kh a
+// segment of the depth. Needs CanReadWindowsInPlace(d).
+template <typename T>
+absl::Status ConvWindowed(OpKernelContext* c, const WindowDims& d, const T* x,
+                          const T* w, T* y) {
+  WindowedInput<T> in;
+  WEFT_RETURN_IF_ERROR(MakeWindowedInput(c, d, x, &in));
+  const int64_t c_in = d.in_depth, n = d.out_depth;
+  const int64_t k = d.win_rows * d.win_cols * c_in;
+  const GemmALayout la{d.stride_cols * c_in, 1, d.win_cols * c_in,
+                       d.dil_rows * in.cols * c_in};
+  c->intra_op_pool()->ParallelFor(
+      d.batch * d.out_rows, d.out_cols * k * n, [&](int64_t b, int64_t e) {
+        for (int64_t i = b; i < e; ++i) {
+          const int64_t image = i / d.out_rows, oh = i % d.out_rows;
+          const T* a = in.data + ((image * in.rows + oh * d.stride_rows) * in.cols) * c_in;
+          SmallGemm<T>(d.out_cols, n, k, a, la, w, n, y + i * d.out_cols * n, n, false);
+        }
+      });
+  return absl::OkStatus();
 }
 
 // True when the col matrix equals the input itself (1x1 window, stride 1,

@@ -1,6 +1,7 @@
-// Conv2D on CPU (NHWC): im2col + the MatMul GEMM, in chunks of output pixels
-// so the scratch matrix stays bounded. im2col is parallelised over output
-// pixels and the GEMM over the device's intra-op pool.
+// Conv2D on CPU (NHWC): im2col + GEMM in L2-sized chunks of output pixels,
+// the chunks spread over the device's intra-op pool; each chunk is made and
+// multiplied (conv_gemm.h) on one thread, so it never leaves that core's
+// cache and the scratch stays small.
 #include <algorithm>
 #include <memory>
 
@@ -8,7 +9,7 @@
 #include "ops/cpu/conv_geometry.h"
 #include "ops/cpu/conv_im2col.h"
 #include "ops/cpu/conv_kernels.h"
-#include "ops/cpu/matmul_gemm.h"
+#include "ops/cpu/conv_gemm.h"
 #include "ops/framework/op_kernel.h"
 #include "ops/registration.h"
 
@@ -61,22 +62,23 @@ class Conv2DOp : public OpKernel {
     }
     const T* x = input.data<T>();
     const T* w = filter.data<T>();
-    if (ColIsInput(d)) {
-      Gemm(c, false, false, m, n, k, x, w, y);
+    if (CanReadWindowsInPlace(d)) {
+      OP_REQUIRES_OK(c, ConvWindowed(c, d, x, w, y));
       return;
     }
-    const int64_t chunk = std::min(m, ColChunkRows(d, false));
-    Tensor col;
-    OP_REQUIRES_OK(c, c->allocate_temp(DataTypeToEnum<T>::value,
-                                       TensorShape({chunk, k}), &col));
-    T* cp = col.data<T>();
-    for (int64_t r0 = 0; r0 < m; r0 += chunk) {
-      const int64_t rows = std::min(chunk, m - r0);
-      c->intra_op_pool()->ParallelFor(rows, k, [&](int64_t b, int64_t e) {
-        Im2Col<T>(d, x, r0 + b, r0 + e, cp + b * k);
-      });
-      Gemm(c, false, false, rows, n, k, cp, w, y + r0 * n);
-    }
+    const bool col_is_input = ColIsInput(d);
+    const int64_t chunk = ConvChunkRows(d);
+    const int64_t chunks = (m + chunk - 1) / chunk;
+    // Each shard makes its chunks of the col matrix into its own buffer and
+    // multiplies them at once, while they are still in cache.
+    c->intra_op_pool()->ParallelFor(chunks, chunk * k * n, [&](int64_t b, int64_t e) {
+      std::unique_ptr<T[]> col(col_is_input ? nullptr : new T[chunk * k]);
+      for (int64_t i = b; i < e; ++i) {
+        const int64_t r0 = i * chunk, rows = std::min(chunk, m - r0);
+        const T* a = ColRows(d, x, col_is_input, r0, rows, col.get());
+        SmallGemm<T>(rows, n, k, a, k, 1, w, n, y + r0 * n, n, false);
+      }
+    });
   }
 
  private:

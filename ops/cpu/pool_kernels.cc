@@ -10,6 +10,10 @@
 #include <memory>
 #include <vector>
 
+#if defined(__AVX512F__)
+#include <immintrin.h>
+#endif
+
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_join.h"
 #include "ops/cpu/conv_geometry.h"
@@ -51,6 +55,82 @@ void ForEachOutputRow(OpKernelContext* c, const WindowDims& d, Fn fn) {
                                     }
                                   });
 }
+
+// Adds gsrc[i] (one output pixel's gradient) to dimage at the arg max of
+// channel i over window w of `image`. The first entry seeds the maxima; later
+// ones replace them only when strictly greater, so the first maximum wins.
+// Written as selects, not branches: on real data the comparison is a coin
+// toss. arg and best are scratch of d.in_depth entries.
+template <typename T>
+void RouteToMaxScalar(const WindowDims& d, const Window& w, const T* image,
+                      const T* gsrc, T* dimage, int64_t* arg, T* best) {
+  const int64_t depth = d.in_depth;
+  const int64_t first = (w.h0 * d.in_cols + w.w0) * depth;
+  for (int64_t i = 0; i < depth; ++i) {
+    best[i] = image[first + i];
+    arg[i] = first + i;
+  }
+  for (int64_t h = w.h0; h < w.h1; ++h) {
+    for (int64_t col = w.w0; col < w.w1; ++col) {
+      const int64_t base = (h * d.in_cols + col) * depth;
+      if (base == first) continue;
+      for (int64_t i = 0; i < depth; ++i) {
+        const T v = image[base + i];
+        const bool take = best[i] < v;
+        best[i] = take ? v : best[i];
+        arg[i] = take ? base + i : arg[i];
+      }
+    }
+  }
+  for (int64_t i = 0; i < depth; ++i) dimage[arg[i]] += gsrc[i];
+}
+
+template <typename T>
+void RouteToMax(const WindowDims& d, const Window& w, const T* image,
+                const T* gsrc, T* dimage, int64_t* arg, T* best) {
+  RouteToMaxScalar(d, w, image, gsrc, dimage, arg, best);
+}
+
+#if defined(__AVX512F__)
+// The same, 16 channels at a time, with the arg max kept as int32 offsets
+// into the image (the caller checks an image fits).
+template <>
+void RouteToMax<float>(const WindowDims& d, const Window& w, const float* image,
+                       const float* gsrc, float* dimage, int64_t* arg_scratch,
+                       float* best_scratch) {
+  const int64_t depth = d.in_depth;
+  if (d.in_rows * d.in_cols * depth > std::numeric_limits<int32_t>::max()) {
+    RouteToMaxScalar(d, w, image, gsrc, dimage, arg_scratch, best_scratch);
+    return;
+  }
+  const __m512i lanes = _mm512_setr_epi32(0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11,
+                                          12, 13, 14, 15);
+  const int64_t first = (w.h0 * d.in_cols + w.w0) * depth;
+  for (int64_t i0 = 0; i0 < depth; i0 += 16) {
+    const __mmask16 m = depth - i0 >= 16
+                            ? static_cast<__mmask16>(0xFFFF)
+                            : static_cast<__mmask16>((1u << (depth - i0)) - 1);
+    __m512 best = _mm512_maskz_loadu_ps(m, image + first + i0);
+    __m512i arg = _mm512_add_epi32(_mm512_set1_epi32(static_cast<int32_t>(first + i0)), lanes);
+    for (int64_t h = w.h0; h < w.h1; ++h) {
+      for (int64_t col = w.w0; col < w.w1; ++col) {
+        const int64_t base = (h * d.in_cols + col) * depth + i0;
+        if (base == first + i0) continue;
+        const __m512 v = _mm512_maskz_loadu_ps(m, image + base);
+        const __mmask16 take = _mm512_mask_cmp_ps_mask(m, best, v, _CMP_LT_OQ);
+        best = _mm512_mask_mov_ps(best, take, v);
+        arg = _mm512_mask_mov_epi32(
+            arg, take,
+            _mm512_add_epi32(_mm512_set1_epi32(static_cast<int32_t>(base)), lanes));
+      }
+    }
+    // Channels differ, so the 16 targets are distinct: gather, add, scatter.
+    const __m512 sum = _mm512_add_ps(_mm512_mask_i32gather_ps(_mm512_setzero_ps(), m, arg, dimage, 4),
+                                     _mm512_maskz_loadu_ps(m, gsrc + i0));
+    _mm512_mask_i32scatter_ps(dimage, m, arg, sum, 4);
+  }
+}
+#endif
 
 class PoolOpBase : public OpKernel {
  public:
@@ -131,23 +211,10 @@ class MaxPoolGradOp : public PoolOpBase {
             T* dimage = dx + b * image_size;
             for (int64_t oh = 0; oh < d.out_rows; ++oh) {
               for (int64_t ow = 0; ow < d.out_cols; ++ow) {
-                std::fill(arg.begin(), arg.end(), -1);
                 const Window w = WindowAt(d, oh, ow);
-                for (int64_t h = w.h0; h < w.h1; ++h) {
-                  for (int64_t col = w.w0; col < w.w1; ++col) {
-                    const int64_t base = (h * d.in_cols + col) * depth;
-                    for (int64_t i = 0; i < depth; ++i) {
-                      if (arg[i] < 0 || best[i] < image[base + i]) {
-                        best[i] = image[base + i];
-                        arg[i] = base + i;
-                      }
-                    }
-                  }
-                }
+                if (w.h0 >= w.h1 || w.w0 >= w.w1) continue;
                 const T* gsrc = g + ((b * d.out_rows + oh) * d.out_cols + ow) * depth;
-                for (int64_t i = 0; i < depth; ++i) {
-                  if (arg[i] >= 0) dimage[arg[i]] += gsrc[i];
-                }
+                RouteToMax(d, w, image, gsrc, dimage, arg.data(), best.data());
               }
             }
           }

@@ -3,6 +3,8 @@
 #include <algorithm>
 #include <cmath>
 
+#include <Eigen/Core>
+
 #include "absl/strings/str_cat.h"
 #include "ops/cpu/state_update.h"
 
@@ -13,15 +15,23 @@ namespace {
 // var -= lr * accum                              (plain)
 // var -= grad * lr + accum * momentum * lr       (Nesterov)
 template <typename T>
+using Vec = Eigen::Map<Eigen::Array<T, Eigen::Dynamic, 1>>;
+template <typename T>
+using ConstVec = Eigen::Map<const Eigen::Array<T, Eigen::Dynamic, 1>>;
+
+// The updates are written as Eigen array expressions so they run 8 or 16
+// lanes at a time (sqrt and division included); GCC -O2 would leave the
+// equivalent loops scalar. Same operations in the same order as the loops.
+template <typename T>
 void Momentum(int64_t n, T* var, T* accum, T lr, T momentum, const T* grad,
               bool nesterov) {
-  for (int64_t i = 0; i < n; ++i) {
-    accum[i] = accum[i] * momentum + grad[i];
-    if (nesterov) {
-      var[i] -= grad[i] * lr + accum[i] * momentum * lr;
-    } else {
-      var[i] -= accum[i] * lr;
-    }
+  Vec<T> a(accum, n), w(var, n);
+  ConstVec<T> g(grad, n);
+  a = a * momentum + g;
+  if (nesterov) {
+    w -= g * lr + a * momentum * lr;
+  } else {
+    w -= a * lr;
   }
 }
 
@@ -37,13 +47,14 @@ void Adam(int64_t n, T* var, T* m, T* v, const T* s, const T* grad,
           beta2 = s[4], epsilon = s[5];
   const T one(1);
   const T alpha = lr * std::sqrt(one - beta2_power) / (one - beta1_power);
-  for (int64_t i = 0; i < n; ++i) {
-    const T g = grad[i];
-    m[i] += (g - m[i]) * (one - beta1);
-    v[i] += (g * g - v[i]) * (one - beta2);
-    const T num = nesterov ? (g * (one - beta1) + beta1 * m[i]) * alpha
-                           : m[i] * alpha;
-    var[i] -= num / (std::sqrt(v[i]) + epsilon);
+  Vec<T> w(var, n), mv(m, n), vv(v, n);
+  ConstVec<T> g(grad, n);
+  mv += (g - mv) * (one - beta1);
+  vv += (g * g - vv) * (one - beta2);
+  if (nesterov) {
+    w -= ((g * (one - beta1) + beta1 * mv) * alpha) / (vv.sqrt() + epsilon);
+  } else {
+    w -= (mv * alpha) / (vv.sqrt() + epsilon);
   }
 }
 

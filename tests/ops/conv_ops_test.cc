@@ -137,6 +137,56 @@ TEST(PoolOpsTest, MaxPoolGradTiesGoToFirstMaximum) {
   ExpectTensorEqual(g->at(0), MakeTensor<float>({1, 2, 2, 1}, {3, 0, 0, 0}));
 }
 
+// Many channels (two full 16-lane blocks and a tail), overlapping 3x3
+// windows with stride 2 and SAME padding, ties within windows: float (the
+// vectorised path) and double (the scalar one) route every gradient to the
+// same place as a reference loop.
+TEST(PoolOpsTest, MaxPoolGradManyChannelsMatchesReference) {
+  const int64_t n = 2, h = 7, w = 6, c = 37;
+  std::vector<float> xv(n * h * w * c);
+  for (size_t i = 0; i < xv.size(); ++i) xv[i] = static_cast<float>((i * 7919) % 23);
+  const int64_t oh = 4, ow = 3;  // SAME, stride 2
+  std::vector<float> gv(n * oh * ow * c);
+  for (size_t i = 0; i < gv.size(); ++i) gv[i] = 0.25f * static_cast<float>(i % 11) - 1;
+  std::vector<double> want(xv.size(), 0.0);
+  const int64_t pad_top = ((oh - 1) * 2 + 3 - h) / 2, pad_left = ((ow - 1) * 2 + 3 - w) / 2;
+  for (int64_t b = 0; b < n; ++b)
+    for (int64_t i = 0; i < oh; ++i)
+      for (int64_t j = 0; j < ow; ++j)
+        for (int64_t ch = 0; ch < c; ++ch) {
+          int64_t arg = -1;
+          for (int64_t r = i * 2 - pad_top; r < i * 2 - pad_top + 3; ++r)
+            for (int64_t q = j * 2 - pad_left; q < j * 2 - pad_left + 3; ++q) {
+              if (r < 0 || r >= h || q < 0 || q >= w) continue;
+              const int64_t at = ((b * h + r) * w + q) * c + ch;
+              if (arg < 0 || xv[arg] < xv[at]) arg = at;
+            }
+          want[arg] += gv[((b * oh + i) * ow + j) * c + ch];
+        }
+  for (DataType dt : {DT_FLOAT, DT_DOUBLE}) {
+    SCOPED_TRACE(DataTypeString(dt));
+    NodeBuilder b("pool", "MaxPoolGrad");
+    b.Attr("T", dt).Attr("ksize", Window(3)).Attr("strides", Window(2))
+        .Attr("padding", "SAME");
+    KernelRunner r(b.Build());
+    Tensor x(dt, TensorShape({n, h, w, c})), g(dt, TensorShape({n, oh, ow, c}));
+    for (size_t i = 0; i < xv.size(); ++i) {
+      if (dt == DT_FLOAT) x.data<float>()[i] = xv[i]; else x.data<double>()[i] = xv[i];
+    }
+    for (size_t i = 0; i < gv.size(); ++i) {
+      if (dt == DT_FLOAT) g.data<float>()[i] = gv[i]; else g.data<double>()[i] = gv[i];
+    }
+    Tensor y(dt, TensorShape({n, oh, ow, c}));  // only its shape is read
+    auto out = r.Run({x, y, g});
+    ASSERT_TRUE(out.ok()) << out.status();
+    for (size_t i = 0; i < want.size(); ++i) {
+      const double got = dt == DT_FLOAT ? out->at(0).data<float>()[i]
+                                        : out->at(0).data<double>()[i];
+      ASSERT_NEAR(got, want[i], 1e-5) << "at " << i;
+    }
+  }
+}
+
 // Runs `node` on inputs expecting failure; returns the message.
 std::string Error(const tensorflow::NodeDef& node, const std::vector<Tensor>& in,
                   absl::StatusCode code) {

@@ -41,6 +41,24 @@ TYPED_TEST(NnTest, ReluAndReluGrad) {
   EXPECT_EQ(s.code(), absl::StatusCode::kInvalidArgument) << s;
 }
 
+// The vectorised float path: whole 16-lane blocks, a tail, NaN features
+// (not > 0, so 0), sizes large enough to run on the pool.
+TYPED_TEST(NnTest, ReluGradVectorBlocksAndTails) {
+  using T = TypeParam;
+  const DataType dt = DataTypeToEnum<T>::value;
+  const T nan = std::numeric_limits<T>::quiet_NaN();
+  for (int64_t n : {1, 15, 16, 17, 37, 100003}) {
+    const Tensor g = Random<T>({n}, -1, 1);
+    Tensor f = Random<T>({n}, -1, 1);
+    f.data<T>()[n / 2] = nan;
+    const Tensor out = RunOk(Node("ReluGrad", dt), {g, f});
+    for (int64_t i = 0; i < n; ++i) {
+      const T want = f.data<T>()[i] > T(0) ? g.data<T>()[i] : T(0);
+      ASSERT_EQ(out.data<T>()[i], want) << "n=" << n << " i=" << i;
+    }
+  }
+}
+
 TEST(NnTest, ReluIntegersAndLargeInputs) {
   ExpectTensorEqual(RunOk(Node("Relu", DT_INT32), {MakeTensor<int32_t>({3}, {-5, 0, 5})}),
                     MakeTensor<int32_t>({3}, {0, 0, 5}));

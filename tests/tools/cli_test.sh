@@ -97,6 +97,19 @@ fi
 expect uninitialized_variable 1 "^error: FAILED_PRECONDITION: .*(uninitialized|w)" -- \
   "$WEFT" run --graph "$EXAMPLES/linear_regression.pbtxt" --fetch loss
 
+# --cpu-devices N: a graph split over /cpu:0 and /cpu:1 runs partitioned
+# (Send/Recv between the devices) and gives the same value.
+{ const_node a 2; echo "node { name: \"n\" op: \"Neg\" input: \"a\" device: \"/cpu:1\" $T }"
+  echo "node { name: \"s\" op: \"Square\" input: \"n\" device: \"/cpu:0\" $T }"; } >"$TMP/two_devices.pbtxt"
+expect cpu_devices_placed 0 "^n \(Neg\): /job:localhost/replica:0/task:0/device:CPU:1" -- \
+  "$WEFT" run --graph "$TMP/two_devices.pbtxt" --fetch s --cpu-devices 2 --log-device-placement
+expect cpu_devices_result 0 '"s": \{"dtype": "float32", "shape": \[\], "values": \[4\]\}' -- \
+  "$WEFT" run --graph "$TMP/two_devices.pbtxt" --fetch s --cpu-devices 2 --format json
+expect cpu_devices_one_soft 0 "^n \(Neg\): /job:localhost/replica:0/task:0/device:CPU:0" -- \
+  "$WEFT" run --graph "$TMP/two_devices.pbtxt" --fetch s --log-device-placement
+expect run_bad_cpu_devices 2 "--cpu-devices must be a positive integer, not '0'" -- \
+  "$WEFT" run --graph x --fetch y --cpu-devices 0
+
 # weft inspect: a readable summary; exit 1 when the graph cannot run.
 expect inspect_help 0 "--graph FILE" -- "$WEFT" inspect --help
 expect inspect_no_graph 2 "usage error: --graph is required" -- "$WEFT" inspect

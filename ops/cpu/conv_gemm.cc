@@ -1,0 +1,193 @@
+#include "ops/cpu/conv_gemm.h"
+
+#include <algorithm>
+#include <type_traits>
+
+#if defined(__AVX512F__)
+#include <immintrin.h>
+#endif
+
+#include <Eigen/Core>
+
+namespace weft {
+namespace {
+
+template <typename T>
+void EigenSmallGemm(int64_t m, int64_t n, int64_t k, const T* a,
+                    const GemmALayout& la, const T* b, int64_t ldb, T* c,
+                    int64_t ldc, bool accumulate) {
+  using Matrix = Eigen::Matrix<T, Eigen::Dynamic, Eigen::Dynamic, Eigen::RowMajor>;
+  using Strides = Eigen::Stride<Eigen::Dynamic, Eigen::Dynamic>;
+  Eigen::Map<Matrix, 0, Eigen::OuterStride<>> cm(c, m, n, Eigen::OuterStride<>(ldc));
+  // One product per segment of the depth, summed.
+  for (int64_t p0 = 0; p0 < k; p0 += la.seg_len) {
+    const int64_t len = std::min(la.seg_len, k - p0);
+    Eigen::Map<const Matrix, 0, Strides> am(a + (p0 / la.seg_len) * la.seg_stride,
+                                            m, len, Strides(la.row, la.depth));
+    Eigen::Map<const Matrix, 0, Eigen::OuterStride<>> bm(
+        b + p0 * ldb, len, n, Eigen::OuterStride<>(ldb));
+    if (accumulate || p0 > 0) {
+      cm.noalias() += am * bm;
+    } else {
+      cm.noalias() = am * bm;
+    }
+  }
+}
+
+#if defined(__AVX512F__)
+
+// C rows [i0, i0 + rows) x columns [j0, j0 + 16 * kVecs) (lanes past n masked
+// off by m0/m1), rows <= kRows: 12 rows x 2 vectors fill 24 of the 32 zmm
+// registers with accumulators. Rows past `rows` repeat the last real row of
+// A and are computed but not stored, so the loop body has no row tests.
+template <int kVecs, int kRows>
+inline void Tile(int64_t k, const float* a, const GemmALayout& la,
+                 int64_t rows, const float* b, int64_t ldb, float* c,
+                 int64_t ldc, __mmask16 m0, __mmask16 m1, bool accumulate) {
+  const float* ar[kRows];
+  for (int r = 0; r < kRows; ++r) ar[r] = a + std::min<int64_t>(r, rows - 1) * la.row;
+  __m512 acc0[kRows], acc1[kRows];
+#pragma GCC unroll 12
+  for (int r = 0; r < kRows; ++r) {
+    acc0[r] = _mm512_setzero_ps();
+    if (kVecs == 2) acc1[r] = _mm512_setzero_ps();
+  }
+  const float* bp = b;
+  for (int64_t seg = 0; seg * la.seg_len < k; ++seg) {
+    const int64_t len = std::min(la.seg_len, k - seg * la.seg_len);
+    for (int64_t j = 0; j < len; ++j, bp += ldb) {
+      const __m512 b0 = _mm512_maskz_loadu_ps(m0, bp);
+      const __m512 b1 = kVecs == 2 ? _mm512_maskz_loadu_ps(m1, bp + 16) : b0;
+      const int64_t off = seg * la.seg_stride + j * la.depth;
+#pragma GCC unroll 12
+      for (int r = 0; r < kRows; ++r) {
+        const __m512 av = _mm512_set1_ps(ar[r][off]);
+        acc0[r] = _mm512_fmadd_ps(av, b0, acc0[r]);
+        if (kVecs == 2) acc1[r] = _mm512_fmadd_ps(av, b1, acc1[r]);
+      }
+    }
+  }
+#pragma GCC unroll 12
+  for (int r = 0; r < kRows; ++r) {
+    if (r >= rows) break;
+    float* cr = c + r * ldc;
+    if (accumulate) {
+      acc0[r] = _mm512_add_ps(acc0[r], _mm512_maskz_loadu_ps(m0, cr));
+      if (kVecs == 2) acc1[r] = _mm512_add_ps(acc1[r], _mm512_maskz_loadu_ps(m1, cr + 16));
+    }
+    _mm512_mask_storeu_ps(cr, m0, acc0[r]);
+    if (kVecs == 2) _mm512_mask_storeu_ps(cr + 16, m1, acc1[r]);
+  }
+}
+
+template <int kRows>
+inline void TileCols(int64_t cols, int64_t k, const float* a,
+                     const GemmALayout& la, int64_t rows, const float* b,
+                     int64_t ldb, float* c, int64_t ldc, __mmask16 m0,
+                     __mmask16 m1, bool accumulate) {
+  if (cols > 16) {
+    Tile<2, kRows>(k, a, la, rows, b, ldb, c, ldc, m0, m1, accumulate);
+  } else {
+    Tile<1, kRows>(k, a, la, rows, b, ldb, c, ldc, m0, m1, accumulate);
+  }
+}
+
+inline __mmask16 Lanes(int64_t count) {
+  if (count >= 16) return 0xFFFF;
+  if (count <= 0) return 0;
+  return static_cast<__mmask16>((1u << count) - 1);
+}
+
+// n == 1 with A's segments and B contiguous: one dot product per row of C,
+// 16 depth steps at a time (a convolution down to one channel).
+void AvxDotRows(int64_t m, int64_t k, const float* a, const GemmALayout& la,
+                const float* b, float* c, int64_t ldc, bool accumulate) {
+  for (int64_t i = 0; i < m; ++i) {
+    const float* ai = a + i * la.row;
+    __m512 acc = _mm512_setzero_ps();
+    for (int64_t p0 = 0; p0 < k; p0 += la.seg_len) {
+      const float* as = ai + (p0 / la.seg_len) * la.seg_stride;
+      const float* bs = b + p0;
+      const int64_t len = std::min(la.seg_len, k - p0);
+      int64_t j = 0;
+      for (; j + 16 <= len; j += 16) {
+        acc = _mm512_fmadd_ps(_mm512_loadu_ps(as + j), _mm512_loadu_ps(bs + j), acc);
+      }
+      if (j < len) {
+        const __mmask16 tail = static_cast<__mmask16>((1u << (len - j)) - 1);
+        acc = _mm512_fmadd_ps(_mm512_maskz_loadu_ps(tail, as + j),
+                              _mm512_maskz_loadu_ps(tail, bs + j), acc);
+      }
+    }
+    const float dot = _mm512_reduce_add_ps(acc);
+    c[i * ldc] = accumulate ? c[i * ldc] + dot : dot;
+  }
+}
+
+void AvxSmallGemm(int64_t m, int64_t n, int64_t k, const float* a,
+                  const GemmALayout& la, const float* b, int64_t ldb,
+                  float* c, int64_t ldc, bool accumulate) {
+  if (n == 1 && la.depth == 1 && ldb == 1) {
+    AvxDotRows(m, k, a, la, b, c, ldc, accumulate);
+    return;
+  }
+  for (int64_t j0 = 0; j0 < n; j0 += 32) {
+    const int64_t cols = std::min<int64_t>(32, n - j0);
+    const __mmask16 m0 = Lanes(cols), m1 = Lanes(cols - 16);
+    for (int64_t i0 = 0; i0 < m; i0 += 12) {
+      const int64_t rows = std::min<int64_t>(12, m - i0);
+      const float* ai = a + i0 * la.row;
+      float* ci = c + i0 * ldc + j0;
+      // A short last tile runs 4 or 8 rows, not 12 (m = 25 would
+      // otherwise compute 36 rows).
+      if (rows > 8) {
+        TileCols<12>(cols, k, ai, la, rows, b + j0, ldb, ci, ldc,
+                     m0, m1, accumulate);
+      } else if (rows > 4) {
+        TileCols<8>(cols, k, ai, la, rows, b + j0, ldb, ci, ldc,
+                    m0, m1, accumulate);
+      } else {
+        TileCols<4>(cols, k, ai, la, rows, b + j0, ldb, ci, ldc,
+                    m0, m1, accumulate);
+      }
+    }
+  }
+}
+
+#endif  // __AVX512F__
+
+}  // namespace
+
+template <typename T>
+void SmallGemm(int64_t m, int64_t n, int64_t k, const T* a,
+               const GemmALayout& a_layout, const T* b, int64_t ldb, T* c,
+               int64_t ldc, bool accumulate) {
+  if (m <= 0 || n <= 0) return;
+  if (k <= 0) {
+    if (!accumulate) {
+      for (int64_t i = 0; i < m; ++i) std::fill(c + i * ldc, c + i * ldc + n, T(0));
+    }
+    return;
+  }
+  GemmALayout la = a_layout;
+  if (la.seg_len <= 0) la.seg_len = k;
+#if defined(__AVX512F__)
+  if constexpr (std::is_same_v<T, float>) {
+    AvxSmallGemm(m, n, k, a, la, b, ldb, c, ldc, accumulate);
+    return;
+  }
+#endif
+  EigenSmallGemm(m, n, k, a, la, b, ldb, c, ldc, accumulate);
+}
+
+template void SmallGemm<float>(int64_t, int64_t, int64_t, const float*,
+                                 const GemmALayout&, const float*, int64_t,
+                                 float*, int64_t, bool);
+template void SmallGemm<double>(int64_t, int64_t, int64_t, const double*,
+                                 const GemmALayout&, const double*, int64_t,
+                                 double*, int64_t, bool);
+template void SmallGemm<int32_t>(int64_t, int64_t, int64_t, const int32_t*,
+                                 const GemmALayout&, const int32_t*, int64_t,
+                                 int32_t*, int64_t, bool);
+
+}  // namespace weft
