@@ -52,11 +52,20 @@ def decode(entry):
     return np.array(vals, dtype=entry["dtype"]).reshape(entry["shape"])
 
 
+def clip(text, head=3000, tail=1000):
+    """`text` or, when long, its start and end: an error's cause (a sanitizer
+    report, say) comes first and its last lines say where it ended."""
+    text = text.strip()
+    if len(text) <= head + tail:
+        return text
+    return f"{text[:head]}\n[... {len(text) - head - tail} chars ...]\n{text[-tail:]}"
+
+
 def compare_fetches(case, proc, fetches, ref, rtol, atol):
     """Checks weft's JSON output (`proc`) against TensorFlow's values `ref`:
     floats to rtol/atol, everything else exactly."""
     if proc.returncode != 0:
-        check(case, False, f"weft exited {proc.returncode}: {proc.stderr.strip()[-2000:]}")
+        check(case, False, f"weft exited {proc.returncode}: {clip(proc.stderr)}")
         return
     got = json.loads(proc.stdout)["fetches"]
     for name, want in zip(fetches, ref):
