@@ -11,7 +11,7 @@
 // these.
 //
 // Every binary that links //runtime:core gets it (alwayslink).
-#if defined(__SANITIZE_THREAD__)
+#if defined(WEFT_TSAN)
 
 #include <dlfcn.h>
 #include <sanitizer/tsan_interface.h>
@@ -248,4 +248,4 @@ const bool kDeadlockDetectionOff = [] {
 }();
 }  // namespace
 
-#endif  // __SANITIZE_THREAD__
+#endif  // WEFT_TSAN

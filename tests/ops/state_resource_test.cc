@@ -162,7 +162,7 @@ TEST_F(ResourceVariableTest, ReadersKeepTheirValueAcrossUpdates) {
 }
 
 TEST_F(ResourceVariableTest, ConcurrentUpdatesAndReads) {
-#if defined(__SANITIZE_THREAD__)
+#if defined(WEFT_TSAN)
   // Debian's Abseil is not built with ThreadSanitizer annotations, so TSAN
   // cannot see absl::Mutex and reports the mutex-protected updates as races.
   GTEST_SKIP() << "absl::Mutex is invisible to this ThreadSanitizer build";
