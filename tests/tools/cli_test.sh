@@ -5,7 +5,6 @@ set -u
 WEFT=$1
 EXAMPLES=$2
 source "$(dirname "$0")/expect.sh"
-skip_if_tsan_build "$WEFT"
 
 # Usage errors exit 2.
 expect no_command 2 "usage: weft" -- "$WEFT"

@@ -37,14 +37,3 @@ finish() {
   echo "$passed passed, $failed failed"
   [ "$failed" -eq 0 ]
 }
-
-# Under --config=tsan, Debian's prebuilt libprotobuf (not instrumented)
-# crashes parsing text-format maps, which every .pbtxt GraphDef has: a
-# ThreadSanitizer build of `weft` cannot run these tests. Skip, visibly.
-skip_if_tsan_build() {
-  if grep -q "__tsan_init" "$1" 2>/dev/null; then
-    echo "SKIPPED: $1 is a ThreadSanitizer build; Debian's libprotobuf crashes" \
-      "parsing text-format GraphDefs under TSan (see README, Testing)"
-    exit 0
-  fi
-}

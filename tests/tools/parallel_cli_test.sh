@@ -9,7 +9,6 @@ set -u
 WEFT=$1
 EXPECT_TIMEOUT=120
 source "$(dirname "$0")/expect.sh"
-skip_if_tsan_build "$WEFT"
 
 # The "final loss X" of a train run's summary line.
 final_loss() {
