@@ -3,7 +3,11 @@
 #   1. a 4-8-3 MLP classifier's forward pass, on its default batch and on a
 #      batch given on the command line;
 #   2. linear regression trained by gradient descent with variables that
-#      persist across 500 steps (it should find w = 3, b = 1).
+#      persist across 500 steps (it should find w = 3, b = 1);
+#   3. an MLP trained on scikit-learn's 8x8 digits on one CPU device, then
+#      with two in-graph replicas (one tower per device, gradients averaged)
+#      and with its layers split over two devices: the same losses, and the
+#      throughput of each way of spreading it.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
@@ -24,3 +28,10 @@ run run --graph tools/examples/mlp_classifier.pbtxt \
   --feed 'x=[[1, 2, 3, 4], [-1, 0, 1, 0]]' --fetch class --format json
 run run --graph tools/examples/linear_regression.pbtxt --init init \
   --target train --steps 500 --fetch w --fetch b --fetch loss
+
+for mode in "--mode single" "--devices cpu:0,cpu:1 --mode in-graph" \
+    "--devices cpu:0,cpu:1 --mode model-parallel"; do
+  # shellcheck disable=SC2086  # $mode is two flags
+  run train --model mlp --data digits --batch 64 --steps 300 \
+    --optimizer adam --log-every 100 $mode
+done
