@@ -16,10 +16,10 @@ std::string FullDeviceName(absl::string_view job, int replica, int task,
 }
 
 Device::Device(tensorflow::DeviceAttributes attributes, Allocator* allocator,
-               int intra_op_threads)
+               std::shared_ptr<ThreadPool> intra_op_pool)
     : attributes_(std::move(attributes)),
       allocator_(allocator),
-      intra_op_pool_(attributes_.name() + "/intra_op", intra_op_threads) {}
+      intra_op_pool_(std::move(intra_op_pool)) {}
 
 Device::~Device() = default;
 
@@ -48,8 +48,10 @@ std::string ShortName(absl::string_view name) {
 std::unique_ptr<DeviceMgr> DeviceMgr::NewLocal(
     const LocalDeviceOptions& options) {
   const int num_cpus = options.num_cpus > 0 ? options.num_cpus : 1;
-  int threads = options.intra_op_threads;
-  if (threads <= 0) threads = std::max(1, DefaultThreadCount() / num_cpus);
+  const int threads = options.intra_op_threads > 0 ? options.intra_op_threads
+                                                   : DefaultThreadCount();
+  // One pool for all the CPU devices (see the header): they share the cores.
+  auto intra_op_pool = std::make_shared<ThreadPool>("cpu_intra_op", threads);
   std::vector<std::unique_ptr<Device>> devices;
   for (int i = 0; i < num_cpus; ++i) {
     tensorflow::DeviceAttributes attrs;
@@ -60,7 +62,7 @@ std::unique_ptr<DeviceMgr> DeviceMgr::NewLocal(
     attrs.set_incarnation(NewIncarnation());
     attrs.set_physical_device_desc("host CPU (Eigen)");
     devices.push_back(std::make_unique<Device>(std::move(attrs), CpuAllocator(),
-                                               threads));
+                                               intra_op_pool));
   }
   return std::make_unique<DeviceMgr>(std::move(devices));
 }

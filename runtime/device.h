@@ -3,7 +3,11 @@
 // A Device has a TensorFlow-style full name
 // ("/job:localhost/replica:0/task:0/device:CPU:0"), an allocator, a
 // ResourceMgr for its variables and an intra-op thread pool that kernels use
-// to parallelise one op. A DeviceMgr owns the devices of one process.
+// to parallelise one op. A DeviceMgr owns the devices of one process; its
+// CPU devices share one intra-op pool sized to the cores, as TensorFlow's
+// do: with K devices each having cores / K threads of its own, a kernel
+// could use only its share of the machine while the other devices' threads
+// sat idle (and with one thread per device none of them parallelised at all).
 //
 //   auto devices = DeviceMgr::NewLocal({.num_cpus = 2});
 //   Device* cpu1 = devices->Lookup("/device:CPU:1").value();
@@ -35,9 +39,10 @@ std::string FullDeviceName(absl::string_view job, int replica, int task,
 
 class Device {
  public:
-  // `allocator` must outlive the device.
+  // `allocator` must outlive the device; the intra-op pool may be shared
+  // with other devices (it lives as long as any of them).
   Device(tensorflow::DeviceAttributes attributes, Allocator* allocator,
-         int intra_op_threads);
+         std::shared_ptr<ThreadPool> intra_op_pool);
   virtual ~Device();
   Device(const Device&) = delete;
   Device& operator=(const Device&) = delete;
@@ -47,13 +52,13 @@ class Device {
   const tensorflow::DeviceAttributes& attributes() const { return attributes_; }
   Allocator* allocator() const { return allocator_; }
   ResourceMgr* resource_manager() { return &resource_mgr_; }
-  ThreadPool* intra_op_pool() { return &intra_op_pool_; }
+  ThreadPool* intra_op_pool() { return intra_op_pool_.get(); }
 
  private:
   tensorflow::DeviceAttributes attributes_;
   Allocator* const allocator_;
   ResourceMgr resource_mgr_;
-  ThreadPool intra_op_pool_;
+  const std::shared_ptr<ThreadPool> intra_op_pool_;
 };
 
 struct LocalDeviceOptions {
@@ -61,7 +66,7 @@ struct LocalDeviceOptions {
   int replica = 0;
   int task = 0;
   int num_cpus = 1;
-  // Threads per CPU device for intra-op parallelism; 0 = cores / num_cpus.
+  // Threads of the intra-op pool the CPU devices share; 0 = the cores.
   int intra_op_threads = 0;
 };
 

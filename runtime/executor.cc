@@ -33,6 +33,11 @@ namespace {
 constexpr int64_t kLiveArrival = -1;
 constexpr int64_t kDeadArrival = (int64_t{1} << 32) - 1;
 
+// The step whose run loop this thread is in (innermost), or null. An async
+// kernel that completes on such a thread continues there; one completing on
+// any other thread hands its successors to the pool (see AsyncDone).
+thread_local const void* tls_running_step = nullptr;
+
 }  // namespace
 
 class Executor::Impl {
@@ -326,11 +331,14 @@ void Executor::Impl::Step::RunFromPool(TaggedNode t) {
 template <bool kObserve>
 void Executor::Impl::Step::RunLoop(ReadyQueue* q, int64_t share) {
   Outputs outs(g_.max_outputs());
+  const void* const outer = tls_running_step;
+  tls_running_step = this;
   while (!q->empty()) {
     const TaggedNode t = q->back();
     q->pop_back();
     Process<kObserve>(t, share, q, &outs);
   }
+  tls_running_step = outer;
   if (outstanding_.fetch_sub(share, std::memory_order_acq_rel) == share) {
     Finish();
   }
@@ -544,6 +552,22 @@ void Executor::Impl::Step::AsyncDone(AsyncState* state) {
     if (!expensive.empty()) Dispatch(&expensive, &q);
   }
   delete state;
+  if (pool_ != nullptr && !q.empty() && tls_running_step != this) {
+    // Completed on a thread busy with something else, typically a _Send of
+    // another partition (the rendezvous runs this callback inside that
+    // kernel). Running the successors here would make that partition wait
+    // for this one's work to run out before its next node, serialising the
+    // devices' work; TensorFlow's executor also hands them to the pool.
+    // The task takes over this node's share of outstanding_.
+    pool_->Schedule([this, q = std::move(q)]() mutable {
+      if (args_.observer != nullptr) {
+        RunLoop<true>(&q, 1);
+      } else {
+        RunLoop<false>(&q, 1);
+      }
+    });
+    return;
+  }
   if (args_.observer != nullptr) {
     RunLoop<true>(&q, 1);
   } else {

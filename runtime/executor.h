@@ -20,8 +20,12 @@
 // control) have arrived. Cheap kernels run inline on the thread that made
 // them ready; an expensive kernel (OpKernel::IsExpensive) goes to the
 // inter-op pool when that thread has other ready work. Async kernels
-// (OpKernel::IsAsync) may finish on any thread. Without a pool everything
-// runs on the calling thread.
+// (OpKernel::IsAsync) may finish on any thread; the nodes they make ready
+// run on that thread only if it is already running this step (the kernel
+// finished at once), and otherwise go to the pool: a _Recv is completed
+// inside the _Send of another partition, whose thread has that partition's
+// own work to get on with. Without a pool everything runs on the calling
+// thread (or the completing one).
 //
 // Deadness (TensorFlow's conditionals). An output a kernel leaves unset (the
 // untaken side of a Switch) is dead. A node with a dead input, or a control

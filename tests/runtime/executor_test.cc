@@ -18,6 +18,7 @@
 #include "ops/framework/call_frame.h"
 #include "runtime/device.h"
 #include "runtime/executor_observer.h"
+#include "runtime/rendezvous.h"
 #include "runtime/thread_pool.h"
 #include "tests/runtime/executor_harness.h"
 #include "tests/runtime/executor_test_ops.h"
@@ -328,6 +329,46 @@ TEST(ExecutorTest, ExpensiveKernelsRunInParallelOnThePool) {
   EXPECT_EQ(Int(out->at(0)), 2);
   EXPECT_NE(rec.thread("s1"), rec.thread("s2"));
   EXPECT_EQ(rec.ends(), 5);  // c, s1, s2, sum, _retval
+}
+
+TEST(ExecutorTest, AsyncKernelCompletedByAnotherThreadsWorkContinuesOnPool) {
+  // Another partition's _Send completes this step's _Recv inside its own
+  // kernel, on its own thread. The _Recv's successors must not run there:
+  // that thread has its partition's next nodes to run, and running them
+  // inline made a multi-device step run one device's work after the other's
+  // (BENCHMARKS.md, several CPU devices). Here the sender raises the signal
+  // the successor waits for only once its Send has returned, so running the
+  // successor inside the Send deadlocks until WaitForSignal's 10 s deadline.
+  testing::ResetSignals();
+  GraphDefBuilder b;
+  b.Op("recv", "RendezvousRecv", {}, {{"T", DT_INT32}, {"key", "k"}});
+  b.Op("wait", "WaitForSignal", {"recv"},
+       {{"T", DT_INT32}, {"signal", "send returned"}});
+  Harness h(b.Build(), {}, {"wait"}, {}, /*use_pool=*/true);
+  ASSERT_TRUE(h.status().ok()) << h.status();
+  for (int step = 0; step < 3; ++step) {
+    LocalRendezvous rendezvous;
+    SimpleCallFrame frame({}, 1);
+    Executor::StepArgs args;
+    args.step_id = step;
+    args.call_frame = &frame;
+    args.rendezvous = &rendezvous;
+    absl::Notification finished;
+    absl::Status status;
+    // The _Recv is a root: it has parked its callback when RunAsync returns.
+    h.executor()->RunAsync(args, [&](absl::Status s) {
+      status = std::move(s);
+      finished.Notify();
+    });
+    ASSERT_TRUE(rendezvous.Send("k", Tensor::Scalar<int32_t>(7), false).ok());
+    testing::RaiseSignal("send returned");
+    finished.WaitForNotification();
+    ASSERT_TRUE(status.ok()) << status;
+    std::vector<Tensor> out;
+    ASSERT_TRUE(frame.TakeRetvals(&out).ok());
+    EXPECT_EQ(Int(out.at(0)), 7);
+    testing::ResetSignals();
+  }
 }
 
 TEST(ExecutorTest, StepStatsCollectorRecordsEveryNode) {

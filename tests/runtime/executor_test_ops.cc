@@ -14,6 +14,7 @@
 #include "ops/framework/op_kernel.h"
 #include "ops/framework/shape_inference.h"
 #include "runtime/cancellation.h"
+#include "runtime/rendezvous.h"
 #include "runtime/resource_mgr.h"
 #include "runtime/status.h"
 #include "runtime/tensor_proto.h"
@@ -307,6 +308,63 @@ class AsyncIdentityOp : public OpKernel {
   }
 };
 
+// Async: waits in the step's rendezvous for attr `key` (like _Recv, without
+// the key's device parts).
+class RendezvousRecvOp : public OpKernel {
+ public:
+  explicit RendezvousRecvOp(OpKernelConstruction* c) : OpKernel(c) {
+    (void)c->GetAttr("key", &key_);
+  }
+  bool IsAsync() const override { return true; }
+  void Compute(OpKernelContext* c) override {}
+  void ComputeAsync(OpKernelContext* c, std::function<void()> done) override {
+    OP_REQUIRES(c, c->rendezvous() != nullptr,
+                absl::FailedPreconditionError("RendezvousRecv: no rendezvous"));
+    c->rendezvous()->RecvAsync(
+        key_, [c, done = std::move(done)](const absl::Status& s,
+                                          const Tensor& value, bool) {
+          if (s.ok()) {
+            c->set_output(0, value);
+          } else {
+            c->SetStatus(s);
+          }
+          done();
+        });
+  }
+
+ private:
+  std::string key_;
+};
+
+absl::Mutex signal_mu;
+absl::flat_hash_map<std::string, bool>& Signals() {
+  static auto* signals = new absl::flat_hash_map<std::string, bool>;
+  return *signals;
+}
+
+// Waits (10 s at most, then DEADLINE_EXCEEDED) until RaiseSignal(attr
+// `signal`), then passes x through.
+class WaitForSignalOp : public OpKernel {
+ public:
+  explicit WaitForSignalOp(OpKernelConstruction* c) : OpKernel(c) {
+    (void)c->GetAttr("signal", &signal_);
+  }
+  void Compute(OpKernelContext* c) override {
+    absl::MutexLock lock(&signal_mu);
+    std::string* signal = &signal_;
+    const bool raised = signal_mu.AwaitWithTimeout(
+        absl::Condition(+[](std::string* n) { return Signals()[*n]; }, signal),
+        absl::Seconds(10));
+    OP_REQUIRES(c, raised,
+                absl::DeadlineExceededError(absl::StrCat(
+                    name(), ": signal '", signal_, "' never came")));
+    c->set_output(0, c->input(0));
+  }
+
+ private:
+  std::string signal_;
+};
+
 class SlowIdentityOp : public OpKernel {
  public:
   explicit SlowIdentityOp(OpKernelConstruction* c) : OpKernel(c) {
@@ -506,6 +564,14 @@ void RegisterOps(OpRegistry* r) {
     r->Register(OpDefBuilder(op).Input("x: T").Output("y: T").Attr("T: type"),
                 UnchangedShape);
   }
+  r->Register(
+      OpDefBuilder("RendezvousRecv").Output("y: T").Attr("T: type").Attr(
+          "key: string"),
+      UnknownShape);
+  r->Register(
+      OpDefBuilder("WaitForSignal").Input("x: T").Output("y: T").Attr(
+          "T: type").Attr("signal: string"),
+      UnchangedShape);
   for (const char* op : {"SlowIdentity", "SleepThenFail"}) {
     r->Register(
         OpDefBuilder(op).Input("x: T").Output("y: T").Attr("T: type").Attr(
@@ -548,6 +614,8 @@ void RegisterKernels(KernelRegistry* r) {
   r->Register(cpu("Block"), MakeKernel<BlockOp>);
   r->Register(cpu("AsyncIdentity"), MakeKernel<AsyncIdentityOp>);
   r->Register(cpu("SlowIdentity"), MakeKernel<SlowIdentityOp>);
+  r->Register(cpu("RendezvousRecv"), MakeKernel<RendezvousRecvOp>);
+  r->Register(cpu("WaitForSignal"), MakeKernel<WaitForSignalOp>);
   r->Register(cpu("SleepThenFail"), MakeKernel<SleepThenFailOp>);
   r->Register(cpu("CountRuns"), MakeKernel<CountRunsOp>);
   r->Register(cpu("LeaveUnset"), MakeKernel<NoOpKernel>);
@@ -583,6 +651,16 @@ int64_t RunCount(const std::string& name) {
 void ResetRunCounts() {
   absl::MutexLock lock(&count_mu);
   Counts().clear();
+}
+
+void RaiseSignal(const std::string& name) {
+  absl::MutexLock lock(&signal_mu);
+  Signals()[name] = true;
+}
+
+void ResetSignals() {
+  absl::MutexLock lock(&signal_mu);
+  Signals().clear();
 }
 
 Attr Attr::Shape(std::initializer_list<int64_t> dims) {

@@ -17,6 +17,9 @@
 //   LeaveUnset(x: T) -> T  a buggy kernel: sets no output
 //   StatefulCounter() -> int32   stateful; 1, 2, 3, ... per kernel object
 //   IterId(x: T) -> int32  the loop iteration it runs in; -1 outside loops
+//   RendezvousRecv() -> T  async; receives attr `key` from the rendezvous
+//   WaitForSignal(x: T)    waits for RaiseSignal(attr `signal`), 10 s at
+//                          most (then DEADLINE_EXCEEDED); passes x through
 //
 //   GraphDefBuilder b;
 //   b.Const("a", 3).Op("n", "Neg", {"a"}, {{"T", DT_INT32}});
@@ -45,6 +48,10 @@ const KernelRegistry& TestKernels();
 // Total runs of CountRuns kernels named `name` since the last reset.
 int64_t RunCount(const std::string& name);
 void ResetRunCounts();
+
+// Releases the WaitForSignal kernels waiting for `name`, now and later.
+void RaiseSignal(const std::string& name);
+void ResetSignals();
 
 // An attr value for GraphDefBuilder: type, int, bool, string or shape.
 struct Attr {
