@@ -558,7 +558,11 @@ void Executor::Impl::Step::AsyncDone(AsyncState* state) {
     // kernel). Running the successors here would make that partition wait
     // for this one's work to run out before its next node, serialising the
     // devices' work; TensorFlow's executor also hands them to the pool.
-    // The task takes over this node's share of outstanding_.
+    // The task takes over this node's share of outstanding_. This thread
+    // holds one more share until Schedule has returned: the task could
+    // otherwise finish the step, and its owner free the pool, while
+    // Schedule is still waking a worker.
+    outstanding_.fetch_add(1, std::memory_order_relaxed);
     pool_->Schedule([this, q = std::move(q)]() mutable {
       if (args_.observer != nullptr) {
         RunLoop<true>(&q, 1);
@@ -566,6 +570,7 @@ void Executor::Impl::Step::AsyncDone(AsyncState* state) {
         RunLoop<false>(&q, 1);
       }
     });
+    if (outstanding_.fetch_sub(1, std::memory_order_acq_rel) == 1) Finish();
     return;
   }
   if (args_.observer != nullptr) {
