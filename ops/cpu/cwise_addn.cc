@@ -2,6 +2,7 @@
 #include "absl/strings/str_cat.h"
 #include "ops/cpu/cwise_ops.h"
 #include "ops/cpu/cwise_register.h"
+#include "ops/cpu/wrapping.h"
 
 namespace weft {
 namespace {
@@ -40,9 +41,11 @@ class AddNOp : public OpKernel {
       for (int64_t cb = b; cb < e; cb += kAddNChunk) {
         const int64_t len = std::min(kAddNChunk, e - cb);
         ArrayMap<T> acc(o + cb, len);
-        acc = ConstArrayMap<T>(in[0] + cb, len) +
-              ConstArrayMap<T>(in[1] + cb, len);
-        for (int i = 2; i < n; ++i) acc += ConstArrayMap<T>(in[i] + cb, len);
+        acc = WrapAdd(ConstArrayMap<T>(in[0] + cb, len),
+                      ConstArrayMap<T>(in[1] + cb, len));
+        for (int i = 2; i < n; ++i) {
+          acc = WrapAdd(acc, ConstArrayMap<T>(in[i] + cb, len));
+        }
       }
     });
   }

@@ -17,28 +17,30 @@
 
 #include "absl/status/status.h"
 #include "ops/cpu/cwise_ops.h"
+#include "ops/cpu/wrapping.h"
 
 namespace weft {
 namespace functor {
 
 // ---- Arithmetic ------------------------------------------------------------
+// Signed integers wrap on overflow, as in TensorFlow (wrapping.h).
 
 struct Add : BinaryFunctorBase {
   static constexpr int kCost = 1;
   template <typename X, typename Y>
-  static auto Apply(const X& x, const Y& y) { return x + y; }
+  static auto Apply(const X& x, const Y& y) { return WrapAdd(x, y); }
 };
 
 struct Sub : BinaryFunctorBase {
   static constexpr int kCost = 1;
   template <typename X, typename Y>
-  static auto Apply(const X& x, const Y& y) { return x - y; }
+  static auto Apply(const X& x, const Y& y) { return WrapSub(x, y); }
 };
 
 struct Mul : BinaryFunctorBase {
   static constexpr int kCost = 1;
   template <typename X, typename Y>
-  static auto Apply(const X& x, const Y& y) { return x * y; }
+  static auto Apply(const X& x, const Y& y) { return WrapMul(x, y); }
 };
 
 // Floating-point division (RealDiv; Div on floats).
@@ -51,7 +53,10 @@ struct Div : BinaryFunctorBase {
 struct SquaredDifference : BinaryFunctorBase {
   static constexpr int kCost = 2;
   template <typename X, typename Y>
-  static auto Apply(const X& x, const Y& y) { return (x - y).square(); }
+  static auto Apply(const X& x, const Y& y) {
+    const auto d = WrapSub(x, y);
+    return WrapMul(d, d);
+  }
 };
 
 // Maximum/Minimum: NaN in either operand gives NaN (as TensorFlow).
@@ -108,14 +113,6 @@ struct Pow : BinaryFunctorBase {
 };
 
 // ---- Integer division and powers (signed types only) -----------------------
-
-// -x with two's-complement wrap-around (INT_MIN stays INT_MIN), no UB.
-template <typename T>
-inline T WrappingNeg(T x) {
-  static_assert(std::is_signed_v<T>, "signed integers only");
-  using U = std::make_unsigned_t<T>;
-  return static_cast<T>(U{0} - static_cast<U>(x));
-}
 
 // Fails if y holds a zero: integer division by zero must not trap.
 struct IntDivisorCheck {
@@ -319,8 +316,10 @@ struct ReluGrad : BinaryFunctorBase {
     }                                          \
   }
 
-WEFT_UNARY_FUNCTOR(Neg, 1, -x);
-WEFT_UNARY_FUNCTOR(Square, 1, x.square());
+// -INT_MIN and |INT_MIN| are INT_MIN, as in TensorFlow (wrapping.h).
+WEFT_UNARY_FUNCTOR(Neg, 1, x.unaryExpr(WrappingNegOp<T>()));
+WEFT_UNARY_FUNCTOR(Abs, 1, x.unaryExpr(WrappingAbsOp<T>()));
+WEFT_UNARY_FUNCTOR(Square, 1, WrapMul(x, x));
 WEFT_UNARY_FUNCTOR(Sqrt, 4, x.sqrt());
 WEFT_UNARY_FUNCTOR(Rsqrt, 5, x.rsqrt());
 WEFT_UNARY_FUNCTOR(Exp, 10, x.exp());
@@ -328,7 +327,6 @@ WEFT_UNARY_FUNCTOR(Log, 10, x.log());
 WEFT_UNARY_FUNCTOR(Tanh, 12, x.tanh());
 WEFT_UNARY_FUNCTOR(Sigmoid, 12, x.logistic());
 WEFT_UNARY_FUNCTOR(Reciprocal, 4, x.inverse());
-WEFT_UNARY_FUNCTOR(Abs, 1, x.abs());
 WEFT_UNARY_FUNCTOR(Floor, 1, x.floor());
 WEFT_UNARY_FUNCTOR(Ceil, 1, x.ceil());
 WEFT_UNARY_FUNCTOR(Round, 1, x.rint());  // half to even

@@ -10,6 +10,7 @@
 #include "ops/cpu/array_util.h"
 #include "ops/cpu/cwise_ops.h"
 #include "ops/cpu/math_extra_register.h"
+#include "ops/cpu/wrapping.h"
 
 namespace weft {
 namespace {
@@ -17,13 +18,13 @@ namespace {
 struct SumScan {
   static constexpr int kIdentity = 0;
   template <typename A, typename B>
-  static void Step(A& acc, const B& x) { acc += x; }
+  static void Step(A& acc, const B& x) { acc = WrapAdd(acc, x); }
 };
 
 struct ProdScan {
   static constexpr int kIdentity = 1;
   template <typename A, typename B>
-  static void Step(A& acc, const B& x) { acc *= x; }
+  static void Step(A& acc, const B& x) { acc = WrapMul(acc, x); }
 };
 
 template <typename Scan, typename T>

@@ -32,6 +32,7 @@
 
 #include "ops/cpu/cwise_ops.h"
 #include "ops/cpu/reduction_plan.h"
+#include "ops/cpu/wrapping.h"
 #include "runtime/status.h"
 
 namespace weft {
@@ -41,9 +42,9 @@ struct SumReducer {
   template <typename T>
   static T Identity() { return T(0); }
   template <typename V>
-  static auto Fold(const V& v) { return v.sum(); }
+  static auto Fold(const V& v) { return WrapSum(v); }
   template <typename A, typename B>
-  static void Accumulate(A& acc, const B& row) { acc += row; }
+  static void Accumulate(A& acc, const B& row) { acc = WrapAdd(acc, row); }
 };
 
 struct ProdReducer {
@@ -51,9 +52,9 @@ struct ProdReducer {
   template <typename T>
   static T Identity() { return T(1); }
   template <typename V>
-  static auto Fold(const V& v) { return v.prod(); }
+  static auto Fold(const V& v) { return WrapProd(v); }
   template <typename A, typename B>
-  static void Accumulate(A& acc, const B& row) { acc *= row; }
+  static void Accumulate(A& acc, const B& row) { acc = WrapMul(acc, row); }
 };
 
 // Max and Min propagate NaN, as TensorFlow's.
