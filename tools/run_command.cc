@@ -28,6 +28,7 @@ constexpr char kUsage[] =
     "                [--feed T=VALUE ...] [--init NODE ...] [--steps N]\n"
     "                [--format text|json] [--timing] [--cpu-devices N]\n"
     "                [--log-device-placement] [--op-timing]\n"
+    "                [--intra-op-threads N] [--inter-op-threads N]\n"
     "\n"
     "  --graph FILE    GraphDef, binary (.pb) or text (.pbtxt); detected from the bytes\n"
     "  --fetch T       tensor to print: 'node' or 'node:i' (repeatable)\n"
@@ -41,6 +42,10 @@ constexpr char kUsage[] =
     "  --cpu-devices N give the session N CPU devices (/cpu:0 .. /cpu:N-1), as\n"
     "                  ConfigProto.device_count {\"CPU\": N} does; default 1\n"
     "  --log-device-placement  print each node's device to stderr\n"
+    "  --intra-op-threads N  threads one kernel may split its work over, as\n"
+    "                  ConfigProto.intra_op_parallelism_threads; default: cores\n"
+    "  --inter-op-threads N  threads running independent kernels at once, as\n"
+    "                  ConfigProto.inter_op_parallelism_threads; default: cores\n"
     "  --op-timing     trace the steps after the first and print the kernel time\n"
     "                  per op type to stderr (tracing slows the steps a little)\n"
     "  --format F      text (default) or json: {\"fetches\": {T: {dtype, shape, values}}}\n";
@@ -132,6 +137,8 @@ int RunCommand(int argc, char** argv) {
                   {"format", kValue},
                   {"timing", kSwitch},
                   {"cpu-devices", kValue},
+                  {"intra-op-threads", kValue},
+                  {"inter-op-threads", kValue},
                   {"log-device-placement", kSwitch},
                   {"op-timing", kSwitch},
                   {"help", kSwitch}});
@@ -144,21 +151,21 @@ int RunCommand(int argc, char** argv) {
         kUsage);
   }
   const std::string format = cl.Get("format", "text");
-  int64_t steps = 1;
-  if (cl.Has("steps") && (!absl::SimpleAtoi(cl.Get("steps"), &steps) || steps < 1)) {
-    return ReportUsage(absl::InvalidArgumentError(absl::StrCat(
-                           "--steps must be a positive integer, not '",
-                           cl.Get("steps"), "'")),
-                       kUsage);
-  }
-  int cpu_devices = 1;
-  if (cl.Has("cpu-devices") &&
-      (!absl::SimpleAtoi(cl.Get("cpu-devices"), &cpu_devices) ||
-       cpu_devices < 1)) {
-    return ReportUsage(absl::InvalidArgumentError(absl::StrCat(
-                           "--cpu-devices must be a positive integer, not '",
-                           cl.Get("cpu-devices"), "'")),
-                       kUsage);
+  // A positive integer flag, or `fallback` when it is not given.
+  auto positive = [&cl](const char* flag, int64_t fallback) -> absl::StatusOr<int64_t> {
+    int64_t value = fallback;
+    if (cl.Has(flag) && (!absl::SimpleAtoi(cl.Get(flag), &value) || value < 1)) {
+      return absl::InvalidArgumentError(absl::StrCat(
+          "--", flag, " must be a positive integer, not '", cl.Get(flag), "'"));
+    }
+    return value;
+  };
+  absl::StatusOr<int64_t> steps = positive("steps", 1);
+  absl::StatusOr<int64_t> cpu_devices = positive("cpu-devices", 1);
+  absl::StatusOr<int64_t> intra_op = positive("intra-op-threads", 0);
+  absl::StatusOr<int64_t> inter_op = positive("inter-op-threads", 0);
+  for (const auto* flag : {&steps, &cpu_devices, &intra_op, &inter_op}) {
+    if (!flag->ok()) return ReportUsage(flag->status(), kUsage);
   }
 
   absl::StatusOr<tensorflow::GraphDef> graph = ReadGraphDefFile(cl.Get("graph"));
@@ -172,7 +179,9 @@ int RunCommand(int argc, char** argv) {
   // (a GPU); the CLI runs them where a kernel exists instead of refusing.
   SessionOptions options;
   options.config.set_allow_soft_placement(true);
-  (*options.config.mutable_device_count())["CPU"] = cpu_devices;
+  (*options.config.mutable_device_count())["CPU"] = static_cast<int>(*cpu_devices);
+  options.config.set_intra_op_parallelism_threads(static_cast<int>(*intra_op));
+  options.config.set_inter_op_parallelism_threads(static_cast<int>(*inter_op));
   options.config.set_log_device_placement(cl.Has("log-device-placement"));
   std::unique_ptr<Session> session = NewLocalSession(options);
   if (absl::Status s = session->Create(*graph); !s.ok()) return ReportError(s);
@@ -185,7 +194,7 @@ int RunCommand(int argc, char** argv) {
   const bool op_timing = cl.Has("op-timing");
   tensorflow::RunOptions run_options;
   OpTimingTable op_table;
-  for (int64_t step = 0; step < steps; ++step) {
+  for (int64_t step = 0; step < *steps; ++step) {
     // The first step prepares the signature, so it is not traced.
     run_options.set_trace_level(op_timing && step > 0
                                     ? tensorflow::RunOptions::FULL_TRACE
@@ -198,13 +207,13 @@ int RunCommand(int argc, char** argv) {
     if (op_timing && step > 0) op_table.Add(metadata.step_stats());
     step_micros.push_back(absl::ToDoubleMicroseconds(absl::Now() - start));
     if (!s.ok()) {
-      if (steps > 1) s = WithContext(s, absl::StrCat("step ", step + 1));
+      if (*steps > 1) s = WithContext(s, absl::StrCat("step ", step + 1));
       return ReportError(s);
     }
   }
   PrintResults(cl.GetAll("fetch"), outputs, format == "json");
   if (cl.Has("timing")) PrintTiming(step_micros);
-  if (op_timing) std::fputs(op_table.Format(steps - 1, 20).c_str(), stderr);
+  if (op_timing) std::fputs(op_table.Format(*steps - 1, 20).c_str(), stderr);
   session->Close().IgnoreError();
   return kExitOk;
 }

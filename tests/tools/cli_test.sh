@@ -108,6 +108,13 @@ expect cpu_devices_one_soft 0 "^n \(Neg\): /job:localhost/replica:0/task:0/devic
   "$WEFT" run --graph "$TMP/two_devices.pbtxt" --fetch s --log-device-placement
 expect run_bad_cpu_devices 2 "--cpu-devices must be a positive integer, not '0'" -- \
   "$WEFT" run --graph x --fetch y --cpu-devices 0
+# Thread counts go to the session's ConfigProto; one thread each still runs
+# both devices' partitions.
+expect one_thread_each 0 '"s": \{"dtype": "float32", "shape": \[\], "values": \[4\]\}' -- \
+  "$WEFT" run --graph "$TMP/two_devices.pbtxt" --fetch s --cpu-devices 2 \
+  --intra-op-threads 1 --inter-op-threads 1 --format json
+expect run_bad_intra_op 2 "--intra-op-threads must be a positive integer, not '-1'" -- \
+  "$WEFT" run --graph x --fetch y --intra-op-threads -1
 
 # weft inspect: a readable summary; exit 1 when the graph cannot run.
 expect inspect_help 0 "--graph FILE" -- "$WEFT" inspect --help
