@@ -1,6 +1,10 @@
 #include "runtime/thread_pool.h"
 
+#include <memory>
 #include <thread>
+
+#include "absl/base/thread_annotations.h"
+#include "absl/synchronization/mutex.h"
 
 #define EIGEN_USE_THREADS
 #include <unsupported/Eigen/CXX11/Tensor>
@@ -37,6 +41,50 @@ void ThreadPool::ParallelFor(
   impl_->device.parallelFor(
       n, Eigen::TensorOpCost(0, 0, static_cast<double>(cost_per_unit)),
       [&fn](Eigen::Index begin, Eigen::Index end) { fn(begin, end); });
+}
+
+namespace {
+
+// One pool worker of RunWorkers: it runs only if it claims its slot before
+// the caller closes the slots.
+struct WorkerSlots {
+  absl::Mutex mu;
+  bool closed ABSL_GUARDED_BY(mu) = false;
+  int started ABSL_GUARDED_BY(mu) = 0;
+  int running ABSL_GUARDED_BY(mu) = 0;
+};
+
+}  // namespace
+
+int ThreadPool::RunWorkers(int n, const std::function<void(int worker)>& worker) {
+  if (n <= 1) {
+    worker(0);
+    return 1;
+  }
+  // Shared with the scheduled closures, which may run after this returns
+  // (and then do nothing).
+  auto slots = std::make_shared<WorkerSlots>();
+  for (int w = 1; w < n; ++w) {
+    impl_->pool.Schedule([slots, &worker] {
+      int id = 0;
+      {
+        absl::MutexLock lock(&slots->mu);
+        if (slots->closed) return;
+        id = ++slots->started;
+        ++slots->running;
+      }
+      worker(id);
+      absl::MutexLock lock(&slots->mu);
+      --slots->running;
+    });
+  }
+  worker(0);
+  absl::MutexLock lock(&slots->mu);
+  slots->closed = true;
+  // Workers that started may still hold `worker`: wait for them.
+  slots->mu.Await(absl::Condition(
+      +[](int* running) { return *running == 0; }, &slots->running));
+  return slots->started + 1;
 }
 
 const Eigen::ThreadPoolDevice& ThreadPool::eigen_device() const {

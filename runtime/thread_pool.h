@@ -36,6 +36,15 @@ class ThreadPool {
   void ParallelFor(int64_t n, int64_t cost_per_unit,
                    const std::function<void(int64_t, int64_t)>& fn);
 
+  // Runs worker(0) on the calling thread and worker(1) .. worker(n - 1) on
+  // pool threads, but only on those that start before worker(0) returns:
+  // the others are skipped. Returns how many workers ran (at least 1).
+  // For work the workers claim as they go (an atomic counter over chunks),
+  // so whoever runs does all of it: when the pool is busy with other
+  // kernels the caller does the work itself instead of waiting for a
+  // thread to free up, as ParallelFor's fixed shards would.
+  int RunWorkers(int n, const std::function<void(int worker)>& worker);
+
   // For Eigen expressions: evaluate with `.device(pool.eigen_device())`.
   const Eigen::ThreadPoolDevice& eigen_device() const;
   const std::string& name() const { return name_; }
