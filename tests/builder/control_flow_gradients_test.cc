@@ -3,6 +3,7 @@
 // loop's variables and the outside tensors its body uses, stacked forward
 // values (a tanh/matmul recurrence), zero iterations, and the loops it
 // refuses with UNIMPLEMENTED.
+#include <cmath>
 #include <string>
 
 #include "absl/strings/match.h"
@@ -221,6 +222,62 @@ TEST(WhileGradientTest, NestedLoopsAreUnimplemented) {
   absl::Status st = AddGradients(root, {out[1]}, {x}, {}, &grads);
   EXPECT_EQ(st.code(), absl::StatusCode::kUnimplemented) << st;
   EXPECT_TRUE(absl::StrContains(st.message(), "nested")) << st;
+}
+
+// The recurrence over many iterations, several in flight at once, against
+// the same computation unrolled (no loop, no stacks): the stacks must give
+// each backward iteration its own forward values, in order. Repeated, as
+// an ordering bug shows only sometimes.
+TEST(WhileGradientTest, LongRecurrenceMatchesUnrolled) {
+  constexpr int kSteps = 40;
+  for (int repeat = 0; repeat < 5; ++repeat) {
+    Scope root = Scope::NewRoot();
+    Output h0 = Const(root, {{0.5f, -0.2f, 0.1f}, {0.3f, 0.9f, -0.7f}});
+    Output w = Const(root, {{0.6f, 0.1f, -0.3f},
+                            {-0.4f, 0.8f, 0.2f},
+                            {0.5f, -0.6f, 0.7f}});
+    Output b = Const(root, {0.1f, -0.2f, 0.05f});
+    Output looped = Rnn(root, h0, w, b, kSteps);
+    Output unrolled = h0;
+    for (int i = 0; i < kSteps; ++i) {
+      unrolled = Tanh(root, AddV2(root, MatMul(root, unrolled, w), b));
+    }
+    // Weights that differ per element, so a swapped value would show.
+    Output weights = Const(root, {{1.f, -2.f, 3.f}, {0.5f, 4.f, -1.f}});
+    std::vector<Output> g_loop, g_unrolled;
+    ASSERT_TRUE(AddGradients(root, {Mul(root, looped, weights)}, {h0, w, b},
+                             {}, &g_loop)
+                    .ok())
+        << root.status();
+    ASSERT_TRUE(AddGradients(root, {Mul(root, unrolled, weights)}, {h0, w, b},
+                             {}, &g_unrolled)
+                    .ok())
+        << root.status();
+    auto out = RunGraph(root, {}, {looped, unrolled, g_loop[0], g_unrolled[0],
+                                   g_loop[1], g_unrolled[1], g_loop[2],
+                                   g_unrolled[2]});
+    ASSERT_TRUE(out.ok()) << out.status();
+    for (int k = 0; k < 8; k += 2) {
+      std::vector<double> a = Values((*out)[k]), u = Values((*out)[k + 1]);
+      ASSERT_EQ(a.size(), u.size());
+      for (size_t i = 0; i < a.size(); ++i) {
+        EXPECT_NEAR(a[i], u[i], 1e-5 * (1 + std::fabs(u[i])))
+            << "fetch " << k << " element " << i;
+      }
+    }
+  }
+}
+
+TEST(WhileGradientTest, ForwardStillRunsAloneAfterGradients) {
+  Scope root = Scope::NewRoot();
+  Output x = Const(root, {2.f, 3.f});
+  Output p = Power(root, OnesLike(root, x), x, 3)[1];
+  std::vector<Output> grads;
+  ASSERT_TRUE(AddGradients(root, {p}, {x}, {}, &grads).ok()) << root.status();
+  // Only the forward loop: the counter and the pushes are pruned away.
+  auto out = RunGraph(root, {}, {p});
+  ASSERT_TRUE(out.ok()) << out.status();
+  EXPECT_EQ(Values((*out)[0]), (std::vector<double>{8, 27}));
 }
 
 TEST(WhileGradientTest, TwoGradientsOfOneLoop) {

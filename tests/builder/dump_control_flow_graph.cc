@@ -1,6 +1,7 @@
 // Builds a graph with conds (both branches taken) and while loops (x^n by
-// repeated multiplication, and a tanh(h W + b) recurrence whose gradient
-// needs stacked forward values), sums them into "loss", adds Weft's
+// repeated multiplication, a tanh(h W + b) recurrence whose gradient needs
+// stacked forward values, a cond inside a loop, a loop inside a cond),
+// sums them into "loss", adds Weft's
 // gradients of the loss, and writes the GraphDef and Weft's values of the
 // forward results and the gradients (argv[1], argv[2];
 // dump_graph_values.h). tf_compare_test.py then runs the same GraphDef in
@@ -71,6 +72,45 @@ int Main(int argc, char** argv) {
     fetches.push_back(rnn[1]);
     terms.push_back(testing_builder::SumOfSquares(root, power[1]));
     terms.push_back(testing_builder::SumOfSquares(root, rnn[1]));
+  }
+  // A cond inside a loop (even iterations take one branch, odd ones the
+  // other), and a loop inside a cond.
+  Outs mixed = WhileLoop(
+      root, {Const(root, 0), x},
+      [](const Scope& s, const Outs& v) { return Less(s, v[0], Const(s, 4)); },
+      [&](const Scope& s, const Outs& v) {
+        Output even = Equal(
+            s, AddNode1(s, "FloorMod", {v[0], Const(s, 2)}), Const(s, 0));
+        Outs y = Cond(
+            s, even, {v[1]},
+            [&](const Scope& t, const Outs& in) {
+              return Outs{Tanh(t, Mul(t, in[0], b))};
+            },
+            [&](const Scope& t, const Outs& in) {
+              return Outs{Sub(t, Mul(t, in[0], in[0]), b)};
+            });
+        if (y.empty()) return Outs();
+        return Outs{AddV2(s, v[0], Const(s, 1)), y[0]};
+      });
+  Outs looped_branch = Cond(
+      root, Const(root, true), {x},
+      [&](const Scope& s, const Outs& in) {
+        Outs p = WhileLoop(
+            s, {Const(s, 0), in[0]},
+            [](const Scope& t, const Outs& v) {
+              return Less(t, v[0], Const(t, 2));
+            },
+            [&](const Scope& t, const Outs& v) {
+              return Outs{AddV2(t, v[0], Const(t, 1)), Mul(t, v[1], b)};
+            });
+        return p.empty() ? Outs() : Outs{p[1]};
+      },
+      [](const Scope& s, const Outs& in) { return Outs{Neg(s, in[0])}; });
+  if (mixed.size() == 2 && looped_branch.size() == 1) {
+    fetches.push_back(mixed[1]);
+    fetches.push_back(looped_branch[0]);
+    terms.push_back(testing_builder::SumOfSquares(root, mixed[1]));
+    terms.push_back(testing_builder::SumOfSquares(root, looped_branch[0]));
   }
   Output loss = AddN(root.WithOpName("loss"), terms);
   std::vector<Output> grads;
