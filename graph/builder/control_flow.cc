@@ -61,6 +61,9 @@ absl::Status RewireRegion(
   const int end = scope.graph().node_size();
   for (int i = begin; i < end; ++i) {
     tensorflow::NodeDef* node = scope.MutableNodeAt(i);
+    // Built meanwhile but not part of the region (a gradient's additions
+    // to an older loop).
+    if (!inside(node->name())) continue;
     // Gated already: by a data input, or (a constant of an inner loop or
     // cond) by a control input from inside.
     bool gated = false;

@@ -46,10 +46,16 @@
 // are recorded in the scope as every builder error is, and the wrapper
 // returns an empty vector.
 //
+// Gradients: AddGradients differentiates through conds and loops, nested
+// in each other in any way (a loop's forward values are kept on stacks for
+// its backward loop; see while_grad.cc), with respect to tensors outside
+// them; a tensor inside a loop cannot be an x or a y (UNIMPLEMENTED). Only
+// float loop variables and captured tensors get gradients.
+//
 // Thread safety: as Scope. What AddGradients needs to know about each cond
 // and loop is kept with the graph under construction, not in the GraphDef:
 // a GraphDef written out and loaded again runs, but is not differentiable
-// through its loops.
+// through its conds and loops (UNIMPLEMENTED naming the node).
 #ifndef WEFT_GRAPH_BUILDER_CONTROL_FLOW_H_
 #define WEFT_GRAPH_BUILDER_CONTROL_FLOW_H_
 

@@ -99,6 +99,10 @@ absl::Status RewireRegion(
     const std::function<Output(const Output&)>& capture,
     const std::string& pivot, std::vector<std::string>* outside_controls);
 
+// The loop whose frame `node` runs in (an Exit: the frame around its
+// loop), or -1 for the root frame.
+int FrameOf(const ControlFlowInfo& info, const tensorflow::NodeDef& node);
+
 // Re-reads loop `loop`'s inits and captures from its Enters' inputs: a
 // cond built around the loop may have rewired them (to its Switches).
 absl::Status RefreshLoopInputs(const Scope& scope, int loop);

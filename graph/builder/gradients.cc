@@ -50,7 +50,9 @@ int FoldedLoop(const ControlFlowInfo& info, const std::string& node,
   if (it == info.loop_of.end()) return -1;
   int folded = -1;
   for (int l = it->second; l >= 0; l = info.loops[l].parent) {
-    if (l == open_loop) return folded;
+    for (int a = open_loop; a >= 0; a = info.loops[a].parent) {
+      if (a == l) return folded;  // the open loop or one around it
+    }
     folded = l;
   }
   return folded;

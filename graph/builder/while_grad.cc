@@ -20,6 +20,17 @@
 // decrement for the pops (through a trigger too). The pushes run because
 // the counter's Exit (which the backward loop needs) waits for the
 // increments.
+//
+// Conds inside the body: a value from a branch was pushed only in the
+// iterations that took it, so its pop also waits for that branch of the
+// (popped) predicate and is dead in the others. Nested loops: an inner
+// loop is folded into one node in the outer body's gradient, so its
+// backward loop is built inside the outer one; its values go on stacks
+// made outside all loops (a stack handle is never pushed: TensorFlow's
+// optimizer would drop such a push), which is right because an inner
+// loop's runs are serialized (each waits for the outer counter, whose
+// increment waits for the previous run) and so are its backward runs (the
+// outer backward decrement waits for them).
 #include <functional>
 #include <optional>
 #include <string>
@@ -54,36 +65,24 @@ Scope OuterScope(const Scope& scope, const LoopRecord& loop,
       .NewSubScope(sub);
 }
 
-absl::Status CheckSupported(const Scope& scope, int id) {
-  const ControlFlowInfo& info = scope.control_flow();
-  const LoopRecord& loop = info.loops[id];
-  const std::string label =
-      absl::StrCat("gradient of while loop '", loop.frame_name, "'");
-  if (loop.parent >= 0) {
-    return absl::UnimplementedError(absl::StrCat(
-        label, ": it is nested in loop '",
-        info.loops[loop.parent].frame_name,
-        "'; gradients through nested loops are not supported yet"));
-  }
-  for (const LoopRecord& other : info.loops) {
-    if (other.parent == id) {
-      return absl::UnimplementedError(absl::StrCat(
-          label, ": its body contains loop '", other.frame_name,
-          "'; gradients through nested loops are not supported yet"));
-    }
-  }
-  return absl::OkStatus();
-}
-
 // Adds the forward counter to loop `id` once.
 absl::Status EnsureCounter(const Scope& scope, int id) {
   ControlFlowInfo& info = scope.control_flow();
   if (info.loops[id].count.valid()) return absl::OkStatus();
+  const int parent = info.loops[id].parent;
+  if (parent >= 0) WEFT_RETURN_IF_ERROR(EnsureCounter(scope, parent));
   const LoopRecord loop = info.loops[id];
   Scope cs = OuterScope(scope, loop, "count");
   // Outside the frame; waits for the first input so that, in an untaken
-  // branch, it is dead as the loop is.
-  Output zero = Const(cs.WithControlDependencies({loop.inits[0].op()}), 0);
+  // branch, it is dead as the loop is. In a loop nested in another, it
+  // also waits for the outer iteration's counter, which waits for the
+  // previous outer iteration's run of this loop (below): the runs of a
+  // nested loop, and so their pushes, follow each other in order.
+  std::vector<Operation> zero_deps = {loop.inits[0].op()};
+  if (parent >= 0) {
+    zero_deps.push_back(Operation{info.loops[parent].counter_identity});
+  }
+  Output zero = Const(cs.WithControlDependencies(zero_deps), 0);
   const int begin = scope.graph().node_size();
   Output enter = AddNode1(cs.WithOpName("Enter"), "Enter", {zero},
                           EnterAttrs(loop.frame_name, false,
@@ -109,6 +108,13 @@ absl::Status EnsureCounter(const Scope& scope, int id) {
   for (int i = begin; i < scope.graph().node_size(); ++i) {
     info.loop_of[scope.graph().node(i).name()] = id;
   }
+  // In the frame around the loop (-1: none; recorded, so that a backward
+  // loop being built now does not take it for one of its own nodes).
+  info.loop_of[zero.node] = loop.parent;
+  if (parent >= 0) {
+    scope.MutableNode(info.loops[parent].push_sync)
+        ->add_input(absl::StrCat("^", exit.node));
+  }
   LoopRecord& rec = info.loops[id];
   rec.count = exit;
   rec.counter_identity = ident.node;
@@ -118,29 +124,39 @@ absl::Status EnsureCounter(const Scope& scope, int id) {
 }
 
 // A new stack of forward tensor `t`'s values, pushed once per iteration;
-// returns the stack's handle (outside the frame).
+// returns the stack's handle. The stack is made once per step outside all
+// loops (so no handle is ever pushed: a nested loop's runs push in order,
+// EnsureCounter) and enters each frame down to the loop's.
 Output PushEachIteration(const Scope& scope, int id, const Output& t) {
   ControlFlowInfo& info = scope.control_flow();
   const LoopRecord loop = info.loops[id];
   Scope ss = OuterScope(scope, loop, "stack");
-  Output max_size =
-      Const(ss.WithControlDependencies({loop.inits[0].op()}), -1);
+  Output max_size = Const(ss, -1);
   Output handle = AddNode1(ss.WithOpName("Stack"), "StackV2", {max_size},
                            {{"elem_type", Attr(BaseType(t.dtype))}});
-  Output enter = AddNode1(ss.WithOpName("Enter"), "Enter", {handle},
-                          EnterAttrs(loop.frame_name, true,
-                                     loop.parallel_iterations));
+  if (!handle.valid()) return Output();
+  // Built while a backward loop is, but part of no loop.
+  info.loop_of[max_size.node] = -1;
+  info.loop_of[handle.node] = -1;
+  std::vector<int> frames;  // outermost first
+  for (int l = id; l >= 0; l = info.loops[l].parent) {
+    frames.insert(frames.begin(), l);
+  }
+  Output inner = handle;
+  for (int l : frames) {
+    inner = AddNode1(ss.WithOpName("Enter"), "Enter", {inner},
+                     EnterAttrs(info.loops[l].frame_name, true,
+                                info.loops[l].parallel_iterations));
+    if (!inner.valid()) return Output();
+    info.loop_of[inner.node] = l;
+  }
   Output push = AddNode1(
       ss.WithOpName("Push").WithControlDependencies(
           {Operation{loop.counter_identity}}),
-      "StackPushV2", {enter, t});
+      "StackPushV2", {inner, t});
   if (!push.valid()) return Output();
   scope.MutableNode(loop.push_sync)->add_input(absl::StrCat("^", push.node));
-  info.loop_of[enter.node] = id;
   info.loop_of[push.node] = id;
-  // Built while the backward loop is: not of it (nor of any loop).
-  info.loop_of[max_size.node] = -1;
-  info.loop_of[handle.node] = -1;
   return handle;
 }
 
@@ -149,7 +165,6 @@ Output PushEachIteration(const Scope& scope, int id, const Output& t) {
 absl::Status WhileLoopGrad(const Scope& scope, const Scope& gscope, int id,
                            const std::vector<Output>& dy,
                            std::vector<Output>* dx) {
-  WEFT_RETURN_IF_ERROR(CheckSupported(scope, id));
   WEFT_RETURN_IF_ERROR(EnsureCounter(scope, id));
   const LoopRecord fwd = scope.control_flow().loops[id];
   std::vector<int> vars, caps;  // the differentiable ones
@@ -225,8 +240,7 @@ absl::Status WhileLoopGrad(const Scope& scope, const Scope& gscope, int id,
   capture = [&](const Output& t, const Output& pivot,
                 const std::function<Output(const Output&)>& enter) {
     const ControlFlowInfo& info = scope.control_flow();
-    auto it = info.loop_of.find(t.node);
-    if (!body_scope || it == info.loop_of.end() || it->second != id) {
+    if (!body_scope || FrameOf(info, *scope.FindNode(t.node)) != id) {
       return Output();
     }
     auto memo = from_forward.find(t.name());
@@ -240,9 +254,8 @@ absl::Status WhileLoopGrad(const Scope& scope, const Scope& gscope, int id,
     if (!handle.valid()) return Output();
     std::vector<Operation> deps = {pivot.op()};
     BranchId b = BranchOf(info, *scope.FindNode(t.node), t);
-    auto pred_loop = b.cond < 0 ? info.loop_of.end()
-                                : info.loop_of.find(info.conds[b.cond].pred.node);
-    if (pred_loop != info.loop_of.end() && pred_loop->second == id) {
+    if (b.cond >= 0 &&
+        FrameOf(info, *scope.FindNode(info.conds[b.cond].pred.node)) == id) {
       Output pred = capture(info.conds[b.cond].pred, pivot, enter);
       std::vector<Output> sw = AddNode(*body_scope, "Switch", {pred, pred});
       if (sw.size() != 2) return Output();
@@ -260,13 +273,18 @@ absl::Status WhileLoopGrad(const Scope& scope, const Scope& gscope, int id,
   WEFT_RETURN_IF_ERROR(BuildWhileLoop(gscope, init, cond, body, "",
                                       fwd.parallel_iterations, capture,
                                       &grad_loop, &outs));
-  if (!pops.empty()) {
-    // The next iteration's count waits for this one's pops, through a
-    // trigger (a pop in an untaken branch is dead).
-    ControlFlowInfo& info = scope.control_flow();
-    std::vector<Operation> deps = {
-        Operation{info.loops[grad_loop].identities[0]}};
-    for (const std::string& pop : pops) deps.push_back(Operation{pop});
+  // The next iteration's count waits for this one's pops, and for the
+  // backward loops nested in this one to finish (they pop in order too),
+  // through a trigger (a pop in an untaken branch is dead).
+  ControlFlowInfo& info = scope.control_flow();
+  std::vector<Operation> deps = {
+      Operation{info.loops[grad_loop].identities[0]}};
+  for (const std::string& pop : pops) deps.push_back(Operation{pop});
+  for (const LoopRecord& nested : info.loops) {
+    if (nested.parent != grad_loop) continue;
+    for (const std::string& e : nested.exits) deps.push_back(Operation{e});
+  }
+  if (deps.size() > 1) {
     Operation sync = AddNode0(body_scope->WithOpName("pop_sync")
                                   .WithControlDependencies(deps),
                               "ControlTrigger", {});

@@ -106,8 +106,12 @@ absl::Status BuildWhileLoop(const Scope& scope,
     if (!inner.valid()) inner = enter(t);
     return captured[t.name()] = inner;
   };
+  // Built since the loop began, and not part of an older loop (a gradient
+  // built in this body adds counters and stacks to the forward loops).
   auto inside = [&](const std::string& node) {
-    return scope.NodeIndex(node) >= begin;
+    if (scope.NodeIndex(node) < begin) return false;
+    auto it = info.loop_of.find(node);
+    return it == info.loop_of.end() || it->second >= id;
   };
   std::vector<std::string> outside_controls;
   // The condition, on the Merges; its constants wait for the first Merge.
@@ -178,6 +182,13 @@ absl::Status BuildWhileLoop(const Scope& scope,
   }
   if (loop_id != nullptr) *loop_id = id;
   return absl::OkStatus();
+}
+
+int FrameOf(const ControlFlowInfo& info, const tensorflow::NodeDef& node) {
+  auto it = info.loop_of.find(node.name());
+  if (it == info.loop_of.end() || it->second < 0) return -1;
+  const bool is_exit = node.op() == "Exit" || node.op() == "RefExit";
+  return is_exit ? info.loops[it->second].parent : it->second;
 }
 
 absl::Status RefreshLoopInputs(const Scope& scope, int loop) {

@@ -1,8 +1,9 @@
 // AddGradients through Cond and WhileLoop (graph/builder/control_flow.h),
 // against central differences (grad_check.h): both branches of a cond, a
 // loop's variables and the outside tensors its body uses, stacked forward
-// values (a tanh/matmul recurrence), zero iterations, and the loops it
-// refuses with UNIMPLEMENTED.
+// values (a tanh/matmul recurrence), zero iterations, conds in loops,
+// loops in conds and in loops (also against their unrolled equivalents),
+// and the conds and loops it refuses with UNIMPLEMENTED.
 #include <cmath>
 #include <string>
 
@@ -208,20 +209,35 @@ TEST(WhileGradientTest, LoopInsideCond) {
   }
 }
 
-TEST(WhileGradientTest, NestedLoopsAreUnimplemented) {
-  Scope root = Scope::NewRoot();
-  Output x = Const(root, 2.f);
+// Outer iteration i runs the inner loop i + 1 times (its count differs per
+// outer iteration), on the outer variable and a tensor from outside both.
+Output NestedLoops(const Scope& s, const Output& h0, const Output& w,
+                   const Output& c) {
   Outs out = WhileLoop(
-      root, {Const(root, 0), x},
-      [](const Scope& t, const Outs& v) { return Less(t, v[0], Const(t, 2)); },
-      [](const Scope& t, const Outs& v) {
-        Outs inner = Power(t, v[1], v[1], 2);
-        return Outs{AddV2(t, v[0], Const(t, 1)), inner[1]};
+      s, {Const(s, 0), h0},
+      [](const Scope& t, const Outs& v) { return Less(t, v[0], Const(t, 3)); },
+      [&](const Scope& t, const Outs& v) {
+        Output bound = AddV2(t, v[0], Const(t, 1));
+        Outs inner = WhileLoop(
+            t, {Const(t, 0), v[1]},
+            [&](const Scope& u, const Outs& iv) {
+              return Less(u, iv[0], bound);
+            },
+            [&](const Scope& u, const Outs& iv) {
+              return Outs{AddV2(u, iv[0], Const(u, 1)),
+                          Tanh(u, Mul(u, iv[1], w))};
+            });
+        if (inner.empty()) return Outs();
+        return Outs{AddV2(t, v[0], Const(t, 1)), AddV2(t, inner[1], c)};
       });
-  std::vector<Output> grads;
-  absl::Status st = AddGradients(root, {out[1]}, {x}, {}, &grads);
-  EXPECT_EQ(st.code(), absl::StatusCode::kUnimplemented) << st;
-  EXPECT_TRUE(absl::StrContains(st.message(), "nested")) << st;
+  return out.empty() ? Output() : out[1];
+}
+
+TEST(WhileGradientTest, NestedLoops) {
+  Check({{2}, {2}, {2}}, [](S s, X x) {
+    Output h = NestedLoops(s, x[0], x[1], x[2]);
+    return h.valid() ? Square(s, h) : Output();
+  });
 }
 
 // The recurrence over many iterations, several in flight at once, against
@@ -250,6 +266,45 @@ TEST(WhileGradientTest, LongRecurrenceMatchesUnrolled) {
                     .ok())
         << root.status();
     ASSERT_TRUE(AddGradients(root, {Mul(root, unrolled, weights)}, {h0, w, b},
+                             {}, &g_unrolled)
+                    .ok())
+        << root.status();
+    auto out = RunGraph(root, {}, {looped, unrolled, g_loop[0], g_unrolled[0],
+                                   g_loop[1], g_unrolled[1], g_loop[2],
+                                   g_unrolled[2]});
+    ASSERT_TRUE(out.ok()) << out.status();
+    for (int k = 0; k < 8; k += 2) {
+      std::vector<double> a = Values((*out)[k]), u = Values((*out)[k + 1]);
+      ASSERT_EQ(a.size(), u.size());
+      for (size_t i = 0; i < a.size(); ++i) {
+        EXPECT_NEAR(a[i], u[i], 1e-5 * (1 + std::fabs(u[i])))
+            << "fetch " << k << " element " << i;
+      }
+    }
+  }
+}
+
+// Nested loops against their unrolling: inner runs of different lengths
+// must push and pop their own values, outer iteration by outer iteration.
+TEST(WhileGradientTest, NestedLoopsMatchUnrolled) {
+  for (int repeat = 0; repeat < 5; ++repeat) {
+    Scope root = Scope::NewRoot();
+    Output h0 = Const(root, {0.5f, -0.3f});
+    Output w = Const(root, {0.9f, 1.1f});
+    Output c = Const(root, {0.2f, -0.1f});
+    Output looped = NestedLoops(root, h0, w, c);
+    Output unrolled = h0;
+    for (int i = 0; i < 3; ++i) {
+      for (int j = 0; j <= i; ++j) unrolled = Tanh(root, Mul(root, unrolled, w));
+      unrolled = AddV2(root, unrolled, c);
+    }
+    Output weights = Const(root, {1.5f, -2.f});
+    std::vector<Output> g_loop, g_unrolled;
+    ASSERT_TRUE(AddGradients(root, {Mul(root, looped, weights)}, {h0, w, c},
+                             {}, &g_loop)
+                    .ok())
+        << root.status();
+    ASSERT_TRUE(AddGradients(root, {Mul(root, unrolled, weights)}, {h0, w, c},
                              {}, &g_unrolled)
                     .ok())
         << root.status();

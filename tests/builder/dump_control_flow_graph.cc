@@ -1,6 +1,7 @@
 // Builds a graph with conds (both branches taken) and while loops (x^n by
 // repeated multiplication, a tanh(h W + b) recurrence whose gradient needs
-// stacked forward values, a cond inside a loop, a loop inside a cond),
+// stacked forward values, a cond inside a loop, a loop inside a cond,
+// nested loops),
 // sums them into "loss", adds Weft's
 // gradients of the loss, and writes the GraphDef and Weft's values of the
 // forward results and the gradients (argv[1], argv[2];
@@ -111,6 +112,28 @@ int Main(int argc, char** argv) {
     fetches.push_back(looped_branch[0]);
     terms.push_back(testing_builder::SumOfSquares(root, mixed[1]));
     terms.push_back(testing_builder::SumOfSquares(root, looped_branch[0]));
+  }
+  // Nested loops: outer iteration i runs the inner loop i + 1 times.
+  Outs nested = WhileLoop(
+      root, {Const(root, 0), x},
+      [](const Scope& s, const Outs& v) { return Less(s, v[0], Const(s, 3)); },
+      [&](const Scope& s, const Outs& v) {
+        Output bound = AddV2(s, v[0], Const(s, 1));
+        Outs inner = WhileLoop(
+            s, {Const(s, 0), v[1]},
+            [&](const Scope& t, const Outs& iv) {
+              return Less(t, iv[0], bound);
+            },
+            [&](const Scope& t, const Outs& iv) {
+              return Outs{AddV2(t, iv[0], Const(t, 1)),
+                          Tanh(t, Mul(t, iv[1], b))};
+            });
+        if (inner.empty()) return Outs();
+        return Outs{AddV2(s, v[0], Const(s, 1)), AddV2(s, inner[1], x)};
+      });
+  if (nested.size() == 2) {
+    fetches.push_back(nested[1]);
+    terms.push_back(testing_builder::SumOfSquares(root, nested[1]));
   }
   Output loss = AddN(root.WithOpName("loss"), terms);
   std::vector<Output> grads;
