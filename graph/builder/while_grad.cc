@@ -105,8 +105,14 @@ absl::Status EnsureCounter(const Scope& scope, int id) {
   Output exit = AddNode1(cs.WithOpName("Exit"), "Exit", {sw[0]});
   WEFT_RETURN_IF_ERROR(scope.status());
   scope.MutableNode(merge[0].node)->set_input(1, next.node);
+  // A loop in a branch: its counter is in the branch too (the backward
+  // loop around it pops the count only when the branch ran).
+  auto found = info.branch_of.find(loop.enters[0]);
+  const bool in_branch = found != info.branch_of.end();
+  const BranchId branch = in_branch ? found->second : BranchId();
   for (int i = begin; i < scope.graph().node_size(); ++i) {
     info.loop_of[scope.graph().node(i).name()] = id;
+    if (in_branch) info.branch_of[scope.graph().node(i).name()] = branch;
   }
   // In the frame around the loop (-1: none; recorded, so that a backward
   // loop being built now does not take it for one of its own nodes).

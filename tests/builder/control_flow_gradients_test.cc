@@ -233,6 +233,41 @@ Output NestedLoops(const Scope& s, const Output& h0, const Output& w,
   return out.empty() ? Output() : out[1];
 }
 
+TEST(WhileGradientTest, LoopInACondInALoop) {
+  // Odd outer iterations run an inner loop (i + 1 steps), even ones a
+  // plain step: the inner loop's count and values exist only for the odd.
+  Check({{2}, {2}}, [](S s, X x) {
+    Outs out = WhileLoop(
+        s, {Const(s, 0), x[0]},
+        [](const Scope& t, const Outs& v) { return Less(t, v[0], Const(t, 4)); },
+        [&](const Scope& t, const Outs& v) {
+          Output odd = Equal(
+              t, AddNode1(t, "FloorMod", {v[0], Const(t, 2)}), Const(t, 1));
+          Output bound = AddV2(t, v[0], Const(t, 1));
+          Outs y = Cond(
+              t, odd, {v[1]},
+              [&](const Scope& u, const Outs& in) {
+                Outs inner = WhileLoop(
+                    u, {Const(u, 0), in[0]},
+                    [&](const Scope& w, const Outs& iv) {
+                      return Less(w, iv[0], bound);
+                    },
+                    [&](const Scope& w, const Outs& iv) {
+                      return Outs{AddV2(w, iv[0], Const(w, 1)),
+                                  Tanh(w, Mul(w, iv[1], x[1]))};
+                    });
+                return inner.empty() ? Outs() : Outs{inner[1]};
+              },
+              [&](const Scope& u, const Outs& in) {
+                return Outs{Mul(u, in[0], x[1])};
+              });
+          if (y.empty()) return Outs();
+          return Outs{AddV2(t, v[0], Const(t, 1)), y[0]};
+        });
+    return out.empty() ? Output() : Square(s, out[1]);
+  });
+}
+
 TEST(WhileGradientTest, NestedLoops) {
   Check({{2}, {2}, {2}}, [](S s, X x) {
     Output h = NestedLoops(s, x[0], x[1], x[2]);

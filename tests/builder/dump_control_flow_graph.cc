@@ -1,7 +1,7 @@
 // Builds a graph with conds (both branches taken) and while loops (x^n by
 // repeated multiplication, a tanh(h W + b) recurrence whose gradient needs
 // stacked forward values, a cond inside a loop, a loop inside a cond,
-// nested loops),
+// nested loops, a loop in a cond in a loop),
 // sums them into "loss", adds Weft's
 // gradients of the loss, and writes the GraphDef and Weft's values of the
 // forward results and the gradients (argv[1], argv[2];
@@ -131,9 +131,38 @@ int Main(int argc, char** argv) {
         if (inner.empty()) return Outs();
         return Outs{AddV2(s, v[0], Const(s, 1)), AddV2(s, inner[1], x)};
       });
-  if (nested.size() == 2) {
+  // A loop in a cond in a loop: only odd outer iterations run the inner one.
+  Outs deep = WhileLoop(
+      root, {Const(root, 0), x},
+      [](const Scope& s, const Outs& v) { return Less(s, v[0], Const(s, 4)); },
+      [&](const Scope& s, const Outs& v) {
+        Output odd = Equal(
+            s, AddNode1(s, "FloorMod", {v[0], Const(s, 2)}), Const(s, 1));
+        Outs y = Cond(
+            s, odd, {v[1]},
+            [&](const Scope& t, const Outs& in) {
+              Outs inner = WhileLoop(
+                  t, {Const(t, 0), in[0]},
+                  [](const Scope& u, const Outs& iv) {
+                    return Less(u, iv[0], Const(u, 2));
+                  },
+                  [&](const Scope& u, const Outs& iv) {
+                    return Outs{AddV2(u, iv[0], Const(u, 1)),
+                                Tanh(u, Mul(u, iv[1], b))};
+                  });
+              return inner.empty() ? Outs() : Outs{inner[1]};
+            },
+            [&](const Scope& t, const Outs& in) {
+              return Outs{Mul(t, in[0], b)};
+            });
+        if (y.empty()) return Outs();
+        return Outs{AddV2(s, v[0], Const(s, 1)), y[0]};
+      });
+  if (nested.size() == 2 && deep.size() == 2) {
     fetches.push_back(nested[1]);
+    fetches.push_back(deep[1]);
     terms.push_back(testing_builder::SumOfSquares(root, nested[1]));
+    terms.push_back(testing_builder::SumOfSquares(root, deep[1]));
   }
   Output loss = AddN(root.WithOpName("loss"), terms);
   std::vector<Output> grads;
