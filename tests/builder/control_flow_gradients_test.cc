@@ -275,6 +275,38 @@ TEST(WhileGradientTest, NestedLoops) {
   });
 }
 
+// Runs `looped` and `unrolled` (the same function of xs, one built with
+// loops) and the gradients of their weighted sums with respect to xs; the
+// values must agree.
+void ExpectSameValuesAndGradients(const Scope& root, const Output& looped,
+                                  const Output& unrolled,
+                                  const Output& weights,
+                                  const std::vector<Output>& xs) {
+  std::vector<Output> g_loop, g_unrolled;
+  ASSERT_TRUE(
+      AddGradients(root, {Mul(root, looped, weights)}, xs, {}, &g_loop).ok())
+      << root.status();
+  ASSERT_TRUE(AddGradients(root, {Mul(root, unrolled, weights)}, xs, {},
+                           &g_unrolled)
+                  .ok())
+      << root.status();
+  std::vector<Output> fetches = {looped, unrolled};
+  for (size_t i = 0; i < xs.size(); ++i) {
+    fetches.push_back(g_loop[i]);
+    fetches.push_back(g_unrolled[i]);
+  }
+  auto out = RunGraph(root, {}, fetches);
+  ASSERT_TRUE(out.ok()) << out.status();
+  for (size_t k = 0; k < fetches.size(); k += 2) {
+    std::vector<double> a = Values((*out)[k]), u = Values((*out)[k + 1]);
+    ASSERT_EQ(a.size(), u.size());
+    for (size_t i = 0; i < a.size(); ++i) {
+      EXPECT_NEAR(a[i], u[i], 1e-5 * (1 + std::fabs(u[i])))
+          << "fetch " << k << " element " << i;
+    }
+  }
+}
+
 // The recurrence over many iterations, several in flight at once, against
 // the same computation unrolled (no loop, no stacks): the stacks must give
 // each backward iteration its own forward values, in order. Repeated, as
@@ -295,27 +327,7 @@ TEST(WhileGradientTest, LongRecurrenceMatchesUnrolled) {
     }
     // Weights that differ per element, so a swapped value would show.
     Output weights = Const(root, {{1.f, -2.f, 3.f}, {0.5f, 4.f, -1.f}});
-    std::vector<Output> g_loop, g_unrolled;
-    ASSERT_TRUE(AddGradients(root, {Mul(root, looped, weights)}, {h0, w, b},
-                             {}, &g_loop)
-                    .ok())
-        << root.status();
-    ASSERT_TRUE(AddGradients(root, {Mul(root, unrolled, weights)}, {h0, w, b},
-                             {}, &g_unrolled)
-                    .ok())
-        << root.status();
-    auto out = RunGraph(root, {}, {looped, unrolled, g_loop[0], g_unrolled[0],
-                                   g_loop[1], g_unrolled[1], g_loop[2],
-                                   g_unrolled[2]});
-    ASSERT_TRUE(out.ok()) << out.status();
-    for (int k = 0; k < 8; k += 2) {
-      std::vector<double> a = Values((*out)[k]), u = Values((*out)[k + 1]);
-      ASSERT_EQ(a.size(), u.size());
-      for (size_t i = 0; i < a.size(); ++i) {
-        EXPECT_NEAR(a[i], u[i], 1e-5 * (1 + std::fabs(u[i])))
-            << "fetch " << k << " element " << i;
-      }
-    }
+    ExpectSameValuesAndGradients(root, looped, unrolled, weights, {h0, w, b});
   }
 }
 
@@ -334,27 +346,7 @@ TEST(WhileGradientTest, NestedLoopsMatchUnrolled) {
       unrolled = AddV2(root, unrolled, c);
     }
     Output weights = Const(root, {1.5f, -2.f});
-    std::vector<Output> g_loop, g_unrolled;
-    ASSERT_TRUE(AddGradients(root, {Mul(root, looped, weights)}, {h0, w, c},
-                             {}, &g_loop)
-                    .ok())
-        << root.status();
-    ASSERT_TRUE(AddGradients(root, {Mul(root, unrolled, weights)}, {h0, w, c},
-                             {}, &g_unrolled)
-                    .ok())
-        << root.status();
-    auto out = RunGraph(root, {}, {looped, unrolled, g_loop[0], g_unrolled[0],
-                                   g_loop[1], g_unrolled[1], g_loop[2],
-                                   g_unrolled[2]});
-    ASSERT_TRUE(out.ok()) << out.status();
-    for (int k = 0; k < 8; k += 2) {
-      std::vector<double> a = Values((*out)[k]), u = Values((*out)[k + 1]);
-      ASSERT_EQ(a.size(), u.size());
-      for (size_t i = 0; i < a.size(); ++i) {
-        EXPECT_NEAR(a[i], u[i], 1e-5 * (1 + std::fabs(u[i])))
-            << "fetch " << k << " element " << i;
-      }
-    }
+    ExpectSameValuesAndGradients(root, looped, unrolled, weights, {h0, w, c});
   }
 }
 
