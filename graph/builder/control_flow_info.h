@@ -28,7 +28,6 @@ struct LoopRecord {
   std::string frame_name;
   int parallel_iterations = 10;
   int parent = -1;      // the loop this one is nested in, or -1
-  int first_node = 0;   // graph index of its first node (an Enter)
   // Per loop variable, in order.
   std::vector<Output> inits;  // the values entering the loop (outside it)
   std::vector<std::string> enters, merges, switches, identities,
@@ -51,8 +50,6 @@ struct LoopRecord {
   // inputs (a trigger: a push in an untaken branch is dead and must not
   // kill the counter).
   std::string push_sync;
-  // Forward tensor name -> the StackV2 holding its values, when pushed.
-  absl::flat_hash_map<std::string, Output> stacks;
 };
 
 // A branch of a cond: the cond's index and 1 (true) or 0 (false).
@@ -68,7 +65,8 @@ struct ControlFlowInfo {
   absl::flat_hash_map<std::string, BranchId> branch_of;
   std::vector<LoopRecord> loops;
   // Every node of a loop (its own and its body's) -> the innermost loop;
-  // -1 for a node built while a loop was but outside it (a stack).
+  // -1 (or the enclosing loop) for a node a gradient built while a loop
+  // was being built, but outside it (a stack, a counter's initial value).
   absl::flat_hash_map<std::string, int> loop_of;
 };
 

@@ -68,7 +68,6 @@ absl::Status BuildWhileLoop(const Scope& scope,
     LoopRecord rec;
     rec.frame_name = frame;
     rec.parallel_iterations = parallel_iterations;
-    rec.first_node = begin;
     rec.inits = loop_vars;
     info.loops.push_back(std::move(rec));
   }
