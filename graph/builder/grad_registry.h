@@ -73,6 +73,8 @@ void RegisterNnGrads(GradRegistry* r);
 void RegisterConvGrads(GradRegistry* r);
 // Gradients of gradient ops (second derivatives).
 void RegisterGradGrads(GradRegistry* r);
+// Cond (Switch/Merge) and the parts of builder while loops (control_flow.h).
+void RegisterControlFlowGrads(GradRegistry* r);
 
 }  // namespace weft
 

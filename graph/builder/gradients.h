@@ -19,10 +19,16 @@
 // backward pass of a layer pinned to a device runs there too (model
 // parallelism); the scope's device still applies to the rest.
 //
+// Conds and while loops built with control_flow.h are differentiated
+// through (a backward cond; a backward loop that runs as many iterations as
+// the forward one, with the forward values it needs kept on stacks).
+//
 // Errors (also recorded in the scope): INVALID_ARGUMENT for invalid or
 // mismatched arguments; NOT_FOUND "no gradient registered for op 'Op'
 // (node 'name')" when a node on the path has no gradient function
-// (grad_registry.h lists how to add one).
+// (grad_registry.h lists how to add one); UNIMPLEMENTED naming the node for
+// a cond or loop not built with control_flow.h (one loaded from a GraphDef)
+// and for an x or y inside a loop.
 #ifndef WEFT_GRAPH_BUILDER_GRADIENTS_H_
 #define WEFT_GRAPH_BUILDER_GRADIENTS_H_
 

@@ -1,6 +1,7 @@
 #include "graph/builder/scope.h"
 
 #include "absl/strings/str_cat.h"
+#include "graph/builder/control_flow_info.h"
 #include "graph/graph_def_loader.h"
 #include "ops/framework/node_def_util.h"
 #include "ops/framework/op_registry.h"
@@ -127,6 +128,12 @@ Scope Scope::WithControlDependencies(const std::vector<Operation>& ops) const {
   return s;
 }
 
+Scope Scope::WithoutControlDependencies() const {
+  Scope s = *this;
+  s.control_deps_.clear();
+  return s;
+}
+
 Scope Scope::ColocateWith(const Operation& op) const {
   Scope s = *this;
   s.colocate_with_ = op.node;
@@ -171,6 +178,28 @@ void Scope::ApplyTo(tensorflow::NodeDef* node) const {
 void Scope::AppendNode(tensorflow::NodeDef node) const {
   shared_->node_index[node.name()] = shared_->graph.node_size();
   *shared_->graph.add_node() = std::move(node);
+}
+
+tensorflow::NodeDef* Scope::MutableNode(absl::string_view name) const {
+  auto it = shared_->node_index.find(name);
+  if (it == shared_->node_index.end()) return nullptr;
+  return shared_->graph.mutable_node(it->second);
+}
+
+tensorflow::NodeDef* Scope::MutableNodeAt(int index) const {
+  return shared_->graph.mutable_node(index);
+}
+
+int Scope::NodeIndex(absl::string_view name) const {
+  auto it = shared_->node_index.find(name);
+  return it == shared_->node_index.end() ? -1 : it->second;
+}
+
+ControlFlowInfo& Scope::control_flow() const {
+  if (shared_->control_flow == nullptr) {
+    shared_->control_flow = std::make_shared<ControlFlowInfo>();
+  }
+  return *shared_->control_flow;
 }
 
 absl::StatusOr<DataTypeVector> NodeOutputTypes(

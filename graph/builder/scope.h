@@ -38,6 +38,8 @@
 
 namespace weft {
 
+struct ControlFlowInfo;  // control_flow_info.h
+
 // A node in the graph being built. Invalid (empty name) when adding it failed.
 struct Operation {
   std::string node;
@@ -115,6 +117,9 @@ class Scope {
   Scope WithDevice(absl::string_view device) const;
   // Nodes get control inputs on `ops` (added to this scope's).
   Scope WithControlDependencies(const std::vector<Operation>& ops) const;
+  // Internal, for control-flow wrappers: a scope that adds no control
+  // inputs (a loop's body must not depend on nodes outside its frame).
+  Scope WithoutControlDependencies() const;
   // Nodes are colocated with `op` (attr _class: ["loc:@op"]).
   Scope ColocateWith(const Operation& op) const;
 
@@ -138,6 +143,18 @@ class Scope {
   void ApplyTo(tensorflow::NodeDef* node) const;
   // Appends `node` (already validated) to the graph.
   void AppendNode(tensorflow::NodeDef node) const;
+  // Internal, for control-flow wrappers, which close a loop's back edge and
+  // rewire a branch's or body's inputs after building it: the node called
+  // `name` (null if none), and the node at `index` (0 <= index <
+  // graph().node_size()), both mutable. Pointers stay valid while nodes are
+  // appended.
+  tensorflow::NodeDef* MutableNode(absl::string_view name) const;
+  tensorflow::NodeDef* MutableNodeAt(int index) const;
+  // The graph index of the node called `name`, or -1.
+  int NodeIndex(absl::string_view name) const;
+  // Internal: what the control-flow wrappers recorded about the conds and
+  // loops of this graph, for AddGradients (never part of the GraphDef).
+  ControlFlowInfo& control_flow() const;
 
  private:
   struct Shared {
@@ -145,6 +162,7 @@ class Scope {
     absl::Status status;
     absl::flat_hash_map<std::string, int> name_counts;  // name -> times used
     absl::flat_hash_map<std::string, int> node_index;   // name -> graph index
+    std::shared_ptr<ControlFlowInfo> control_flow;     // made when first used
   };
   Scope() = default;
   std::string MakeUnique(const std::string& name) const;

@@ -33,13 +33,6 @@ Output Vec(const Scope& s, std::vector<int32_t> v) {
   return Const(s, v, TensorShape({static_cast<int64_t>(v.size())}));
 }
 
-Output Total(const Scope& s, const Output& t) {
-  // sum(t * t) over every dim: a non-trivial weight per element.
-  Output sq = Mul(s, t, t);
-  return Sum(s, sq, AddNode1(s, "Range", {Const(s, 0), AddNode1(s, "Rank", {sq}),
-                                          Const(s, 1)}));
-}
-
 int Main(int argc, char** argv) {
   if (argc != 3) {
     std::cerr << "usage: dump_grad_graph GRAPH_OUT VALUES_OUT\n";
@@ -55,7 +48,9 @@ int Main(int argc, char** argv) {
   Output label_logits = Wavy(root, "label_logits", {3, 4}, 2.9);
   Scope s = root.NewSubScope("terms");
   std::vector<Output> terms;
-  auto add = [&](const Output& t) { terms.push_back(Total(s, t)); };
+  auto add = [&](const Output& t) {
+    terms.push_back(testing_builder::SumOfSquares(s, t));
+  };
   add(AddNode1(s, "StridedSlice",
                {x, Vec(s, {0, 3}), Vec(s, {3, 0}), Vec(s, {1, -2})}));
   add(GatherV2(s, Mul(s, x, x), Const(s, {2, 0, 2}), Const(s, 0)));

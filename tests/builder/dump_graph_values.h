@@ -9,11 +9,21 @@
 #include <string>
 #include <vector>
 
+#include "graph/builder/array_ops.h"
+#include "graph/builder/math_ops.h"
 #include "graph/builder/scope.h"
 #include "runtime/session.h"
 
 namespace weft {
 namespace testing_builder {
+
+// sum(t * t) over every dim: a scalar term with a distinct weight per
+// element.
+inline Output SumOfSquares(const Scope& s, const Output& t) {
+  Output sq = Mul(s, t, t);
+  return Sum(s, sq, AddNode1(s, "Range", {Const(s, 0), AddNode1(s, "Rank", {sq}),
+                                          Const(s, 1)}));
+}
 
 // Writes the scope's GraphDef (binary) to `graph_path`, runs `fetches`
 // (float tensors; the gradients `grads` are fetched too) in Weft, and

@@ -1,11 +1,14 @@
 """Runs a GraphDef built by Weft's C++ graph builder in TensorFlow.
 
-The dump binary (argv[1]: dump_mlp_graph, dump_grad_graph) writes a graph
-with a "loss" and Weft's symbolic gradients of it as a GraphDef, plus the
-values Weft computed (tests/builder/dump_graph_values.h); this script
-imports the GraphDef with tf.compat.v1.import_graph_def, fetches the same
-tensors, and also compares Weft's gradients with TensorFlow's own
-tf.gradients of "loss". Prints "SKIPPED: tensorflow not installed" (exit 0)
+The dump binary (argv[1]: dump_mlp_graph, dump_grad_graph,
+dump_control_flow_graph) writes a graph with a "loss" and Weft's symbolic
+gradients of it as a GraphDef, plus the values Weft computed
+(tests/builder/dump_graph_values.h); this script imports the GraphDef with
+tf.compat.v1.import_graph_def, fetches the same tensors, and also compares
+Weft's gradients with TensorFlow's own tf.gradients of "loss" for each
+"grad" line (dump_control_flow_graph writes none: TensorFlow cannot
+differentiate an imported v1 while loop, so there TensorFlow runs Weft's
+gradient graph). Prints "SKIPPED: tensorflow not installed" (exit 0)
 without TF.
 """
 import os
