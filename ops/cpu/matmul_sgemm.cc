@@ -58,24 +58,36 @@ inline void Kernel(int64_t depth, const float* ap, const float* bp, float* c,
   for (int r = 0; r < kRows; ++r) {
     lo[r] = _mm512_setzero_ps();
     hi[r] = _mm512_setzero_ps();
-    // The C tile is read and written after the loop: start fetching it now
-    // so the loop hides the miss.
+    // The C tile is read and written after the loop: start fetching it into
+    // L2 now, so the loop hides a miss to memory.
+    _mm_prefetch(reinterpret_cast<const char*>(c + r * ldc), _MM_HINT_T1);
+    _mm_prefetch(reinterpret_cast<const char*>(c + r * ldc + 16), _MM_HINT_T1);
+  }
+  auto steps = [&](int64_t count) {
+    for (int64_t p = 0; p < count; ++p) {
+      const __m512 b0 = _mm512_load_ps(bp);
+      const __m512 b1 = _mm512_load_ps(bp + 16);
+      _mm_prefetch(reinterpret_cast<const char*>(bp + 8 * kCols), _MM_HINT_T0);
+#pragma GCC unroll 12
+      for (int r = 0; r < kRows; ++r) {
+        const __m512 a = _mm512_set1_ps(ap[r * Layout::kRow]);
+        lo[r] = _mm512_fmadd_ps(a, b0, lo[r]);
+        hi[r] = _mm512_fmadd_ps(a, b1, hi[r]);
+      }
+      ap += Layout::kStep;
+      bp += kCols;
+    }
+  };
+  // Then into L1 near the end: fetched at the start, the lines would have
+  // been pushed out of L1 by the slivers streaming through it.
+  const int64_t tail = std::min<int64_t>(depth, 32);
+  steps(depth - tail);
+#pragma GCC unroll 12
+  for (int r = 0; r < kRows; ++r) {
     _mm_prefetch(reinterpret_cast<const char*>(c + r * ldc), _MM_HINT_ET0);
     _mm_prefetch(reinterpret_cast<const char*>(c + r * ldc + 16), _MM_HINT_ET0);
   }
-  for (int64_t p = 0; p < depth; ++p) {
-    const __m512 b0 = _mm512_load_ps(bp);
-    const __m512 b1 = _mm512_load_ps(bp + 16);
-    _mm_prefetch(reinterpret_cast<const char*>(bp + 8 * kCols), _MM_HINT_T0);
-#pragma GCC unroll 12
-    for (int r = 0; r < kRows; ++r) {
-      const __m512 a = _mm512_set1_ps(ap[r * Layout::kRow]);
-      lo[r] = _mm512_fmadd_ps(a, b0, lo[r]);
-      hi[r] = _mm512_fmadd_ps(a, b1, hi[r]);
-    }
-    ap += Layout::kStep;
-    bp += kCols;
-  }
+  steps(tail);
 #pragma GCC unroll 12
   for (int r = 0; r < kRows; ++r) {
     float* row = c + r * ldc;
