@@ -30,8 +30,12 @@ constexpr int64_t kPanelSlivers = 128;
 // A slivers per row block (its packed A, 13 KiB a sliver, stays in L2
 // beside a column block of B); each row block reads the panel's B once.
 constexpr int64_t kMaxBlockSlivers = 8;
-// Compute tasks wanted per worker and panel, and B slivers per pack task.
+// Compute tasks wanted per worker and panel.
 constexpr int64_t kTasksPerWorker = 4;
+// A pack task packs this many depth steps of every sliver in the panel
+// (row-major B: it reads whole rows, which the prefetchers follow) or, for
+// a transposed B, this many whole slivers (it reads whole rows of B^T).
+constexpr int64_t kPackSteps = 16;
 constexpr int64_t kPackSlivers = 4;
 
 // How a packed A sliver is laid out. Row-major A packs by copying rows
@@ -245,7 +249,8 @@ struct Schedule {
   int64_t tasks() const { return panels * (pack_tasks + compute_tasks); }
 };
 
-Schedule MakeSchedule(int64_t m, int64_t n, int64_t k, int64_t workers) {
+Schedule MakeSchedule(int64_t m, int64_t n, int64_t k, bool tb,
+                      int64_t workers) {
   Schedule s;
   s.row_slivers = (m + kRows - 1) / kRows;
   s.col_slivers = (n + kCols - 1) / kCols;
@@ -265,7 +270,8 @@ Schedule MakeSchedule(int64_t m, int64_t n, int64_t k, int64_t workers) {
       (want + s.row_blocks - 1) / s.row_blocks, 1, s.panel_slivers);
   s.chunk_slivers = (s.panel_slivers + chunks - 1) / chunks;
   s.chunks = (s.panel_slivers + s.chunk_slivers - 1) / s.chunk_slivers;
-  s.pack_tasks = (s.panel_slivers + kPackSlivers - 1) / kPackSlivers;
+  s.pack_tasks = tb ? (s.panel_slivers + kPackSlivers - 1) / kPackSlivers
+                    : (std::min(k, kDepth) + kPackSteps - 1) / kPackSteps;
   s.compute_tasks = s.row_blocks * s.chunks;
   return s;
 }
@@ -294,6 +300,25 @@ void WaitFor(const std::atomic<int64_t>& v, int64_t target) {
     } else {
       std::this_thread::yield();
     }
+  }
+}
+
+// Pack task i of the panel of B slivers [js_first, js_end) x the depth
+// block at p0, into `bp`.
+void PackTask(const Problem& q, int64_t i, int64_t p0, int64_t js_first,
+              int64_t js_end, float* bp) {
+  const int64_t depth = std::min(kDepth, q.k - p0);
+  int64_t js_lo = js_first, js_hi = js_end, step_lo = 0, step_hi = depth;
+  if (q.tb) {
+    js_lo = js_first + i * kPackSlivers;
+    js_hi = std::min(js_end, js_lo + kPackSlivers);
+  } else {
+    step_lo = i * kPackSteps;
+    step_hi = std::min(depth, step_lo + kPackSteps);
+  }
+  for (int64_t js = js_lo; js < js_hi && step_lo < step_hi; ++js) {
+    PackB(q.b, q.tb, q.k, q.n, p0 + step_lo, step_hi - step_lo, js * kCols,
+          bp + (js - js_first) * kCols * kDepth + step_lo * kCols);
   }
 }
 
@@ -347,13 +372,7 @@ void Work(const Problem& q, const Schedule& s, Progress& pr,
     if (i < s.pack_tasks) {
       // The buffer's previous panel must be done with it.
       WaitFor(pr.computed[buf], use * s.compute_tasks);
-      const int64_t depth = std::min(kDepth, q.k - p0);
-      const int64_t lo = js_first + i * kPackSlivers;
-      const int64_t hi = std::min(js_end, lo + kPackSlivers);
-      for (int64_t js = lo; js < hi; ++js) {
-        PackB(q.b, q.tb, q.k, q.n, p0, depth, js * kCols,
-              bp[buf] + (js - js_first) * kCols * kDepth);
-      }
+      PackTask(q, i, p0, js_first, js_end, bp[buf]);
       pr.packed[buf].fetch_add(1, std::memory_order_release);
     } else {
       const int64_t u = i - s.pack_tasks;
@@ -379,7 +398,7 @@ absl::Status Run(OpKernelContext* c, const Problem& q) {
   ThreadPool* pool = c->intra_op_pool();
   const int64_t workers =
       2.0 * q.m * q.n * q.k < kMinParallelFlops ? 1 : pool->NumThreads();
-  const Schedule s = MakeSchedule(q.m, q.n, q.k, workers);
+  const Schedule s = MakeSchedule(q.m, q.n, q.k, q.tb, workers);
   const int64_t b_floats = s.panel_slivers * kCols * kDepth;
   const int64_t a_floats = s.block_slivers * kASliverFloats;
   const int64_t b_buffers = s.panels > 1 ? 2 : 1;
