@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <atomic>
+#include <chrono>
 #include <cstring>
 #include <thread>
 #include <vector>
@@ -290,15 +291,17 @@ struct Progress {
   std::vector<std::atomic<int64_t>> tile_panels;
 };
 
-// Spins until v >= target. The wait is normally a fraction of one task; a
-// worker that keeps waiting yields, in case the one it waits for shares
-// its core.
+// Waits until v >= target. The wait is normally a fraction of one task
+// (a few microseconds), so it spins first; a longer one means the task it
+// waits for was preempted (a busy machine), and then the waiter sleeps in
+// short steps rather than spin or yield, which would take time from that
+// task if the two share a core.
 void WaitFor(const std::atomic<int64_t>& v, int64_t target) {
   for (int spins = 0; v.load(std::memory_order_acquire) < target; ++spins) {
-    if (spins < 4096) {
+    if (spins < 2000) {
       _mm_pause();
     } else {
-      std::this_thread::yield();
+      std::this_thread::sleep_for(std::chrono::microseconds(50));
     }
   }
 }
