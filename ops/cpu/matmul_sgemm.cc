@@ -236,10 +236,11 @@ struct Problem {
 // How the product is cut up. The depth is cut into blocks of kDepth and the
 // columns into panels of up to kPanelSlivers B slivers; a (column panel,
 // depth block) pair is a "panel" of work, taken in order (depth innermost).
-// Each panel is a list of tasks: first pack tasks, which pack a few of its
-// B slivers into one of two shared buffers, then compute tasks, which each
-// pack a block of A's rows for that depth block and multiply it with one
-// chunk of the panel's columns.
+// Each panel is a list of tasks: first pack tasks, which pack part of its B
+// (16 steps of every sliver, or a few whole slivers of a transposed B) into
+// one of two shared buffers, then compute tasks, which each pack a block of
+// A's rows for that depth block and multiply it with one chunk of the
+// panel's columns.
 struct Schedule {
   int64_t row_slivers, col_slivers, depth_blocks;
   int64_t panel_slivers;                 // B slivers in a (full) panel
