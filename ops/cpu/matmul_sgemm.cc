@@ -2,7 +2,10 @@
 
 #include <algorithm>
 #include <atomic>
+#include <chrono>
 #include <cstring>
+#include <thread>
+#include <vector>
 
 #if defined(__AVX512F__)
 #include <immintrin.h>
@@ -22,16 +25,19 @@ constexpr int64_t kCols = 32;        // columns of a C tile (B sliver width)
 constexpr int64_t kDepth = 256;      // depth block (steps per packed sliver)
 constexpr int64_t kColBlock = 16;    // B slivers per L2-sized column block
 constexpr double kMinParallelFlops = 4e6;
-// A packed B larger than this (about one core's L2) is written with
-// streaming stores.
-constexpr int64_t kStreamBytes = int64_t{4} << 20;
-// Row bands handed to the workers: up to this many per worker, each of at
-// least this many A slivers (smaller bands re-read B from L3 too often).
-constexpr int64_t kBandsPerWorker = 4;
-constexpr int64_t kMinBandSlivers = 8;
-// A band's packed A (13 KiB a sliver) should stay in L2 beside a column
-// block of B.
-constexpr int64_t kMaxBandSlivers = 32;
+// B slivers per column panel: a packed panel (kDepth x 4096 floats, 4 MiB)
+// is shared by the workers and should stay in L3.
+constexpr int64_t kPanelSlivers = 128;
+// A slivers per row block (its packed A, 13 KiB a sliver, stays in L2
+// beside a column block of B); each row block reads the panel's B once.
+constexpr int64_t kMaxBlockSlivers = 8;
+// Compute tasks wanted per worker and panel.
+constexpr int64_t kTasksPerWorker = 4;
+// A pack task packs this many depth steps of every sliver in the panel
+// (row-major B: it reads whole rows, which the prefetchers follow) or, for
+// a transposed B, this many whole slivers (it reads whole rows of B^T).
+constexpr int64_t kPackSteps = 16;
+constexpr int64_t kPackSlivers = 4;
 
 // How a packed A sliver is laid out. Row-major A packs by copying rows
 // ([12][kARowStride]: the kernel broadcasts from 12 row streams); transposed
@@ -57,24 +63,36 @@ inline void Kernel(int64_t depth, const float* ap, const float* bp, float* c,
   for (int r = 0; r < kRows; ++r) {
     lo[r] = _mm512_setzero_ps();
     hi[r] = _mm512_setzero_ps();
-    // The C tile is read and written after the loop: start fetching it now
-    // so the loop hides the miss.
+    // The C tile is read and written after the loop: start fetching it into
+    // L2 now, so the loop hides a miss to memory.
+    _mm_prefetch(reinterpret_cast<const char*>(c + r * ldc), _MM_HINT_T1);
+    _mm_prefetch(reinterpret_cast<const char*>(c + r * ldc + 16), _MM_HINT_T1);
+  }
+  auto steps = [&](int64_t count) {
+    for (int64_t p = 0; p < count; ++p) {
+      const __m512 b0 = _mm512_load_ps(bp);
+      const __m512 b1 = _mm512_load_ps(bp + 16);
+      _mm_prefetch(reinterpret_cast<const char*>(bp + 8 * kCols), _MM_HINT_T0);
+#pragma GCC unroll 12
+      for (int r = 0; r < kRows; ++r) {
+        const __m512 a = _mm512_set1_ps(ap[r * Layout::kRow]);
+        lo[r] = _mm512_fmadd_ps(a, b0, lo[r]);
+        hi[r] = _mm512_fmadd_ps(a, b1, hi[r]);
+      }
+      ap += Layout::kStep;
+      bp += kCols;
+    }
+  };
+  // Then into L1 near the end: fetched at the start, the lines would have
+  // been pushed out of L1 by the slivers streaming through it.
+  const int64_t tail = std::min<int64_t>(depth, 32);
+  steps(depth - tail);
+#pragma GCC unroll 12
+  for (int r = 0; r < kRows; ++r) {
     _mm_prefetch(reinterpret_cast<const char*>(c + r * ldc), _MM_HINT_ET0);
     _mm_prefetch(reinterpret_cast<const char*>(c + r * ldc + 16), _MM_HINT_ET0);
   }
-  for (int64_t p = 0; p < depth; ++p) {
-    const __m512 b0 = _mm512_load_ps(bp);
-    const __m512 b1 = _mm512_load_ps(bp + 16);
-    _mm_prefetch(reinterpret_cast<const char*>(bp + 8 * kCols), _MM_HINT_T0);
-#pragma GCC unroll 12
-    for (int r = 0; r < kRows; ++r) {
-      const __m512 a = _mm512_set1_ps(ap[r * Layout::kRow]);
-      lo[r] = _mm512_fmadd_ps(a, b0, lo[r]);
-      hi[r] = _mm512_fmadd_ps(a, b1, hi[r]);
-    }
-    ap += Layout::kStep;
-    bp += kCols;
-  }
+  steps(tail);
 #pragma GCC unroll 12
   for (int r = 0; r < kRows; ++r) {
     float* row = c + r * ldc;
@@ -101,26 +119,35 @@ void EdgeKernel(int64_t depth, const float* ap, const float* bp, float* c,
   }
 }
 
-// Rows [i0, i0 + 12) x depth [p0, p0 + depth) of op(A) into `out`, in
-// RowLayout when A is row-major and StepLayout when it is transposed; rows
-// past m are zero.
-void PackA(const float* a, bool ta, int64_t m, int64_t k, int64_t i0,
-           int64_t p0, int64_t depth, float* out) {
+// Rows [i0, i0 + 12) x depth [p0, p0 + depth) of op(A) into `out`, laid
+// out as Layout says; rows past m are zero. RowLayout is for a row-major A
+// (copy each row's depth range), StepLayout for a transposed A (copy each
+// step's 12 contiguous values).
+template <typename Layout>
+void PackA(const float* a, int64_t m, int64_t k, int64_t i0, int64_t p0,
+           int64_t depth, float* out);
+
+template <>
+void PackA<RowLayout>(const float* a, int64_t m, int64_t k, int64_t i0,
+                      int64_t p0, int64_t depth, float* out) {
   const int64_t rows = std::min(kRows, m - i0);
-  if (!ta) {
-    for (int64_t r = 0; r < rows; ++r) {
-      std::memcpy(out + r * kARowStride, a + (i0 + r) * k + p0,
-                  depth * sizeof(float));
-    }
-    for (int64_t r = rows; r < kRows; ++r) {
-      std::memset(out + r * kARowStride, 0, depth * sizeof(float));
-    }
-  } else {  // a is stored [k, m]: each step's rows are contiguous
-    for (int64_t p = 0; p < depth; ++p) {
-      float* dst = out + p * kRows;
-      std::memcpy(dst, a + (p0 + p) * m + i0, rows * sizeof(float));
-      std::memset(dst + rows, 0, (kRows - rows) * sizeof(float));
-    }
+  for (int64_t r = 0; r < rows; ++r) {
+    std::memcpy(out + r * kARowStride, a + (i0 + r) * k + p0,
+                depth * sizeof(float));
+  }
+  for (int64_t r = rows; r < kRows; ++r) {
+    std::memset(out + r * kARowStride, 0, depth * sizeof(float));
+  }
+}
+
+template <>
+void PackA<StepLayout>(const float* a, int64_t m, int64_t, int64_t i0,
+                       int64_t p0, int64_t depth, float* out) {
+  const int64_t rows = std::min(kRows, m - i0);
+  for (int64_t p = 0; p < depth; ++p) {  // a is stored [k, m]
+    float* dst = out + p * kRows;
+    std::memcpy(dst, a + (p0 + p) * m + i0, rows * sizeof(float));
+    std::memset(dst + rows, 0, (kRows - rows) * sizeof(float));
   }
 }
 
@@ -156,22 +183,15 @@ void Transpose16x16(const float* src, int64_t ld, float* dst, int64_t ldd) {
 }
 
 // Depth [p0, p0 + depth) x columns [j0, j0 + 32) of op(B) into
-// out[depth][32]; columns past n are zero. With `stream` the copy bypasses
-// the caches: a packed B larger than them would only evict useful lines.
+// out[depth][32]; columns past n are zero.
 void PackB(const float* b, bool tb, int64_t k, int64_t n, int64_t p0,
-           int64_t depth, int64_t j0, bool stream, float* out) {
+           int64_t depth, int64_t j0, float* out) {
   const int64_t cols = std::min(kCols, n - j0);
   if (!tb && cols == kCols) {  // the common case: two vector copies a row
     for (int64_t p = 0; p < depth; ++p) {
       const float* src = b + (p0 + p) * n + j0;
-      const __m512 v0 = _mm512_loadu_ps(src), v1 = _mm512_loadu_ps(src + 16);
-      if (stream) {
-        _mm512_stream_ps(out + p * kCols, v0);
-        _mm512_stream_ps(out + p * kCols + 16, v1);
-      } else {
-        _mm512_store_ps(out + p * kCols, v0);
-        _mm512_store_ps(out + p * kCols + 16, v1);
-      }
+      _mm512_store_ps(out + p * kCols, _mm512_loadu_ps(src));
+      _mm512_store_ps(out + p * kCols + 16, _mm512_loadu_ps(src + 16));
     }
   } else if (tb && cols == kCols) {  // b is stored [n, k]: 16 x 16 transposes
     const int64_t whole = depth - depth % 16;
@@ -206,48 +226,205 @@ void PackB(const float* b, bool tb, int64_t k, int64_t n, int64_t p0,
 }
 
 struct Problem {
-  bool ta, tb;
+  bool tb;
   int64_t m, n, k;
   const float* a;
   const float* b;
   float* c;
 };
 
-// One band: C rows of A slivers [s_lo, s_hi) x every column. Per depth
-// block it packs its A slivers into `ap` (sized for one block, so they stay
-// in cache) and runs the micro-kernel over every tile, reading B from the
-// shared pre-packed copy `bp_all` ([block][sliver][kDepth][32]).
-template <typename Layout>
-void RunBand(const Problem& q, int64_t s_lo, int64_t s_hi, int64_t col_slivers,
-             const float* bp_all, float* ap) {
-  const int64_t blocks = (q.k + kDepth - 1) / kDepth;
-  for (int64_t d = 0; d < blocks; ++d) {
-    const int64_t p0 = d * kDepth, depth = std::min(kDepth, q.k - p0);
-    const bool accumulate = d > 0;
-    const float* bp = bp_all + d * col_slivers * kCols * kDepth;
-    for (int64_t s = s_lo; s < s_hi; ++s) {
-      PackA(q.a, q.ta, q.m, q.k, s * kRows, p0, depth,
-            ap + (s - s_lo) * kASliverFloats);
+// How the product is cut up. The depth is cut into blocks of kDepth and the
+// columns into panels of up to kPanelSlivers B slivers; a (column panel,
+// depth block) pair is a "panel" of work, taken in order (depth innermost).
+// Each panel is a list of tasks: first pack tasks, which pack part of its B
+// (16 steps of every sliver, or a few whole slivers of a transposed B) into
+// one of two shared buffers, then compute tasks, which each pack a block of
+// A's rows for that depth block and multiply it with one chunk of the
+// panel's columns.
+struct Schedule {
+  int64_t row_slivers, col_slivers, depth_blocks;
+  int64_t panel_slivers;                 // B slivers in a (full) panel
+  int64_t panels;                        // column panels x depth blocks
+  int64_t block_slivers, row_blocks;     // A slivers in a row block
+  int64_t chunk_slivers, chunks;         // B slivers in a column chunk
+  int64_t pack_tasks, compute_tasks;     // per panel
+  int64_t tasks() const { return panels * (pack_tasks + compute_tasks); }
+};
+
+Schedule MakeSchedule(int64_t m, int64_t n, int64_t k, bool tb,
+                      int64_t workers) {
+  Schedule s;
+  s.row_slivers = (m + kRows - 1) / kRows;
+  s.col_slivers = (n + kCols - 1) / kCols;
+  s.depth_blocks = (k + kDepth - 1) / kDepth;
+  s.panel_slivers = std::min(s.col_slivers, kPanelSlivers);
+  s.panels = (s.col_slivers + s.panel_slivers - 1) / s.panel_slivers *
+             s.depth_blocks;
+  // A few compute tasks a worker per panel, so that a worker that starts
+  // late or shares its core takes fewer of them; but row blocks no smaller
+  // than needed for that, since each re-reads the panel's B from L3.
+  const int64_t want = workers == 1 ? 1 : kTasksPerWorker * workers;
+  s.block_slivers = std::clamp<int64_t>((s.row_slivers + want - 1) / want, 1,
+                                        kMaxBlockSlivers);
+  s.row_blocks = (s.row_slivers + s.block_slivers - 1) / s.block_slivers;
+  // Too few row blocks (a short A): cut the columns too.
+  const int64_t chunks = std::clamp<int64_t>(
+      (want + s.row_blocks - 1) / s.row_blocks, 1, s.panel_slivers);
+  s.chunk_slivers = (s.panel_slivers + chunks - 1) / chunks;
+  s.chunks = (s.panel_slivers + s.chunk_slivers - 1) / s.chunk_slivers;
+  s.pack_tasks = tb ? (s.panel_slivers + kPackSlivers - 1) / kPackSlivers
+                    : (std::min(k, kDepth) + kPackSteps - 1) / kPackSteps;
+  s.compute_tasks = s.row_blocks * s.chunks;
+  return s;
+}
+
+// What the workers share. Tasks are claimed in order from `next`, and a
+// task only ever waits for tasks claimed before it, whose workers are
+// running: so any number of workers (one included) finishes, whenever each
+// starts. Panel P uses B buffer P % 2; the counters per buffer only grow.
+struct Progress {
+  explicit Progress(int64_t tiles) : tile_panels(tiles) {}
+  std::atomic<int64_t> next{0};
+  std::atomic<int64_t> packed[2] = {0, 0};    // pack tasks done
+  std::atomic<int64_t> computed[2] = {0, 0};  // compute tasks done
+  // Per (row block, chunk): panels done, so that depth block d + 1 adds to
+  // C only after d has written it.
+  std::vector<std::atomic<int64_t>> tile_panels;
+};
+
+// Waits until v >= target. The wait is normally a fraction of one task
+// (a few microseconds), so it spins first; a longer one means the task it
+// waits for was preempted (a busy machine), and then the waiter sleeps in
+// short steps rather than spin or yield, which would take time from that
+// task if the two share a core.
+void WaitFor(const std::atomic<int64_t>& v, int64_t target) {
+  for (int spins = 0; v.load(std::memory_order_acquire) < target; ++spins) {
+    if (spins < 2000) {
+      _mm_pause();
+    } else {
+      std::this_thread::sleep_for(std::chrono::microseconds(50));
     }
-    // Column blocks of B stay in L2 while every A sliver passes over them.
-    for (int64_t jb = 0; jb < col_slivers; jb += kColBlock) {
-      const int64_t jb_hi = std::min(col_slivers, jb + kColBlock);
-      for (int64_t s = s_lo; s < s_hi; ++s) {
-        const int64_t i0 = s * kRows, rows = std::min(kRows, q.m - i0);
-        const float* as = ap + (s - s_lo) * kASliverFloats;
-        for (int64_t js = jb; js < jb_hi; ++js) {
-          const int64_t j0 = js * kCols, cols = std::min(kCols, q.n - j0);
-          const float* bs = bp + js * kCols * kDepth;
-          float* c = q.c + i0 * q.n + j0;
-          if (rows == kRows && cols == kCols) {
-            Kernel<Layout>(depth, as, bs, c, q.n, accumulate);
-          } else {
-            EdgeKernel<Layout>(depth, as, bs, c, q.n, accumulate, rows, cols);
-          }
+  }
+}
+
+// Pack task i of the panel of B slivers [js_first, js_end) x the depth
+// block at p0, into `bp`.
+void PackTask(const Problem& q, int64_t i, int64_t p0, int64_t js_first,
+              int64_t js_end, float* bp) {
+  const int64_t depth = std::min(kDepth, q.k - p0);
+  int64_t js_lo = js_first, js_hi = js_end, step_lo = 0, step_hi = depth;
+  if (q.tb) {
+    js_lo = js_first + i * kPackSlivers;
+    js_hi = std::min(js_end, js_lo + kPackSlivers);
+  } else {
+    step_lo = i * kPackSteps;
+    step_hi = std::min(depth, step_lo + kPackSteps);
+  }
+  for (int64_t js = js_lo; js < js_hi && step_lo < step_hi; ++js) {
+    PackB(q.b, q.tb, q.k, q.n, p0 + step_lo, step_hi - step_lo, js * kCols,
+          bp + (js - js_first) * kCols * kDepth + step_lo * kCols);
+  }
+}
+
+// Rows of A slivers [s_lo, s_hi) x B slivers [js_lo, js_hi) of C, for the
+// depth block at p0. `bp` is the panel's packed B, whose first sliver is
+// js_first; `ap` holds the packed A block.
+template <typename Layout>
+void ComputeBlock(const Problem& q, int64_t s_lo, int64_t s_hi, int64_t js_lo,
+                  int64_t js_hi, int64_t js_first, int64_t p0,
+                  const float* bp, float* ap) {
+  const int64_t depth = std::min(kDepth, q.k - p0);
+  const bool accumulate = p0 > 0;
+  for (int64_t s = s_lo; s < s_hi; ++s) {
+    PackA<Layout>(q.a, q.m, q.k, s * kRows, p0, depth,
+                  ap + (s - s_lo) * kASliverFloats);
+  }
+  // Column blocks of B stay in L2 while every A sliver passes over them.
+  for (int64_t jb = js_lo; jb < js_hi; jb += kColBlock) {
+    const int64_t jb_hi = std::min(js_hi, jb + kColBlock);
+    for (int64_t s = s_lo; s < s_hi; ++s) {
+      const int64_t i0 = s * kRows, rows = std::min(kRows, q.m - i0);
+      const float* as = ap + (s - s_lo) * kASliverFloats;
+      for (int64_t js = jb; js < jb_hi; ++js) {
+        const int64_t j0 = js * kCols, cols = std::min(kCols, q.n - j0);
+        const float* bs = bp + (js - js_first) * kCols * kDepth;
+        float* c = q.c + i0 * q.n + j0;
+        if (rows == kRows && cols == kCols) {
+          Kernel<Layout>(depth, as, bs, c, q.n, accumulate);
+        } else {
+          EdgeKernel<Layout>(depth, as, bs, c, q.n, accumulate, rows, cols);
         }
       }
     }
   }
+}
+
+// One worker: claims and runs tasks until none are left. `bp` are the two
+// B panel buffers, `ap` this worker's A block buffer.
+template <typename Layout>
+void Work(const Problem& q, const Schedule& s, Progress& pr,
+          float* const bp[2], float* ap) {
+  const int64_t per_panel = s.pack_tasks + s.compute_tasks;
+  const int64_t total = s.tasks();
+  for (int64_t t = pr.next.fetch_add(1, std::memory_order_relaxed); t < total;
+       t = pr.next.fetch_add(1, std::memory_order_relaxed)) {
+    const int64_t panel = t / per_panel, i = t % per_panel;
+    const int64_t buf = panel % 2, use = panel / 2;
+    const int64_t p0 = panel % s.depth_blocks * kDepth;
+    const int64_t js_first = panel / s.depth_blocks * s.panel_slivers;
+    const int64_t js_end = std::min(s.col_slivers, js_first + s.panel_slivers);
+    if (i < s.pack_tasks) {
+      // The buffer's previous panel must be done with it.
+      WaitFor(pr.computed[buf], use * s.compute_tasks);
+      PackTask(q, i, p0, js_first, js_end, bp[buf]);
+      pr.packed[buf].fetch_add(1, std::memory_order_release);
+    } else {
+      const int64_t u = i - s.pack_tasks;
+      const int64_t r = u / s.chunks, ch = u % s.chunks;
+      WaitFor(pr.packed[buf], (use + 1) * s.pack_tasks);
+      WaitFor(pr.tile_panels[u], panel);
+      const int64_t s_lo = r * s.block_slivers;
+      const int64_t s_hi = std::min(s.row_slivers, s_lo + s.block_slivers);
+      const int64_t js_lo = js_first + ch * s.chunk_slivers;
+      const int64_t js_hi = std::min(js_end, js_lo + s.chunk_slivers);
+      if (js_lo < js_hi) {  // the last column panel may be narrower
+        ComputeBlock<Layout>(q, s_lo, s_hi, js_lo, js_hi, js_first, p0,
+                             bp[buf], ap);
+      }
+      pr.tile_panels[u].store(panel + 1, std::memory_order_release);
+      pr.computed[buf].fetch_add(1, std::memory_order_release);
+    }
+  }
+}
+
+template <typename Layout>
+absl::Status Run(OpKernelContext* c, const Problem& q) {
+  ThreadPool* pool = c->intra_op_pool();
+  const int64_t workers =
+      2.0 * q.m * q.n * q.k < kMinParallelFlops ? 1 : pool->NumThreads();
+  const Schedule s = MakeSchedule(q.m, q.n, q.k, q.tb, workers);
+  const int64_t b_floats = s.panel_slivers * kCols * kDepth;
+  const int64_t a_floats = s.block_slivers * kASliverFloats;
+  const int64_t b_buffers = s.panels > 1 ? 2 : 1;
+  Tensor scratch;
+  WEFT_RETURN_IF_ERROR(c->allocate_temp(
+      DT_FLOAT, TensorShape({b_buffers * b_floats + workers * a_floats}),
+      &scratch));
+  float* base = scratch.data<float>();  // 64-byte aligned, as are the parts
+  float* const bp[2] = {base, base + (b_buffers - 1) * b_floats};
+  float* a_buffers = base + b_buffers * b_floats;
+  Progress progress(s.compute_tasks);
+  if (workers == 1) {
+    Work<Layout>(q, s, progress, bp, a_buffers);
+  } else {
+    // A cost this high gives every worker its own thread.
+    pool->ParallelFor(workers, int64_t{1} << 30, [&](int64_t lo, int64_t hi) {
+      for (int64_t w = lo; w < hi; ++w) {
+        Work<Layout>(q, s, progress, bp, a_buffers + w * a_floats);
+      }
+    });
+  }
+  return absl::OkStatus();
 }
 
 }  // namespace
@@ -257,71 +434,8 @@ bool SgemmAvailable() { return true; }
 absl::Status Sgemm(OpKernelContext* c, bool transpose_a, bool transpose_b,
                    int64_t m, int64_t n, int64_t k, const float* a,
                    const float* b, float* out) {
-  const Problem q{transpose_a, transpose_b, m, n, k, a, b, out};
-  const int64_t row_slivers = (m + kRows - 1) / kRows;
-  const int64_t col_slivers = (n + kCols - 1) / kCols;
-  const int64_t blocks = (k + kDepth - 1) / kDepth;
-  ThreadPool* pool = c->intra_op_pool();
-  const int64_t threads =
-      2.0 * m * n * k < kMinParallelFlops ? 1 : pool->NumThreads();
-  // The C rows are cut into bands, a few per thread, that the workers take
-  // in turn: a worker that starts late or shares its core with other work
-  // takes fewer bands instead of holding up the whole product. B is packed
-  // once, up front and in parallel, and shared: packing it per band would
-  // copy all of B once per band.
-  const int64_t workers = std::max<int64_t>(1, std::min(threads, row_slivers));
-  // Whole rounds of bands (a multiple of the workers), as many as the
-  // minimum band size allows, so the last round still splits evenly.
-  const int64_t rounds = std::clamp<int64_t>(
-      row_slivers / (kMinBandSlivers * workers), 1, kBandsPerWorker);
-  const int64_t band_slivers = std::min(
-      kMaxBandSlivers, (row_slivers + rounds * workers - 1) / (rounds * workers));
-  const int64_t bands = (row_slivers + band_slivers - 1) / band_slivers;
-  const int64_t a_floats = band_slivers * kASliverFloats;
-  const int64_t b_floats = blocks * col_slivers * kCols * kDepth;
-  Tensor scratch;
-  WEFT_RETURN_IF_ERROR(c->allocate_temp(
-      DT_FLOAT, TensorShape({b_floats + workers * a_floats}), &scratch));
-  float* bp_all = scratch.data<float>();  // 64-byte aligned
-  float* a_buffers = bp_all + b_floats;
-  const bool stream = b_floats * sizeof(float) > kStreamBytes;
-  auto pack_b = [&](int64_t first, int64_t last) {
-    for (int64_t i = first; i < last; ++i) {
-      const int64_t d = i / col_slivers, js = i % col_slivers;
-      const int64_t p0 = d * kDepth;
-      PackB(b, transpose_b, k, n, p0, std::min(kDepth, k - p0), js * kCols,
-            stream, bp_all + i * kCols * kDepth);
-    }
-    // Streaming stores are weakly ordered: make them visible before the
-    // pool's hand-off lets another thread read them.
-    if (stream) _mm_sfence();
-  };
-  std::atomic<int64_t> next_band{0};
-  auto work = [&](int64_t worker) {
-    float* ap = a_buffers + worker * a_floats;
-    for (int64_t band = next_band.fetch_add(1, std::memory_order_relaxed);
-         band < bands;
-         band = next_band.fetch_add(1, std::memory_order_relaxed)) {
-      const int64_t s_lo = band * band_slivers;
-      const int64_t s_hi = std::min(row_slivers, s_lo + band_slivers);
-      if (transpose_a) {
-        RunBand<StepLayout>(q, s_lo, s_hi, col_slivers, bp_all, ap);
-      } else {
-        RunBand<RowLayout>(q, s_lo, s_hi, col_slivers, bp_all, ap);
-      }
-    }
-  };
-  if (workers == 1) {
-    pack_b(0, blocks * col_slivers);
-    work(0);
-  } else {
-    pool->ParallelFor(blocks * col_slivers, kCols * kDepth * 2, pack_b);
-    // A cost this high gives every worker its own thread.
-    pool->ParallelFor(workers, int64_t{1} << 30, [&](int64_t first, int64_t last) {
-      for (int64_t w = first; w < last; ++w) work(w);
-    });
-  }
-  return absl::OkStatus();
+  const Problem q{transpose_b, m, n, k, a, b, out};
+  return transpose_a ? Run<StepLayout>(c, q) : Run<RowLayout>(c, q);
 }
 
 #else  // no AVX-512: MatMul uses Eigen's GEMM

@@ -13,10 +13,15 @@
 // How: the classic packed GEMM (Goto/BLIS). B is packed into 32-column
 // slivers and A into 12-row slivers, in depth blocks of 256, so that a 12x32
 // tile of C lives in 24 zmm registers while a micro-kernel streams the two
-// slivers (12 broadcasts and 2 loads feed 24 FMAs per step). The output is
-// split into one block of rows (or columns) per pool thread; each thread
-// packs what it needs itself, one depth block at a time, so the whole
-// product is one parallel region and the packed data stays in cache.
+// slivers (12 broadcasts and 2 loads feed 24 FMAs per step). The loops go
+// in Goto's order: per depth block (and panel of up to 4096 columns) the
+// pool threads first pack that B panel together into a buffer they share
+// (2 MiB at 2048 wide: it stays in L3, where all of a packed B would not),
+// then take row blocks of up to 96 rows in turn, each packing its A block
+// (in L2) and multiplying it with the panel. Two panel buffers let the
+// threads pack the next panel while others finish this one; there is no
+// barrier, only waits on tasks already taken by a running thread, so a
+// thread that starts late or shares its core simply takes fewer tasks.
 // Products under ~2 MFLOP run on the calling thread. Eigen 3.4's GEMM
 // reaches ~80% of this machine's FMA peak per core and scales poorly over
 // two threads; this one gets closer to peak and to 2x.

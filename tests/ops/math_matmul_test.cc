@@ -98,10 +98,27 @@ TYPED_TEST(MatMulTest, TileEdgesAndDepthBlocks) {
   Check<T>(121, 95, 777, tol, 15);  // threaded, 4 depth blocks
 }
 
-// A packed B over 4 MiB is written with streaming stores; a few rows keep
-// the reference cheap.
-TEST(MatMulTest, LargeFloatOperandIsStreamed) {
-  Check<float>(14, 1056, 1100, 1e-4, 16);
+// The float kernel's schedule (matmul_sgemm.cc): B is packed one panel
+// (256 deep, up to 4096 wide) at a time into two buffers that the threads
+// share, A one row block (up to 96 rows) at a time; a short A is cut by
+// columns instead. Shapes that take each path, with ragged edges.
+TEST(MatMulTest, FloatSeveralColumnPanels) {
+  Check<float>(14, 4200, 300, 1e-4, 16);  // 2 column panels x 2 depth blocks
+}
+
+TEST(MatMulTest, FloatShortAIsCutByColumns) {
+  Check<float>(5, 700, 600, 1e-4, 17);   // m < 12: one row block
+  Check<float>(30, 900, 260, 1e-4, 18);  // 3 row slivers, 2 depth blocks
+}
+
+TEST(MatMulTest, FloatShallowAndDeep) {
+  Check<float>(300, 290, 100, 1e-4, 19);  // k < 256, threaded
+  Check<float>(40, 70, 1287, 1e-4, 20);   // 6 depth blocks: buffers reused
+}
+
+TEST(MatMulTest, FloatRaggedBlocks) {
+  // Row blocks, column blocks and depth blocks all partial.
+  Check<float>(197, 561, 515, 1e-4, 21);
 }
 
 TEST(MatMulTest, KnownValues) {
