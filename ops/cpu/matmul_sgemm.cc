@@ -414,16 +414,11 @@ absl::Status Run(OpKernelContext* c, const Problem& q) {
   float* const bp[2] = {base, base + (b_buffers - 1) * b_floats};
   float* a_buffers = base + b_buffers * b_floats;
   Progress progress(s.compute_tasks);
-  if (workers == 1) {
-    Work<Layout>(q, s, progress, bp, a_buffers);
-  } else {
-    // A cost this high gives every worker its own thread.
-    pool->ParallelFor(workers, int64_t{1} << 30, [&](int64_t lo, int64_t hi) {
-      for (int64_t w = lo; w < hi; ++w) {
-        Work<Layout>(q, s, progress, bp, a_buffers + w * a_floats);
-      }
-    });
-  }
+  // Workers whose pool thread is busy with another kernel when this one is
+  // done are skipped: a task only waits on tasks a running worker took.
+  pool->RunWorkers(static_cast<int>(workers), [&](int w) {
+    Work<Layout>(q, s, progress, bp, a_buffers + w * a_floats);
+  });
   return absl::OkStatus();
 }
 
