@@ -1,6 +1,8 @@
 #include "ops/cpu/conv_gemm.h"
 
 #include <algorithm>
+#include <array>
+#include <utility>
 #include <type_traits>
 
 #if defined(__AVX512F__)
@@ -36,40 +38,48 @@ void EigenSmallGemm(int64_t m, int64_t n, int64_t k, const T* a,
 
 #if defined(__AVX512F__)
 
-// C rows [i0, i0 + rows) x columns [j0, j0 + 16 * kVecs) (lanes past n masked
-// off by m0/m1), rows <= kRows: 12 rows x 2 vectors fill 24 of the 32 zmm
-// registers with accumulators. Rows past `rows` repeat the last real row of
-// A and are computed but not stored, so the loop body has no row tests.
+// The register tile: C rows [0, kRows) x columns [0, 16 * kVecs) (lanes past
+// n masked off by m0/m1). kVecs == 2 holds 2 * kRows accumulators, so up to
+// 14 rows fill 28 of the 32 zmm registers and leave the two B vectors and a
+// broadcast. A's rows are read from one base pointer per three rows
+// (base, base + row, base + 2 * row are one scaled-index address each):
+// a pointer per row would need more general registers than x86 has, and the
+// spilled pointers would cost a load per broadcast.
 template <int kVecs, int kRows>
-inline void Tile(int64_t k, const float* a, const GemmALayout& la,
-                 int64_t rows, const float* b, int64_t ldb, float* c,
-                 int64_t ldc, __mmask16 m0, __mmask16 m1, bool accumulate) {
-  const float* ar[kRows];
-  for (int r = 0; r < kRows; ++r) ar[r] = a + std::min<int64_t>(r, rows - 1) * la.row;
+void Tile(int64_t k, const float* a, const GemmALayout& la, const float* b,
+          int64_t ldb, float* c, int64_t ldc, __mmask16 m0, __mmask16 m1,
+          bool accumulate) {
+  constexpr int kGroups = (kRows + 2) / 3;
+  const int64_t row = la.row;
   __m512 acc0[kRows], acc1[kRows];
-#pragma GCC unroll 12
+#pragma GCC unroll 14
   for (int r = 0; r < kRows; ++r) {
     acc0[r] = _mm512_setzero_ps();
     if (kVecs == 2) acc1[r] = _mm512_setzero_ps();
   }
   const float* bp = b;
-  for (int64_t seg = 0; seg * la.seg_len < k; ++seg) {
-    const int64_t len = std::min(la.seg_len, k - seg * la.seg_len);
+  for (int64_t p0 = 0; p0 < k; p0 += la.seg_len) {
+    const int64_t len = std::min(la.seg_len, k - p0);
+    const float* g[kGroups];
+#pragma GCC unroll 5
+    for (int q = 0; q < kGroups; ++q) {
+      g[q] = a + (p0 / la.seg_len) * la.seg_stride + 3 * q * row;
+    }
     for (int64_t j = 0; j < len; ++j, bp += ldb) {
       const __m512 b0 = _mm512_maskz_loadu_ps(m0, bp);
       const __m512 b1 = kVecs == 2 ? _mm512_maskz_loadu_ps(m1, bp + 16) : b0;
-      const int64_t off = seg * la.seg_stride + j * la.depth;
-#pragma GCC unroll 12
+#pragma GCC unroll 14
       for (int r = 0; r < kRows; ++r) {
-        const __m512 av = _mm512_set1_ps(ar[r][off]);
+        const __m512 av = _mm512_set1_ps(g[r / 3][(r % 3) * row]);
         acc0[r] = _mm512_fmadd_ps(av, b0, acc0[r]);
         if (kVecs == 2) acc1[r] = _mm512_fmadd_ps(av, b1, acc1[r]);
       }
+#pragma GCC unroll 5
+      for (int q = 0; q < kGroups; ++q) g[q] += la.depth;
     }
   }
-#pragma GCC unroll 12
+#pragma GCC unroll 14
   for (int r = 0; r < kRows; ++r) {
-    if (r >= rows) break;
     float* cr = c + r * ldc;
     if (accumulate) {
       acc0[r] = _mm512_add_ps(acc0[r], _mm512_maskz_loadu_ps(m0, cr));
@@ -80,17 +90,18 @@ inline void Tile(int64_t k, const float* a, const GemmALayout& la,
   }
 }
 
-template <int kRows>
-inline void TileCols(int64_t cols, int64_t k, const float* a,
-                     const GemmALayout& la, int64_t rows, const float* b,
-                     int64_t ldb, float* c, int64_t ldc, __mmask16 m0,
-                     __mmask16 m1, bool accumulate) {
-  if (cols > 16) {
-    Tile<2, kRows>(k, a, la, rows, b, ldb, c, ldc, m0, m1, accumulate);
-  } else {
-    Tile<1, kRows>(k, a, la, rows, b, ldb, c, ldc, m0, m1, accumulate);
-  }
+// Tile<kVecs, rows> for rows in [1, kMaxTileRows], through a table built at
+// compile time.
+constexpr int kMaxTileRows = 14;
+using TileFn = void (*)(int64_t, const float*, const GemmALayout&, const float*,
+                        int64_t, float*, int64_t, __mmask16, __mmask16, bool);
+template <int kVecs, int... kRowsMinus1>
+constexpr std::array<TileFn, sizeof...(kRowsMinus1)> TileTable(
+    std::integer_sequence<int, kRowsMinus1...>) {
+  return {&Tile<kVecs, kRowsMinus1 + 1>...};
 }
+constexpr auto kTiles1 = TileTable<1>(std::make_integer_sequence<int, kMaxTileRows>());
+constexpr auto kTiles2 = TileTable<2>(std::make_integer_sequence<int, kMaxTileRows>());
 
 inline __mmask16 Lanes(int64_t count) {
   if (count >= 16) return 0xFFFF;
@@ -131,25 +142,18 @@ void AvxSmallGemm(int64_t m, int64_t n, int64_t k, const float* a,
     AvxDotRows(m, k, a, la, b, c, ldc, accumulate);
     return;
   }
+  // Rows in equal tiles of at most kMaxTileRows (m = 16 runs 8 + 8, not
+  // 14 + 2: a short tile does as many loads per FMA as rows).
+  const int64_t tiles = (m + kMaxTileRows - 1) / kMaxTileRows;
   for (int64_t j0 = 0; j0 < n; j0 += 32) {
     const int64_t cols = std::min<int64_t>(32, n - j0);
     const __mmask16 m0 = Lanes(cols), m1 = Lanes(cols - 16);
-    for (int64_t i0 = 0; i0 < m; i0 += 12) {
-      const int64_t rows = std::min<int64_t>(12, m - i0);
-      const float* ai = a + i0 * la.row;
-      float* ci = c + i0 * ldc + j0;
-      // A short last tile runs 4 or 8 rows, not 12 (m = 25 would
-      // otherwise compute 36 rows).
-      if (rows > 8) {
-        TileCols<12>(cols, k, ai, la, rows, b + j0, ldb, ci, ldc,
-                     m0, m1, accumulate);
-      } else if (rows > 4) {
-        TileCols<8>(cols, k, ai, la, rows, b + j0, ldb, ci, ldc,
-                    m0, m1, accumulate);
-      } else {
-        TileCols<4>(cols, k, ai, la, rows, b + j0, ldb, ci, ldc,
-                    m0, m1, accumulate);
-      }
+    const auto& table = cols > 16 ? kTiles2 : kTiles1;
+    for (int64_t t = 0, i0 = 0; t < tiles; ++t) {
+      const int64_t rows = m * (t + 1) / tiles - i0;
+      table[rows - 1](k, a + i0 * la.row, la, b + j0, ldb, c + i0 * ldc + j0,
+                      ldc, m0, m1, accumulate);
+      i0 += rows;
     }
   }
 }
