@@ -22,10 +22,10 @@ void EigenSmallGemm(int64_t m, int64_t n, int64_t k, const T* a,
   using Strides = Eigen::Stride<Eigen::Dynamic, Eigen::Dynamic>;
   Eigen::Map<Matrix, 0, Eigen::OuterStride<>> cm(c, m, n, Eigen::OuterStride<>(ldc));
   // One product per segment of the depth, summed.
-  for (int64_t p0 = 0; p0 < k; p0 += la.seg_len) {
+  const T* seg = a;
+  for (int64_t p0 = 0; p0 < k; p0 += la.seg_len, seg += la.seg_stride) {
     const int64_t len = std::min(la.seg_len, k - p0);
-    Eigen::Map<const Matrix, 0, Strides> am(a + (p0 / la.seg_len) * la.seg_stride,
-                                            m, len, Strides(la.row, la.depth));
+    Eigen::Map<const Matrix, 0, Strides> am(seg, m, len, Strides(la.row, la.depth));
     Eigen::Map<const Matrix, 0, Eigen::OuterStride<>> bm(
         b + p0 * ldb, len, n, Eigen::OuterStride<>(ldb));
     if (accumulate || p0 > 0) {
@@ -58,13 +58,14 @@ void Tile(int64_t k, const float* a, const GemmALayout& la, const float* b,
     if (kVecs == 2) acc1[r] = _mm512_setzero_ps();
   }
   const float* bp = b;
-  for (int64_t p0 = 0; p0 < k; p0 += la.seg_len) {
+  // Segments are short in a filter gradient (one output row, 14 steps in
+  // the CNN), so their starts are stepped, not computed with a division.
+  const float* seg = a;
+  for (int64_t p0 = 0; p0 < k; p0 += la.seg_len, seg += la.seg_stride) {
     const int64_t len = std::min(la.seg_len, k - p0);
     const float* g[kGroups];
 #pragma GCC unroll 5
-    for (int q = 0; q < kGroups; ++q) {
-      g[q] = a + (p0 / la.seg_len) * la.seg_stride + 3 * q * row;
-    }
+    for (int q = 0; q < kGroups; ++q) g[q] = seg + 3 * q * row;
     for (int64_t j = 0; j < len; ++j, bp += ldb) {
       const __m512 b0 = _mm512_maskz_loadu_ps(m0, bp);
       const __m512 b1 = kVecs == 2 ? _mm512_maskz_loadu_ps(m1, bp + 16) : b0;
@@ -110,28 +111,44 @@ inline __mmask16 Lanes(int64_t count) {
 }
 
 // n == 1 with A's segments and B contiguous: one dot product per row of C,
-// 16 depth steps at a time (a convolution down to one channel).
-void AvxDotRows(int64_t m, int64_t k, const float* a, const GemmALayout& la,
-                const float* b, float* c, int64_t ldc, bool accumulate) {
-  for (int64_t i = 0; i < m; ++i) {
-    const float* ai = a + i * la.row;
-    __m512 acc = _mm512_setzero_ps();
-    for (int64_t p0 = 0; p0 < k; p0 += la.seg_len) {
-      const float* as = ai + (p0 / la.seg_len) * la.seg_stride;
-      const float* bs = b + p0;
-      const int64_t len = std::min(la.seg_len, k - p0);
-      int64_t j = 0;
-      for (; j + 16 <= len; j += 16) {
-        acc = _mm512_fmadd_ps(_mm512_loadu_ps(as + j), _mm512_loadu_ps(bs + j), acc);
-      }
-      if (j < len) {
-        const __mmask16 tail = static_cast<__mmask16>((1u << (len - j)) - 1);
-        acc = _mm512_fmadd_ps(_mm512_maskz_loadu_ps(tail, as + j),
-                              _mm512_maskz_loadu_ps(tail, bs + j), acc);
+// 16 depth steps at a time (a convolution down to one channel). kRows rows
+// at once share B's loads and keep kRows FMA chains in flight (one chain
+// waits on the FMA latency).
+template <int kRows>
+void AvxDotRowTile(int64_t k, const float* a, const GemmALayout& la,
+                   const float* b, float* c, int64_t ldc, bool accumulate) {
+  __m512 acc[kRows];
+#pragma GCC unroll 4
+  for (int r = 0; r < kRows; ++r) acc[r] = _mm512_setzero_ps();
+  const float* seg = a;
+  for (int64_t p0 = 0; p0 < k; p0 += la.seg_len, seg += la.seg_stride) {
+    const float* bs = b + p0;
+    const int64_t len = std::min(la.seg_len, k - p0);
+    for (int64_t j = 0; j < len; j += 16) {
+      const __mmask16 lanes = Lanes(len - j);
+      const __m512 bv = _mm512_maskz_loadu_ps(lanes, bs + j);
+#pragma GCC unroll 4
+      for (int r = 0; r < kRows; ++r) {
+        acc[r] = _mm512_fmadd_ps(_mm512_maskz_loadu_ps(lanes, seg + r * la.row + j), bv,
+                                 acc[r]);
       }
     }
-    const float dot = _mm512_reduce_add_ps(acc);
-    c[i * ldc] = accumulate ? c[i * ldc] + dot : dot;
+  }
+#pragma GCC unroll 4
+  for (int r = 0; r < kRows; ++r) {
+    const float dot = _mm512_reduce_add_ps(acc[r]);
+    c[r * ldc] = accumulate ? c[r * ldc] + dot : dot;
+  }
+}
+
+void AvxDotRows(int64_t m, int64_t k, const float* a, const GemmALayout& la,
+                const float* b, float* c, int64_t ldc, bool accumulate) {
+  int64_t i = 0;
+  for (; i + 4 <= m; i += 4) {
+    AvxDotRowTile<4>(k, a + i * la.row, la, b, c + i * ldc, ldc, accumulate);
+  }
+  for (; i < m; ++i) {
+    AvxDotRowTile<1>(k, a + i * la.row, la, b, c + i * ldc, ldc, accumulate);
   }
 }
 
