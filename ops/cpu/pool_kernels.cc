@@ -23,6 +23,7 @@
 #include "ops/cpu/conv_geometry.h"
 #include "ops/cpu/conv_kernels.h"
 #include "ops/framework/op_kernel.h"
+#include "runtime/status.h"
 
 namespace weft {
 namespace {
@@ -198,6 +199,25 @@ class MaxPoolOp : public PoolOpBase {
   }
 };
 
+// The window of MaxPoolGrad / MaxPoolGradGrad(orig_input, orig_output,
+// grad), with orig_output checked to have the pooled shape and grad the
+// pooled shape (grad_pooled) or orig_input's.
+absl::StatusOr<WindowDims> MaxPoolGradDims(const WindowAttrs& attrs,
+                                           OpKernelContext* c, bool grad_pooled) {
+  const Tensor& input = c->input(0);
+  WEFT_ASSIGN_OR_RETURN(const WindowDims d, PoolDims(attrs, input));
+  const TensorShape pooled({d.batch, d.out_rows, d.out_cols, d.in_depth});
+  const TensorShape& want_grad = grad_pooled ? pooled : input.shape();
+  if (c->input(1).shape() != pooled || c->input(2).shape() != want_grad) {
+    return absl::InvalidArgumentError(absl::StrCat(
+        "orig_output ", c->input(1).shape().DebugString(),
+        " must have the pooled shape ", pooled.DebugString(), " and grad ",
+        c->input(2).shape().DebugString(), " the shape ", want_grad.DebugString(),
+        grad_pooled ? " (pooled)" : " (orig_input's)"));
+  }
+  return d;
+}
+
 template <typename T>
 class MaxPoolGradOp : public PoolOpBase {
  public:
@@ -205,15 +225,9 @@ class MaxPoolGradOp : public PoolOpBase {
   void Compute(OpKernelContext* c) override {
     const Tensor& input = c->input(0);
     const Tensor& grad = c->input(2);
-    absl::StatusOr<WindowDims> dims = PoolDims(attrs_, input);
+    absl::StatusOr<WindowDims> dims = MaxPoolGradDims(attrs_, c, /*grad_pooled=*/true);
     OP_REQUIRES_OK(c, dims.status());
     const WindowDims& d = *dims;
-    const TensorShape out_shape({d.batch, d.out_rows, d.out_cols, d.in_depth});
-    OP_REQUIRES(c, grad.shape() == out_shape && c->input(1).shape() == out_shape,
-                absl::InvalidArgumentError(absl::StrCat(
-                    "MaxPoolGrad: orig_output ", c->input(1).shape().DebugString(),
-                    " and grad ", grad.shape().DebugString(),
-                    " must have the pooled shape ", out_shape.DebugString())));
     Tensor* out;
     OP_REQUIRES_OK(c, c->allocate_output(0, input.shape(), &out));
     const T* x = input.data<T>();
@@ -254,18 +268,13 @@ class MaxPoolGradGradOp : public PoolOpBase {
   void Compute(OpKernelContext* c) override {
     const Tensor& input = c->input(0);
     const Tensor& grad = c->input(2);
-    absl::StatusOr<WindowDims> dims = PoolDims(attrs_, input);
+    absl::StatusOr<WindowDims> dims = MaxPoolGradDims(attrs_, c, /*grad_pooled=*/false);
     OP_REQUIRES_OK(c, dims.status());
     const WindowDims& d = *dims;
-    const TensorShape out_shape({d.batch, d.out_rows, d.out_cols, d.in_depth});
-    OP_REQUIRES(c, grad.shape() == input.shape() && c->input(1).shape() == out_shape,
-                absl::InvalidArgumentError(absl::StrCat(
-                    "MaxPoolGradGrad: grad ", grad.shape().DebugString(),
-                    " must have orig_input's shape ", input.shape().DebugString(),
-                    " and orig_output ", c->input(1).shape().DebugString(),
-                    " the pooled shape ", out_shape.DebugString())));
     Tensor* out;
-    OP_REQUIRES_OK(c, c->allocate_output(0, out_shape, &out));
+    OP_REQUIRES_OK(c, c->allocate_output(
+                          0, TensorShape({d.batch, d.out_rows, d.out_cols, d.in_depth}),
+                          &out));
     const T* x = input.data<T>();
     const T* g = grad.data<T>();
     T* y = out->data<T>();
