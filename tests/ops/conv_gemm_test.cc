@@ -3,7 +3,7 @@
 // the TensorFlow goldens do not reach: output depths past one and two
 // vectors (17, 40), row counts that leave partial tiles, many chunks and
 // several threads, transposed A, accumulation, and the sliding-window rows
-// (conv_sliding.h) of narrow stride-1 convolutions.
+// (conv_sliding.h) of narrow stride-1 convolutions and filter gradients.
 #include <cmath>
 #include <cstdint>
 #include <random>
@@ -164,7 +164,13 @@ TEST(ConvOnSmallGemmTest, LargerShapesMatchDirectConvolution) {
                         Conv{2, 7, 30, 3, 3, 3, 16, 1, true},
                         Conv{3, 6, 17, 12, 5, 5, 5, 1, false},
                         Conv{2, 8, 9, 10, 3, 3, 7, 1, true, 2},
-                        Conv{1, 5, 40, 16, 5, 5, 16, 1, true}}) {
+                        Conv{1, 5, 40, 16, 5, 5, 16, 1, true},
+                        // 32 output channels, stride 1, rows of at most 14
+                        // pixels: the sliding filter gradient (row dilation,
+                        // VALID, depth 1).
+                        Conv{2, 9, 10, 4, 3, 3, 32, 1, true, 2},
+                        Conv{3, 8, 12, 6, 5, 5, 32, 1, false},
+                        Conv{2, 9, 9, 1, 3, 3, 32, 1, true}}) {
     SCOPED_TRACE(testing::Message() << "input " << cv.batch << "x" << cv.rows << "x"
                                     << cv.cols << "x" << cv.depth << " filter "
                                     << cv.f_rows << "x" << cv.f_cols << "x"
