@@ -181,8 +181,8 @@ const T* ColRows(const WindowDims& d, const T* x, bool col_is_input,
   return scratch;
 }
 
-// Rows of the col matrix per chunk: a multiple of 12 (SmallGemm's tile
-// height) with about 64K elements (256 KB of floats), so a chunk, made and
+// Rows of the col matrix per chunk: a multiple of 12 (splits evenly into
+// SmallGemm's tiles of up to 14 rows) with about 64K elements (256 KB of floats), so a chunk, made and
 // consumed on one thread, stays in that core's L2 between im2col and GEMM.
 inline int64_t ConvChunkRows(const WindowDims& d) {
   const int64_t k = std::max<int64_t>(1, d.win_rows * d.win_cols * d.in_depth);
