@@ -205,6 +205,24 @@ absl::Status PoolShape(InferenceContext* c) {
   return absl::OkStatus();
 }
 
+// Output: the pooled shape of orig_input; grad must match orig_input and
+// orig_output the output, where known.
+absl::Status MaxPoolGradGradShape(InferenceContext* c) {
+  WEFT_RETURN_IF_ERROR(PoolShape(c));
+  WEFT_RETURN_IF_ERROR(Rank4(c, 2, "grad"));
+  if (!c->input(0).IsCompatibleWith(c->input(2))) {
+    return absl::InvalidArgumentError(absl::StrCat(
+        "grad ", c->input(2).DebugString(), " must have orig_input's shape ",
+        c->input(0).DebugString()));
+  }
+  if (!c->input(1).IsCompatibleWith(c->output(0))) {
+    return absl::InvalidArgumentError(absl::StrCat(
+        "orig_output ", c->input(1).DebugString(),
+        " must have the pooled shape ", c->output(0).DebugString()));
+  }
+  return absl::OkStatus();
+}
+
 }  // namespace
 
 void RegisterConvOps(OpRegistry* r) {
@@ -269,6 +287,21 @@ void RegisterConvOps(OpRegistry* r) {
                 c->set_output(0, c->input(0));
                 return absl::OkStatus();
               });
+  // The gradient of MaxPoolGrad with respect to its `grad` input: output
+  // (pooled shape) takes, for each window, the entry of `grad` (input shape)
+  // at that window's arg max. TensorFlow's has no EXPLICIT padding.
+  r->Register(OpDefBuilder("MaxPoolGradGrad")
+                  .Input("orig_input: T")
+                  .Input("orig_output: T")
+                  .Input("grad: T")
+                  .Output("output: T")
+                  .Attr("ksize: list(int) >= 4")
+                  .Attr("strides: list(int) >= 4")
+                  .Attr("padding: {'SAME', 'VALID'}")
+                  .Attr("data_format: {'NHWC', 'NCHW'} = 'NHWC'")
+                  .Attr("T: {float, double, int32, uint8, int16, int8, int64, "
+                        "bfloat16, uint16, half, uint32, uint64}"),
+              MaxPoolGradGradShape);
   r->Register(OpDefBuilder("AvgPool")
                   .Input("value: T")
                   .Output("output: T")

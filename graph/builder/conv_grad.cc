@@ -1,8 +1,10 @@
 // Gradients of Conv2D, MaxPool and AvgPool through their backprop kernels
 // (Conv2DBackpropInput/Filter, MaxPoolGrad, AvgPoolGrad), with the forward
 // node's window attrs passed on unchanged; and of those backprops (second
-// derivatives), which are linear in their tensor inputs. MaxPoolGrad has
-// none: it would need a MaxPoolGradGrad kernel, which Weft lacks.
+// derivatives), which are linear in their tensor inputs (MaxPoolGrad and
+// MaxPoolGradGrad are linear in `grad` for a fixed arg max, and each is the
+// other's transpose).
+#include "absl/strings/str_cat.h"
 #include "graph/builder/array_ops.h"
 #include "graph/builder/grad_registry.h"
 #include "graph/builder/grad_util.h"
@@ -64,6 +66,26 @@ absl::Status MaxPoolGradFn(const Scope& s, In in, Dx dx) {
   return absl::OkStatus();
 }
 
+// MaxPoolGrad(orig_input, orig_output, grad) and MaxPoolGradGrad(same): the
+// arg max depends on orig_input only through comparisons, so, as in
+// TensorFlow, nothing flows to orig_input or orig_output (left unset, which
+// AddGradients treats as zeros) and `grad` gets the other op applied to dy.
+// TensorFlow's MaxPoolGradGrad has no EXPLICIT padding.
+absl::Status MaxPoolGradTranspose(const Scope& s, In in, const char* op,
+                                  Dx dx) {
+  AttrList attrs = CopyAttrs(*in.node, {"ksize", "strides", "padding",
+                                        "data_format"});
+  for (const auto& [name, value] : attrs) {
+    if (name == "padding" && value.s() == "EXPLICIT") {
+      return absl::UnimplementedError(absl::StrCat(
+          "gradient of ", in.node->op(), " node '", in.node->name(),
+          "': ", op, " has no EXPLICIT padding"));
+    }
+  }
+  (*dx)[2] = AddNode1(s, op, {in.x[0], in.x[1], in.dy[0]}, attrs);
+  return absl::OkStatus();
+}
+
 absl::Status AvgPoolGradFn(const Scope& s, In in, Dx dx) {
   (*dx)[0] = AddNode1(s, "AvgPoolGrad", {Shape(s, in.x[0]), in.dy[0]},
                       AvgPoolAttrs(in));
@@ -79,6 +101,12 @@ void RegisterConvGrads(GradRegistry* r) {
   r->Register("Conv2DBackpropInput", ConvBackpropInputGrad);
   r->Register("Conv2DBackpropFilter", ConvBackpropFilterGrad);
   r->Register("AvgPoolGrad", AvgPoolGradGrad);
+  r->Register("MaxPoolGrad", [](const Scope& s, In in, Dx dx) {
+    return MaxPoolGradTranspose(s, in, "MaxPoolGradGrad", dx);
+  });
+  r->Register("MaxPoolGradGrad", [](const Scope& s, In in, Dx dx) {
+    return MaxPoolGradTranspose(s, in, "MaxPoolGrad", dx);
+  });
 }
 
 }  // namespace weft

@@ -9,6 +9,7 @@
 // M = batch * out_rows * out_cols, K = filter rows * cols * in_depth.
 #include <algorithm>
 #include <memory>
+#include <type_traits>
 #include <vector>
 
 #include "absl/strings/str_cat.h"
@@ -18,6 +19,7 @@
 #include "ops/cpu/conv_im2col.h"
 #include "ops/cpu/conv_kernels.h"
 #include "ops/cpu/conv_gemm.h"
+#include "ops/cpu/conv_sliding.h"
 #include "runtime/thread_pool.h"
 #include "ops/framework/op_kernel.h"
 
@@ -219,6 +221,16 @@ absl::Status WindowedBackpropFilter(OpKernelContext* c, const WindowDims& d,
     for (int64_t b = b0; b < b1; ++b) {
       for (int64_t kh = 0; kh < d.win_rows; ++kh) {
         const T* a = in.data + ((b * in.rows + kh * d.dil_rows) * in.cols) * c_in;
+        // Stride 1 with 32 output channels: each input value broadcast once
+        // for every window column it meets (conv_sliding.h).
+        if constexpr (std::is_same_v<T, float>) {
+          if (d.stride_cols == 1 &&
+              SlidingFilterGradRow(d.out_rows, d.out_cols, n, d.win_cols, c_in, a,
+                                   d.stride_rows * in.cols * c_in, g + b * pixels * n,
+                                   d.out_cols * n, sum + kh * row_k * n, b > b0)) {
+            continue;
+          }
+        }
         SmallGemm<T>(row_k, n, pixels, a, la, g + b * pixels * n, n,
                      sum + kh * row_k * n, n, b > b0);
       }

@@ -1,6 +1,8 @@
 #include "ops/cpu/conv_gemm.h"
 
 #include <algorithm>
+#include <array>
+#include <utility>
 #include <type_traits>
 
 #if defined(__AVX512F__)
@@ -20,10 +22,10 @@ void EigenSmallGemm(int64_t m, int64_t n, int64_t k, const T* a,
   using Strides = Eigen::Stride<Eigen::Dynamic, Eigen::Dynamic>;
   Eigen::Map<Matrix, 0, Eigen::OuterStride<>> cm(c, m, n, Eigen::OuterStride<>(ldc));
   // One product per segment of the depth, summed.
-  for (int64_t p0 = 0; p0 < k; p0 += la.seg_len) {
+  const T* seg = a;
+  for (int64_t p0 = 0; p0 < k; p0 += la.seg_len, seg += la.seg_stride) {
     const int64_t len = std::min(la.seg_len, k - p0);
-    Eigen::Map<const Matrix, 0, Strides> am(a + (p0 / la.seg_len) * la.seg_stride,
-                                            m, len, Strides(la.row, la.depth));
+    Eigen::Map<const Matrix, 0, Strides> am(seg, m, len, Strides(la.row, la.depth));
     Eigen::Map<const Matrix, 0, Eigen::OuterStride<>> bm(
         b + p0 * ldb, len, n, Eigen::OuterStride<>(ldb));
     if (accumulate || p0 > 0) {
@@ -36,40 +38,49 @@ void EigenSmallGemm(int64_t m, int64_t n, int64_t k, const T* a,
 
 #if defined(__AVX512F__)
 
-// C rows [i0, i0 + rows) x columns [j0, j0 + 16 * kVecs) (lanes past n masked
-// off by m0/m1), rows <= kRows: 12 rows x 2 vectors fill 24 of the 32 zmm
-// registers with accumulators. Rows past `rows` repeat the last real row of
-// A and are computed but not stored, so the loop body has no row tests.
+// The register tile: C rows [0, kRows) x columns [0, 16 * kVecs) (lanes past
+// n masked off by m0/m1). kVecs == 2 holds 2 * kRows accumulators, so up to
+// 14 rows fill 28 of the 32 zmm registers and leave the two B vectors and a
+// broadcast. A's rows are read from one base pointer per three rows
+// (base, base + row, base + 2 * row are one scaled-index address each):
+// a pointer per row would need more general registers than x86 has, and the
+// spilled pointers would cost a load per broadcast.
 template <int kVecs, int kRows>
-inline void Tile(int64_t k, const float* a, const GemmALayout& la,
-                 int64_t rows, const float* b, int64_t ldb, float* c,
-                 int64_t ldc, __mmask16 m0, __mmask16 m1, bool accumulate) {
-  const float* ar[kRows];
-  for (int r = 0; r < kRows; ++r) ar[r] = a + std::min<int64_t>(r, rows - 1) * la.row;
+void Tile(int64_t k, const float* a, const GemmALayout& la, const float* b,
+          int64_t ldb, float* c, int64_t ldc, __mmask16 m0, __mmask16 m1,
+          bool accumulate) {
+  constexpr int kGroups = (kRows + 2) / 3;
+  const int64_t row = la.row;
   __m512 acc0[kRows], acc1[kRows];
-#pragma GCC unroll 12
+#pragma GCC unroll 14
   for (int r = 0; r < kRows; ++r) {
     acc0[r] = _mm512_setzero_ps();
     if (kVecs == 2) acc1[r] = _mm512_setzero_ps();
   }
   const float* bp = b;
-  for (int64_t seg = 0; seg * la.seg_len < k; ++seg) {
-    const int64_t len = std::min(la.seg_len, k - seg * la.seg_len);
+  // Segments are short in a filter gradient (one output row, 14 steps in
+  // the CNN), so their starts are stepped, not computed with a division.
+  const float* seg = a;
+  for (int64_t p0 = 0; p0 < k; p0 += la.seg_len, seg += la.seg_stride) {
+    const int64_t len = std::min(la.seg_len, k - p0);
+    const float* g[kGroups];
+#pragma GCC unroll 5
+    for (int q = 0; q < kGroups; ++q) g[q] = seg + 3 * q * row;
     for (int64_t j = 0; j < len; ++j, bp += ldb) {
       const __m512 b0 = _mm512_maskz_loadu_ps(m0, bp);
       const __m512 b1 = kVecs == 2 ? _mm512_maskz_loadu_ps(m1, bp + 16) : b0;
-      const int64_t off = seg * la.seg_stride + j * la.depth;
-#pragma GCC unroll 12
+#pragma GCC unroll 14
       for (int r = 0; r < kRows; ++r) {
-        const __m512 av = _mm512_set1_ps(ar[r][off]);
+        const __m512 av = _mm512_set1_ps(g[r / 3][(r % 3) * row]);
         acc0[r] = _mm512_fmadd_ps(av, b0, acc0[r]);
         if (kVecs == 2) acc1[r] = _mm512_fmadd_ps(av, b1, acc1[r]);
       }
+#pragma GCC unroll 5
+      for (int q = 0; q < kGroups; ++q) g[q] += la.depth;
     }
   }
-#pragma GCC unroll 12
+#pragma GCC unroll 14
   for (int r = 0; r < kRows; ++r) {
-    if (r >= rows) break;
     float* cr = c + r * ldc;
     if (accumulate) {
       acc0[r] = _mm512_add_ps(acc0[r], _mm512_maskz_loadu_ps(m0, cr));
@@ -80,17 +91,18 @@ inline void Tile(int64_t k, const float* a, const GemmALayout& la,
   }
 }
 
-template <int kRows>
-inline void TileCols(int64_t cols, int64_t k, const float* a,
-                     const GemmALayout& la, int64_t rows, const float* b,
-                     int64_t ldb, float* c, int64_t ldc, __mmask16 m0,
-                     __mmask16 m1, bool accumulate) {
-  if (cols > 16) {
-    Tile<2, kRows>(k, a, la, rows, b, ldb, c, ldc, m0, m1, accumulate);
-  } else {
-    Tile<1, kRows>(k, a, la, rows, b, ldb, c, ldc, m0, m1, accumulate);
-  }
+// Tile<kVecs, rows> for rows in [1, kMaxTileRows], through a table built at
+// compile time.
+constexpr int kMaxTileRows = 14;
+using TileFn = void (*)(int64_t, const float*, const GemmALayout&, const float*,
+                        int64_t, float*, int64_t, __mmask16, __mmask16, bool);
+template <int kVecs, int... kRowsMinus1>
+constexpr std::array<TileFn, sizeof...(kRowsMinus1)> TileTable(
+    std::integer_sequence<int, kRowsMinus1...>) {
+  return {&Tile<kVecs, kRowsMinus1 + 1>...};
 }
+constexpr auto kTiles1 = TileTable<1>(std::make_integer_sequence<int, kMaxTileRows>());
+constexpr auto kTiles2 = TileTable<2>(std::make_integer_sequence<int, kMaxTileRows>());
 
 inline __mmask16 Lanes(int64_t count) {
   if (count >= 16) return 0xFFFF;
@@ -99,28 +111,44 @@ inline __mmask16 Lanes(int64_t count) {
 }
 
 // n == 1 with A's segments and B contiguous: one dot product per row of C,
-// 16 depth steps at a time (a convolution down to one channel).
-void AvxDotRows(int64_t m, int64_t k, const float* a, const GemmALayout& la,
-                const float* b, float* c, int64_t ldc, bool accumulate) {
-  for (int64_t i = 0; i < m; ++i) {
-    const float* ai = a + i * la.row;
-    __m512 acc = _mm512_setzero_ps();
-    for (int64_t p0 = 0; p0 < k; p0 += la.seg_len) {
-      const float* as = ai + (p0 / la.seg_len) * la.seg_stride;
-      const float* bs = b + p0;
-      const int64_t len = std::min(la.seg_len, k - p0);
-      int64_t j = 0;
-      for (; j + 16 <= len; j += 16) {
-        acc = _mm512_fmadd_ps(_mm512_loadu_ps(as + j), _mm512_loadu_ps(bs + j), acc);
-      }
-      if (j < len) {
-        const __mmask16 tail = static_cast<__mmask16>((1u << (len - j)) - 1);
-        acc = _mm512_fmadd_ps(_mm512_maskz_loadu_ps(tail, as + j),
-                              _mm512_maskz_loadu_ps(tail, bs + j), acc);
+// 16 depth steps at a time (a convolution down to one channel). kRows rows
+// at once share B's loads and keep kRows FMA chains in flight (one chain
+// waits on the FMA latency).
+template <int kRows>
+void AvxDotRowTile(int64_t k, const float* a, const GemmALayout& la,
+                   const float* b, float* c, int64_t ldc, bool accumulate) {
+  __m512 acc[kRows];
+#pragma GCC unroll 4
+  for (int r = 0; r < kRows; ++r) acc[r] = _mm512_setzero_ps();
+  const float* seg = a;
+  for (int64_t p0 = 0; p0 < k; p0 += la.seg_len, seg += la.seg_stride) {
+    const float* bs = b + p0;
+    const int64_t len = std::min(la.seg_len, k - p0);
+    for (int64_t j = 0; j < len; j += 16) {
+      const __mmask16 lanes = Lanes(len - j);
+      const __m512 bv = _mm512_maskz_loadu_ps(lanes, bs + j);
+#pragma GCC unroll 4
+      for (int r = 0; r < kRows; ++r) {
+        acc[r] = _mm512_fmadd_ps(_mm512_maskz_loadu_ps(lanes, seg + r * la.row + j), bv,
+                                 acc[r]);
       }
     }
-    const float dot = _mm512_reduce_add_ps(acc);
-    c[i * ldc] = accumulate ? c[i * ldc] + dot : dot;
+  }
+#pragma GCC unroll 4
+  for (int r = 0; r < kRows; ++r) {
+    const float dot = _mm512_reduce_add_ps(acc[r]);
+    c[r * ldc] = accumulate ? c[r * ldc] + dot : dot;
+  }
+}
+
+void AvxDotRows(int64_t m, int64_t k, const float* a, const GemmALayout& la,
+                const float* b, float* c, int64_t ldc, bool accumulate) {
+  int64_t i = 0;
+  for (; i + 4 <= m; i += 4) {
+    AvxDotRowTile<4>(k, a + i * la.row, la, b, c + i * ldc, ldc, accumulate);
+  }
+  for (; i < m; ++i) {
+    AvxDotRowTile<1>(k, a + i * la.row, la, b, c + i * ldc, ldc, accumulate);
   }
 }
 
@@ -131,25 +159,18 @@ void AvxSmallGemm(int64_t m, int64_t n, int64_t k, const float* a,
     AvxDotRows(m, k, a, la, b, c, ldc, accumulate);
     return;
   }
+  // Rows in equal tiles of at most kMaxTileRows (m = 16 runs 8 + 8, not
+  // 14 + 2: a short tile does as many loads per FMA as rows).
+  const int64_t tiles = (m + kMaxTileRows - 1) / kMaxTileRows;
   for (int64_t j0 = 0; j0 < n; j0 += 32) {
     const int64_t cols = std::min<int64_t>(32, n - j0);
     const __mmask16 m0 = Lanes(cols), m1 = Lanes(cols - 16);
-    for (int64_t i0 = 0; i0 < m; i0 += 12) {
-      const int64_t rows = std::min<int64_t>(12, m - i0);
-      const float* ai = a + i0 * la.row;
-      float* ci = c + i0 * ldc + j0;
-      // A short last tile runs 4 or 8 rows, not 12 (m = 25 would
-      // otherwise compute 36 rows).
-      if (rows > 8) {
-        TileCols<12>(cols, k, ai, la, rows, b + j0, ldb, ci, ldc,
-                     m0, m1, accumulate);
-      } else if (rows > 4) {
-        TileCols<8>(cols, k, ai, la, rows, b + j0, ldb, ci, ldc,
-                    m0, m1, accumulate);
-      } else {
-        TileCols<4>(cols, k, ai, la, rows, b + j0, ldb, ci, ldc,
-                    m0, m1, accumulate);
-      }
+    const auto& table = cols > 16 ? kTiles2 : kTiles1;
+    for (int64_t t = 0, i0 = 0; t < tiles; ++t) {
+      const int64_t rows = m * (t + 1) / tiles - i0;
+      table[rows - 1](k, a + i0 * la.row, la, b + j0, ldb, c + i0 * ldc + j0,
+                      ldc, m0, m1, accumulate);
+      i0 += rows;
     }
   }
 }

@@ -20,8 +20,10 @@
 // (GemmALayout), which lets a convolution read its windows straight from the
 // (padded) input: for one output row, window row kh is a segment, and the
 // output pixels are rows `stride * depth` apart. No im2col copy at all.
-// Float on AVX-512 builds uses a 12x32 register-tiled kernel; other types and
-// builds use Eigen's (single-threaded) product.
+// Float on AVX-512 builds uses register tiles of up to 14 rows x 32 columns
+// (m split into equal tiles); other types and builds use Eigen's
+// (single-threaded) product. Narrow stride-1 convolutions have a faster
+// direct path (conv_sliding.h).
 // Thread safety: reentrant; concurrent calls must write disjoint C.
 #ifndef WEFT_OPS_CPU_CONV_GEMM_H_
 #define WEFT_OPS_CPU_CONV_GEMM_H_

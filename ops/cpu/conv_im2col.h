@@ -10,6 +10,7 @@
 
 #include <algorithm>
 #include <cstdint>
+#include <type_traits>
 
 #if defined(__AVX512F__)
 #include <immintrin.h>
@@ -19,6 +20,7 @@
 
 #include "ops/cpu/conv_geometry.h"
 #include "ops/cpu/conv_gemm.h"
+#include "ops/cpu/conv_sliding.h"
 #include "ops/framework/op_kernel.h"
 #include "runtime/status.h"
 #include "runtime/thread_pool.h"
@@ -179,8 +181,8 @@ const T* ColRows(const WindowDims& d, const T* x, bool col_is_input,
   return scratch;
 }
 
-// Rows of the col matrix per chunk: a multiple of 12 (SmallGemm's tile
-// height) with about 64K elements (256 KB of floats), so a chunk, made and
+// Rows of the col matrix per chunk: a multiple of 12 (splits evenly into
+// SmallGemm's tiles of up to 14 rows) with about 64K elements (256 KB of floats), so a chunk, made and
 // consumed on one thread, stays in that core's L2 between im2col and GEMM.
 inline int64_t ConvChunkRows(const WindowDims& d) {
   const int64_t k = std::max<int64_t>(1, d.win_rows * d.win_cols * d.in_depth);
@@ -280,7 +282,17 @@ absl::Status ConvWindowed(OpKernelContext* c, const WindowDims& d, const T* x,
         for (int64_t i = b; i < e; ++i) {
           const int64_t image = i / d.out_rows, oh = i % d.out_rows;
           const T* a = in.data + ((image * in.rows + oh * d.stride_rows) * in.cols) * c_in;
-          SmallGemm<T>(d.out_cols, n, k, a, la, w, n, y + i * d.out_cols * n, n, false);
+          T* yi = y + i * d.out_cols * n;
+          // Narrow outputs with stride 1 reuse each input value across the
+          // window's columns (conv_sliding.h).
+          if constexpr (std::is_same_v<T, float>) {
+            if (d.stride_cols == 1 &&
+                SlidingConvRow(d.out_cols, n, d.win_rows, d.win_cols, c_in, a,
+                               la.seg_stride, w, yi, n)) {
+              continue;
+            }
+          }
+          SmallGemm<T>(d.out_cols, n, k, a, la, w, n, yi, n, false);
         }
       });
   return absl::OkStatus();

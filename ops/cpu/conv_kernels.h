@@ -11,7 +11,7 @@ namespace weft {
 
 // Conv2DBackpropInput, Conv2DBackpropFilter.
 void RegisterConvBackpropKernels(KernelRegistry* r);
-// MaxPool, MaxPoolGrad, AvgPool, AvgPoolGrad.
+// MaxPool, MaxPoolGrad, MaxPoolGradGrad, AvgPool, AvgPoolGrad.
 void RegisterPoolKernels(KernelRegistry* r);
 
 }  // namespace weft

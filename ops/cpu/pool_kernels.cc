@@ -1,10 +1,14 @@
-// Pooling on CPU (NHWC): MaxPool, MaxPoolGrad, AvgPool, AvgPoolGrad, each
-// parallelised over (image, output row) with the device's intra-op pool.
+// Pooling on CPU (NHWC): MaxPool, MaxPoolGrad, MaxPoolGradGrad, AvgPool,
+// AvgPoolGrad, each parallelised over images or (image, output row) with the
+// device's intra-op pool.
 //
 // Semantics follow TensorFlow's CPU kernels: MaxPool ignores padding;
 // MaxPoolGrad recomputes the arg max from orig_input (the first maximum in
-// row-major window order wins) and routes each gradient there; AvgPool
-// divides by the number of window entries inside the input.
+// row-major window order wins) and routes each gradient there;
+// MaxPoolGradGrad reads, for each window, grad at that same arg max (TF looks
+// for the first entry equal to orig_output, which is the same entry when
+// orig_output is orig_input's max pool); AvgPool divides by the number of
+// window entries inside the input.
 #include <algorithm>
 #include <limits>
 #include <memory>
@@ -19,6 +23,7 @@
 #include "ops/cpu/conv_geometry.h"
 #include "ops/cpu/conv_kernels.h"
 #include "ops/framework/op_kernel.h"
+#include "runtime/status.h"
 
 namespace weft {
 namespace {
@@ -56,14 +61,23 @@ void ForEachOutputRow(OpKernelContext* c, const WindowDims& d, Fn fn) {
                                   });
 }
 
-// Adds gsrc[i] (one output pixel's gradient) to dimage at the arg max of
-// channel i over window w of `image`. The first entry seeds the maxima; later
-// ones replace them only when strictly greater, so the first maximum wins.
-// Written as selects, not branches: on real data the comparison is a coin
-// toss. arg and best are scratch of d.in_depth entries.
+// What to do at the arg max a_i of channel i over a window (a_i an offset
+// into the image):
+//   kScatterAdd: dst[a_i] += src[i] (MaxPoolGrad: src is one output pixel's
+//                gradient, dst the input's gradient image);
+//   kGather:     dst[i] = src[a_i]  (MaxPoolGradGrad: src is the gradient
+//                image, dst one output pixel).
+enum class MaxRoute { kScatterAdd, kGather };
+
+// Routes between src and dst at the arg max of each channel over window w of
+// `image`. The first entry seeds the maxima; later ones replace them only
+// when strictly greater, so the first maximum wins. Written as selects, not
+// branches: on real data the comparison is a coin toss. arg and best are
+// scratch of d.in_depth entries.
 template <typename T>
 void RouteToMaxScalar(const WindowDims& d, const Window& w, const T* image,
-                      const T* gsrc, T* dimage, int64_t* arg, T* best) {
+                      MaxRoute route, const T* src, T* dst, int64_t* arg,
+                      T* best) {
   const int64_t depth = d.in_depth;
   const int64_t first = (w.h0 * d.in_cols + w.w0) * depth;
   for (int64_t i = 0; i < depth; ++i) {
@@ -82,13 +96,17 @@ void RouteToMaxScalar(const WindowDims& d, const Window& w, const T* image,
       }
     }
   }
-  for (int64_t i = 0; i < depth; ++i) dimage[arg[i]] += gsrc[i];
+  if (route == MaxRoute::kScatterAdd) {
+    for (int64_t i = 0; i < depth; ++i) dst[arg[i]] += src[i];
+  } else {
+    for (int64_t i = 0; i < depth; ++i) dst[i] = src[arg[i]];
+  }
 }
 
 template <typename T>
 void RouteToMax(const WindowDims& d, const Window& w, const T* image,
-                const T* gsrc, T* dimage, int64_t* arg, T* best) {
-  RouteToMaxScalar(d, w, image, gsrc, dimage, arg, best);
+                MaxRoute route, const T* src, T* dst, int64_t* arg, T* best) {
+  RouteToMaxScalar(d, w, image, route, src, dst, arg, best);
 }
 
 #if defined(__AVX512F__)
@@ -96,11 +114,11 @@ void RouteToMax(const WindowDims& d, const Window& w, const T* image,
 // into the image (the caller checks an image fits).
 template <>
 void RouteToMax<float>(const WindowDims& d, const Window& w, const float* image,
-                       const float* gsrc, float* dimage, int64_t* arg_scratch,
-                       float* best_scratch) {
+                       MaxRoute route, const float* src, float* dst,
+                       int64_t* arg_scratch, float* best_scratch) {
   const int64_t depth = d.in_depth;
   if (d.in_rows * d.in_cols * depth > std::numeric_limits<int32_t>::max()) {
-    RouteToMaxScalar(d, w, image, gsrc, dimage, arg_scratch, best_scratch);
+    RouteToMaxScalar(d, w, image, route, src, dst, arg_scratch, best_scratch);
     return;
   }
   const __m512i lanes = _mm512_setr_epi32(0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11,
@@ -124,10 +142,15 @@ void RouteToMax<float>(const WindowDims& d, const Window& w, const float* image,
             _mm512_add_epi32(_mm512_set1_epi32(static_cast<int32_t>(base)), lanes));
       }
     }
+    if (route == MaxRoute::kGather) {
+      _mm512_mask_storeu_ps(dst + i0, m,
+                            _mm512_mask_i32gather_ps(_mm512_setzero_ps(), m, arg, src, 4));
+      continue;
+    }
     // Channels differ, so the 16 targets are distinct: gather, add, scatter.
-    const __m512 sum = _mm512_add_ps(_mm512_mask_i32gather_ps(_mm512_setzero_ps(), m, arg, dimage, 4),
-                                     _mm512_maskz_loadu_ps(m, gsrc + i0));
-    _mm512_mask_i32scatter_ps(dimage, m, arg, sum, 4);
+    const __m512 sum = _mm512_add_ps(_mm512_mask_i32gather_ps(_mm512_setzero_ps(), m, arg, dst, 4),
+                                     _mm512_maskz_loadu_ps(m, src + i0));
+    _mm512_mask_i32scatter_ps(dst, m, arg, sum, 4);
   }
 }
 #endif
@@ -176,6 +199,25 @@ class MaxPoolOp : public PoolOpBase {
   }
 };
 
+// The window of MaxPoolGrad / MaxPoolGradGrad(orig_input, orig_output,
+// grad), with orig_output checked to have the pooled shape and grad the
+// pooled shape (grad_pooled) or orig_input's.
+absl::StatusOr<WindowDims> MaxPoolGradDims(const WindowAttrs& attrs,
+                                           OpKernelContext* c, bool grad_pooled) {
+  const Tensor& input = c->input(0);
+  WEFT_ASSIGN_OR_RETURN(const WindowDims d, PoolDims(attrs, input));
+  const TensorShape pooled({d.batch, d.out_rows, d.out_cols, d.in_depth});
+  const TensorShape& want_grad = grad_pooled ? pooled : input.shape();
+  if (c->input(1).shape() != pooled || c->input(2).shape() != want_grad) {
+    return absl::InvalidArgumentError(absl::StrCat(
+        "orig_output ", c->input(1).shape().DebugString(),
+        " must have the pooled shape ", pooled.DebugString(), " and grad ",
+        c->input(2).shape().DebugString(), " the shape ", want_grad.DebugString(),
+        grad_pooled ? " (pooled)" : " (orig_input's)"));
+  }
+  return d;
+}
+
 template <typename T>
 class MaxPoolGradOp : public PoolOpBase {
  public:
@@ -183,15 +225,9 @@ class MaxPoolGradOp : public PoolOpBase {
   void Compute(OpKernelContext* c) override {
     const Tensor& input = c->input(0);
     const Tensor& grad = c->input(2);
-    absl::StatusOr<WindowDims> dims = PoolDims(attrs_, input);
+    absl::StatusOr<WindowDims> dims = MaxPoolGradDims(attrs_, c, /*grad_pooled=*/true);
     OP_REQUIRES_OK(c, dims.status());
     const WindowDims& d = *dims;
-    const TensorShape out_shape({d.batch, d.out_rows, d.out_cols, d.in_depth});
-    OP_REQUIRES(c, grad.shape() == out_shape && c->input(1).shape() == out_shape,
-                absl::InvalidArgumentError(absl::StrCat(
-                    "MaxPoolGrad: orig_output ", c->input(1).shape().DebugString(),
-                    " and grad ", grad.shape().DebugString(),
-                    " must have the pooled shape ", out_shape.DebugString())));
     Tensor* out;
     OP_REQUIRES_OK(c, c->allocate_output(0, input.shape(), &out));
     const T* x = input.data<T>();
@@ -214,11 +250,50 @@ class MaxPoolGradOp : public PoolOpBase {
                 const Window w = WindowAt(d, oh, ow);
                 if (w.h0 >= w.h1 || w.w0 >= w.w1) continue;
                 const T* gsrc = g + ((b * d.out_rows + oh) * d.out_cols + ow) * depth;
-                RouteToMax(d, w, image, gsrc, dimage, arg.data(), best.data());
+                RouteToMax(d, w, image, MaxRoute::kScatterAdd, gsrc, dimage,
+                           arg.data(), best.data());
               }
             }
           }
         });
+  }
+};
+
+// MaxPoolGradGrad(orig_input, orig_output, grad): output[b, oh, ow, ch] =
+// grad[b, h, w, ch] at the arg max (h, w) of orig_input's window (oh, ow).
+template <typename T>
+class MaxPoolGradGradOp : public PoolOpBase {
+ public:
+  using PoolOpBase::PoolOpBase;
+  void Compute(OpKernelContext* c) override {
+    const Tensor& input = c->input(0);
+    const Tensor& grad = c->input(2);
+    absl::StatusOr<WindowDims> dims = MaxPoolGradDims(attrs_, c, /*grad_pooled=*/false);
+    OP_REQUIRES_OK(c, dims.status());
+    const WindowDims& d = *dims;
+    Tensor* out;
+    OP_REQUIRES_OK(c, c->allocate_output(
+                          0, TensorShape({d.batch, d.out_rows, d.out_cols, d.in_depth}),
+                          &out));
+    const T* x = input.data<T>();
+    const T* g = grad.data<T>();
+    T* y = out->data<T>();
+    const int64_t depth = d.in_depth;
+    const int64_t image_size = d.in_rows * d.in_cols * depth;
+    ForEachOutputRow(c, d, [&](int64_t b, int64_t oh) {
+      std::vector<int64_t> arg(depth);
+      std::vector<T> best(depth);
+      for (int64_t ow = 0; ow < d.out_cols; ++ow) {
+        T* dst = y + ((b * d.out_rows + oh) * d.out_cols + ow) * depth;
+        const Window w = WindowAt(d, oh, ow);
+        if (w.h0 >= w.h1 || w.w0 >= w.w1) {
+          std::fill(dst, dst + depth, T(0));
+          continue;
+        }
+        RouteToMax(d, w, x + b * image_size, MaxRoute::kGather,
+                   g + b * image_size, dst, arg.data(), best.data());
+      }
+    });
   }
 };
 
@@ -333,6 +408,8 @@ void RegisterPoolKernels(KernelRegistry* r) {
   Add<MaxPoolOp, int64_t>(r, "MaxPool");
   Add<MaxPoolGradOp, float>(r, "MaxPoolGrad");
   Add<MaxPoolGradOp, double>(r, "MaxPoolGrad");
+  Add<MaxPoolGradGradOp, float>(r, "MaxPoolGradGrad");
+  Add<MaxPoolGradGradOp, double>(r, "MaxPoolGradGrad");
   Add<AvgPoolOp, float>(r, "AvgPool");
   Add<AvgPoolOp, double>(r, "AvgPool");
   Add<AvgPoolGradOp, float>(r, "AvgPoolGrad");

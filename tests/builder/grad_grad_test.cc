@@ -1,6 +1,7 @@
 // Numeric checks (grad_check.h) of second derivatives: the gradients of the
 // gradient ops (activation and unary-math *Grad ops, BiasAddGrad, the
-// Conv2D backprops, AvgPoolGrad, StridedSliceGrad), and AddGradients
+// Conv2D backprops, AvgPoolGrad, MaxPoolGrad, MaxPoolGradGrad,
+// StridedSliceGrad), and AddGradients
 // applied to its own output (a gradient penalty).
 #include "graph/builder/array_ops.h"
 #include "graph/builder/gradients.h"
@@ -94,6 +95,32 @@ TEST(GradGradTest, AvgPoolGrad) {
                          {"padding", Attr("SAME")}});
     return Mul(s, g, g);
   });
+}
+
+// MaxPoolGrad(orig_input, orig_output, grad) and MaxPoolGradGrad: through
+// `grad` (the other op), nothing through orig_input (piecewise constant) or
+// orig_output (only its shape is read). 3x3 windows with stride 1 overlap,
+// so MaxPoolGrad adds several gradients into one input; SAME and VALID.
+TEST(GradGradTest, MaxPoolGradAndMaxPoolGradGrad) {
+  struct Geometry {
+    const char* padding;
+    int64_t out_rows, out_cols;
+  };
+  for (const Geometry& geo : {Geometry{"SAME", 4, 5}, Geometry{"VALID", 2, 3}}) {
+    SCOPED_TRACE(geo.padding);
+    const AttrList attrs = {{"ksize", Attr(std::vector<int64_t>{1, 3, 3, 1})},
+                            {"strides", Attr(std::vector<int64_t>{1, 1, 1, 1})},
+                            {"padding", Attr(geo.padding)}};
+    const TensorShape in({1, 4, 5, 2}), out({1, geo.out_rows, geo.out_cols, 2});
+    Check({in, out, out}, [&](S s, X x) {
+      Output g = AddNode1(s, "MaxPoolGrad", {x[0], x[1], x[2]}, attrs);
+      return Mul(s, g, g);
+    });
+    Check({in, out, in}, [&](S s, X x) {
+      Output g = AddNode1(s, "MaxPoolGradGrad", {x[0], x[1], x[2]}, attrs);
+      return Mul(s, g, g);
+    });
+  }
 }
 
 TEST(GradGradTest, StridedSliceGrad) {

@@ -357,6 +357,26 @@ op_case("prevent_gradient", lambda x: [tf.raw_ops.PreventGradient(input=x, messa
 op_case("avg_pool", lambda x: [tf.nn.avg_pool2d(x, 2, 1, "SAME")], {"x": f32(2, 5, 5, 3)})
 op_case("moments", lambda x: list(tf.nn.moments(x, [0, 1])), {"x": f32(4, 6, 3)})
 
+
+def max_pool_grad(x, dy):
+    y = tf.nn.max_pool2d(x, 3, 2, "SAME")
+    return [tf.raw_ops.MaxPoolGrad(orig_input=x, orig_output=y, grad=dy, ksize=[1, 3, 3, 1],
+                                   strides=[1, 2, 2, 1], padding="SAME")]
+
+
+def max_pool_grad_grad(x, g):
+    y = tf.nn.max_pool2d(x, 2, 2, "VALID")
+    return [tf.raw_ops.MaxPoolGradGrad(orig_input=x, orig_output=y, grad=g, ksize=[1, 2, 2, 1],
+                                       strides=[1, 2, 2, 1], padding="VALID"),
+            tf.raw_ops.MaxPoolGradGrad(orig_input=x, orig_output=tf.nn.max_pool2d(x, 3, 1, "SAME"),
+                                       grad=g, ksize=[1, 3, 3, 1], strides=[1, 1, 1, 1],
+                                       padding="SAME")]
+
+
+# tf.gradients of MaxPoolGrad emits MaxPoolGradGrad and vice versa.
+op_case("max_pool_grad", max_pool_grad, {"x": f32(2, 5, 6, 19), "dy": f32(2, 3, 3, 19)})
+op_case("max_pool_grad_grad", max_pool_grad_grad, {"x": f32(2, 7, 5, 4), "g": f32(2, 7, 5, 4)})
+
 # ---- Broken variants ---------------------------------------------------------
 #
 # Each must fail with an error naming the node, and the session must then

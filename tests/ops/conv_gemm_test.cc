@@ -1,8 +1,9 @@
 // SmallGemm (ops/cpu/conv_gemm.h) against a reference loop, and the
 // convolutions built on it against direct nested-loop convolutions, on shapes
 // the TensorFlow goldens do not reach: output depths past one and two
-// vectors (17, 40), row counts that leave partial 12-row tiles, many chunks
-// and several threads, transposed A, accumulation.
+// vectors (17, 40), row counts that leave partial tiles, many chunks and
+// several threads, transposed A, accumulation, and the sliding-window rows
+// (conv_sliding.h) of narrow stride-1 convolutions and filter gradients.
 #include <cmath>
 #include <cstdint>
 #include <random>
@@ -150,12 +151,26 @@ void ExpectNear(const Tensor& got, const std::vector<double>& want) {
 }
 
 TEST(ConvOnSmallGemmTest, LargerShapesMatchDirectConvolution) {
-  for (const Conv cv : {Conv{32, 14, 14, 16, 5, 5, 32, 1, true},
+  for (const Conv& cv : {Conv{32, 14, 14, 16, 5, 5, 32, 1, true},
                         Conv{3, 11, 9, 3, 3, 3, 40, 2, false},
                         Conv{2, 20, 20, 24, 1, 1, 17, 1, false},
                         Conv{4, 28, 28, 1, 5, 5, 16, 1, true},
                         Conv{2, 9, 8, 9, 3, 2, 20, 1, true, 2},
-                        Conv{3, 10, 7, 2, 2, 3, 5, 2, false, 3}}) {
+                        Conv{3, 10, 7, 2, 2, 3, 5, 2, false, 3},
+                        // Stride 1, 3 or 5 columns, 2-16 output channels:
+                        // conv_sliding.h (forward and, for input depths of
+                        // 8 or more, the input gradient); rows of 30 and 40
+                        // pixels split into several tiles, a masked n.
+                        Conv{2, 7, 30, 3, 3, 3, 16, 1, true},
+                        Conv{3, 6, 17, 12, 5, 5, 5, 1, false},
+                        Conv{2, 8, 9, 10, 3, 3, 7, 1, true, 2},
+                        Conv{1, 5, 40, 16, 5, 5, 16, 1, true},
+                        // 32 output channels, stride 1, rows of at most 14
+                        // pixels: the sliding filter gradient (row dilation,
+                        // VALID, depth 1).
+                        Conv{2, 9, 10, 4, 3, 3, 32, 1, true, 2},
+                        Conv{3, 8, 12, 6, 5, 5, 32, 1, false},
+                        Conv{2, 9, 9, 1, 3, 3, 32, 1, true}}) {
     SCOPED_TRACE(testing::Message() << "input " << cv.batch << "x" << cv.rows << "x"
                                     << cv.cols << "x" << cv.depth << " filter "
                                     << cv.f_rows << "x" << cv.f_cols << "x"

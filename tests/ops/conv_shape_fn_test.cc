@@ -90,6 +90,17 @@ TEST(ConvShapeFnTest, PoolsAndBackprops) {
   EXPECT_EQ(Infer(pool("MaxPoolGrad", 3, 2, "VALID"),
                   {{3, 9, 7, 2}, {3, 4, 3, 2}, {3, 4, 3, 2}}),
             "[3,9,7,2]");
+  EXPECT_EQ(Infer(pool("MaxPoolGradGrad", 3, 2, "VALID"),
+                  {{3, 9, 7, 2}, {3, 4, 3, 2}, {3, 9, 7, 2}}),
+            "[3,4,3,2]");
+  EXPECT_EQ(Infer(pool("MaxPoolGradGrad", 2, 2, "SAME"), {{-1, 5, 5, 2}, {}, {}}),
+            "[?,3,3,2]");
+  std::string e = Infer(pool("MaxPoolGradGrad", 3, 2, "VALID"),
+                        {{3, 9, 7, 2}, {3, 4, 3, 2}, {3, 9, 6, 2}});
+  EXPECT_NE(e.find("grad [3,9,6,2]"), std::string::npos) << e;
+  e = Infer(pool("MaxPoolGradGrad", 3, 2, "VALID"),
+            {{3, 9, 7, 2}, {3, 4, 4, 2}, {3, 9, 7, 2}});
+  EXPECT_NE(e.find("orig_output [3,4,4,2]"), std::string::npos) << e;
   const Tensor sizes = MakeTensor<int32_t>({4}, {2, 5, 6, 3});
   EXPECT_EQ(Infer(pool("AvgPoolGrad", 2, 2, "SAME"), {{4}, {2, 3, 3, 3}}, {&sizes}),
             "[2,5,6,3]");
