@@ -1,5 +1,8 @@
 #include "runtime/thread_pool.h"
 
+#include <algorithm>
+#include <atomic>
+#include <cmath>
 #include <memory>
 #include <thread>
 
@@ -38,9 +41,27 @@ void ThreadPool::ParallelFor(
     int64_t n, int64_t cost_per_unit,
     const std::function<void(int64_t, int64_t)>& fn) {
   if (n <= 0) return;
-  impl_->device.parallelFor(
-      n, Eigen::TensorOpCost(0, 0, static_cast<double>(cost_per_unit)),
-      [&fn](Eigen::Index begin, Eigen::Index end) { fn(begin, end); });
+  // Chunks of at least a few thousand cycles (a claim is an atomic add),
+  // about four per worker so that a late or shared thread takes fewer.
+  constexpr double kMinChunkCost = 4096;
+  const int workers = NumThreads();
+  const double cost = std::max<double>(1, static_cast<double>(cost_per_unit));
+  const int64_t min_chunk =
+      static_cast<int64_t>(std::ceil(kMinChunkCost / cost));
+  const int64_t chunk = std::max<int64_t>(
+      min_chunk, (n + 4 * int64_t{workers} - 1) / (4 * int64_t{workers}));
+  const int64_t chunks = (n + chunk - 1) / chunk;
+  if (chunks == 1 || workers == 1) {
+    fn(0, n);
+    return;
+  }
+  std::atomic<int64_t> next{0};
+  RunWorkers(static_cast<int>(std::min<int64_t>(workers, chunks)), [&](int) {
+    for (int64_t b = next.fetch_add(chunk, std::memory_order_relaxed); b < n;
+         b = next.fetch_add(chunk, std::memory_order_relaxed)) {
+      fn(b, std::min(n, b + chunk));
+    }
+  });
 }
 
 namespace {

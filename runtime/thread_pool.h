@@ -31,8 +31,11 @@ class ThreadPool {
   int NumThreads() const;
   // Index of the calling thread in this pool, or -1 for outside threads.
   int CurrentThreadId() const;
-  // Runs fn over shards of [0, n) on the pool and the calling thread; returns
-  // when all are done. cost_per_unit (roughly cycles) decides the sharding.
+  // Runs fn over disjoint ranges covering [0, n) on the calling thread and
+  // the pool (through RunWorkers: chunks claimed as the threads go, so a
+  // busy pool never holds the caller up); returns when all are done.
+  // cost_per_unit (roughly cycles) sizes the chunks: about four per thread,
+  // none under a few thousand cycles; a huge cost makes each unit a chunk.
   void ParallelFor(int64_t n, int64_t cost_per_unit,
                    const std::function<void(int64_t, int64_t)>& fn);
 

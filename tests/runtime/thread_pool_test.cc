@@ -41,6 +41,24 @@ TEST(ThreadPoolTest, RunWorkersDoesAllTheWorkOnce) {
   }
 }
 
+TEST(ThreadPoolTest, ParallelForCoversEveryUnitOnce) {
+  ThreadPool pool("test", 2);
+  for (int64_t n : {1, 2, 7, 100, 100000}) {
+    for (int64_t cost : {int64_t{1}, int64_t{1000}, int64_t{1} << 30}) {
+      std::vector<std::atomic<int>> hits(n);
+      pool.ParallelFor(n, cost, [&](int64_t b, int64_t e) {
+        ASSERT_LE(0, b);
+        ASSERT_LT(b, e);
+        ASSERT_LE(e, n);
+        for (int64_t i = b; i < e; ++i) ++hits[i];
+      });
+      int64_t wrong = 0;
+      for (auto& h : hits) wrong += h.load() != 1;
+      EXPECT_EQ(wrong, 0) << "n=" << n << " cost=" << cost;
+    }
+  }
+}
+
 TEST(ThreadPoolTest, IdlePoolThreadsJoin) {
   ThreadPool pool("test", 2);
   // The caller's worker waits (bounded) for a pool worker to show up, so
