@@ -3,8 +3,11 @@
 #include <cstring>
 #include <type_traits>
 
+#include <Eigen/Core>
+
 #include "absl/strings/str_cat.h"
 #include "ops/cpu/array_util.h"
+#include "ops/cpu/wrapping.h"
 
 namespace weft {
 namespace {
@@ -36,16 +39,21 @@ void Update(UpdateKind kind, T* var, const T* value, int64_t n, const T* alpha) 
                                                  : x - a * v);
     }
   } else {
+    // Eigen array expressions: vectorised (GCC leaves the plain loops
+    // scalar, as var and value might alias), and signed integers wrap as in
+    // TensorFlow (wrapping.h).
+    Eigen::Map<Eigen::Array<T, Eigen::Dynamic, 1>> w(var, n);
+    Eigen::Map<const Eigen::Array<T, Eigen::Dynamic, 1>> v(value, n);
     switch (kind) {
       case UpdateKind::kAdd:
-        for (int64_t i = 0; i < n; ++i) var[i] += value[i];
+        w = WrapAdd(w, v);
         break;
       case UpdateKind::kSub:
-        for (int64_t i = 0; i < n; ++i) var[i] -= value[i];
+        w = WrapSub(w, v);
         break;
       case UpdateKind::kScaleSub: {
-        const T a = *alpha;
-        for (int64_t i = 0; i < n; ++i) var[i] -= a * value[i];
+        const auto a = Eigen::Array<T, Eigen::Dynamic, 1>::Constant(n, *alpha);
+        w = WrapSub(w, WrapMul(v, a));
         break;
       }
     }
