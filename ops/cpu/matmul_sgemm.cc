@@ -5,6 +5,7 @@
 #include <chrono>
 #include <cstring>
 #include <thread>
+#include <utility>
 #include <vector>
 
 #if defined(__AVX512F__)
@@ -53,14 +54,15 @@ struct StepLayout {
 };
 constexpr int64_t kASliverFloats = kRows * kARowStride;  // fits both layouts
 
-// C[12, 32] = (or +=) Ap * Bp over `depth` steps. Bp is [depth][32] and
-// 64-byte aligned; Ap is laid out as Layout says.
-template <typename Layout>
+// C[R, 32] = (or +=) Ap * Bp over `depth` steps, for the first R (of 12)
+// rows of the A sliver. Bp is [depth][32] and 64-byte aligned; Ap is laid
+// out as Layout says.
+template <typename Layout, int R = kRows>
 inline void Kernel(int64_t depth, const float* ap, const float* bp, float* c,
                    int64_t ldc, bool accumulate) {
-  __m512 lo[kRows], hi[kRows];
+  __m512 lo[R], hi[R];
 #pragma GCC unroll 12
-  for (int r = 0; r < kRows; ++r) {
+  for (int r = 0; r < R; ++r) {
     lo[r] = _mm512_setzero_ps();
     hi[r] = _mm512_setzero_ps();
     // The C tile is read and written after the loop: start fetching it into
@@ -74,7 +76,7 @@ inline void Kernel(int64_t depth, const float* ap, const float* bp, float* c,
       const __m512 b1 = _mm512_load_ps(bp + 16);
       _mm_prefetch(reinterpret_cast<const char*>(bp + 8 * kCols), _MM_HINT_T0);
 #pragma GCC unroll 12
-      for (int r = 0; r < kRows; ++r) {
+      for (int r = 0; r < R; ++r) {
         const __m512 a = _mm512_set1_ps(ap[r * Layout::kRow]);
         lo[r] = _mm512_fmadd_ps(a, b0, lo[r]);
         hi[r] = _mm512_fmadd_ps(a, b1, hi[r]);
@@ -88,13 +90,13 @@ inline void Kernel(int64_t depth, const float* ap, const float* bp, float* c,
   const int64_t tail = std::min<int64_t>(depth, 32);
   steps(depth - tail);
 #pragma GCC unroll 12
-  for (int r = 0; r < kRows; ++r) {
+  for (int r = 0; r < R; ++r) {
     _mm_prefetch(reinterpret_cast<const char*>(c + r * ldc), _MM_HINT_ET0);
     _mm_prefetch(reinterpret_cast<const char*>(c + r * ldc + 16), _MM_HINT_ET0);
   }
   steps(tail);
 #pragma GCC unroll 12
-  for (int r = 0; r < kRows; ++r) {
+  for (int r = 0; r < R; ++r) {
     float* row = c + r * ldc;
     if (accumulate) {
       lo[r] = _mm512_add_ps(lo[r], _mm512_loadu_ps(row));
@@ -106,17 +108,41 @@ inline void Kernel(int64_t depth, const float* ap, const float* bp, float* c,
 }
 
 // A tile at the bottom or right edge: only rows x cols of it are real.
-template <typename Layout>
-void EdgeKernel(int64_t depth, const float* ap, const float* bp, float* c,
-                int64_t ldc, bool accumulate, int64_t rows, int64_t cols) {
-  alignas(64) float tile[kRows * kCols];
-  Kernel<Layout>(depth, ap, bp, tile, kCols, false);
-  for (int64_t r = 0; r < rows; ++r) {
+// Short tiles run a kernel of just their rows (an m of 64 leaves a 4-row
+// tile per 12-row band: computing all 12 would triple its cost).
+template <typename Layout, int R>
+void ShortKernel(int64_t depth, const float* ap, const float* bp, float* c,
+                 int64_t ldc, bool accumulate, int64_t cols) {
+  if (cols == kCols) {
+    Kernel<Layout, R>(depth, ap, bp, c, ldc, accumulate);
+    return;
+  }
+  alignas(64) float tile[R * kCols];
+  Kernel<Layout, R>(depth, ap, bp, tile, kCols, false);
+  for (int64_t r = 0; r < R; ++r) {
     for (int64_t j = 0; j < cols; ++j) {
       const float v = tile[r * kCols + j];
       c[r * ldc + j] = accumulate ? c[r * ldc + j] + v : v;
     }
   }
+}
+
+template <typename Layout, int... Rs>
+void EdgeKernelFor(std::integer_sequence<int, Rs...>, int64_t depth,
+                   const float* ap, const float* bp, float* c, int64_t ldc,
+                   bool accumulate, int64_t rows, int64_t cols) {
+  // Calls ShortKernel<Layout, rows>: Rs are 1 .. 12.
+  ((rows == Rs + 1
+        ? ShortKernel<Layout, Rs + 1>(depth, ap, bp, c, ldc, accumulate, cols)
+        : void()),
+   ...);
+}
+
+template <typename Layout>
+void EdgeKernel(int64_t depth, const float* ap, const float* bp, float* c,
+                int64_t ldc, bool accumulate, int64_t rows, int64_t cols) {
+  EdgeKernelFor<Layout>(std::make_integer_sequence<int, kRows>(), depth, ap,
+                        bp, c, ldc, accumulate, rows, cols);
 }
 
 // Rows [i0, i0 + 12) x depth [p0, p0 + depth) of op(A) into `out`, laid
