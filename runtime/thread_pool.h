@@ -34,8 +34,9 @@ class ThreadPool {
   // Runs fn over disjoint ranges covering [0, n) on the calling thread and
   // the pool (through RunWorkers: chunks claimed as the threads go, so a
   // busy pool never holds the caller up); returns when all are done.
-  // cost_per_unit (roughly cycles) sizes the chunks: about four per thread,
-  // none under a few thousand cycles; a huge cost makes each unit a chunk.
+  // cost_per_unit (roughly cycles) sizes the chunks: about four per thread
+  // (so one unit each when n is at most four times the threads), none under
+  // a few thousand cycles.
   void ParallelFor(int64_t n, int64_t cost_per_unit,
                    const std::function<void(int64_t, int64_t)>& fn);
 
