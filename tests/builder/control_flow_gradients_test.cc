@@ -15,11 +15,15 @@
 #include "gtest/gtest.h"
 #include "tests/builder/builder_test_util.h"
 #include "tests/builder/grad_check.h"
+#include "tests/builder/loop_graphs.h"
 
 namespace weft {
 namespace {
 
 using testing_builder::Check;
+using testing_builder::NestedLoops;
+using testing_builder::Power;
+using testing_builder::Rnn;
 using testing_builder::RunGraph;
 using testing_builder::S;
 using testing_builder::Values;
@@ -81,16 +85,6 @@ TEST(CondGradientTest, NestedCond) {
   }
 }
 
-// (i, p) = (0, p0); while (i < n) (i, p) = (i + 1, p * x).
-Outs Power(const Scope& s, const Output& p0, const Output& x, int n) {
-  return WhileLoop(
-      s, {Const(s, 0), p0},
-      [n](const Scope& t, const Outs& v) { return Less(t, v[0], Const(t, n)); },
-      [&](const Scope& t, const Outs& v) {
-        return Outs{AddV2(t, v[0], Const(t, 1)), Mul(t, v[1], x)};
-      });
-}
-
 TEST(WhileGradientTest, PowerByRepeatedMultiplication) {
   for (int n : {0, 1, 4}) {
     // d/dp0 = x^n; d/dx = n p0 x^(n-1), accumulated over iterations.
@@ -125,20 +119,6 @@ TEST(WhileGradientTest, BodyUsesAnOutsideWeight) {
         });
     return out.empty() ? Output() : Square(s, out[1]);
   });
-}
-
-// An RNN-like recurrence: h <- tanh(h W + b), n times. The backward body
-// needs each iteration's h and tanh output: they come off stacks.
-Output Rnn(const Scope& s, const Output& h0, const Output& w, const Output& b,
-           int n) {
-  Outs out = WhileLoop(
-      s, {Const(s, 0), h0},
-      [n](const Scope& t, const Outs& v) { return Less(t, v[0], Const(t, n)); },
-      [&](const Scope& t, const Outs& v) {
-        return Outs{AddV2(t, v[0], Const(t, 1)),
-                    Tanh(t, AddV2(t, MatMul(t, v[1], w), b))};
-      });
-  return out.empty() ? Output() : out[1];
 }
 
 TEST(WhileGradientTest, MatMulTanhRecurrence) {
@@ -207,30 +187,6 @@ TEST(WhileGradientTest, LoopInsideCond) {
       return y.empty() ? Output() : y[0];
     });
   }
-}
-
-// Outer iteration i runs the inner loop i + 1 times (its count differs per
-// outer iteration), on the outer variable and a tensor from outside both.
-Output NestedLoops(const Scope& s, const Output& h0, const Output& w,
-                   const Output& c) {
-  Outs out = WhileLoop(
-      s, {Const(s, 0), h0},
-      [](const Scope& t, const Outs& v) { return Less(t, v[0], Const(t, 3)); },
-      [&](const Scope& t, const Outs& v) {
-        Output bound = AddV2(t, v[0], Const(t, 1));
-        Outs inner = WhileLoop(
-            t, {Const(t, 0), v[1]},
-            [&](const Scope& u, const Outs& iv) {
-              return Less(u, iv[0], bound);
-            },
-            [&](const Scope& u, const Outs& iv) {
-              return Outs{AddV2(u, iv[0], Const(u, 1)),
-                          Tanh(u, Mul(u, iv[1], w))};
-            });
-        if (inner.empty()) return Outs();
-        return Outs{AddV2(t, v[0], Const(t, 1)), AddV2(t, inner[1], c)};
-      });
-  return out.empty() ? Output() : out[1];
 }
 
 TEST(WhileGradientTest, LoopInACondInALoop) {

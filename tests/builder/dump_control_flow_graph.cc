@@ -16,6 +16,7 @@
 #include "graph/builder/gradients.h"
 #include "graph/builder/math_ops.h"
 #include "tests/builder/dump_graph_values.h"
+#include "tests/builder/loop_graphs.h"
 
 namespace weft {
 namespace {
@@ -55,24 +56,13 @@ int Main(int argc, char** argv) {
     fetches.push_back(y[0]);
     terms.push_back(testing_builder::SumOfSquares(root, y[0]));
   }
-  Outs power = WhileLoop(
-      root, {Const(root, 0), OnesLike(root, x)},
-      [](const Scope& s, const Outs& v) { return Less(s, v[0], Const(s, 4)); },
-      [&](const Scope& s, const Outs& v) {
-        return Outs{AddV2(s, v[0], Const(s, 1)), Mul(s, v[1], x)};
-      });
-  Outs rnn = WhileLoop(
-      root, {Const(root, 0), h0},
-      [](const Scope& s, const Outs& v) { return Less(s, v[0], Const(s, 3)); },
-      [&](const Scope& s, const Outs& v) {
-        return Outs{AddV2(s, v[0], Const(s, 1)),
-                    Tanh(s, AddV2(s, MatMul(s, v[1], w), b))};
-      });
-  if (power.size() == 2 && rnn.size() == 2) {
+  Outs power = testing_builder::Power(root, OnesLike(root, x), x, 4);
+  Output rnn = testing_builder::Rnn(root, h0, w, b, 3);
+  if (power.size() == 2 && rnn.valid()) {
     fetches.push_back(power[1]);
-    fetches.push_back(rnn[1]);
+    fetches.push_back(rnn);
     terms.push_back(testing_builder::SumOfSquares(root, power[1]));
-    terms.push_back(testing_builder::SumOfSquares(root, rnn[1]));
+    terms.push_back(testing_builder::SumOfSquares(root, rnn));
   }
   // A cond inside a loop (even iterations take one branch, odd ones the
   // other), and a loop inside a cond.
@@ -114,23 +104,7 @@ int Main(int argc, char** argv) {
     terms.push_back(testing_builder::SumOfSquares(root, looped_branch[0]));
   }
   // Nested loops: outer iteration i runs the inner loop i + 1 times.
-  Outs nested = WhileLoop(
-      root, {Const(root, 0), x},
-      [](const Scope& s, const Outs& v) { return Less(s, v[0], Const(s, 3)); },
-      [&](const Scope& s, const Outs& v) {
-        Output bound = AddV2(s, v[0], Const(s, 1));
-        Outs inner = WhileLoop(
-            s, {Const(s, 0), v[1]},
-            [&](const Scope& t, const Outs& iv) {
-              return Less(t, iv[0], bound);
-            },
-            [&](const Scope& t, const Outs& iv) {
-              return Outs{AddV2(t, iv[0], Const(t, 1)),
-                          Tanh(t, Mul(t, iv[1], b))};
-            });
-        if (inner.empty()) return Outs();
-        return Outs{AddV2(s, v[0], Const(s, 1)), AddV2(s, inner[1], x)};
-      });
+  Output nested = testing_builder::NestedLoops(root, x, b, x);
   // A loop in a cond in a loop: only odd outer iterations run the inner one.
   Outs deep = WhileLoop(
       root, {Const(root, 0), x},
@@ -158,10 +132,10 @@ int Main(int argc, char** argv) {
         if (y.empty()) return Outs();
         return Outs{AddV2(s, v[0], Const(s, 1)), y[0]};
       });
-  if (nested.size() == 2 && deep.size() == 2) {
-    fetches.push_back(nested[1]);
+  if (nested.valid() && deep.size() == 2) {
+    fetches.push_back(nested);
     fetches.push_back(deep[1]);
-    terms.push_back(testing_builder::SumOfSquares(root, nested[1]));
+    terms.push_back(testing_builder::SumOfSquares(root, nested));
     terms.push_back(testing_builder::SumOfSquares(root, deep[1]));
   }
   Output loss = AddN(root.WithOpName("loss"), terms);
