@@ -1,6 +1,7 @@
 #include "tools/command_line.h"
 
 #include "absl/strings/match.h"
+#include "absl/strings/numbers.h"
 #include "absl/strings/str_cat.h"
 
 namespace weft {
@@ -49,6 +50,17 @@ std::string CommandLine::Get(const std::string& name,
                              const std::string& fallback) const {
   auto it = values_.find(name);
   return it == values_.end() ? fallback : it->second.back();
+}
+
+absl::StatusOr<int64_t> CommandLine::GetPositiveInt(const std::string& name,
+                                                    int64_t fallback) const {
+  if (!Has(name)) return fallback;
+  int64_t value = 0;
+  if (!absl::SimpleAtoi(Get(name), &value) || value < 1) {
+    return absl::InvalidArgumentError(absl::StrCat(
+        "--", name, " must be a positive integer, not '", Get(name), "'"));
+  }
+  return value;
 }
 
 const std::vector<std::string>& CommandLine::GetAll(

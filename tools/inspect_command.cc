@@ -54,13 +54,9 @@ int InspectCommand(int argc, char** argv) {
                              "--cpu-devices goes with --placed"),
                          kUsage);
     }
-    if (!absl::SimpleAtoi(cl.Get("cpu-devices"), &cpus) || cpus < 1) {
-      return ReportUsage(
-          absl::InvalidArgumentError(absl::StrCat(
-              "--cpu-devices must be a positive integer, not '",
-              cl.Get("cpu-devices"), "'")),
-          kUsage);
-    }
+    absl::StatusOr<int64_t> n = cl.GetPositiveInt("cpu-devices", 1);
+    if (!n.ok()) return ReportUsage(n.status(), kUsage);
+    cpus = static_cast<int>(*n);
   }
   const bool json = cl.Get("format", "text") == "json";
   absl::StatusOr<tensorflow::GraphDef> graph = ReadGraphDefFile(cl.Get("graph"));

@@ -37,15 +37,6 @@ void AddModelFlags(std::map<std::string, FlagKind>* flags) {
 }
 
 namespace {
-absl::Status PositiveInt(const CommandLine& cl, const char* flag,
-                         int64_t* out) {
-  if (!cl.Has(flag)) return absl::OkStatus();
-  if (!absl::SimpleAtoi(cl.Get(flag), out) || *out < 1) {
-    return absl::InvalidArgumentError(absl::StrCat(
-        "--", flag, " must be a positive integer, not '", cl.Get(flag), "'"));
-  }
-  return absl::OkStatus();
-}
 absl::Status ParseParallelFlags(const CommandLine& cl, ModelChoice* c) {
   if (cl.Has("devices")) {
     WEFT_ASSIGN_OR_RETURN(c->devices, ParseDeviceList(cl.Get("devices")));
@@ -104,9 +95,12 @@ absl::StatusOr<ModelChoice> ParseModelFlags(const CommandLine& cl) {
   ModelChoice c;
   if (!cl.Has("model")) return absl::InvalidArgumentError("--model is required");
   WEFT_RETURN_IF_ERROR(ParseModelKind(cl.Get("model"), &c.kind));
-  WEFT_RETURN_IF_ERROR(PositiveInt(cl, "batch", &c.options.batch));
-  WEFT_RETURN_IF_ERROR(PositiveInt(cl, "hidden", &c.options.hidden));
-  WEFT_RETURN_IF_ERROR(PositiveInt(cl, "seed", &c.options.seed));
+  WEFT_ASSIGN_OR_RETURN(c.options.batch,
+                        cl.GetPositiveInt("batch", c.options.batch));
+  WEFT_ASSIGN_OR_RETURN(c.options.hidden,
+                        cl.GetPositiveInt("hidden", c.options.hidden));
+  WEFT_ASSIGN_OR_RETURN(c.options.seed,
+                        cl.GetPositiveInt("seed", c.options.seed));
   c.optimizer = cl.Get("optimizer", "sgd");
   WEFT_RETURN_IF_ERROR(NewOptimizerByName(c.optimizer, 0.1f).status());
   c.learning_rate = c.optimizer == "sgd"    ? 0.1f

@@ -151,19 +151,10 @@ int RunCommand(int argc, char** argv) {
         kUsage);
   }
   const std::string format = cl.Get("format", "text");
-  // A positive integer flag, or `fallback` when it is not given.
-  auto positive = [&cl](const char* flag, int64_t fallback) -> absl::StatusOr<int64_t> {
-    int64_t value = fallback;
-    if (cl.Has(flag) && (!absl::SimpleAtoi(cl.Get(flag), &value) || value < 1)) {
-      return absl::InvalidArgumentError(absl::StrCat(
-          "--", flag, " must be a positive integer, not '", cl.Get(flag), "'"));
-    }
-    return value;
-  };
-  absl::StatusOr<int64_t> steps = positive("steps", 1);
-  absl::StatusOr<int64_t> cpu_devices = positive("cpu-devices", 1);
-  absl::StatusOr<int64_t> intra_op = positive("intra-op-threads", 0);
-  absl::StatusOr<int64_t> inter_op = positive("inter-op-threads", 0);
+  absl::StatusOr<int64_t> steps = cl.GetPositiveInt("steps", 1);
+  absl::StatusOr<int64_t> cpu_devices = cl.GetPositiveInt("cpu-devices", 1);
+  absl::StatusOr<int64_t> intra_op = cl.GetPositiveInt("intra-op-threads", 0);
+  absl::StatusOr<int64_t> inter_op = cl.GetPositiveInt("inter-op-threads", 0);
   for (const auto* flag : {&steps, &cpu_devices, &intra_op, &inter_op}) {
     if (!flag->ok()) return ReportUsage(flag->status(), kUsage);
   }

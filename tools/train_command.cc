@@ -227,25 +227,20 @@ int TrainCommand(int argc, char** argv) {
     return usage_error("give exactly one of --graph and --model");
   }
   Options o;
-  if (cl.Has("steps") && (!absl::SimpleAtoi(cl.Get("steps"), &o.steps) || o.steps < 1)) {
-    return usage_error(absl::StrCat("--steps must be a positive integer, not '",
-                                    cl.Get("steps"), "'"));
+  absl::StatusOr<int64_t> steps = cl.GetPositiveInt("steps", o.steps);
+  absl::StatusOr<int64_t> log_every =
+      cl.GetPositiveInt("log-every", o.log_every);
+  absl::StatusOr<int64_t> cpu_devices =
+      cl.GetPositiveInt("cpu-devices", o.cpu_devices);
+  for (const auto* flag : {&steps, &log_every, &cpu_devices}) {
+    if (!flag->ok()) return ReportUsage(flag->status(), usage.c_str());
   }
-  if (cl.Has("log-every") &&
-      (!absl::SimpleAtoi(cl.Get("log-every"), &o.log_every) || o.log_every < 1)) {
-    return usage_error(absl::StrCat("--log-every must be a positive integer, not '",
-                                    cl.Get("log-every"), "'"));
-  }
+  o.steps = *steps;
+  o.log_every = *log_every;
+  o.cpu_devices = static_cast<int>(*cpu_devices);
   if (cl.Has("data-seed") && !absl::SimpleAtoi(cl.Get("data-seed"), &o.data_seed)) {
     return usage_error(absl::StrCat("--data-seed must be a non-negative integer, not '",
                                     cl.Get("data-seed"), "'"));
-  }
-  if (cl.Has("cpu-devices") &&
-      (!absl::SimpleAtoi(cl.Get("cpu-devices"), &o.cpu_devices) ||
-       o.cpu_devices < 1)) {
-    return usage_error(absl::StrCat(
-        "--cpu-devices must be a positive integer, not '",
-        cl.Get("cpu-devices"), "'"));
   }
   o.data = cl.Get("data", "synthetic");
   if (o.data != "synthetic" && o.data != "digits") {
