@@ -85,7 +85,13 @@ struct WrappingNegOp {
   }
   template <typename Packet>
   Packet packetOp(const Packet& x) const {
-    return Eigen::internal::pnegate(x);
+    if constexpr (std::is_floating_point_v<T>) {
+      // Flip the sign bit: Eigen 3.4's AVX pnegate for double computes
+      // 0 - x, which turns -0 into +0 where TensorFlow gives -0.
+      return Eigen::internal::pxor(x, Eigen::internal::pset1<Packet>(T(-0.0)));
+    } else {
+      return Eigen::internal::pnegate(x);
+    }
   }
 };
 
