@@ -10,8 +10,8 @@ Benchmarks:
   kernels   the CNN step's heavy kernels alone at its shapes (us per run)
   devices   in-graph replicated MLP, global batch 256, K towers on K CPU
             devices (K = 1, 2, 4; steps/s), and the same graph with every
-            tower on /cpu:0, whose difference is the cost of partitioning
-            and transfers
+            tower on /cpu:0, whose difference (median over repeats of the
+            paired difference) is the cost of partitioning and transfers
 TensorFlow runs with Grappler and constant folding off, so both systems run
 the graph as written. Each figure is the median over --repeats measurements,
 each the median step time over many steps.
@@ -189,28 +189,41 @@ if args.only in (None, "kernels"):
 
 if args.only in (None, "devices"):
     for k in (1, 2, 4):
-        spread = [f"/cpu:{i}" for i in range(k)]
-        for label, devices in ((f"K={k}, towers on /cpu:0../cpu:{k - 1}", spread),
-                               (f"K={k}, every tower on /cpu:0", ["/cpu:0"] * k)):
-            if k == 1 and devices is not spread:
-                continue
+        layouts = {"spread": [f"/cpu:{i}" for i in range(k)]}
+        if k > 1:
+            layouts["one"] = ["/cpu:0"] * k
+        runs = {}  # layout -> (weft_fn, tf_fn)
+        for layout, devices in layouts.items():
             gd, feeds = bench_train_graphs.replicated_mlp(k, devices)
-            name = f"replicated_{k}_{'spread' if devices is spread else 'one'}"
+            name = f"replicated_{k}_{layout}"
             path = save(gd, name)
             specs = save_feeds(feeds, name)
             tf_feeds = {f"{key}:0": v for key, v in feeds.items()}
-            w, t = measure(name,
-                           lambda: weft_step_us(path, None, 300, specs, init="init",
-                                                target="train_op", cpus=k),
-                           lambda: tf_step_us(gd, "train_op", 300, tf_feeds,
-                                              init="init", cpus=k))
-            rows.append((f"devices: replicated MLP batch 256, {label} (steps/s)",
+            runs[layout] = (
+                lambda path=path, specs=specs: weft_step_us(
+                    path, None, 300, specs, init="init", target="train_op", cpus=k),
+                lambda gd=gd, tf_feeds=tf_feeds: tf_step_us(
+                    gd, "train_op", 300, tf_feeds, init="init", cpus=k))
+        # Both layouts in each repeat, back to back, so that the overhead is
+        # a median of paired differences: drift in the machine's speed
+        # between repeats cancels out of each pair.
+        times = {(layout, system): [] for layout in runs for system in (0, 1)}
+        for _ in range(args.repeats):
+            for layout, fns in runs.items():
+                for system, fn in enumerate(fns):
+                    times[(layout, system)].append(fn())
+        labels = {"spread": f"towers on /cpu:0../cpu:{k - 1}",
+                  "one": "every tower on /cpu:0"}
+        for layout in runs:
+            w, t = (statistics.median(times[(layout, s)]) for s in (0, 1))
+            rows.append((f"devices: replicated MLP batch 256, K={k}, {labels[layout]} (steps/s)",
                          1e6 / w, 1e6 / t, "higher"))
-            if devices is spread and k > 1:
-                spread_us = (w, t)
-            elif k > 1:
-                rows.append((f"devices: partition+transfer overhead, K={k} (us/step)",
-                             spread_us[0] - w, spread_us[1] - t, "lower"))
+        if k > 1:
+            w, t = (statistics.median(a - b for a, b in zip(times[("spread", s)],
+                                                             times[("one", s)]))
+                    for s in (0, 1))
+            rows.append((f"devices: partition+transfer overhead, K={k} (us/step, "
+                         "median of paired differences)", w, t, "lower"))
 
 print()
 print(f"| benchmark | Weft | TensorFlow {tf.__version__} | Weft/TF | better |")
