@@ -6,8 +6,8 @@
 //
 // out[m, n] = op(a) * op(b), all row-major; op(a) is [m, k], op(b) is
 // [k, n]; a is stored [k, m] when transposed, b [n, k]. m, n, k > 0. Large
-// products use the device's intra-op pool. Float uses Weft's AVX-512 SGEMM
-// where the build has it (matmul_sgemm.h), Eigen's GEMM otherwise; double
+// products use the device's intra-op pool. Float uses Weft's SGEMM where
+// the build has a kernel for the CPU (AVX-512 or AVX2 + FMA) (matmul_sgemm.h), Eigen's GEMM otherwise; double
 // uses Eigen's; integers a plain loop nest.
 #ifndef WEFT_OPS_CPU_MATMUL_GEMM_H_
 #define WEFT_OPS_CPU_MATMUL_GEMM_H_

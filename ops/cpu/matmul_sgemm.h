@@ -1,5 +1,5 @@
-// Weft's own float GEMM for AVX-512 machines (what MatMul uses for float
-// there; Eigen's GEMM elsewhere and for double).
+// Weft's own float GEMM for x86 machines with AVX-512, or AVX2 and FMA
+// (what MatMul uses for float there; Eigen's GEMM elsewhere and for double).
 //
 //   if (SgemmAvailable()) {
 //     WEFT_RETURN_IF_ERROR(Sgemm(c, /*transpose_a=*/false, /*transpose_b=*/false,
@@ -10,21 +10,31 @@
 // [k, m] when transposed), op(b) is [k, n] (b stored [n, k] when
 // transposed). m, n, k > 0.
 //
-// How: the classic packed GEMM (Goto/BLIS). B is packed into 32-column
-// slivers and A into 12-row slivers, in depth blocks of 256, so that a 12x32
-// tile of C lives in 24 zmm registers while a micro-kernel streams the two
-// slivers (12 broadcasts and 2 loads feed 24 FMAs per step). The loops go
-// in Goto's order: per depth block (and panel of up to 4096 columns) the
-// pool threads first pack that B panel together into a buffer they share
-// (2 MiB at 2048 wide: it stays in L3, where all of a packed B would not),
-// then take row blocks of up to 96 rows in turn, each packing its A block
-// (in L2) and multiplying it with the panel. Two panel buffers let the
-// threads pack the next panel while others finish this one; there is no
-// barrier, only waits on tasks already taken by a running thread, so a
-// thread that starts late or shares its core simply takes fewer tasks.
-// Products under ~2 MFLOP run on the calling thread. Eigen 3.4's GEMM
-// reaches ~80% of this machine's FMA peak per core and scales poorly over
-// two threads; this one gets closer to peak and to 2x.
+// Kernels: one implementation written over a small ISA traits type
+// (sgemm_isa.h, sgemm_kernel.h), compiled for the ISA the build targets
+// (-march=native): AVX-512 (12x32 C tiles in 24 zmm registers) or AVX2 +
+// FMA (6x16 tiles in 12 ymm registers, Haswell to Zen). Either tile leaves
+// just enough registers for the two B vectors and one A broadcast that
+// feed 2 x rows FMAs a step. Two ISAs because Eigen 3.4's GEMM reaches
+// only ~80% of the FMA peak per core and scales poorly over two threads,
+// and an AVX2 kernel run on an AVX-512 machine would leave half its width
+// unused. Other CPUs (no AVX2 + FMA) get Eigen's GEMM through MatMul.
+//
+// How: the classic packed GEMM (Goto/BLIS). B is packed into slivers as
+// wide as a tile and A into slivers as tall as one, in depth blocks of 256,
+// so that a C tile lives in registers while a micro-kernel streams the two
+// slivers. The loops go in Goto's order: per depth block (and panel of up
+// to 4096 columns) the pool threads first pack that B panel together into
+// a buffer they share (2 MiB at 2048 wide: it stays in L3, where all of a
+// packed B would not), then take row blocks of up to 96 rows in turn, each
+// packing its A block (in L2) and multiplying it with the panel. Two panel
+// buffers let the threads pack the next panel while others finish this
+// one; there is no barrier, only waits on tasks already taken by a running
+// thread, so a thread that starts late or shares its core simply takes
+// fewer tasks. Products under ~2 MFLOP run on the calling thread.
+//
+// Thread safety: Sgemm may be called concurrently (each call has its own
+// scratch); it uses the context's intra-op pool.
 #ifndef WEFT_OPS_CPU_MATMUL_SGEMM_H_
 #define WEFT_OPS_CPU_MATMUL_SGEMM_H_
 
@@ -33,10 +43,15 @@
 #include "absl/status/status.h"
 #include "ops/framework/op_kernel.h"
 
+// Defined when this build has a kernel (Sgemm works): compiled with
+// AVX-512F, or with AVX2 and FMA, as -march=native gives on such machines.
+#if defined(__AVX512F__) || (defined(__AVX2__) && defined(__FMA__))
+#define WEFT_SGEMM_AVAILABLE 1
+#endif
+
 namespace weft {
 
-// True when this build has the AVX-512 kernel (compiled with -mavx512f, as
-// -march=native gives on AVX-512 machines).
+// True when this build has a kernel (WEFT_SGEMM_AVAILABLE above).
 bool SgemmAvailable();
 
 // Errors: RESOURCE_EXHAUSTED if packing buffers cannot be allocated;

@@ -1,0 +1,155 @@
+// The vector instruction sets Weft's SGEMM (matmul_sgemm.h) has kernels
+// for, as small traits types: the vector type and the handful of
+// operations the micro-kernel and the packing use, the register tile's
+// shape, and the cache block sizes that suit the machines with that ISA.
+// sgemm_kernel.h writes the micro-kernel and packing once over these; the
+// schedule in matmul_sgemm.cc uses NativeIsa, the one the build targets.
+//
+//   using Isa = sgemm_internal::NativeIsa;  // where WEFT_SGEMM_AVAILABLE
+//   Isa::Vec acc = Isa::Fma(Isa::Broadcast(a), Isa::Load(b), Isa::Zero());
+//
+// A C tile is kRows x (2 * kLanes) floats, held in 2 * kRows accumulators;
+// each depth step loads 2 B vectors and broadcasts kRows A values, so the
+// tile is sized to leave exactly that many registers free:
+//   AVX-512: 12 x 32, 24 accumulators + 2 + 1 of 32 zmm registers;
+//   AVX2:     6 x 16, 12 accumulators + 2 + 1 of 16 ymm registers
+//            (the classic Haswell/Zen shape; 8x8 or 4x24 leave fewer
+//            FMAs per load or spill).
+// Stateless; every function is safe to call from any thread.
+#ifndef WEFT_OPS_CPU_SGEMM_ISA_H_
+#define WEFT_OPS_CPU_SGEMM_ISA_H_
+
+#include <cstdint>
+
+#include "ops/cpu/matmul_sgemm.h"
+
+#if defined(WEFT_SGEMM_AVAILABLE)
+#include <immintrin.h>
+#endif
+
+namespace weft {
+namespace sgemm_internal {
+
+#if defined(__AVX512F__)
+struct Avx512 {
+  using Vec = __m512;
+  static constexpr int64_t kLanes = 16;
+  static constexpr int64_t kRows = 12;  // C tile rows (A sliver height)
+  // Depth block: a 12 x 256 A sliver (13 KiB) stays in L1 while it meets a
+  // column block of 16 B slivers (32 KiB each, 512 KiB) held in L2.
+  static constexpr int64_t kDepth = 256;
+  static constexpr int64_t kColBlock = 16;
+  // B slivers per column panel (4096 columns, 4 MiB packed, shared in L3).
+  static constexpr int64_t kPanelSlivers = 128;
+  // A slivers per row block (96 rows).
+  static constexpr int64_t kMaxBlockSlivers = 8;
+  // Whole slivers of a transposed B per pack task (128 columns).
+  static constexpr int64_t kPackSlivers = 4;
+
+  static Vec Zero() { return _mm512_setzero_ps(); }
+  static Vec Broadcast(float x) { return _mm512_set1_ps(x); }
+  static Vec Load(const float* p) { return _mm512_load_ps(p); }  // aligned
+  static Vec LoadU(const float* p) { return _mm512_loadu_ps(p); }
+  static void Store(float* p, Vec v) { _mm512_store_ps(p, v); }  // aligned
+  static void StoreU(float* p, Vec v) { _mm512_storeu_ps(p, v); }
+  static Vec Fma(Vec a, Vec b, Vec c) { return _mm512_fmadd_ps(a, b, c); }
+  static Vec Add(Vec a, Vec b) { return _mm512_add_ps(a, b); }
+
+  // Transposes the 16 x 16 block whose rows start at src[i * ld] into
+  // dst[i * ldd] (dst row i = source column i), in registers.
+  static void Transpose(const float* src, int64_t ld, float* dst,
+                        int64_t ldd) {
+    __m512 r[16], t[16];
+    for (int i = 0; i < 16; ++i) r[i] = _mm512_loadu_ps(src + i * ld);
+    // Interleave pairs of rows, then pairs of pairs: 4 x 4 blocks
+    // transposed inside each 128-bit lane.
+    for (int i = 0; i < 16; i += 2) {
+      t[i] = _mm512_unpacklo_ps(r[i], r[i + 1]);
+      t[i + 1] = _mm512_unpackhi_ps(r[i], r[i + 1]);
+    }
+    for (int i = 0; i < 16; i += 4) {
+      r[i] = _mm512_shuffle_ps(t[i], t[i + 2], 0x44);
+      r[i + 1] = _mm512_shuffle_ps(t[i], t[i + 2], 0xEE);
+      r[i + 2] = _mm512_shuffle_ps(t[i + 1], t[i + 3], 0x44);
+      r[i + 3] = _mm512_shuffle_ps(t[i + 1], t[i + 3], 0xEE);
+    }
+    // Then move the 128-bit lanes across vectors, in two rounds.
+    for (int i = 0; i < 4; ++i) {
+      t[i] = _mm512_shuffle_f32x4(r[i], r[i + 4], 0x88);
+      t[i + 4] = _mm512_shuffle_f32x4(r[i], r[i + 4], 0xDD);
+      t[i + 8] = _mm512_shuffle_f32x4(r[i + 8], r[i + 12], 0x88);
+      t[i + 12] = _mm512_shuffle_f32x4(r[i + 8], r[i + 12], 0xDD);
+    }
+    for (int i = 0; i < 8; ++i) {
+      r[i] = _mm512_shuffle_f32x4(t[i], t[i + 8], 0x88);
+      r[i + 8] = _mm512_shuffle_f32x4(t[i], t[i + 8], 0xDD);
+    }
+    for (int i = 0; i < 16; ++i) _mm512_storeu_ps(dst + i * ldd, r[i]);
+  }
+};
+#endif  // __AVX512F__
+
+#if defined(__AVX2__) && defined(__FMA__)
+struct Avx2 {
+  using Vec = __m256;
+  static constexpr int64_t kLanes = 8;
+  static constexpr int64_t kRows = 6;
+  // Sized for Zen 3 (32 KiB L1d, 512 KiB L2 a core, L3 shared): a 6 x 256 A
+  // sliver (6.4 KiB) stays in L1 while it meets a column block of 16 B
+  // slivers (16 KiB each, 256 KiB) in L2, beside the packed A block.
+  static constexpr int64_t kDepth = 256;
+  static constexpr int64_t kColBlock = 16;
+  // 4096 columns a panel, as on AVX-512 (4 MiB packed, in L3).
+  static constexpr int64_t kPanelSlivers = 256;
+  // 96 rows a row block, as on AVX-512.
+  static constexpr int64_t kMaxBlockSlivers = 16;
+  static constexpr int64_t kPackSlivers = 8;  // 128 columns of B^T a task
+
+  static Vec Zero() { return _mm256_setzero_ps(); }
+  static Vec Broadcast(float x) { return _mm256_set1_ps(x); }
+  static Vec Load(const float* p) { return _mm256_load_ps(p); }  // aligned
+  static Vec LoadU(const float* p) { return _mm256_loadu_ps(p); }
+  static void Store(float* p, Vec v) { _mm256_store_ps(p, v); }  // aligned
+  static void StoreU(float* p, Vec v) { _mm256_storeu_ps(p, v); }
+  static Vec Fma(Vec a, Vec b, Vec c) { return _mm256_fmadd_ps(a, b, c); }
+  static Vec Add(Vec a, Vec b) { return _mm256_add_ps(a, b); }
+
+  // Transposes the 8 x 8 block whose rows start at src[i * ld] into
+  // dst[i * ldd], in registers: 4 x 4 blocks inside each 128-bit lane
+  // first, as above, then one exchange of lanes between rows i and i + 4.
+  static void Transpose(const float* src, int64_t ld, float* dst,
+                        int64_t ldd) {
+    __m256 r[8], t[8];
+    for (int i = 0; i < 8; ++i) r[i] = _mm256_loadu_ps(src + i * ld);
+    for (int i = 0; i < 8; i += 2) {
+      t[i] = _mm256_unpacklo_ps(r[i], r[i + 1]);
+      t[i + 1] = _mm256_unpackhi_ps(r[i], r[i + 1]);
+    }
+    for (int i = 0; i < 8; i += 4) {
+      r[i] = _mm256_shuffle_ps(t[i], t[i + 2], 0x44);
+      r[i + 1] = _mm256_shuffle_ps(t[i], t[i + 2], 0xEE);
+      r[i + 2] = _mm256_shuffle_ps(t[i + 1], t[i + 3], 0x44);
+      r[i + 3] = _mm256_shuffle_ps(t[i + 1], t[i + 3], 0xEE);
+    }
+    // r[i] (i < 4) holds columns i and i + 4 of rows 0-3, r[i + 4] the same
+    // of rows 4-7.
+    for (int i = 0; i < 4; ++i) {
+      _mm256_storeu_ps(dst + i * ldd,
+                       _mm256_permute2f128_ps(r[i], r[i + 4], 0x20));
+      _mm256_storeu_ps(dst + (i + 4) * ldd,
+                       _mm256_permute2f128_ps(r[i], r[i + 4], 0x31));
+    }
+  }
+};
+#endif  // __AVX2__ && __FMA__
+
+#if defined(__AVX512F__)
+using NativeIsa = Avx512;
+#elif defined(WEFT_SGEMM_AVAILABLE)
+using NativeIsa = Avx2;
+#endif
+
+}  // namespace sgemm_internal
+}  // namespace weft
+
+#endif  // WEFT_OPS_CPU_SGEMM_ISA_H_
