@@ -15,10 +15,12 @@
 // (-march=native): AVX-512 (12x32 C tiles in 24 zmm registers) or AVX2 +
 // FMA (6x16 tiles in 12 ymm registers, Haswell to Zen). Either tile leaves
 // just enough registers for the two B vectors and one A broadcast that
-// feed 2 x rows FMAs a step. Two ISAs because Eigen 3.4's GEMM reaches
-// only ~80% of the FMA peak per core and scales poorly over two threads,
-// and an AVX2 kernel run on an AVX-512 machine would leave half its width
-// unused. Other CPUs (no AVX2 + FMA) get Eigen's GEMM through MatMul.
+// feed 2 x rows FMAs a step. Why a GEMM of our own: Eigen 3.4's reaches
+// ~80% of the FMA peak per core and scales poorly over two threads (on the
+// Zen 3 machine of BENCHMARKS.md, 0.7-1.0x TensorFlow's speed against
+// 0.9-1.9x for this one). Why two instances: an AVX2 kernel on an AVX-512
+// machine would leave half of each vector unused. Other CPUs (no AVX2 +
+// FMA) get Eigen's GEMM through MatMul.
 //
 // How: the classic packed GEMM (Goto/BLIS). B is packed into slivers as
 // wide as a tile and A into slivers as tall as one, in depth blocks of 256,
