@@ -5,11 +5,9 @@
 #include <utility>
 #include <type_traits>
 
-#if defined(__AVX512F__)
-#include <immintrin.h>
-#endif
-
 #include <Eigen/Core>
+
+#include "ops/cpu/sgemm_isa.h"
 
 namespace weft {
 namespace {
@@ -36,26 +34,36 @@ void EigenSmallGemm(int64_t m, int64_t n, int64_t k, const T* a,
   }
 }
 
-#if defined(__AVX512F__)
+#if defined(WEFT_SGEMM_AVAILABLE)
 
-// The register tile: C rows [0, kRows) x columns [0, 16 * kVecs) (lanes past
-// n masked off by m0/m1). kVecs == 2 holds 2 * kRows accumulators, so up to
-// 14 rows fill 28 of the 32 zmm registers and leave the two B vectors and a
-// broadcast. A's rows are read from one base pointer per three rows
-// (base, base + row, base + 2 * row are one scaled-index address each):
-// a pointer per row would need more general registers than x86 has, and the
-// spilled pointers would cost a load per broadcast.
-template <int kVecs, int kRows>
+using Isa = sgemm_internal::NativeIsa;
+using Vec = Isa::Vec;
+using Mask = Isa::Mask;
+constexpr int64_t kLanes = Isa::kLanes;
+
+// The register tile: C rows [0, kRows) x columns [0, kLanes * kVecs) (lanes
+// past n masked off by m0/m1 when kMasked; whole vectors otherwise, which
+// AVX2's masked moves make worth a separate path). kVecs == 2 holds
+// 2 * kRows accumulators beside the two B vectors and a broadcast: up to 14
+// rows in AVX-512's 32 registers, 6 in AVX2's 16. A's rows are read from
+// one base pointer per three rows (base, base + row, base + 2 * row are one
+// scaled-index address each): a pointer per row would need more general
+// registers than x86 has, and the spilled pointers would cost a load per
+// broadcast.
+template <int kVecs, int kRows, bool kMasked>
 void Tile(int64_t k, const float* a, const GemmALayout& la, const float* b,
-          int64_t ldb, float* c, int64_t ldc, __mmask16 m0, __mmask16 m1,
+          int64_t ldb, float* c, int64_t ldc, Mask m0, Mask m1,
           bool accumulate) {
   constexpr int kGroups = (kRows + 2) / 3;
   const int64_t row = la.row;
-  __m512 acc0[kRows], acc1[kRows];
+  auto load = [&](Mask m, const float* p) {
+    return kMasked ? Isa::MaskLoad(m, p) : Isa::LoadU(p);
+  };
+  Vec acc0[kRows], acc1[kRows];
 #pragma GCC unroll 14
   for (int r = 0; r < kRows; ++r) {
-    acc0[r] = _mm512_setzero_ps();
-    if (kVecs == 2) acc1[r] = _mm512_setzero_ps();
+    acc0[r] = Isa::Zero();
+    if (kVecs == 2) acc1[r] = Isa::Zero();
   }
   const float* bp = b;
   // Segments are short in a filter gradient (one output row, 14 steps in
@@ -67,13 +75,13 @@ void Tile(int64_t k, const float* a, const GemmALayout& la, const float* b,
 #pragma GCC unroll 5
     for (int q = 0; q < kGroups; ++q) g[q] = seg + 3 * q * row;
     for (int64_t j = 0; j < len; ++j, bp += ldb) {
-      const __m512 b0 = _mm512_maskz_loadu_ps(m0, bp);
-      const __m512 b1 = kVecs == 2 ? _mm512_maskz_loadu_ps(m1, bp + 16) : b0;
+      const Vec b0 = load(m0, bp);
+      const Vec b1 = kVecs == 2 ? load(m1, bp + kLanes) : b0;
 #pragma GCC unroll 14
       for (int r = 0; r < kRows; ++r) {
-        const __m512 av = _mm512_set1_ps(g[r / 3][(r % 3) * row]);
-        acc0[r] = _mm512_fmadd_ps(av, b0, acc0[r]);
-        if (kVecs == 2) acc1[r] = _mm512_fmadd_ps(av, b1, acc1[r]);
+        const Vec av = Isa::Broadcast(g[r / 3][(r % 3) * row]);
+        acc0[r] = Isa::Fma(av, b0, acc0[r]);
+        if (kVecs == 2) acc1[r] = Isa::Fma(av, b1, acc1[r]);
       }
 #pragma GCC unroll 5
       for (int q = 0; q < kGroups; ++q) g[q] += la.depth;
@@ -83,89 +91,99 @@ void Tile(int64_t k, const float* a, const GemmALayout& la, const float* b,
   for (int r = 0; r < kRows; ++r) {
     float* cr = c + r * ldc;
     if (accumulate) {
-      acc0[r] = _mm512_add_ps(acc0[r], _mm512_maskz_loadu_ps(m0, cr));
-      if (kVecs == 2) acc1[r] = _mm512_add_ps(acc1[r], _mm512_maskz_loadu_ps(m1, cr + 16));
+      acc0[r] = Isa::Add(acc0[r], load(m0, cr));
+      if (kVecs == 2) acc1[r] = Isa::Add(acc1[r], load(m1, cr + kLanes));
     }
-    _mm512_mask_storeu_ps(cr, m0, acc0[r]);
-    if (kVecs == 2) _mm512_mask_storeu_ps(cr + 16, m1, acc1[r]);
+    if (kMasked) {
+      Isa::MaskStore(cr, m0, acc0[r]);
+      if (kVecs == 2) Isa::MaskStore(cr + kLanes, m1, acc1[r]);
+    } else {
+      Isa::StoreU(cr, acc0[r]);
+      if (kVecs == 2) Isa::StoreU(cr + kLanes, acc1[r]);
+    }
   }
 }
 
-// Tile<kVecs, rows> for rows in [1, kMaxTileRows], through a table built at
-// compile time.
-constexpr int kMaxTileRows = 14;
+// Tile<kVecs, rows, kMasked> for rows in [1, kMaxTileRows], through tables
+// built at compile time.
+constexpr int kMaxTileRows = (Isa::kRegisters - 3) / 2;
 using TileFn = void (*)(int64_t, const float*, const GemmALayout&, const float*,
-                        int64_t, float*, int64_t, __mmask16, __mmask16, bool);
-template <int kVecs, int... kRowsMinus1>
+                        int64_t, float*, int64_t, Mask, Mask, bool);
+template <int kVecs, bool kMasked, int... kRowsMinus1>
 constexpr std::array<TileFn, sizeof...(kRowsMinus1)> TileTable(
     std::integer_sequence<int, kRowsMinus1...>) {
-  return {&Tile<kVecs, kRowsMinus1 + 1>...};
+  return {&Tile<kVecs, kRowsMinus1 + 1, kMasked>...};
 }
-constexpr auto kTiles1 = TileTable<1>(std::make_integer_sequence<int, kMaxTileRows>());
-constexpr auto kTiles2 = TileTable<2>(std::make_integer_sequence<int, kMaxTileRows>());
-
-inline __mmask16 Lanes(int64_t count) {
-  if (count >= 16) return 0xFFFF;
-  if (count <= 0) return 0;
-  return static_cast<__mmask16>((1u << count) - 1);
-}
+template <int kVecs, bool kMasked>
+constexpr auto kTiles =
+    TileTable<kVecs, kMasked>(std::make_integer_sequence<int, kMaxTileRows>());
 
 // n == 1 with A's segments and B contiguous: one dot product per row of C,
-// 16 depth steps at a time (a convolution down to one channel). kRows rows
-// at once share B's loads and keep kRows FMA chains in flight (one chain
-// waits on the FMA latency).
+// kLanes depth steps at a time (a convolution down to one channel). kRows
+// rows at once share B's loads and keep kRows FMA chains in flight (one
+// chain waits on the FMA latency).
 template <int kRows>
-void AvxDotRowTile(int64_t k, const float* a, const GemmALayout& la,
-                   const float* b, float* c, int64_t ldc, bool accumulate) {
-  __m512 acc[kRows];
+void DotRowTile(int64_t k, const float* a, const GemmALayout& la,
+                const float* b, float* c, int64_t ldc, bool accumulate) {
+  Vec acc[kRows];
 #pragma GCC unroll 4
-  for (int r = 0; r < kRows; ++r) acc[r] = _mm512_setzero_ps();
+  for (int r = 0; r < kRows; ++r) acc[r] = Isa::Zero();
   const float* seg = a;
   for (int64_t p0 = 0; p0 < k; p0 += la.seg_len, seg += la.seg_stride) {
     const float* bs = b + p0;
     const int64_t len = std::min(la.seg_len, k - p0);
-    for (int64_t j = 0; j < len; j += 16) {
-      const __mmask16 lanes = Lanes(len - j);
-      const __m512 bv = _mm512_maskz_loadu_ps(lanes, bs + j);
+    int64_t j = 0;
+    for (; j + kLanes <= len; j += kLanes) {
+      const Vec bv = Isa::LoadU(bs + j);
 #pragma GCC unroll 4
       for (int r = 0; r < kRows; ++r) {
-        acc[r] = _mm512_fmadd_ps(_mm512_maskz_loadu_ps(lanes, seg + r * la.row + j), bv,
-                                 acc[r]);
+        acc[r] = Isa::Fma(Isa::LoadU(seg + r * la.row + j), bv, acc[r]);
+      }
+    }
+    if (j < len) {
+      const Mask lanes = Isa::Lanes(len - j);
+      const Vec bv = Isa::MaskLoad(lanes, bs + j);
+#pragma GCC unroll 4
+      for (int r = 0; r < kRows; ++r) {
+        acc[r] = Isa::Fma(Isa::MaskLoad(lanes, seg + r * la.row + j), bv, acc[r]);
       }
     }
   }
 #pragma GCC unroll 4
   for (int r = 0; r < kRows; ++r) {
-    const float dot = _mm512_reduce_add_ps(acc[r]);
+    const float dot = Isa::ReduceAdd(acc[r]);
     c[r * ldc] = accumulate ? c[r * ldc] + dot : dot;
   }
 }
 
-void AvxDotRows(int64_t m, int64_t k, const float* a, const GemmALayout& la,
-                const float* b, float* c, int64_t ldc, bool accumulate) {
+void DotRows(int64_t m, int64_t k, const float* a, const GemmALayout& la,
+             const float* b, float* c, int64_t ldc, bool accumulate) {
   int64_t i = 0;
   for (; i + 4 <= m; i += 4) {
-    AvxDotRowTile<4>(k, a + i * la.row, la, b, c + i * ldc, ldc, accumulate);
+    DotRowTile<4>(k, a + i * la.row, la, b, c + i * ldc, ldc, accumulate);
   }
   for (; i < m; ++i) {
-    AvxDotRowTile<1>(k, a + i * la.row, la, b, c + i * ldc, ldc, accumulate);
+    DotRowTile<1>(k, a + i * la.row, la, b, c + i * ldc, ldc, accumulate);
   }
 }
 
-void AvxSmallGemm(int64_t m, int64_t n, int64_t k, const float* a,
-                  const GemmALayout& la, const float* b, int64_t ldb,
-                  float* c, int64_t ldc, bool accumulate) {
+void VectorSmallGemm(int64_t m, int64_t n, int64_t k, const float* a,
+                     const GemmALayout& la, const float* b, int64_t ldb,
+                     float* c, int64_t ldc, bool accumulate) {
   if (n == 1 && la.depth == 1 && ldb == 1) {
-    AvxDotRows(m, k, a, la, b, c, ldc, accumulate);
+    DotRows(m, k, a, la, b, c, ldc, accumulate);
     return;
   }
   // Rows in equal tiles of at most kMaxTileRows (m = 16 runs 8 + 8, not
   // 14 + 2: a short tile does as many loads per FMA as rows).
   const int64_t tiles = (m + kMaxTileRows - 1) / kMaxTileRows;
-  for (int64_t j0 = 0; j0 < n; j0 += 32) {
-    const int64_t cols = std::min<int64_t>(32, n - j0);
-    const __mmask16 m0 = Lanes(cols), m1 = Lanes(cols - 16);
-    const auto& table = cols > 16 ? kTiles2 : kTiles1;
+  constexpr int64_t kTileCols = 2 * kLanes;
+  for (int64_t j0 = 0; j0 < n; j0 += kTileCols) {
+    const int64_t cols = std::min<int64_t>(kTileCols, n - j0);
+    const Mask m0 = Isa::Lanes(cols), m1 = Isa::Lanes(cols - kLanes);
+    const bool whole = cols % kLanes == 0;
+    const auto& table = cols > kLanes ? (whole ? kTiles<2, false> : kTiles<2, true>)
+                                      : (whole ? kTiles<1, false> : kTiles<1, true>);
     for (int64_t t = 0, i0 = 0; t < tiles; ++t) {
       const int64_t rows = m * (t + 1) / tiles - i0;
       table[rows - 1](k, a + i0 * la.row, la, b + j0, ldb, c + i0 * ldc + j0,
@@ -175,7 +193,7 @@ void AvxSmallGemm(int64_t m, int64_t n, int64_t k, const float* a,
   }
 }
 
-#endif  // __AVX512F__
+#endif  // WEFT_SGEMM_AVAILABLE
 
 }  // namespace
 
@@ -192,9 +210,9 @@ void SmallGemm(int64_t m, int64_t n, int64_t k, const T* a,
   }
   GemmALayout la = a_layout;
   if (la.seg_len <= 0) la.seg_len = k;
-#if defined(__AVX512F__)
+#if defined(WEFT_SGEMM_AVAILABLE)
   if constexpr (std::is_same_v<T, float>) {
-    AvxSmallGemm(m, n, k, a, la, b, ldb, c, ldc, accumulate);
+    VectorSmallGemm(m, n, k, a, la, b, ldb, c, ldc, accumulate);
     return;
   }
 #endif

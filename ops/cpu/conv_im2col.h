@@ -12,15 +12,12 @@
 #include <cstdint>
 #include <type_traits>
 
-#if defined(__AVX512F__)
-#include <immintrin.h>
-#endif
-
 #include <Eigen/Core>
 
 #include "ops/cpu/conv_geometry.h"
 #include "ops/cpu/conv_gemm.h"
 #include "ops/cpu/conv_sliding.h"
+#include "ops/cpu/sgemm_isa.h"
 #include "ops/framework/op_kernel.h"
 #include "runtime/status.h"
 #include "runtime/thread_pool.h"
@@ -51,8 +48,8 @@ struct PixelWalk {
 // dst[0, n) = src[0, n) and dst[0, n) += src[0, n). The runs here are short
 // (a window row, one pixel's channels: often 5 to 80 values), where a memcpy
 // call or Eigen's alignment peeling costs more than the copy and GCC -O2
-// leaves plain loops scalar; float on AVX-512 uses 16-lane moves with a
-// masked tail.
+// leaves plain loops scalar; float on AVX-512 and AVX2 uses whole-vector
+// moves with a masked tail.
 template <typename T>
 inline void CopyRun(const T* src, int64_t n, T* dst) {
   using Vec = Eigen::Array<T, Eigen::Dynamic, 1>;
@@ -63,31 +60,28 @@ inline void AddRun(const T* src, int64_t n, T* dst) {
   using Vec = Eigen::Array<T, Eigen::Dynamic, 1>;
   Eigen::Map<Vec>(dst, n) += Eigen::Map<const Vec>(src, n);
 }
-#if defined(__AVX512F__)
-inline __mmask16 TailMask(int64_t n) {
-  return static_cast<__mmask16>((1u << n) - 1);
-}
+#if defined(WEFT_SGEMM_AVAILABLE)
 template <>
 inline void CopyRun<float>(const float* src, int64_t n, float* dst) {
+  using Isa = sgemm_internal::NativeIsa;
   int64_t i = 0;
-  for (; i + 16 <= n; i += 16) _mm512_storeu_ps(dst + i, _mm512_loadu_ps(src + i));
+  for (; i + Isa::kLanes <= n; i += Isa::kLanes) Isa::StoreU(dst + i, Isa::LoadU(src + i));
   if (i < n) {
-    const __mmask16 m = TailMask(n - i);
-    _mm512_mask_storeu_ps(dst + i, m, _mm512_maskz_loadu_ps(m, src + i));
+    const Isa::Mask m = Isa::Lanes(n - i);
+    Isa::MaskStore(dst + i, m, Isa::MaskLoad(m, src + i));
   }
 }
 template <>
 inline void AddRun<float>(const float* src, int64_t n, float* dst) {
+  using Isa = sgemm_internal::NativeIsa;
   int64_t i = 0;
-  for (; i + 16 <= n; i += 16) {
-    _mm512_storeu_ps(dst + i, _mm512_add_ps(_mm512_loadu_ps(dst + i),
-                                            _mm512_loadu_ps(src + i)));
+  for (; i + Isa::kLanes <= n; i += Isa::kLanes) {
+    Isa::StoreU(dst + i, Isa::Add(Isa::LoadU(dst + i), Isa::LoadU(src + i)));
   }
   if (i < n) {
-    const __mmask16 m = TailMask(n - i);
-    _mm512_mask_storeu_ps(dst + i, m,
-                          _mm512_add_ps(_mm512_maskz_loadu_ps(m, dst + i),
-                                        _mm512_maskz_loadu_ps(m, src + i)));
+    const Isa::Mask m = Isa::Lanes(n - i);
+    Isa::MaskStore(dst + i, m,
+                   Isa::Add(Isa::MaskLoad(m, dst + i), Isa::MaskLoad(m, src + i)));
   }
 }
 #endif

@@ -1,16 +1,18 @@
 #include "ops/cpu/conv_sliding.h"
 
+#include <algorithm>
 #include <array>
 #include <utility>
 
-#if defined(__AVX512F__)
-#include <immintrin.h>
-#endif
+#include "ops/cpu/sgemm_isa.h"
 
 namespace weft {
 namespace {
 
-#if defined(__AVX512F__)
+#if defined(WEFT_SGEMM_AVAILABLE)
+
+using Isa = sgemm_internal::NativeIsa;
+using Vec = Isa::Vec;
 
 // kPixels output pixels (accumulators) of one row; input columns
 // [0, kPixels + kWin - 1) are read from one base pointer per three columns,
@@ -20,13 +22,13 @@ namespace {
 template <int kWin, int kPixels>
 void SlidingTile(int64_t win_rows, int64_t c, const float* x,
                  int64_t row_stride, const float* w, int64_t n,
-                 __mmask16 mask, float* y, int64_t ldy) {
+                 Isa::Mask mask, float* y, int64_t ldy) {
   constexpr int kCols = kPixels + kWin - 1;
   constexpr int kGroups = (kCols + 2) / 3;
   const int64_t w_col = c * n;  // between filter columns kw and kw + 1
-  __m512 acc[kPixels];
+  Vec acc[kPixels];
 #pragma GCC unroll 14
-  for (int r = 0; r < kPixels; ++r) acc[r] = _mm512_setzero_ps();
+  for (int r = 0; r < kPixels; ++r) acc[r] = Isa::Zero();
   for (int64_t kh = 0; kh < win_rows; ++kh) {
     const float* g[kGroups];
 #pragma GCC unroll 6
@@ -34,19 +36,19 @@ void SlidingTile(int64_t win_rows, int64_t c, const float* x,
     const float* w0 = w + kh * kWin * w_col;
     const float* w3 = w0 + 3 * w_col;
     for (int64_t ch = 0; ch < c; ++ch, w0 += n, w3 += n) {
-      __m512 wv[kWin];
+      Vec wv[kWin];
 #pragma GCC unroll 5
       for (int kw = 0; kw < kWin; ++kw) {
         const float* p = kw < 3 ? w0 + kw * w_col : w3 + (kw - 3) * w_col;
-        wv[kw] = _mm512_maskz_loadu_ps(mask, p);
+        wv[kw] = Isa::MaskLoad(mask, p);
       }
 #pragma GCC unroll 18
       for (int j = 0; j < kCols; ++j) {
-        const __m512 xv = _mm512_set1_ps(g[j / 3][(j % 3) * c]);
+        const Vec xv = Isa::Broadcast(g[j / 3][(j % 3) * c]);
 #pragma GCC unroll 5
         for (int kw = 0; kw < kWin; ++kw) {
           const int r = j - kw;
-          if (r >= 0 && r < kPixels) acc[r] = _mm512_fmadd_ps(xv, wv[kw], acc[r]);
+          if (r >= 0 && r < kPixels) acc[r] = Isa::Fma(xv, wv[kw], acc[r]);
         }
       }
 #pragma GCC unroll 6
@@ -54,19 +56,43 @@ void SlidingTile(int64_t win_rows, int64_t c, const float* x,
     }
   }
 #pragma GCC unroll 14
-  for (int r = 0; r < kPixels; ++r) _mm512_mask_storeu_ps(y + r * ldy, mask, acc[r]);
+  for (int r = 0; r < kPixels; ++r) Isa::MaskStore(y + r * ldy, mask, acc[r]);
 }
 
-constexpr int kMaxPixels = 14;
+// Pixels a tile: the accumulators, the kWin filter vectors and a broadcast
+// fill the vector registers (AVX2: 10 for 5-wide windows), and no more
+// than 14, which the general registers for the input's base pointers allow.
+template <int kWin>
+constexpr int kMaxPixels = std::min(14, Isa::kRegisters - kWin - 1);
 using SlidingFn = void (*)(int64_t, int64_t, const float*, int64_t,
-                           const float*, int64_t, __mmask16, float*, int64_t);
+                           const float*, int64_t, Isa::Mask, float*, int64_t);
 template <int kWin, int... kPixelsMinus1>
 constexpr std::array<SlidingFn, sizeof...(kPixelsMinus1)> SlidingTable(
     std::integer_sequence<int, kPixelsMinus1...>) {
   return {&SlidingTile<kWin, kPixelsMinus1 + 1>...};
 }
-constexpr auto kSliding3 = SlidingTable<3>(std::make_integer_sequence<int, kMaxPixels>());
-constexpr auto kSliding5 = SlidingTable<5>(std::make_integer_sequence<int, kMaxPixels>());
+template <int kWin>
+constexpr auto kSliding =
+    SlidingTable<kWin>(std::make_integer_sequence<int, kMaxPixels<kWin>>());
+
+template <int kWin>
+void SlidingRow(int64_t m, int64_t n, int64_t win_rows, int64_t c,
+                const float* x, int64_t row_stride, const float* w, float* y,
+                int64_t ldy) {
+  const Isa::Mask mask = Isa::Lanes(n);
+  // Equal tiles of at most kMaxPixels (m = 16 runs 8 + 8, not 14 + 2).
+  const int64_t tiles = (m + kMaxPixels<kWin> - 1) / kMaxPixels<kWin>;
+  for (int64_t t = 0, i0 = 0; t < tiles; ++t) {
+    const int64_t pixels = m * (t + 1) / tiles - i0;
+    kSliding<kWin>[pixels - 1](win_rows, c, x + i0 * c, row_stride, w, n, mask,
+                               y + i0 * ldy, ldy);
+    i0 += pixels;
+  }
+}
+
+#endif  // WEFT_SGEMM_AVAILABLE
+
+#if defined(__AVX512F__)
 
 // The filter gradient's counterpart, for one window row kh and one input
 // channel ch: dw[kw][ch][0:32] over output pixels ow < kPixels of `rows`
@@ -128,10 +154,11 @@ constexpr std::array<SlidingFilterFn, sizeof...(kPixelsMinus1)> SlidingFilterTab
     std::integer_sequence<int, kPixelsMinus1...>) {
   return {&SlidingFilterTile<kWin, kPixelsMinus1 + 1>...};
 }
+constexpr int kMaxFilterPixels = 14;
 constexpr auto kSlidingFilter3 =
-    SlidingFilterTable<3>(std::make_integer_sequence<int, kMaxPixels>());
+    SlidingFilterTable<3>(std::make_integer_sequence<int, kMaxFilterPixels>());
 constexpr auto kSlidingFilter5 =
-    SlidingFilterTable<5>(std::make_integer_sequence<int, kMaxPixels>());
+    SlidingFilterTable<5>(std::make_integer_sequence<int, kMaxFilterPixels>());
 
 #endif  // __AVX512F__
 
@@ -142,7 +169,7 @@ bool SlidingFilterGradRow(int64_t rows, int64_t m, int64_t n, int64_t win_cols,
                           const float* dy, int64_t dy_row, float* dw,
                           bool accumulate) {
 #if defined(__AVX512F__)
-  if (n != 32 || m < 1 || m > kMaxPixels || (win_cols != 3 && win_cols != 5)) {
+  if (n != 32 || m < 1 || m > kMaxFilterPixels || (win_cols != 3 && win_cols != 5)) {
     return false;
   }
   const auto& table = win_cols == 3 ? kSlidingFilter3 : kSlidingFilter5;
@@ -158,18 +185,13 @@ bool SlidingFilterGradRow(int64_t rows, int64_t m, int64_t n, int64_t win_cols,
 bool SlidingConvRow(int64_t m, int64_t n, int64_t win_rows, int64_t win_cols,
                     int64_t c, const float* x, int64_t row_stride,
                     const float* w, float* y, int64_t ldy) {
-#if defined(__AVX512F__)
-  if (n < 2 || n > 16 || (win_cols != 3 && win_cols != 5)) return false;
+#if defined(WEFT_SGEMM_AVAILABLE)
+  if (n < 2 || n > Isa::kLanes || (win_cols != 3 && win_cols != 5)) return false;
   if (m <= 0) return true;
-  const __mmask16 mask = static_cast<__mmask16>((1u << n) - 1);
-  const auto& table = win_cols == 3 ? kSliding3 : kSliding5;
-  // Equal tiles of at most kMaxPixels (m = 16 runs 8 + 8, not 14 + 2).
-  const int64_t tiles = (m + kMaxPixels - 1) / kMaxPixels;
-  for (int64_t t = 0, i0 = 0; t < tiles; ++t) {
-    const int64_t pixels = m * (t + 1) / tiles - i0;
-    table[pixels - 1](win_rows, c, x + i0 * c, row_stride, w, n, mask,
-                      y + i0 * ldy, ldy);
-    i0 += pixels;
+  if (win_cols == 3) {
+    SlidingRow<3>(m, n, win_rows, c, x, row_stride, w, y, ldy);
+  } else {
+    SlidingRow<5>(m, n, win_rows, c, x, row_stride, w, y, ldy);
   }
   return true;
 #else

@@ -1,5 +1,5 @@
 // One output row of a stride-1 convolution with a narrow output (2 to 16
-// channels: one vector), and a stride-1 filter gradient's window row,
+// channels on AVX-512, 2 to 8 on AVX2: one vector), and a stride-1 filter gradient's window row,
 // computed directly rather than as GEMMs.
 //
 // As a GEMM (conv_gemm.h), each output pixel's row of A broadcasts its own
@@ -16,8 +16,9 @@
 //     ... fall back to SmallGemm ...
 //   }
 //
-// Returns false (and writes nothing) where it does not apply: not an
-// AVX-512 build, n outside [2, 16], or win_cols other than 3 or 5.
+// Returns false (and writes nothing) where it does not apply: neither an
+// AVX-512 nor an AVX2 build, n outside [2, one vector's lanes: 16 on
+// AVX-512, 8 on AVX2], or win_cols other than 3 or 5.
 // Thread safety: reentrant; concurrent calls must write disjoint y.
 #ifndef WEFT_OPS_CPU_CONV_SLIDING_H_
 #define WEFT_OPS_CPU_CONV_SLIDING_H_

@@ -1,5 +1,5 @@
 // Relu and ReluGrad; the other nn families register from here too.
-#if defined(__AVX512F__)
+#if defined(__AVX2__)
 #include <immintrin.h>
 #endif
 
@@ -14,7 +14,8 @@ namespace {
 
 // out[i] = f[i] > 0 ? g[i] : 0 over [0, n). `out` may be g or f. Eigen 3.4
 // evaluates select() one scalar at a time, with a branch per element that
-// random signs mispredict half the time; a masked move does 16 at once.
+// random signs mispredict half the time; a masked move (AVX-512) or an AND
+// with a compare (AVX2) does a vector at once.
 template <typename T>
 void ReluGradRange(const T* g, const T* f, T* out, int64_t n) {
   for (int64_t i = 0; i < n; ++i) out[i] = f[i] > T(0) ? g[i] : T(0);
@@ -36,6 +37,18 @@ void ReluGradRange<float>(const float* g, const float* f, float* out,
         tail, _mm512_maskz_loadu_ps(tail, f + i), zero, _CMP_GT_OQ);
     _mm512_mask_storeu_ps(out + i, tail, _mm512_maskz_loadu_ps(pos, g + i));
   }
+}
+#elif defined(__AVX2__)
+template <>
+void ReluGradRange<float>(const float* g, const float* f, float* out,
+                          int64_t n) {
+  const __m256 zero = _mm256_setzero_ps();
+  int64_t i = 0;
+  for (; i + 8 <= n; i += 8) {  // g where f > 0: an AND with the compare
+    const __m256 pos = _mm256_cmp_ps(_mm256_loadu_ps(f + i), zero, _CMP_GT_OQ);
+    _mm256_storeu_ps(out + i, _mm256_and_ps(pos, _mm256_loadu_ps(g + i)));
+  }
+  for (; i < n; ++i) out[i] = f[i] > 0.0f ? g[i] : 0.0f;
 }
 #endif
 

@@ -15,10 +15,14 @@
 //   AVX2:     6 x 16, 12 accumulators + 2 + 1 of 16 ymm registers
 //            (the classic Haswell/Zen shape; 8x8 or 4x24 leave fewer
 //            FMAs per load or spill).
+// The convolutions' register-tiled kernels (conv_gemm.cc, conv_sliding.cc,
+// conv_im2col.h) are written over the same types, using the mask operations
+// for partial vectors and kRegisters to size their tiles.
 // Stateless; every function is safe to call from any thread.
 #ifndef WEFT_OPS_CPU_SGEMM_ISA_H_
 #define WEFT_OPS_CPU_SGEMM_ISA_H_
 
+#include <algorithm>
 #include <cstdint>
 
 #include "ops/cpu/matmul_sgemm.h"
@@ -34,6 +38,7 @@ namespace sgemm_internal {
 struct Avx512 {
   using Vec = __m512;
   static constexpr int64_t kLanes = 16;
+  static constexpr int kRegisters = 32;
   static constexpr int64_t kRows = 12;  // C tile rows (A sliver height)
   // Depth block: a 12 x 256 A sliver (13 KiB) stays in L1 while it meets a
   // column block of 16 B slivers (32 KiB each, 512 KiB) held in L2.
@@ -54,6 +59,17 @@ struct Avx512 {
   static void StoreU(float* p, Vec v) { _mm512_storeu_ps(p, v); }
   static Vec Fma(Vec a, Vec b, Vec c) { return _mm512_fmadd_ps(a, b, c); }
   static Vec Add(Vec a, Vec b) { return _mm512_add_ps(a, b); }
+
+  // The first `count` lanes (all for count >= kLanes, none for count <= 0);
+  // masked-off lanes load as 0 and are not stored.
+  using Mask = __mmask16;
+  static Mask Lanes(int64_t count) {
+    if (count >= kLanes) return 0xFFFF;
+    return count <= 0 ? 0 : static_cast<Mask>((1u << count) - 1);
+  }
+  static Vec MaskLoad(Mask m, const float* p) { return _mm512_maskz_loadu_ps(m, p); }
+  static void MaskStore(float* p, Mask m, Vec v) { _mm512_mask_storeu_ps(p, m, v); }
+  static float ReduceAdd(Vec v) { return _mm512_reduce_add_ps(v); }
 
   // Transposes the 16 x 16 block whose rows start at src[i * ld] into
   // dst[i * ldd] (dst row i = source column i), in registers.
@@ -93,6 +109,7 @@ struct Avx512 {
 struct Avx2 {
   using Vec = __m256;
   static constexpr int64_t kLanes = 8;
+  static constexpr int kRegisters = 16;
   static constexpr int64_t kRows = 6;
   // Sized for Zen 3 (32 KiB L1d, 512 KiB L2 a core, L3 shared): a 6 x 256 A
   // sliver (6.4 KiB) stays in L1 while it meets a column block of 16 B
@@ -113,6 +130,22 @@ struct Avx2 {
   static void StoreU(float* p, Vec v) { _mm256_storeu_ps(p, v); }
   static Vec Fma(Vec a, Vec b, Vec c) { return _mm256_fmadd_ps(a, b, c); }
   static Vec Add(Vec a, Vec b) { return _mm256_add_ps(a, b); }
+
+  // As Avx512's; the mask is a vector with all bits set in the lanes kept.
+  using Mask = __m256i;
+  static Mask Lanes(int64_t count) {
+    const int32_t c = static_cast<int32_t>(std::clamp<int64_t>(count, 0, kLanes));
+    return _mm256_cmpgt_epi32(_mm256_set1_epi32(c),
+                              _mm256_setr_epi32(0, 1, 2, 3, 4, 5, 6, 7));
+  }
+  static Vec MaskLoad(Mask m, const float* p) { return _mm256_maskload_ps(p, m); }
+  static void MaskStore(float* p, Mask m, Vec v) { _mm256_maskstore_ps(p, m, v); }
+  static float ReduceAdd(Vec v) {
+    __m128 x = _mm_add_ps(_mm256_castps256_ps128(v), _mm256_extractf128_ps(v, 1));
+    x = _mm_add_ps(x, _mm_movehl_ps(x, x));
+    x = _mm_add_ss(x, _mm_movehdup_ps(x));
+    return _mm_cvtss_f32(x);
+  }
 
   // Transposes the 8 x 8 block whose rows start at src[i * ld] into
   // dst[i * ldd], in registers: 4 x 4 blocks inside each 128-bit lane

@@ -28,6 +28,7 @@ TEST(SmallGemmTest, MatchesReferenceWithStridesAndAccumulate) {
   struct Shape { int64_t m, n, k; };
   for (const Shape s : {Shape{1, 1, 1}, Shape{12, 32, 7}, Shape{13, 16, 25},
                         Shape{25, 17, 400}, Shape{100, 40, 3}, Shape{7, 65, 31},
+                        Shape{6, 8, 5}, Shape{13, 24, 9}, Shape{19, 48, 4},
                         Shape{5, 3, 0}}) {
     for (bool transposed : {false, true}) {
       for (bool accumulate : {false, true}) {
@@ -170,7 +171,10 @@ TEST(ConvOnSmallGemmTest, LargerShapesMatchDirectConvolution) {
                         // VALID, depth 1).
                         Conv{2, 9, 10, 4, 3, 3, 32, 1, true, 2},
                         Conv{3, 8, 12, 6, 5, 5, 32, 1, false},
-                        Conv{2, 9, 9, 1, 3, 3, 32, 1, true}}) {
+                        Conv{2, 9, 9, 1, 3, 3, 32, 1, true},
+                        // One AVX2 vector exactly, and one and a half.
+                        Conv{2, 7, 9, 3, 3, 3, 8, 1, true},
+                        Conv{2, 6, 13, 4, 5, 5, 12, 1, false}}) {
     SCOPED_TRACE(testing::Message() << "input " << cv.batch << "x" << cv.rows << "x"
                                     << cv.cols << "x" << cv.depth << " filter "
                                     << cv.f_rows << "x" << cv.f_cols << "x"

@@ -41,7 +41,7 @@ TYPED_TEST(NnTest, ReluAndReluGrad) {
   EXPECT_EQ(s.code(), absl::StatusCode::kInvalidArgument) << s;
 }
 
-// The vectorised float path: whole 16-lane blocks, a tail, NaN features
+// The vectorised float path: whole vectors (16 or 8 lanes), a tail, NaN features
 // (not > 0, so 0), sizes large enough to run on the pool.
 TYPED_TEST(NnTest, ReluGradVectorBlocksAndTails) {
   using T = TypeParam;
