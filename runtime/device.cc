@@ -6,6 +6,7 @@
 #include "absl/strings/match.h"
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_join.h"
+#include "runtime/local_device_mgr.h"
 
 namespace weft {
 
@@ -47,6 +48,12 @@ std::string ShortName(absl::string_view name) {
 
 std::unique_ptr<DeviceMgr> DeviceMgr::NewLocal(
     const LocalDeviceOptions& options) {
+  return NewLocalDeviceMgr(options, {});
+}
+
+std::unique_ptr<DeviceMgr> NewLocalDeviceMgr(
+    const LocalDeviceOptions& options,
+    std::vector<std::unique_ptr<Device>> accelerators) {
   const int num_cpus = options.num_cpus > 0 ? options.num_cpus : 1;
   const int threads = options.intra_op_threads > 0 ? options.intra_op_threads
                                                    : DefaultThreadCount();
@@ -64,6 +71,7 @@ std::unique_ptr<DeviceMgr> DeviceMgr::NewLocal(
     devices.push_back(std::make_unique<Device>(std::move(attrs), CpuAllocator(),
                                                intra_op_pool));
   }
+  for (auto& d : accelerators) devices.push_back(std::move(d));
   return std::make_unique<DeviceMgr>(std::move(devices));
 }
 

@@ -5,6 +5,7 @@
 
 #include "absl/strings/str_cat.h"
 #include "absl/strings/escaping.h"
+#include "runtime/device_memory.h"
 
 namespace weft {
 namespace {
@@ -27,19 +28,41 @@ constexpr size_t kHeaderBytes =
 
 }  // namespace
 
+// Device memory (runtime/device_memory.h): the header, which the host reads
+// and writes, comes from host memory and only the elements from the device.
+// Such a buffer is recognised by its elements not following its header.
 TensorBuffer* TensorBuffer::New(Allocator* allocator, DataType dtype,
                                 int64_t num_elements) {
   const size_t bytes = ElementBytes(dtype) * num_elements;
-  const size_t block = kHeaderBytes + bytes;
-  void* mem = allocator->Allocate(kTensorAlignment, block);
-  if (mem == nullptr) return nullptr;
+  // The host allocator, the hot path, is told apart by one comparison.
+  DeviceMemoryAllocator* device = nullptr;
+  if (allocator != CpuAllocator()) {
+    if (dtype == DT_STRING || dtype == DT_RESOURCE) {
+      allocator = CpuAllocator();  // strings and handles live on the host
+    } else {
+      device = AsDeviceMemory(allocator);
+    }
+  }
+  void* data = nullptr;
+  if (device != nullptr) {
+    data = device->Allocate(kTensorAlignment, bytes);
+    if (data == nullptr) return nullptr;
+  }
+  const size_t block = device != nullptr ? kHeaderBytes : kHeaderBytes + bytes;
+  void* mem = (device != nullptr ? CpuAllocator() : allocator)
+                  ->Allocate(kTensorAlignment, block);
+  if (mem == nullptr) {
+    if (device != nullptr) device->Deallocate(data, bytes);
+    return nullptr;
+  }
   TensorBuffer* buf = new (mem) TensorBuffer;
   buf->dtype_ = dtype;
   buf->num_elements_ = num_elements;
   buf->bytes_ = bytes;
   buf->block_bytes_ = block;
   buf->allocator_ = allocator;
-  buf->data_ = static_cast<char*>(mem) + kHeaderBytes;
+  buf->data_ = device != nullptr ? static_cast<char*>(data)
+                                 : static_cast<char*>(mem) + kHeaderBytes;
   if (dtype == DT_STRING) {
     auto* p = reinterpret_cast<std::string*>(buf->data_);
     for (int64_t i = 0; i < num_elements; ++i) new (p + i) std::string;
@@ -66,6 +89,10 @@ void TensorBuffer::Unref() {
   }
   Allocator* allocator = allocator_;
   size_t block = block_bytes_;
+  if (data_ != reinterpret_cast<char*>(this) + kHeaderBytes) {
+    allocator->Deallocate(data_, bytes_);  // device elements, host header
+    allocator = CpuAllocator();
+  }
   this->~TensorBuffer();
   allocator->Deallocate(this, block);
 }
@@ -129,6 +156,11 @@ Tensor Tensor::Reshaped(const TensorShape& shape) const {
 }
 
 Tensor Tensor::DeepCopy() const {
+  if (!InHostMemory(*this)) {
+    // A host copy (runtime/device_memory.h); uninitialized if it failed.
+    absl::StatusOr<Tensor> host = CopyTensorToAllocator(*this, CpuAllocator());
+    return host.ok() ? *std::move(host) : Tensor();
+  }
   Tensor copy(dtype_, shape_);
   if (!copy.IsInitialized() || NumElements() == 0) return copy;
   if (dtype_ == DT_STRING) {
@@ -166,6 +198,7 @@ std::string ElementToString(uint8_t v) { return absl::StrCat(int{v}); }
 
 std::string Tensor::ElementString(int64_t i) const {
   std::string out = "?";
+  if (!InHostMemory(*this)) return out;
   WEFT_SWITCH_ALL_TYPES(dtype_, out = ElementToString(data<T>()[i]), break);
   return out;
 }
@@ -174,6 +207,7 @@ std::string Tensor::DebugString(int max_entries) const {
   std::string out = absl::StrCat("Tensor<type: ", DataTypeString(dtype_),
                                  " shape: ", shape_.DebugString());
   if (!IsInitialized()) return out + " uninitialized>";
+  if (!InHostMemory(*this)) return out + " in device memory>";
   out += " values:";
   const int64_t n = NumElements();
   for (int64_t i = 0; i < n && i < max_entries; ++i) {
