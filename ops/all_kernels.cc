@@ -1,3 +1,4 @@
+#include "ops/cuda/gpu_kernels.h"
 #include "ops/framework/kernel_registry.h"
 #include "ops/registration.h"
 
@@ -20,6 +21,7 @@ const KernelRegistry& GlobalKernelRegistry() {
     RegisterNnActivationKernels(r);
     RegisterMathExtraKernels(r);
     RegisterArrayGradKernels(r);
+    RegisterGpuKernels(r);  // none in a build without CUDA
     return r;
   }();
   return *registry;

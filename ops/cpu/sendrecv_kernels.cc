@@ -17,12 +17,17 @@
 // _Recv leaves its output unset, which the executor propagates as dead.
 //
 // Tensors are passed by reference-counted buffer: between host-memory devices
-// of one process a transfer copies nothing.
+// of one process a transfer copies nothing. When the two ends live in
+// different memory (a GPU and the host, runtime/device_memory.h), the _Recv
+// copies the value into its own device's memory before passing it on, so
+// its consumers never see another device's memory. The same two kernels are
+// registered for GPU devices.
 #include <string>
 
 #include "absl/strings/str_cat.h"
 #include "ops/framework/op_kernel.h"
 #include "ops/registration.h"
+#include "runtime/device_memory.h"
 #include "runtime/rendezvous.h"
 
 namespace weft {
@@ -105,7 +110,17 @@ class RecvOp : public OpKernel {
                                DataTypeString(c->expected_output_dtype(0)),
                                " but got ", DataTypeString(value.dtype()))));
             } else {
-              c->set_output(0, value);
+              absl::StatusOr<Tensor> local =
+                  CopyTensorToAllocator(value, c->device()->allocator());
+              if (local.ok()) {
+                c->set_output(0, *std::move(local));
+              } else {
+                c->SetStatus(absl::Status(
+                    local.status().code(),
+                    absl::StrCat("_Recv node '", name(), "' on ",
+                                 c->device()->name(), ": ",
+                                 local.status().message())));
+              }
             }
           }
           done();
@@ -125,6 +140,10 @@ void RegisterSendRecvKernels(KernelRegistry* r) {
   for (const char* op : {"_Recv", "_HostRecv"}) {
     r->Register(KernelDef(op, kDeviceTypeCpu), MakeKernel<RecvOp>);
   }
+  // On a GPU, _Send hands over the device tensor and _Recv copies what
+  // arrives into the GPU's memory (above).
+  r->Register(KernelDef("_Send", kDeviceTypeGpu), MakeKernel<SendOp>);
+  r->Register(KernelDef("_Recv", kDeviceTypeGpu), MakeKernel<RecvOp>);
 }
 
 }  // namespace weft

@@ -1,0 +1,20 @@
+// GPU devices in a build without the CUDA toolkit: there are none, and the
+// note says how to get them.
+#include "runtime/gpu/gpu_devices.h"
+
+namespace weft {
+namespace {
+constexpr char kWhy[] =
+    "this build has no CUDA (no toolkit found at $CUDA_PATH or "
+    "/usr/local/cuda, or WEFT_CUDA=0; see README 'GPUs')";
+}  // namespace
+
+GpuDevices NewLocalGpuDevices(absl::string_view, int, int, int max_gpus) {
+  GpuDevices out;
+  if (max_gpus != 0) out.note = std::string("no GPU: ") + kWhy;
+  return out;
+}
+
+std::string GpuAvailability() { return std::string("GPUs: none (") + kWhy + ")"; }
+
+}  // namespace weft
