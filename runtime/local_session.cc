@@ -15,7 +15,10 @@
 #include "ops/framework/call_frame.h"
 #include "ops/framework/node_def_util.h"
 #include "runtime/executor.h"
+#include "runtime/device_memory.h"
 #include "runtime/executor_observer.h"
+#include "runtime/gpu/gpu_devices.h"
+#include "runtime/local_device_mgr.h"
 #include "runtime/multi_device_step.h"
 #include "runtime/rendezvous.h"
 #include "runtime/status.h"
@@ -72,7 +75,18 @@ LocalSession::LocalSession(const SessionOptions& options)
   }
   device_options.intra_op_threads =
       std::max(0, config.intra_op_parallelism_threads());
-  devices_ = DeviceMgr::NewLocal(device_options);
+  // GPUs as TensorFlow counts them: all there are, unless
+  // device_count["GPU"] asks for fewer.
+  auto gpus_wanted = config.device_count().find("GPU");
+  const int max_gpus = gpus_wanted == config.device_count().end()
+                           ? -1
+                           : std::max(0, gpus_wanted->second);
+  GpuDevices gpus = NewLocalGpuDevices(device_options.job, device_options.replica,
+                                       device_options.task, max_gpus);
+  if (config.log_device_placement() && !gpus.note.empty()) {
+    std::fprintf(stderr, "%s\n", gpus.note.c_str());
+  }
+  devices_ = NewLocalDeviceMgr(device_options, std::move(gpus.devices));
   const int inter_op = config.inter_op_parallelism_threads();
   run_inline_ = inter_op < 0;
   // Even when kernels run inline, steps with a timeout run on the pool so the
@@ -416,6 +430,16 @@ absl::Status LocalSession::Execute(const PreparedRun& run,
   WEFT_RETURN_IF_ERROR(status);
   std::vector<Tensor> results;
   WEFT_RETURN_IF_ERROR(frame.TakeRetvals(&results));
+  // _Retval runs on the CPU only, so fetches arrive through a _Recv that
+  // copied them to the host (runtime/device_memory.h); a device tensor here
+  // would be a bug, and handing it out would let the caller read GPU memory.
+  for (size_t i = 0; i < results.size(); ++i) {
+    if (!InHostMemory(results[i])) {
+      return absl::InternalError(absl::StrCat(
+          "fetch #", i, " of step ", step.step_id,
+          " is in device memory; fetched values must be copied to the host"));
+    }
+  }
   if (outputs != nullptr) *outputs = std::move(results);
   return absl::OkStatus();
 }

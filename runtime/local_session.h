@@ -8,7 +8,11 @@
 // with the same signature only check the feed values (dtype, and shape against
 // a Placeholder's `shape` attr) and execute.
 //
-// Devices: ConfigProto.device_count["CPU"] CPU devices. The pruned graph is
+// Devices: ConfigProto.device_count["CPU"] CPU devices, then the machine's
+// GPUs (all of them, or device_count["GPU"]; none without CUDA, see
+// runtime/gpu/gpu_devices.h; log_device_placement prints why). CPU:0 stays
+// the default device: unlike TensorFlow, a node goes to a GPU only when it
+// asks for one ("/gpu:0", "/device:GPU:0") and has a GPU kernel. The pruned graph is
 // placed (graph/placer.h: requested devices, colocation, kernels, soft
 // placement). If it lands on one device, one executor runs it with no
 // rendezvous. Otherwise it is partitioned (graph/partition.h) into one

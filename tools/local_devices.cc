@@ -35,19 +35,19 @@ absl::StatusOr<std::vector<std::string>> ParseDeviceList(absl::string_view csv) 
   return out;
 }
 
-absl::Status CheckLocalCpuDevices(const std::vector<std::string>& specs) {
+absl::Status CheckLocalDevices(const std::vector<std::string>& specs) {
   for (const std::string& name : specs) {
     absl::StatusOr<DeviceSpec> s = ParseDeviceSpec(name);
     if (!s.ok()) return s.status();
     const bool local = (!s->job || *s->job == "localhost") &&
                        (!s->replica || *s->replica == 0) &&
                        (!s->task || *s->task == 0) && s->type &&
-                       *s->type == "CPU" && s->id;
+                       (*s->type == "CPU" || *s->type == "GPU") && s->id;
     if (!local) {
       return absl::InvalidArgumentError(absl::StrCat(
-          "'", name, "' is not a CPU device of this process: weft train runs "
-          "locally on cpu:0, cpu:1, ... ('weft graphgen' writes graphs for "
-          "other devices)"));
+          "'", name, "' is not a CPU or GPU device of this process: weft "
+          "train runs locally on cpu:0, cpu:1, ..., gpu:0, ... ('weft "
+          "graphgen' writes graphs for other devices)"));
     }
   }
   return absl::OkStatus();
@@ -69,6 +69,15 @@ int CpuDevicesRequested(const tensorflow::GraphDef& graph) {
     n = std::max(n, RequestedCpu(node.device()) + 1);
   }
   return n;
+}
+
+bool RequestsGpu(const tensorflow::GraphDef& graph) {
+  for (const auto& node : graph.node()) {
+    if (node.device().empty()) continue;
+    absl::StatusOr<DeviceSpec> s = ParseDeviceSpec(node.device());
+    if (s.ok() && s->type && *s->type == "GPU") return true;
+  }
+  return false;
 }
 
 absl::Status CheckCpuRequests(const tensorflow::GraphDef& graph, int num_cpus) {

@@ -1,5 +1,5 @@
-// Device lists for the CLI: parsing `--devices cpu:0,cpu:1`, and sizing and
-// checking the local CPU devices a session gets for a graph.
+// Device lists for the CLI: parsing `--devices cpu:0,cpu:1` (or gpu:0), and
+// sizing and checking the local CPU devices a session gets for a graph.
 //
 //   absl::StatusOr<std::vector<std::string>> d = ParseDeviceList("cpu:0,cpu:1");
 //   // {"/device:CPU:0", "/device:CPU:1"}
@@ -23,14 +23,19 @@ namespace weft {
 // quoting the bad entry, or an entry given twice.
 absl::StatusOr<std::vector<std::string>> ParseDeviceList(absl::string_view csv);
 
-// INVALID_ARGUMENT unless every spec names a CPU of this process (no job or
-// job localhost, replica 0, task 0, type CPU, an id): what `weft train` can
-// run on.
-absl::Status CheckLocalCpuDevices(const std::vector<std::string>& specs);
+// INVALID_ARGUMENT unless every spec names a CPU or GPU of this process (no
+// job or job localhost, replica 0, task 0, type CPU or GPU, an id): what
+// `weft train` can run on. Whether the GPU exists is the session's business
+// (soft placement moves the work to the CPU, and says why with
+// --log-device-placement).
+absl::Status CheckLocalDevices(const std::vector<std::string>& specs);
 
 // One more than the highest CPU id any node requests (NodeDef.device), at
 // least 1: how many CPU devices the graph's requests need.
 int CpuDevicesRequested(const tensorflow::GraphDef& graph);
+
+// True if some node requests a GPU (NodeDef.device of type GPU).
+bool RequestsGpu(const tensorflow::GraphDef& graph);
 
 // INVALID_ARGUMENT naming the first node whose request names a CPU id
 // outside 0..num_cpus-1, so a request soft placement would silently move is

@@ -16,6 +16,7 @@
 #include "absl/time/clock.h"
 #include "absl/time/time.h"
 #include "graph/models/datasets.h"
+#include "runtime/gpu/gpu_devices.h"
 #include "runtime/session.h"
 #include "runtime/status.h"
 #include "tools/command_line.h"
@@ -165,6 +166,8 @@ int Train(const tensorflow::GraphDef& graph, const std::string& source,
       source.c_str(), data->name.c_str(), static_cast<long long>(data->size()),
       static_cast<long long>(info->batch), static_cast<long long>(o.steps),
       cpus, cpus == 1 ? "" : "s");
+  // GPU requests fall back to the CPU where no GPU is usable: say which.
+  if (RequestsGpu(graph)) std::printf("%s\n", GpuAvailability().c_str());
   BatchIterator batches(&*data, info->batch, o.data_seed);
   std::vector<std::string> fetches = {"loss"};
   if (info->has_accuracy) fetches.push_back("accuracy");
@@ -263,7 +266,7 @@ int TrainCommand(int argc, char** argv) {
   if (!choice.ok()) return ReportUsage(choice.status(), usage.c_str());
   std::vector<std::string> devices = choice->devices;
   if (!choice->param_device.empty()) devices.push_back(choice->param_device);
-  if (absl::Status s = CheckLocalCpuDevices(devices); !s.ok()) {
+  if (absl::Status s = CheckLocalDevices(devices); !s.ok()) {
     return ReportUsage(s, usage.c_str());
   }
   absl::StatusOr<tensorflow::GraphDef> graph = BuildModelGraph(*choice);

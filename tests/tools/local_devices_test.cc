@@ -30,13 +30,15 @@ TEST(ParseDeviceListTest, BadEntriesAreNamed) {
               HasSubstr("names '/device:CPU:1' twice"));
 }
 
-TEST(CheckLocalCpuDevicesTest, OnlyThisProcessesCpus) {
-  EXPECT_TRUE(CheckLocalCpuDevices({"/device:CPU:0", "/job:localhost/"
-                                    "replica:0/task:0/device:CPU:3"})
+TEST(CheckLocalDevicesTest, OnlyThisProcessesCpusAndGpus) {
+  EXPECT_TRUE(CheckLocalDevices({"/device:CPU:0", "/job:localhost/"
+                                 "replica:0/task:0/device:CPU:3",
+                                 "/device:GPU:0", "/gpu:1"})
                   .ok());
-  for (const char* other : {"/job:worker/task:1", "/device:GPU:0",
-                            "/device:CPU:*", "/task:1/device:CPU:0"}) {
-    absl::Status s = CheckLocalCpuDevices({other});
+  for (const char* other : {"/job:worker/task:1", "/device:TPU:0",
+                            "/device:CPU:*", "/task:1/device:CPU:0",
+                            "/task:1/device:GPU:0"}) {
+    absl::Status s = CheckLocalDevices({other});
     EXPECT_FALSE(s.ok()) << other;
     EXPECT_THAT(s.message(), HasSubstr(other));
   }
