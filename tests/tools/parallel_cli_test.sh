@@ -26,6 +26,10 @@ expect train_cnn_model_parallel 0 "^done: steps 3 " -- \
   "$WEFT" train --model cnn --devices cpu:0,cpu:1 --mode model-parallel --steps 3
 expect train_single_named_device 0 "on /device:CPU:1 .*2 CPU devices" -- \
   "$WEFT" train --model mlp --devices cpu:1 --steps 2
+# A GPU request trains wherever the session can run it and says what GPUs
+# there are (none without a GPU: soft placement puts the work on the CPU).
+expect train_gpu_device 0 "^GPUs: (none \(|[0-9]+ \(GPU:0 )" -- \
+  "$WEFT" train --model mlp --devices gpu:0 --steps 2
 
 # Same data, same loss: 4 towers and a 3-way layer split train like 1 device.
 for opt in sgd adam; do
@@ -58,7 +62,7 @@ expect too_many_layer_devices 2 "usage error: .*mlp has 3 layers to place, but 4
   "$WEFT" train --model mlp --devices cpu:0,cpu:1,cpu:2,cpu:3 --mode model-parallel
 expect transformer_layers 2 "usage error: .*only mlp and cnn can be split by layer" -- \
   "$WEFT" train --model transformer --devices cpu:0,cpu:1 --mode model-parallel
-expect task_device_in_train 2 "usage error: '/job:worker/task:1' is not a CPU device of this process" -- \
+expect task_device_in_train 2 "usage error: '/job:worker/task:1' is not a CPU or GPU device of this process" -- \
   "$WEFT" train --model mlp --devices /job:worker/task:1,cpu:0 --mode in-graph
 expect param_device_needs_in_graph 2 "usage error: --param-device goes with --mode in-graph" -- \
   "$WEFT" train --model mlp --devices cpu:0,cpu:1 --mode model-parallel --param-device cpu:0
