@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # The GPU checks, for a machine with an NVIDIA GPU and the CUDA toolkit
 # (written for an H200 with CUDA 13 and 16 cores; a few minutes there):
-#   1. builds weft and the GPU tests with CUDA (third_party/cuda finds the
+#   1. builds weft and the GPU tests with --config=cuda (third_party/cuda finds the
 #      toolkit at $CUDA_PATH or /usr/local/cuda);
 #   2. runs tests/gpu un-skipped: every CUDA kernel against the CPU kernel,
 #      Send/Recv both ways, the MLP trained on /gpu:0 vs /cpu:0;
@@ -26,14 +26,14 @@ echo "== GPUs"
 nvidia-smi -L 2>&1 || echo "(nvidia-smi failed: no driver?)"
 
 echo "== build (--jobs=$jobs)"
-if ! bazel build --jobs="$jobs" "$@" //tools:weft //tests/gpu:all; then
+if ! bazel build --config=cuda --jobs="$jobs" "$@" //tools:weft //tests/gpu:all; then
   echo "GPU CHECK: FAIL (build)"
   exit 1
 fi
 
 echo "== tests/gpu"
 log=$(mktemp)
-bazel test --jobs="$jobs" --test_output=all "$@" //tests/gpu:all 2>&1 | tee "$log"
+bazel test --config=cuda --jobs="$jobs" --test_output=all "$@" //tests/gpu:all 2>&1 | tee "$log"
 [[ ${PIPESTATUS[0]} -eq 0 ]] || fail "bazel test //tests/gpu:all"
 if grep -q "^SKIPPED:" "$log"; then
   fail "GPU tests skipped: $(grep -m1 '^SKIPPED:' "$log")"

@@ -1,12 +1,12 @@
-// GPU devices in a build without the CUDA toolkit: there are none, and the
+// GPU devices in a CPU-only build (the default; CUDA is opt-in): there are none, and the
 // note says how to get them.
 #include "runtime/gpu/gpu_devices.h"
 
 namespace weft {
 namespace {
 constexpr char kWhy[] =
-    "this build has no CUDA (no toolkit found at $CUDA_PATH or "
-    "/usr/local/cuda, or WEFT_CUDA=0; see README 'GPUs')";
+    "this build has no CUDA (build with --config=cuda, which needs the "
+    "toolkit at $CUDA_PATH or /usr/local/cuda; see README 'GPUs')";
 }  // namespace
 
 GpuDevices NewLocalGpuDevices(absl::string_view, int, int, int max_gpus) {

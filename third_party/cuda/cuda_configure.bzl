@@ -9,8 +9,11 @@
     cc_library(name = "x", srcs = if_cuda(["x_cuda.cc"], ["x_stub.cc"]))
 
 The toolkit is $CUDA_PATH, else /usr/local/cuda. It counts as found when it
-has bin/nvcc, include/cuda_runtime.h and lib64/libcublas.so. WEFT_CUDA=0
-turns it off (a CPU-only build on a machine that has the toolkit).
+has bin/nvcc, include/cuda_runtime.h and lib64/libcublas.so. CUDA is
+opt-in: only with WEFT_CUDA=1 (`bazel build --config=cuda`, which sets it
+through --repo_env) is the toolkit looked for. The default build is
+CPU-only, because a CUDA build links cuBLAS, which every weft process then
+loads at start-up (about 0.2 s and 200 MiB), GPU or not.
 
 When found, @local_cuda has :headers, :cudart and :cublas (rpath to lib64)
 and cuda.bzl's if_cuda(yes, no) yields `yes`; cuda_library compiles .cu files
@@ -112,8 +115,8 @@ def cuda_library(name, srcs, hdrs = [], deps = [], visibility = None):
 def _cuda_configure_impl(ctx):
     root = ctx.os.environ.get("CUDA_PATH", "/usr/local/cuda")
     why = ""
-    if ctx.os.environ.get("WEFT_CUDA", "1") == "0":
-        why = "turned off by WEFT_CUDA=0"
+    if ctx.os.environ.get("WEFT_CUDA", "0") != "1":
+        why = "a CPU-only build (CUDA is opt-in: bazel build --config=cuda)"
     else:
         for rel in ["bin/nvcc", "include/cuda_runtime.h", "lib64/libcublas.so"]:
             if not ctx.path(root + "/" + rel).exists:
