@@ -11,7 +11,9 @@ Benchmarks:
   devices   in-graph replicated MLP, global batch 256, K towers on K CPU
             devices (K = 1, 2, 4; steps/s), and the same graph with every
             tower on /cpu:0, whose difference (median over repeats of the
-            paired difference) is the cost of partitioning and transfers
+            paired difference) is the cost of partitioning and transfers;
+            the same for a small MLP (64-32-10, batch 32, K = 2, 4), whose
+            step is mostly that per-step cost
 TensorFlow runs with Grappler and constant folding off, so both systems run
 the graph as written. Each figure is the median over --repeats measurements,
 each the median step time over many steps.
@@ -188,42 +190,49 @@ if args.only in (None, "kernels"):
         rows.append((f"kernel: {label}, batch 32 (us)", w, t, "lower"))
 
 if args.only in (None, "devices"):
-    for k in (1, 2, 4):
-        layouts = {"spread": [f"/cpu:{i}" for i in range(k)]}
-        if k > 1:
-            layouts["one"] = ["/cpu:0"] * k
-        runs = {}  # layout -> (weft_fn, tf_fn)
-        for layout, devices in layouts.items():
-            gd, feeds = bench_train_graphs.replicated_mlp(k, devices)
-            name = f"replicated_{k}_{layout}"
-            path = save(gd, name)
-            specs = save_feeds(feeds, name)
-            tf_feeds = {f"{key}:0": v for key, v in feeds.items()}
-            runs[layout] = (
-                lambda path=path, specs=specs: weft_step_us(
-                    path, None, 300, specs, init="init", target="train_op", cpus=k),
-                lambda gd=gd, tf_feeds=tf_feeds: tf_step_us(
-                    gd, "train_op", 300, tf_feeds, init="init", cpus=k))
-        # Both layouts in each repeat, back to back, so that the overhead is
-        # a median of paired differences: drift in the machine's speed
-        # between repeats cancels out of each pair.
-        times = {(layout, system): [] for layout in runs for system in (0, 1)}
-        for _ in range(args.repeats):
-            for layout, fns in runs.items():
-                for system, fn in enumerate(fns):
-                    times[(layout, system)].append(fn())
-        labels = {"spread": f"towers on /cpu:0../cpu:{k - 1}",
-                  "one": "every tower on /cpu:0"}
-        for layout in runs:
-            w, t = (statistics.median(times[(layout, s)]) for s in (0, 1))
-            rows.append((f"devices: replicated MLP batch 256, K={k}, {labels[layout]} (steps/s)",
-                         1e6 / w, 1e6 / t, "higher"))
-        if k > 1:
-            w, t = (statistics.median(a - b for a, b in zip(times[("spread", s)],
-                                                             times[("one", s)]))
-                    for s in (0, 1))
-            rows.append((f"devices: partition+transfer overhead, K={k} (us/step, "
-                         "median of paired differences)", w, t, "lower"))
+    # The benchmark model, then a small one whose kernels take a few
+    # microseconds: its step is mostly the runtime's per-step work, so the
+    # difference between the layouts is what partitioning and transfers
+    # cost, with little kernel-scheduling noise on top.
+    models = [("MLP 784-256-256-10 batch 256", {}, 300, (1, 2, 4)),
+              ("MLP 64-32-10 batch 32", {"batch": 32, "sizes": (64, 32, 10)}, 2000, (2, 4))]
+    for model, shape, steps, ks in models:
+        for k in ks:
+            layouts = {"spread": [f"/cpu:{i}" for i in range(k)]}
+            if k > 1:
+                layouts["one"] = ["/cpu:0"] * k
+            runs = {}  # layout -> (weft_fn, tf_fn)
+            for layout, devices in layouts.items():
+                gd, feeds = bench_train_graphs.replicated_mlp(k, devices, **shape)
+                name = f"replicated_{shape.get('batch', 256)}_{k}_{layout}"
+                path = save(gd, name)
+                specs = save_feeds(feeds, name)
+                tf_feeds = {f"{key}:0": v for key, v in feeds.items()}
+                runs[layout] = (
+                    lambda path=path, specs=specs: weft_step_us(
+                        path, None, steps, specs, init="init", target="train_op", cpus=k),
+                    lambda gd=gd, tf_feeds=tf_feeds: tf_step_us(
+                        gd, "train_op", steps, tf_feeds, init="init", cpus=k))
+            # Both layouts in each repeat, back to back, so that the overhead
+            # is a median of paired differences: drift in the machine's
+            # speed between repeats cancels out of each pair.
+            times = {(layout, system): [] for layout in runs for system in (0, 1)}
+            for _ in range(args.repeats):
+                for layout, fns in runs.items():
+                    for system, fn in enumerate(fns):
+                        times[(layout, system)].append(fn())
+            labels = {"spread": f"towers on /cpu:0../cpu:{k - 1}",
+                      "one": "every tower on /cpu:0"}
+            for layout in runs:
+                w, t = (statistics.median(times[(layout, s)]) for s in (0, 1))
+                rows.append((f"devices: {model}, K={k}, {labels[layout]} (steps/s)",
+                             1e6 / w, 1e6 / t, "higher"))
+            if k > 1:
+                w, t = (statistics.median(a - b for a, b in zip(times[("spread", s)],
+                                                                 times[("one", s)]))
+                        for s in (0, 1))
+                rows.append((f"devices: {model}, K={k}, partition+transfer overhead "
+                             "(us/step, median of paired differences)", w, t, "lower"))
 
 print()
 print(f"| benchmark | Weft | TensorFlow {tf.__version__} | Weft/TF | better |")
