@@ -6,7 +6,9 @@ Benchmarks:
             10,000-wide fan of scalar Neg ops joined by a NoOp (us per node)
   matmul    float32 MatMul of two NxN variables, N = 256, 1024, 2048 (GFLOP/s)
   train     one training step (ms): MLP 784-256-256-10 batch 128 with SGD and
-            with Adam; CNN (two 5x5 conv + max-pool, two dense) batch 32, SGD
+            with Adam; CNN (two 5x5 conv + max-pool, two dense) batch 32, SGD;
+            and the CPU time a step takes, all threads (ms; the mean over the
+            steps after the first)
   kernels   the CNN step's heavy kernels alone at its shapes (us per run)
   devices   in-graph replicated MLP, global batch 256, K towers on K CPU
             devices (K = 1, 2, 4; steps/s), and the same graph with every
@@ -24,6 +26,7 @@ usage: bench_vs_tf.py WEFT_BINARY [--only executor|matmul|train|kernels|devices]
 import argparse
 import os
 import re
+import resource
 import statistics
 import subprocess
 import sys
@@ -73,6 +76,17 @@ def save_feeds(feeds, name):
     return specs
 
 
+# CPU time (us, all threads) per step of the last weft_step_us / tf_step_us
+# call: on a busy machine a step's wall time is mostly the process's share
+# of the cores, and this says what the step itself costs.
+last_cpu_us = {}
+
+
+def process_cpu_us():
+    usage = resource.getrusage(resource.RUSAGE_SELF)
+    return (usage.ru_utime + usage.ru_stime) * 1e6
+
+
 def weft_step_us(path, fetch, steps, feeds=(), init=None, target=None, cpus=1):
     cmd = [args.weft, "run", "--graph", path, "--steps", str(steps), "--timing"]
     if cpus > 1:
@@ -85,6 +99,7 @@ def weft_step_us(path, fetch, steps, feeds=(), init=None, target=None, cpus=1):
     proc = subprocess.run(cmd, capture_output=True, text=True, timeout=600)
     if proc.returncode != 0:
         sys.exit(f"weft failed: {proc.stderr}")
+    last_cpu_us["weft"] = float(re.search(r"cpu_us_per_step=([\d.]+)", proc.stderr).group(1))
     return float(re.search(r"median_step_us=([\d.]+)", proc.stderr).group(1))
 
 
@@ -99,18 +114,26 @@ def tf_step_us(graph_def, fetch, steps, feed=None, init=None, cpus=1):
         feed_dict = {g.get_tensor_by_name(k): v for k, v in (feed or {}).items()}
         sess.run(target, feed_dict)  # warm-up: builds the executors
         times = []
+        cpu_start = process_cpu_us()
         for _ in range(steps):
             start = time.perf_counter()
             sess.run(target, feed_dict)
             times.append((time.perf_counter() - start) * 1e6)
+        last_cpu_us["tf"] = (process_cpu_us() - cpu_start) / steps
     return statistics.median(times)
 
 
-def measure(name, weft_fn, tf_fn):
-    w, t = [], []
+def measure(name, weft_fn, tf_fn, cpu=None):
+    """Medians of the two step times over the repeats; with `cpu` (a list),
+    also appends the medians of their CPU times per step to it."""
+    w, t, cw, ct = [], [], [], []
     for _ in range(args.repeats):
         w.append(weft_fn())
+        cw.append(last_cpu_us["weft"])
         t.append(tf_fn())
+        ct.append(last_cpu_us["tf"])
+    if cpu is not None:
+        cpu += [statistics.median(cw), statistics.median(ct)]
     return statistics.median(w), statistics.median(t)
 
 
@@ -175,11 +198,15 @@ if args.only in (None, "train"):
         path = save(gd, name)
         specs = save_feeds(feeds, name)
         tf_feeds = {f"{k}:0": v for k, v in feeds.items()}
+        cpu = []
         w, t = measure(name,
                        lambda: weft_step_us(path, None, steps, specs, init="init",
                                             target="train_op"),
-                       lambda: tf_step_us(gd, "train_op", steps, tf_feeds, init="init"))
+                       lambda: tf_step_us(gd, "train_op", steps, tf_feeds, init="init"),
+                       cpu)
         rows.append((f"train step: {label} (ms)", w / 1e3, t / 1e3, "lower"))
+        rows.append((f"train step: {label}, CPU time, all threads (ms)",
+                     cpu[0] / 1e3, cpu[1] / 1e3, "lower"))
 
 if args.only in (None, "kernels"):
     for i, (label, gd) in enumerate(bench_train_graphs.cnn_kernels().items()):

@@ -1,4 +1,6 @@
 // weft run: load a GraphDef, feed, run, print fetches.
+#include <sys/resource.h>
+
 #include <algorithm>
 #include <cstdio>
 #include <optional>
@@ -38,7 +40,8 @@ constexpr char kUsage[] =
     "                  or @file.npy\n"
     "  --init NODE     node to run once before the steps, e.g. a variable initializer\n"
     "  --steps N       run N times (variables persist) and print the last result\n"
-    "  --timing        print step-time statistics (after --init) to stderr\n"
+    "  --timing        print step-time statistics (after --init) and the CPU\n"
+    "                  time a step takes (all threads) to stderr\n"
     "  --cpu-devices N give the session N CPU devices (/cpu:0 .. /cpu:N-1), as\n"
     "                  ConfigProto.device_count {\"CPU\": N} does; default 1\n"
     "  --log-device-placement  print each node's device to stderr\n"
@@ -112,17 +115,28 @@ void PrintResults(const std::vector<std::string>& fetches,
   }
 }
 
+// User plus system CPU time of the whole process (all its threads), in us.
+double ProcessCpuMicros() {
+  rusage usage;
+  if (getrusage(RUSAGE_SELF, &usage) != 0) return 0;
+  auto micros = [](const timeval& t) { return t.tv_sec * 1e6 + t.tv_usec; };
+  return micros(usage.ru_utime) + micros(usage.ru_stime);
+}
+
 // The first step prepares (prunes, builds the executor); later ones reuse it,
-// so both are reported.
-void PrintTiming(std::vector<double> micros) {
+// so both are reported. The CPU time per step (all threads, after the first
+// step) says how much of the machine a step costs: on a busy machine a
+// process's step time is mostly its share of the cores.
+void PrintTiming(std::vector<double> micros, double cpu_micros_after_first) {
   const double first = micros.front();
   if (micros.size() > 1) micros.erase(micros.begin());
   std::sort(micros.begin(), micros.end());
   std::fprintf(stderr,
                "timing: steps=%zu first_step_us=%.1f median_step_us=%.2f "
-               "min_step_us=%.2f max_step_us=%.2f\n",
+               "min_step_us=%.2f max_step_us=%.2f cpu_us_per_step=%.2f\n",
                micros.size() + 1, first, micros[micros.size() / 2],
-               micros.front(), micros.back());
+               micros.front(), micros.back(),
+               cpu_micros_after_first / static_cast<double>(micros.size()));
 }
 
 }  // namespace
@@ -185,7 +199,9 @@ int RunCommand(int argc, char** argv) {
   const bool op_timing = cl.Has("op-timing");
   tensorflow::RunOptions run_options;
   OpTimingTable op_table;
+  double cpu_micros_at_second_step = 0;
   for (int64_t step = 0; step < *steps; ++step) {
+    if (step == 1) cpu_micros_at_second_step = ProcessCpuMicros();
     // The first step prepares the signature, so it is not traced.
     run_options.set_trace_level(op_timing && step > 0
                                     ? tensorflow::RunOptions::FULL_TRACE
@@ -203,7 +219,11 @@ int RunCommand(int argc, char** argv) {
     }
   }
   PrintResults(cl.GetAll("fetch"), outputs, format == "json");
-  if (cl.Has("timing")) PrintTiming(step_micros);
+  if (cl.Has("timing")) {
+    const double cpu_after_first =
+        *steps > 1 ? ProcessCpuMicros() - cpu_micros_at_second_step : 0;
+    PrintTiming(step_micros, cpu_after_first);
+  }
   if (op_timing) std::fputs(op_table.Format(*steps - 1, 20).c_str(), stderr);
   session->Close().IgnoreError();
   return kExitOk;

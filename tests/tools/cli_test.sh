@@ -61,6 +61,10 @@ expect mlp_default_input 0 "^probs = float32 \[2,3\]" -- \
 expect mlp_fed_json 0 '"class": \{"dtype": "int64", "shape": \[1\], "values": \[[0-2]\]\}' -- \
   "$WEFT" run --graph "$EXAMPLES/mlp_classifier.pbtxt" --feed 'x=[[1,2,3,4]]' \
   --fetch class --format json
+# --timing: step-time statistics and the CPU a step costs (nonzero: 5000
+# steps take tens of milliseconds of CPU, more than the kernel's tick).
+expect mlp_timing 0 "timing: steps=5000 .*median_step_us=[0-9.]+ .*cpu_us_per_step=([1-9][0-9]*\.[0-9]+|0\.0*[1-9][0-9]*)" -- \
+  "$WEFT" run --graph "$EXAMPLES/mlp_classifier.pbtxt" --fetch probs --steps 5000 --timing
 expect mlp_feed_wrong_shape 1 "^error: INVALID_ARGUMENT: .*'?x" -- \
   "$WEFT" run --graph "$EXAMPLES/mlp_classifier.pbtxt" --feed 'x=[1,2,3]' --fetch probs
 expect mlp_feed_ragged 1 "^error: INVALID_ARGUMENT: feed 'x': ragged list" -- \
