@@ -235,17 +235,4 @@ bool Notification::WaitForNotificationWithDeadline(Time deadline) const {
 ABSL_NAMESPACE_END
 }  // namespace absl
 
-namespace {
-// Abseil's lock-order (deadlock) detector keeps a global graph of which
-// mutex was held while another was taken, guarded by an internal spinlock
-// TSan cannot see: two threads taking nested mutexes for the first time
-// (two executors of one step running while loops, each taking its loop and
-// merge locks) then look like a data race inside GraphCycles::InsertEdge.
-// TSan checks lock order itself, so the detector is switched off here.
-const bool kDeadlockDetectionOff = [] {
-  absl::SetMutexDeadlockDetectionMode(absl::OnDeadlockCycle::kIgnore);
-  return true;
-}();
-}  // namespace
-
 #endif  // WEFT_TSAN
