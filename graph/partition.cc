@@ -1,5 +1,6 @@
 #include "graph/partition.h"
 
+#include <set>
 #include <tuple>
 #include <vector>
 
@@ -286,6 +287,54 @@ class Partitioner {
 absl::StatusOr<std::map<std::string, tensorflow::GraphDef>> PartitionGraph(
     const PartitionOptions& options, const Graph& graph) {
   return Partitioner(options, graph).Run();
+}
+
+namespace {
+
+// What a _Send or _Recv names: the rendezvous key without frame and
+// iteration (both sides of a transfer run in the same ones).
+std::tuple<std::string, int64_t, std::string, std::string> TransferOf(
+    const tensorflow::NodeDef& n) {
+  auto attr = [&](const char* name) -> const tensorflow::AttrValue* {
+    auto it = n.attr().find(name);
+    return it == n.attr().end() ? nullptr : &it->second;
+  };
+  const tensorflow::AttrValue* incarnation = attr("send_device_incarnation");
+  auto str = [&](const char* name) {
+    const tensorflow::AttrValue* v = attr(name);
+    return v == nullptr ? std::string() : v->s();
+  };
+  return {str("send_device"), incarnation == nullptr ? 0 : incarnation->i(),
+          str("recv_device"), str("tensor_name")};
+}
+
+}  // namespace
+
+absl::Status CheckTransfersPair(
+    const std::map<std::string, tensorflow::GraphDef>& parts) {
+  std::set<std::tuple<std::string, int64_t, std::string, std::string>> sent;
+  for (const auto& [device, def] : parts) {
+    for (const tensorflow::NodeDef& n : def.node()) {
+      if (n.op() == "_Send") sent.insert(TransferOf(n));
+    }
+  }
+  for (const auto& [device, def] : parts) {
+    for (const tensorflow::NodeDef& n : def.node()) {
+      if (n.op() != "_Recv") continue;
+      auto terminated = n.attr().find("client_terminated");
+      if (terminated != n.attr().end() && terminated->second.b()) continue;
+      const auto transfer = TransferOf(n);
+      if (sent.count(transfer)) continue;
+      const auto& [send_device, incarnation, recv_device, tensor] = transfer;
+      return absl::InvalidArgumentError(absl::StrCat(
+          "_Recv node '", n.name(), "' on ", device, " waits for tensor '",
+          tensor, "' from ", send_device, " (incarnation ", incarnation,
+          ") to ", recv_device, ", but no _Send in this step sends it, so the "
+          "step would wait forever; check the graph's _Send/_Recv attrs, or "
+          "fetch or target the _Send's node too"));
+    }
+  }
+  return absl::OkStatus();
 }
 
 }  // namespace weft

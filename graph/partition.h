@@ -69,6 +69,16 @@ struct PartitionOptions {
 absl::StatusOr<std::map<std::string, tensorflow::GraphDef>> PartitionGraph(
     const PartitionOptions& options, const Graph& graph);
 
+// OK if every _Recv in `parts` that is not client-terminated has a _Send
+// among them with the same tensor_name, send_device,
+// send_device_incarnation and recv_device, i.e. the transfers of a step that
+// runs all of `parts` pair up. PartitionGraph's output always does; a graph
+// that already held _Send/_Recv nodes (written by a user, or a _Send pruned
+// away) may not, and its _Recv would wait forever: INVALID_ARGUMENT naming
+// the _Recv, the tensor and both devices.
+absl::Status CheckTransfersPair(
+    const std::map<std::string, tensorflow::GraphDef>& parts);
+
 }  // namespace weft
 
 #endif  // WEFT_GRAPH_PARTITION_H_

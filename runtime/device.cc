@@ -1,5 +1,6 @@
 #include "runtime/device.h"
 
+#include <algorithm>
 #include <random>
 
 #include "absl/strings/ascii.h"
@@ -54,9 +55,13 @@ std::unique_ptr<DeviceMgr> DeviceMgr::NewLocal(
 std::unique_ptr<DeviceMgr> NewLocalDeviceMgr(
     const LocalDeviceOptions& options,
     std::vector<std::unique_ptr<Device>> accelerators) {
-  const int num_cpus = options.num_cpus > 0 ? options.num_cpus : 1;
-  const int threads = options.intra_op_threads > 0 ? options.intra_op_threads
-                                                   : DefaultThreadCount();
+  // Callers check the bounds (LocalSession reports them); clamped here too
+  // so that no caller can start an unbounded number of devices or threads.
+  const int num_cpus = std::clamp(options.num_cpus, 1, kMaxLocalCpuDevices);
+  const int threads =
+      options.intra_op_threads > 0
+          ? std::min(options.intra_op_threads, kMaxPoolThreads)
+          : DefaultThreadCount();
   // One pool for all the CPU devices (see the header): they share the cores.
   auto intra_op_pool = std::make_shared<ThreadPool>("cpu_intra_op", threads);
   std::vector<std::unique_ptr<Device>> devices;

@@ -19,6 +19,14 @@
 
 namespace weft {
 
+// Upper bounds on what a config may ask of one process. The counts come from
+// users and peers (ConfigProto.device_count, *_parallelism_threads), and each
+// unit is a device or a thread: beyond these a process would fail to start
+// them rather than run faster, so sessions refuse such configs up front and
+// NewLocalDeviceMgr clamps to them.
+inline constexpr int kMaxLocalCpuDevices = 1024;
+inline constexpr int kMaxPoolThreads = 4096;
+
 // The CPU devices of `options`, then `accelerators` in their order. The CPU
 // devices come first, so CPU:0 stays the default device.
 std::unique_ptr<DeviceMgr> NewLocalDeviceMgr(

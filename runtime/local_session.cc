@@ -58,6 +58,33 @@ std::string CanonicalTensorName(const std::string& name) {
 
 }  // namespace
 
+namespace {
+
+// INVALID_ARGUMENT naming the field when the config asks for more devices or
+// threads than one process may start (runtime/device.h); the session then
+// runs with the bounds and Create reports the error.
+absl::Status CheckConfigBounds(const tensorflow::ConfigProto& config) {
+  auto cpus = config.device_count().find("CPU");
+  if (cpus != config.device_count().end() && cpus->second > kMaxLocalCpuDevices) {
+    return absl::InvalidArgumentError(absl::StrCat(
+        "ConfigProto.device_count[\"CPU\"] is ", cpus->second,
+        "; a session has at most ", kMaxLocalCpuDevices, " CPU devices"));
+  }
+  for (const auto& [field, threads] :
+       {std::pair<const char*, int>{"intra_op_parallelism_threads",
+                                    config.intra_op_parallelism_threads()},
+        {"inter_op_parallelism_threads", config.inter_op_parallelism_threads()}}) {
+    if (threads > kMaxPoolThreads) {
+      return absl::InvalidArgumentError(absl::StrCat(
+          "ConfigProto.", field, " is ", threads, "; at most ", kMaxPoolThreads,
+          " (0 picks the number of cores)"));
+    }
+  }
+  return absl::OkStatus();
+}
+
+}  // namespace
+
 std::unique_ptr<Session> NewLocalSession(const SessionOptions& options) {
   return std::make_unique<LocalSession>(options);
 }
@@ -67,7 +94,11 @@ LocalSession::LocalSession(const SessionOptions& options)
       ops_(options.ops != nullptr ? options.ops : &GlobalOpRegistry()),
       kernels_(options.kernels != nullptr ? options.kernels
                                           : &GlobalKernelRegistry()) {
-  const tensorflow::ConfigProto& config = options.config;
+  config_status_ = CheckConfigBounds(options.config);
+  // A config out of bounds is reported by Create; meanwhile the session
+  // holds no more than a default one would.
+  const tensorflow::ConfigProto config =
+      config_status_.ok() ? options.config : tensorflow::ConfigProto();
   LocalDeviceOptions device_options;
   auto cpus = config.device_count().find("CPU");
   if (cpus != config.device_count().end() && cpus->second > 0) {
@@ -98,6 +129,7 @@ LocalSession::LocalSession(const SessionOptions& options)
 LocalSession::~LocalSession() { (void)Close(); }
 
 absl::Status LocalSession::Create(const tensorflow::GraphDef& graph) {
+  if (!config_status_.ok()) return config_status_;
   {
     absl::MutexLock lock(&mu_);
     if (closed_) return absl::FailedPreconditionError("session is closed");
@@ -352,6 +384,7 @@ LocalSession::Prepare(const GraphState& state,
       return d.ok() ? (*d)->attributes().incarnation() : 0;
     };
     WEFT_ASSIGN_OR_RETURN(auto parts, PartitionGraph(partition, *graph));
+    WEFT_RETURN_IF_ERROR(CheckTransfersPair(parts));
     for (auto& [device, def] : parts) {
       WEFT_ASSIGN_OR_RETURN(std::unique_ptr<Graph> g,
                             ConvertGraphDefToGraph(def, *ops_));
@@ -413,12 +446,21 @@ absl::Status LocalSession::Execute(const PreparedRun& run,
       });
     });
     if (!done.WaitForNotificationWithTimeout(absl::Milliseconds(timeout_ms))) {
+      // What the step was waiting for, read before the abort clears it.
+      std::string waiting;
+      if (rendezvous.has_value()) {
+        const std::vector<std::string> keys = rendezvous->WaitingKeys(3);
+        if (!keys.empty()) {
+          waiting = absl::StrCat("; transfers still awaited (rendezvous keys): ",
+                                 absl::StrJoin(keys, ", "));
+        }
+      }
       cancellation.StartCancel();
       done.WaitForNotification();
       status = absl::DeadlineExceededError(absl::StrCat(
           "step ", step.step_id, " did not finish within ", timeout_ms,
           " ms (RunOptions.timeout_in_ms / operation_timeout_in_ms) and was "
-          "cancelled"));
+          "cancelled", waiting));
     }
   }
   {

@@ -102,6 +102,9 @@ class LocalSession : public Session {
                        tensorflow::RunMetadata* metadata);
 
   const SessionOptions options_;
+  // Not OK when options_.config asks for more devices or threads than a
+  // process may start (see runtime/device.h); returned by Create.
+  absl::Status config_status_;
   const OpRegistry* const ops_;
   const KernelRegistry* const kernels_;
   std::unique_ptr<DeviceMgr> devices_;

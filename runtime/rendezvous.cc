@@ -1,5 +1,7 @@
 #include "runtime/rendezvous.h"
 
+#include <algorithm>
+
 #include <vector>
 
 #include "absl/strings/numbers.h"
@@ -132,20 +134,56 @@ absl::Status LocalRendezvous::Recv(const std::string& key,
     state->value = v;
     state->is_dead = dead;
   });
-  absl::MutexLock lock(&state->mu);
-  if (!state->mu.AwaitWithTimeout(absl::Condition(&state->done), timeout)) {
+  auto result = [&]() ABSL_EXCLUSIVE_LOCKS_REQUIRED(state->mu) {
+    *value = state->value;
+    *is_dead = state->is_dead;
+    return state->status;
+  };
+  {
+    absl::MutexLock lock(&state->mu);
+    if (state->mu.AwaitWithTimeout(absl::Condition(&state->done), timeout)) {
+      return result();
+    }
+  }
+  // Timed out: take the parked receiver back, so that the key may be
+  // received again later (one receiver per key is allowed).
+  bool withdrawn = false;
+  {
+    absl::MutexLock lock(&mu_);
+    auto it = table_.find(key);
+    if (it != table_.end() && !it->second.has_value) {
+      table_.erase(it);
+      withdrawn = true;
+    }
+  }
+  if (withdrawn) {
     return absl::DeadlineExceededError(absl::StrCat(
         "waited ", absl::FormatDuration(timeout), " for rendezvous key '", key,
         "': its sender never ran (check the producing node and its device)"));
   }
-  *value = state->value;
-  *is_dead = state->is_dead;
-  return state->status;
+  // A Send or an abort took the receiver in the meantime and is calling it
+  // now, outside the rendezvous lock: its result is moments away.
+  absl::MutexLock lock(&state->mu);
+  state->mu.Await(absl::Condition(&state->done));
+  return result();
 }
 
 int LocalRendezvous::PendingCount() const {
   absl::MutexLock lock(&mu_);
   return static_cast<int>(table_.size());
+}
+
+std::vector<std::string> LocalRendezvous::WaitingKeys(int max) const {
+  std::vector<std::string> keys;
+  {
+    absl::MutexLock lock(&mu_);
+    for (const auto& [key, item] : table_) {
+      if (!item.has_value) keys.push_back(key);
+    }
+  }
+  std::sort(keys.begin(), keys.end());
+  if (keys.size() > static_cast<size_t>(std::max(max, 0))) keys.resize(max);
+  return keys;
 }
 
 }  // namespace weft

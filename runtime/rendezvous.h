@@ -19,6 +19,7 @@
 #include <deque>
 #include <functional>
 #include <string>
+#include <vector>
 
 #include "absl/base/thread_annotations.h"
 #include "absl/container/flat_hash_map.h"
@@ -71,9 +72,11 @@ class LocalRendezvous final : public Rendezvous {
   // Blocking receive with a deadline; DEADLINE_EXCEEDED names the key.
   absl::Status Recv(const std::string& key, absl::Duration timeout,
                     Tensor* value, bool* is_dead);
-  // Keys sent but not yet received plus receivers still waiting; for tests
-  // and for "what is this step waiting for" messages.
+  // Keys sent but not yet received plus receivers still waiting; for tests.
   int PendingCount() const;
+  // Up to `max` keys (sorted) whose receiver is still waiting for a Send:
+  // what a step that has not finished is waiting for.
+  std::vector<std::string> WaitingKeys(int max) const;
 
  private:
   struct Item {

@@ -53,12 +53,17 @@ std::string CommandLine::Get(const std::string& name,
 }
 
 absl::StatusOr<int64_t> CommandLine::GetPositiveInt(const std::string& name,
-                                                    int64_t fallback) const {
+                                                    int64_t fallback,
+                                                    int64_t max) const {
   if (!Has(name)) return fallback;
   int64_t value = 0;
   if (!absl::SimpleAtoi(Get(name), &value) || value < 1) {
     return absl::InvalidArgumentError(absl::StrCat(
         "--", name, " must be a positive integer, not '", Get(name), "'"));
+  }
+  if (value > max) {
+    return absl::InvalidArgumentError(
+        absl::StrCat("--", name, " must be at most ", max, ", not ", value));
   }
   return value;
 }

@@ -8,6 +8,7 @@
 #define WEFT_TOOLS_COMMAND_LINE_H_
 
 #include <cstdint>
+#include <limits>
 #include <map>
 #include <string>
 #include <vector>
@@ -30,10 +31,12 @@ class CommandLine {
   bool Has(const std::string& name) const { return values_.count(name) > 0; }
   std::string Get(const std::string& name, const std::string& fallback = "") const;
   const std::vector<std::string>& GetAll(const std::string& name) const;
-  // The flag as an integer >= 1, or `fallback` when it is not given;
-  // INVALID_ARGUMENT "--name must be a positive integer, not 'value'".
-  absl::StatusOr<int64_t> GetPositiveInt(const std::string& name,
-                                         int64_t fallback) const;
+  // The flag as an integer in [1, max], or `fallback` when it is not given;
+  // INVALID_ARGUMENT "--name must be a positive integer, not 'value'" (or
+  // "... at most max").
+  absl::StatusOr<int64_t> GetPositiveInt(
+      const std::string& name, int64_t fallback,
+      int64_t max = std::numeric_limits<int64_t>::max()) const;
   // Positional arguments (none of Weft's commands take any yet).
   const std::vector<std::string>& positional() const { return positional_; }
 

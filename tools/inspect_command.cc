@@ -7,6 +7,7 @@
 #include "absl/strings/numbers.h"
 #include "absl/strings/str_cat.h"
 #include "nlohmann/json.hpp"
+#include "runtime/local_device_mgr.h"
 #include "tools/command_line.h"
 #include "tools/commands.h"
 #include "tools/graph_file.h"
@@ -54,7 +55,8 @@ int InspectCommand(int argc, char** argv) {
                              "--cpu-devices goes with --placed"),
                          kUsage);
     }
-    absl::StatusOr<int64_t> n = cl.GetPositiveInt("cpu-devices", 1);
+    absl::StatusOr<int64_t> n =
+        cl.GetPositiveInt("cpu-devices", 1, kMaxLocalCpuDevices);
     if (!n.ok()) return ReportUsage(n.status(), kUsage);
     cpus = static_cast<int>(*n);
   }

@@ -6,6 +6,7 @@
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_split.h"
 #include "runtime/device_name.h"
+#include "runtime/local_device_mgr.h"
 
 namespace weft {
 
@@ -49,6 +50,11 @@ absl::Status CheckLocalDevices(const std::vector<std::string>& specs) {
           "train runs locally on cpu:0, cpu:1, ..., gpu:0, ... ('weft "
           "graphgen' writes graphs for other devices)"));
     }
+    if (*s->type == "CPU" && *s->id >= kMaxLocalCpuDevices) {
+      return absl::InvalidArgumentError(absl::StrCat(
+          "'", name, "': a process has at most ", kMaxLocalCpuDevices,
+          " CPU devices (cpu:0..cpu:", kMaxLocalCpuDevices - 1, ")"));
+    }
   }
   return absl::OkStatus();
 }
@@ -64,11 +70,13 @@ int RequestedCpu(const std::string& device) {
 }  // namespace
 
 int CpuDevicesRequested(const tensorflow::GraphDef& graph) {
-  int n = 1;
+  // In int64: an id may be INT_MAX. Beyond the bound, CheckCpuRequests says
+  // which node asks for too much.
+  int64_t n = 1;
   for (const auto& node : graph.node()) {
-    n = std::max(n, RequestedCpu(node.device()) + 1);
+    n = std::max<int64_t>(n, int64_t{RequestedCpu(node.device())} + 1);
   }
-  return n;
+  return static_cast<int>(std::min<int64_t>(n, kMaxLocalCpuDevices));
 }
 
 bool RequestsGpu(const tensorflow::GraphDef& graph) {
@@ -83,6 +91,12 @@ bool RequestsGpu(const tensorflow::GraphDef& graph) {
 absl::Status CheckCpuRequests(const tensorflow::GraphDef& graph, int num_cpus) {
   for (const auto& node : graph.node()) {
     const int id = RequestedCpu(node.device());
+    if (id >= kMaxLocalCpuDevices) {
+      return absl::InvalidArgumentError(absl::StrCat(
+          "node '", node.name(), "' requests device '", node.device(),
+          "', but a process has at most ", kMaxLocalCpuDevices,
+          " CPU devices (CPU:0..CPU:", kMaxLocalCpuDevices - 1, ")"));
+    }
     if (id >= num_cpus) {
       return absl::InvalidArgumentError(absl::StrCat(
           "node '", node.name(), "' requests device '", node.device(),

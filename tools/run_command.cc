@@ -14,6 +14,7 @@
 #include "absl/time/time.h"
 #include "ops/framework/node_def_util.h"
 #include "ops/framework/op_registry.h"
+#include "runtime/local_device_mgr.h"
 #include "runtime/session.h"
 #include "runtime/status.h"
 #include "tools/command_line.h"
@@ -166,9 +167,12 @@ int RunCommand(int argc, char** argv) {
   }
   const std::string format = cl.Get("format", "text");
   absl::StatusOr<int64_t> steps = cl.GetPositiveInt("steps", 1);
-  absl::StatusOr<int64_t> cpu_devices = cl.GetPositiveInt("cpu-devices", 1);
-  absl::StatusOr<int64_t> intra_op = cl.GetPositiveInt("intra-op-threads", 0);
-  absl::StatusOr<int64_t> inter_op = cl.GetPositiveInt("inter-op-threads", 0);
+  absl::StatusOr<int64_t> cpu_devices =
+      cl.GetPositiveInt("cpu-devices", 1, kMaxLocalCpuDevices);
+  absl::StatusOr<int64_t> intra_op =
+      cl.GetPositiveInt("intra-op-threads", 0, kMaxPoolThreads);
+  absl::StatusOr<int64_t> inter_op =
+      cl.GetPositiveInt("inter-op-threads", 0, kMaxPoolThreads);
   for (const auto* flag : {&steps, &cpu_devices, &intra_op, &inter_op}) {
     if (!flag->ok()) return ReportUsage(flag->status(), kUsage);
   }

@@ -17,6 +17,7 @@
 #include "absl/time/time.h"
 #include "graph/models/datasets.h"
 #include "runtime/gpu/gpu_devices.h"
+#include "runtime/local_device_mgr.h"
 #include "runtime/session.h"
 #include "runtime/status.h"
 #include "tools/command_line.h"
@@ -81,6 +82,19 @@ absl::StatusOr<GraphInfo> InspectGraph(const tensorflow::GraphDef& graph,
   info.batch = it->second.shape().dim(0).size();
   info.features = it->second.shape().dim(1).size();
   return info;
+}
+
+// A fetched metric as a number. The graph is the user's, so its 'loss' may
+// be of any type and shape: anything but one float is INVALID_ARGUMENT
+// naming the node.
+absl::StatusOr<double> ScalarMetric(const Tensor& value, const char* node) {
+  if (value.dtype() != DT_FLOAT || value.NumElements() != 1) {
+    return absl::InvalidArgumentError(absl::StrCat(
+        "node '", node, "' is ", DataTypeString(value.dtype()), " ",
+        value.shape().DebugString(),
+        "; weft train reports it and needs one float32 value (a scalar)"));
+  }
+  return value.flat<float>()[0];
 }
 
 absl::StatusOr<Dataset> LoadData(const std::string& which, int64_t features,
@@ -174,19 +188,33 @@ int Train(const tensorflow::GraphDef& graph, const std::string& source,
   Progress progress(o.steps,
                     o.log_every > 0 ? o.log_every : std::max<int64_t>(1, o.steps / 10));
   std::vector<double> losses, accuracies;
+  // Throughput counts from the end of the first step, which also places,
+  // partitions and prepares the graph (tens of milliseconds).
   const absl::Time start = absl::Now();
+  absl::Time steady_start = start;
+  auto examples_per_s = [&](int64_t step) {
+    const int64_t timed_steps = step > 1 ? step - 1 : 1;
+    const double secs = absl::ToDoubleSeconds(absl::Now() - steady_start);
+    return secs > 0 ? timed_steps * info->batch / secs : 0.0;
+  };
   for (int64_t step = 1; step <= o.steps; ++step) {
     Batch b = batches.Next();
     absl::Status s = session->Run({{"images", b.images}, {"labels", b.labels}},
                                   fetches, {"train_op"}, &out);
     if (!s.ok()) return ReportError(WithContext(s, absl::StrCat("step ", step)));
-    losses.push_back(out[0].flat<float>()[0]);
-    accuracies.push_back(info->has_accuracy ? out[1].flat<float>()[0] : 0.0);
-    const double secs = absl::ToDoubleSeconds(absl::Now() - start);
+    absl::StatusOr<double> loss = ScalarMetric(out[0], "loss");
+    if (!loss.ok()) return ReportError(loss.status());
+    absl::StatusOr<double> accuracy =
+        info->has_accuracy ? ScalarMetric(out[1], "accuracy") : 0.0;
+    if (!accuracy.ok()) return ReportError(accuracy.status());
+    losses.push_back(*loss);
+    accuracies.push_back(*accuracy);
     progress.Step(step, losses.back(), accuracies.back(), info->has_accuracy,
-                  secs > 0 ? step * info->batch / secs : 0.0);
+                  examples_per_s(step));
+    if (step == 1) steady_start = absl::Now();
   }
   const double secs = absl::ToDoubleSeconds(absl::Now() - start);
+  const double throughput = examples_per_s(o.steps);
   // Averages over the last steps: one batch's numbers are noisy.
   const size_t tail = std::min<size_t>(10, losses.size());
   double loss = 0, accuracy = 0;
@@ -198,10 +226,9 @@ int Train(const tensorflow::GraphDef& graph, const std::string& source,
       "done: steps %d  final loss %.4f", o.steps, loss);
   if (info->has_accuracy) absl::StrAppendFormat(&summary, "  accuracy %.3f", accuracy);
   absl::StrAppendFormat(&summary,
-                        " (means of the last %d steps)  %.0f examples/s  "
-                        "wall time %.2fs\n",
-                        tail, secs > 0 ? o.steps * info->batch / secs : 0.0,
-                        secs);
+                        " (means of the last %d steps)  %.0f examples/s "
+                        "(after step 1)  wall time %.2fs\n",
+                        tail, throughput, secs);
   std::fputs(summary.c_str(), stdout);
   session->Close().IgnoreError();
   return kExitOk;
@@ -234,7 +261,7 @@ int TrainCommand(int argc, char** argv) {
   absl::StatusOr<int64_t> log_every =
       cl.GetPositiveInt("log-every", o.log_every);
   absl::StatusOr<int64_t> cpu_devices =
-      cl.GetPositiveInt("cpu-devices", o.cpu_devices);
+      cl.GetPositiveInt("cpu-devices", o.cpu_devices, kMaxLocalCpuDevices);
   for (const auto* flag : {&steps, &log_every, &cpu_devices}) {
     if (!flag->ok()) return ReportUsage(flag->status(), usage.c_str());
   }

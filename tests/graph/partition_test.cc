@@ -185,6 +185,34 @@ TEST_F(PartitionTest, ControlEdgesUseADummyTransfer) {
   EXPECT_EQ(recv->op(), "_Recv");
 }
 
+// The partitioner's transfers pair up; a _Recv whose _Send is missing (or
+// names another incarnation) is reported by name instead of waiting forever.
+TEST_F(PartitionTest, TransfersPairUpAndAStrayRecvIsNamed) {
+  EXPECT_TRUE(CheckTransfersPair(parts_).ok());
+  std::map<std::string, tensorflow::GraphDef> stray = parts_;
+  for (auto& n : *stray[Cpu(1)].mutable_node()) {
+    if (n.op() == "_Recv" && Find(parts_[Cpu(1)], "b")->input(0) == n.name()) {
+      (*n.mutable_attr())["send_device_incarnation"].set_i(8);
+    }
+  }
+  absl::Status s = CheckTransfersPair(stray);
+  ASSERT_EQ(s.code(), absl::StatusCode::kInvalidArgument);
+  EXPECT_THAT(std::string(s.message()),
+              ::testing::HasSubstr("_Recv node '" +
+                                   Find(parts_[Cpu(1)], "b")->input(0) +
+                                   "' on " + Cpu(1) + " waits for tensor"));
+  EXPECT_THAT(std::string(s.message()), ::testing::HasSubstr("would wait forever"));
+
+  // A client-terminated _Recv is fed by the client, not by a _Send.
+  std::map<std::string, tensorflow::GraphDef> fed = parts_;
+  tensorflow::NodeDef* recv = fed[Cpu(2)].add_node();
+  recv->set_name("fed");
+  recv->set_op("_Recv");
+  (*recv->mutable_attr())["tensor_name"].set_s("x");
+  (*recv->mutable_attr())["client_terminated"].set_b(true);
+  EXPECT_TRUE(CheckTransfersPair(fed).ok());
+}
+
 TEST(PartitionErrorsTest, UnplacedNodeIsNamed) {
   GraphDefBuilder b;
   b.ConstF("lonely", 1.0f);

@@ -6,10 +6,12 @@
 #include <gtest/gtest.h>
 
 #include <atomic>
+#include <functional>
 #include <thread>
 #include <vector>
 
 #include "absl/strings/str_cat.h"
+#include "runtime/local_device_mgr.h"
 #include "tests/runtime/executor_test_ops.h"
 
 namespace weft {
@@ -300,6 +302,43 @@ TEST(LocalSessionTest, DeviceCountAndThreads) {
   std::vector<Tensor> out;
   ASSERT_TRUE(s->Run({{"x", I(4)}}, {"z"}, {}, &out).ok());
   EXPECT_EQ(Int(out[0]), 10);
+}
+
+// Counts from a client or peer: more devices or threads than a process can
+// start are refused by Create, naming the field, and the session stays small.
+TEST(LocalSessionTest, ConfigBeyondTheBoundsIsRefused) {
+  struct Case {
+    const char* field;
+    std::function<void(tensorflow::ConfigProto*)> set;
+  };
+  const Case cases[] = {
+      {"device_count[\"CPU\"] is 50000000",
+       [](tensorflow::ConfigProto* c) {
+         (*c->mutable_device_count())["CPU"] = 50000000;
+       }},
+      {"intra_op_parallelism_threads is 1000000",
+       [](tensorflow::ConfigProto* c) {
+         c->set_intra_op_parallelism_threads(1000000);
+       }},
+      {"inter_op_parallelism_threads is 1000000",
+       [](tensorflow::ConfigProto* c) {
+         c->set_inter_op_parallelism_threads(1000000);
+       }},
+  };
+  for (const Case& c : cases) {
+    tensorflow::ConfigProto config;
+    c.set(&config);
+    auto s = NewTestSession(config);
+    // One CPU device (and the machine's GPUs, if any), as by default.
+    int cpus = 0;
+    for (const Device* d : s->device_mgr().devices()) {
+      cpus += d->device_type() == "CPU";
+    }
+    EXPECT_EQ(cpus, 1) << c.field;
+    absl::Status st = s->Create(Sample());
+    EXPECT_EQ(st.code(), absl::StatusCode::kInvalidArgument) << c.field;
+    EXPECT_THAT(std::string(st.message()), HasSubstr(c.field));
+  }
 }
 
 }  // namespace

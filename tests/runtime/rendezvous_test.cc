@@ -163,6 +163,25 @@ TEST(LocalRendezvous, RecvDeadlineNamesKey) {
   absl::Status s = rv.Recv("lonely", absl::Milliseconds(30), &t, &dead);
   EXPECT_EQ(s.code(), absl::StatusCode::kDeadlineExceeded);
   EXPECT_NE(s.message().find("lonely"), std::string::npos);
+  // The timed-out receiver is withdrawn: nothing waits, and the key can be
+  // received again once it is sent.
+  EXPECT_EQ(rv.PendingCount(), 0);
+  EXPECT_TRUE(rv.WaitingKeys(5).empty());
+  ASSERT_TRUE(rv.Send("lonely", Tensor::Scalar<float>(3.0f), false).ok());
+  s = rv.Recv("lonely", absl::Seconds(5), &t, &dead);
+  ASSERT_TRUE(s.ok()) << s;
+  EXPECT_EQ(t.scalar<float>(), 3.0f);
+}
+
+TEST(LocalRendezvous, WaitingKeysListsReceiversWithoutValues) {
+  LocalRendezvous rv;
+  ASSERT_TRUE(rv.Send("sent", Tensor::Scalar<float>(1.0f), false).ok());
+  for (const char* key : {"b", "c", "a"}) {
+    rv.RecvAsync(key, [](const absl::Status&, const Tensor&, bool) {});
+  }
+  EXPECT_EQ(rv.WaitingKeys(5), (std::vector<std::string>{"a", "b", "c"}));
+  EXPECT_EQ(rv.WaitingKeys(2), (std::vector<std::string>{"a", "b"}));
+  rv.StartAbort(absl::CancelledError("end of test"));
 }
 
 }  // namespace

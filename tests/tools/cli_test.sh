@@ -52,8 +52,25 @@ expect missing_attr 1 "^error: INVALID_ARGUMENT: .*'b'.*attr 'T'" -- \
 { const_node a 1; echo "node { name: \"b\" op: \"Neg\" input: \"a\" attr { key: \"T\" value { s: \"float\" } } }"; } >"$TMP/attr_kind.pbtxt"
 expect wrong_attr_type 1 "^error: INVALID_ARGUMENT: .*'b'.*attr 'T'" -- \
   "$WEFT" run --graph "$TMP/attr_kind.pbtxt" --fetch b
+# A _Recv with no _Send in the step (the user's own transfer node) is named
+# at once instead of waiting forever.
+cat >"$TMP/stray_recv.pbtxt" <<'PBTXT'
+node { name: "r" op: "_Recv" device: "/cpu:1"
+  attr { key: "tensor_type" value { type: DT_FLOAT } }
+  attr { key: "tensor_name" value { s: "x" } }
+  attr { key: "send_device" value { s: "/job:localhost/replica:0/task:0/device:CPU:0" } }
+  attr { key: "send_device_incarnation" value { i: 1 } }
+  attr { key: "recv_device" value { s: "/job:localhost/replica:0/task:0/device:CPU:1" } }
+  attr { key: "client_terminated" value { b: false } } }
+node { name: "n" op: "Neg" input: "r" device: "/cpu:0" attr { key: "T" value { type: DT_FLOAT } } }
+PBTXT
+EXPECT_TIMEOUT=20 expect stray_recv 1 "^error: INVALID_ARGUMENT: _Recv node 'r' on .*CPU:1 waits for tensor 'x'.*would wait forever" -- \
+  "$WEFT" run --graph "$TMP/stray_recv.pbtxt" --fetch n --cpu-devices 2
 expect unknown_fetch 1 "^error: .*nope" -- \
   "$WEFT" run --graph "$EXAMPLES/mlp_classifier.pbtxt" --fetch nope
+
+expect run_too_many_threads 2 "usage error: --inter-op-threads must be at most 4096, not 100000000" -- \
+  "$WEFT" run --graph x --fetch y --inter-op-threads 100000000
 
 # Examples.
 expect mlp_default_input 0 "^probs = float32 \[2,3\]" -- \

@@ -5,6 +5,8 @@
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
 
+#include "runtime/local_device_mgr.h"
+
 namespace weft {
 namespace {
 
@@ -74,6 +76,24 @@ TEST(CheckCpuRequestsTest, NamesTheNodeAndTheDevice) {
                                      "'/device:CPU:7' but the session has 2 "
                                      "CPU devices"));
   EXPECT_THAT(s.message(), HasSubstr("--cpu-devices 8"));
+}
+
+// Ids come from users: the largest int must neither overflow (id + 1) nor
+// size a session of two billion devices.
+TEST(DeviceBoundsTest, HugeCpuIdsAreRefusedWithoutOverflow) {
+  const std::string huge = "/device:CPU:2147483647";
+  absl::Status s = CheckLocalDevices({huge});
+  ASSERT_FALSE(s.ok());
+  EXPECT_THAT(s.message(), HasSubstr("at most 1024 CPU devices"));
+  EXPECT_TRUE(CheckLocalDevices({"/device:CPU:1023"}).ok());
+
+  const tensorflow::GraphDef g = Requests({"/cpu:0", huge});
+  const int cpus = CpuDevicesRequested(g);
+  EXPECT_EQ(cpus, kMaxLocalCpuDevices);
+  s = CheckCpuRequests(g, cpus);
+  ASSERT_FALSE(s.ok());
+  EXPECT_THAT(s.message(), HasSubstr("node 'n1' requests device '" + huge +
+                                     "', but a process has at most 1024"));
 }
 
 TEST(LocalCpuDeviceNamesTest, AsALocalSessionNamesThem) {

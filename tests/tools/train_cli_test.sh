@@ -36,6 +36,11 @@ expect train_bad_data 2 "usage error: --data must be synthetic or digits" -- \
   "$WEFT" train --model mlp --data mnist
 expect train_graph_with_batch 2 "usage error: --batch goes with --model" -- \
   "$WEFT" train --graph x.pb --batch 8
+# Device counts and ids are bounded: no overflow, no billion devices.
+expect train_huge_device_id 2 "CPU:2147483647': a process has at most 1024 CPU devices" -- \
+  "$WEFT" train --model mlp --devices cpu:0,cpu:2147483647 --mode in-graph --steps 1
+expect train_too_many_cpu_devices 2 "usage error: --cpu-devices must be at most 1024, not 50000000" -- \
+  "$WEFT" train --model mlp --cpu-devices 50000000 --steps 1
 expect train_unknown_flag 2 "unknown flag --epochs" -- "$WEFT" train --model mlp --epochs 3
 
 # Runtime errors exit 1 with "error: CODE: message".
@@ -50,6 +55,26 @@ echo 'node { name: "images" op: "Placeholder" attr { key: "dtype" value { type: 
   >"$TMP/not_training.pbtxt"
 expect train_not_a_training_graph 1 "^error: INVALID_ARGUMENT: .*no node 'labels'" -- \
   "$WEFT" train --graph "$TMP/not_training.pbtxt"
+
+# A user's graph whose 'loss' is not one float: an error naming the node,
+# not a crash (an empty tensor) or a garbage number (an int32 read as float).
+bad_loss_graph() {  # DTYPE TENSOR_FIELDS
+  cat <<PBTXT
+node { name: "images" op: "Placeholder" attr { key: "dtype" value { type: DT_FLOAT } }
+  attr { key: "shape" value { shape { dim { size: 2 } dim { size: 64 } } } } }
+node { name: "labels" op: "Placeholder" attr { key: "dtype" value { type: DT_INT64 } } }
+node { name: "loss" op: "Const" attr { key: "dtype" value { type: $1 } }
+  attr { key: "value" value { tensor { dtype: $1 $2 } } } }
+node { name: "train_op" op: "NoOp" }
+node { name: "init" op: "NoOp" }
+PBTXT
+}
+bad_loss_graph DT_FLOAT 'tensor_shape { dim { size: 0 } }' >"$TMP/empty_loss.pbtxt"
+bad_loss_graph DT_INT32 'tensor_shape { } int_val: 7' >"$TMP/int_loss.pbtxt"
+expect train_empty_loss 1 "^error: INVALID_ARGUMENT: node 'loss' is float \[0\]; .*one float32" -- \
+  "$WEFT" train --graph "$TMP/empty_loss.pbtxt" --steps 2
+expect train_int_loss 1 "^error: INVALID_ARGUMENT: node 'loss' is int32 \[\]; .*one float32" -- \
+  "$WEFT" train --graph "$TMP/int_loss.pbtxt" --steps 2
 
 # The digits data set, where tools/setup.sh exported it (Bazel points HOME
 # at a scratch folder, so the user's home comes from the password database).
@@ -69,7 +94,7 @@ for model in mlp cnn transformer; do
   expect "graphgen_$model" 0 "^wrote .*$model.pb: [0-9]+ nodes \($model, batch 8" -- \
     "$WEFT" graphgen --model "$model" --batch 8 --optimizer adam --out "$TMP/$model.pb"
   expect "train_graph_$model" 0 \
-    "^done: steps 3  final loss [0-9.]+  accuracy [0-9.]+ .*examples/s  wall time" -- \
+    "^done: steps 3  final loss [0-9.]+  accuracy [0-9.]+ .*examples/s \(after step 1\)  wall time" -- \
     "$WEFT" train --graph "$TMP/$model.pb" --steps 3
 done
 expect graphgen_text 0 "^wrote .*mlp.pbtxt" -- \
