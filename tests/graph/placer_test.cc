@@ -281,6 +281,25 @@ TEST(PlacerTest, LogsOneLinePerNodeAndIsDeterministic) {
   for (int i = 0; i < 3; ++i) EXPECT_EQ(*Place(b, options), *first);
 }
 
+TEST(PlacerTest, LogMarksNodesSoftPlacementMoved) {
+  GraphDefBuilder b;
+  b.ConstF("a", 1.0f);
+  b.Op("moved", "Neg", {"a"}, {kFloat});
+  b.Op("kept", "Neg", {"a"}, {kFloat});
+  Request(&b, "moved", "/cpu:7");
+  Request(&b, "kept", "/cpu:1");
+  PlacerOptions options = Options(2);
+  options.allow_soft_placement = true;
+  std::vector<std::string> lines;
+  options.log = [&](absl::string_view l) { lines.emplace_back(l); };
+  ASSERT_TRUE(Place(b, options).ok());
+  EXPECT_THAT(lines,
+              ::testing::ElementsAre(
+                  "a (Const): " + Cpu(0),
+                  "moved (Neg): " + Cpu(0) + " (requested /cpu:7, soft-placed)",
+                  "kept (Neg): " + Cpu(1)));
+}
+
 TEST(PlacerTest, LegacySignaturePlacesSoftlyWithoutKernelChecks) {
   GraphDefBuilder b;
   b.ConstF("a", 1.0f);
