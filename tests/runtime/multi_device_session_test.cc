@@ -158,6 +158,15 @@ RandomGraph MakeRandomGraph(uint32_t seed, int num_devices) {
   return out;
 }
 
+// A deadline for the random-DAG steps: a partitioning bug that loses a
+// transfer then fails with DEADLINE_EXCEEDED under the seed's trace instead
+// of hanging until the test runner kills it.
+tensorflow::RunOptions WithDeadline() {
+  tensorflow::RunOptions options;
+  options.set_timeout_in_ms(10000);
+  return options;
+}
+
 TEST(MultiDeviceSessionTest, RandomDagsMatchSingleDevice) {
   int partitioned_runs = 0;
   for (uint32_t seed = 1; seed <= 40; ++seed) {
@@ -173,7 +182,7 @@ TEST(MultiDeviceSessionTest, RandomDagsMatchSingleDevice) {
 
     auto multi = NewSession(num_devices);
     ASSERT_TRUE(multi->Create(g.def).ok());
-    tensorflow::RunOptions options;
+    tensorflow::RunOptions options = WithDeadline();
     options.set_output_partition_graphs(true);
     for (int step = 0; step < 2; ++step) {  // a second step reuses the run
       std::vector<Tensor> got;
@@ -202,7 +211,8 @@ TEST(MultiDeviceSessionTest, InlineExecutionAndConcurrentSteps) {
     auto inline_session = NewSession(3, false, false, /*inter_op=*/-1);
     ASSERT_TRUE(inline_session->Create(g.def).ok());
     std::vector<Tensor> got;
-    absl::Status s = inline_session->Run({}, g.fetches, {}, &got);
+    absl::Status s = inline_session->Run(WithDeadline(), {}, g.fetches, {},
+                                         &got, nullptr);
     ASSERT_TRUE(s.ok()) << s;
     ExpectSameTensors(expected, got, "inline");
 
@@ -214,7 +224,8 @@ TEST(MultiDeviceSessionTest, InlineExecutionAndConcurrentSteps) {
     for (int t = 0; t < 4; ++t) {
       threads.emplace_back([&, t] {
         for (int i = 0; i < 10 && statuses[t].ok(); ++i) {
-          statuses[t] = shared->Run({}, g.fetches, {}, &results[t]);
+          statuses[t] = shared->Run(WithDeadline(), {}, g.fetches, {},
+                                    &results[t], nullptr);
         }
       });
     }
