@@ -392,6 +392,43 @@ TEST(MultiDeviceSessionTest, MlpWithVariablesMatchesSingleDevice) {
   EXPECT_EQ(meta.partition_graphs_size(), 4);
 }
 
+// ---- Zero-copy transfers ---------------------------------------------------
+
+TEST(MultiDeviceSessionTest, TransferBetweenCpuDevicesSharesTheBuffer) {
+  // CPU devices share host memory: the _Recv on CPU:1 must output the very
+  // buffer the _Send on CPU:0 was given (here the fed tensor, which the
+  // Identity on each side forwards), not a copy of it.
+  GraphDefBuilder b;
+  b.Placeholder("x", DT_FLOAT);
+  b.Op("sent", "Identity", {"x"}, {kFloat});
+  b.Op("received", "Identity", {"sent"}, {kFloat});
+  tensorflow::GraphDef def = b.Build();
+  SetDevice(&def, "x", "/device:CPU:0");
+  SetDevice(&def, "sent", "/device:CPU:0");
+  SetDevice(&def, "received", "/device:CPU:1");
+  auto s = NewSession(2);
+  ASSERT_TRUE(s->Create(def).ok());
+  const Tensor fed = Floats({64, 64}, std::vector<float>(64 * 64, 2.5f));
+  tensorflow::RunOptions options = WithDeadline();
+  options.set_output_partition_graphs(true);
+  for (int step = 0; step < 2; ++step) {
+    std::vector<Tensor> out;
+    tensorflow::RunMetadata meta;
+    absl::Status st =
+        s->Run(options, {{"x", fed}}, {"received"}, {}, &out, &meta);
+    ASSERT_TRUE(st.ok()) << st;
+    int recvs = 0;  // the value did cross devices (to CPU:1, and back to
+                    // the fetch on the client's CPU:0)
+    for (const auto& part : meta.partition_graphs()) {
+      for (const auto& node : part.node()) recvs += node.op() == "_Recv";
+    }
+    EXPECT_GE(recvs, 1) << "step " << step;
+    ASSERT_EQ(out.size(), 1u);
+    EXPECT_TRUE(out[0].SharesBufferWith(fed)) << "step " << step;
+    ExpectSameTensors({fed}, out, "received");
+  }
+}
+
 // ---- Failures ---------------------------------------------------------------
 
 TEST(MultiDeviceSessionTest, FailureInOnePartitionAbortsTheStep) {
