@@ -2,6 +2,7 @@
 
 #include <numeric>
 
+#include "absl/container/flat_hash_map.h"
 #include "absl/strings/match.h"
 #include "absl/strings/strip.h"
 
@@ -56,11 +57,17 @@ ColocationGroups::ColocationGroups(const Graph& graph)
     : group_of_(graph.num_node_ids(), -1) {
   DisjointSets sets(graph.num_node_ids());
   const std::vector<Node*> nodes = graph.nodes();
+  // A class is a name, not a node: every node is in the class of its own
+  // name and in each "loc:@X" it lists, whether or not a node X exists (it
+  // may have been pruned), as TensorFlow's placer groups them.
+  absl::flat_hash_map<std::string, int> first_of_class;
+  auto join = [&](Node* n, const std::string& cls) {
+    auto [it, inserted] = first_of_class.emplace(cls, n->id());
+    if (!inserted) sets.Union(n->id(), it->second);
+  };
   for (Node* n : nodes) {
-    for (const std::string& target : ColocationTargets(*n)) {
-      if (Node* other = graph.FindNode(target))
-        sets.Union(n->id(), other->id());
-    }
+    join(n, n->name());
+    for (const std::string& cls : ColocationTargets(*n)) join(n, cls);
     for (const Edge* e : n->in_edges()) {
       if (PinsConsumer(*e)) sets.Union(e->src->id(), n->id());
     }

@@ -2,8 +2,9 @@
 //
 // Two nodes share a group when
 //   - one names the other in its `_class` attr ("loc:@other"), as
-//     tf.colocate_with writes it (names of nodes not in the graph, e.g.
-//     pruned away, are ignored);
+//     tf.colocate_with writes it, or both name the same class: as in
+//     TensorFlow, "loc:@gone" groups its members even when no node `gone`
+//     is in the graph (e.g. it was pruned away);
 //   - one consumes the other's output through a ref input (Assign on a
 //     VariableV2) or a DT_RESOURCE edge (ReadVariableOp on a VarHandleOp):
 //     the consumer must run where the variable lives, as in TensorFlow.
@@ -42,7 +43,8 @@ class ColocationGroups {
   std::vector<int> group_of_;
 };
 
-// The node names listed in a node's `_class` attr ("loc:@a" -> "a").
+// The colocation classes (node names) listed in a node's `_class` attr
+// ("loc:@a" -> "a").
 std::vector<std::string> ColocationTargets(const Node& node);
 
 }  // namespace weft

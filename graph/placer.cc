@@ -100,8 +100,11 @@ class Placer {
     }
     if (options_.log) {
       for (Node* n : graph_->nodes()) {
-        options_.log(absl::StrCat(n->name(), " (", n->type_string(),
-                                  "): ", n->assigned_device()));
+        const std::string note = SoftPlacementNote(*n);
+        options_.log(absl::StrCat(n->name(), " (", n->type_string(), "): ",
+                                  n->assigned_device(),
+                                  note.empty() ? "" : " (", note,
+                                  note.empty() ? "" : ")"));
       }
     }
     return absl::OkStatus();
@@ -280,6 +283,16 @@ absl::Status PlaceGraph(const std::vector<std::string>& devices, Graph* graph) {
   options.devices = devices;
   options.allow_soft_placement = true;
   return PlaceGraph(options, graph);
+}
+
+std::string SoftPlacementNote(const Node& node) {
+  if (node.requested_device().empty() || node.assigned_device().empty()) {
+    return "";  // nothing asked for, or not placed
+  }
+  absl::StatusOr<DeviceSpec> want = ParseDeviceSpec(node.requested_device());
+  absl::StatusOr<DeviceSpec> got = ParseDeviceSpec(node.assigned_device());
+  if (!want.ok() || !got.ok() || want->Matches(*got)) return "";
+  return absl::StrCat("requested ", node.requested_device(), ", soft-placed");
 }
 
 }  // namespace weft

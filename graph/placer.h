@@ -64,7 +64,9 @@ struct PlacerOptions {
   // ConfigProto.allow_soft_placement.
   bool allow_soft_placement = false;
   // ConfigProto.log_device_placement: if set, called once per node, in id
-  // order, with "name (Op): /job:.../device:CPU:1".
+  // order, with "name (Op): /job:.../device:CPU:1", followed by
+  // SoftPlacementNote in parentheses for a node not where it asked to be:
+  // "x (Neg): /job:.../device:CPU:0 (requested /cpu:9, soft-placed)".
   std::function<void(absl::string_view line)> log;
 };
 
@@ -74,6 +76,14 @@ absl::Status PlaceGraph(const PlacerOptions& options, Graph* graph);
 // check: requests are honoured where some device matches them.
 // FAILED_PRECONDITION if `devices` is empty.
 absl::Status PlaceGraph(const std::vector<std::string>& devices, Graph* graph);
+
+// For a placed node whose assigned device does not satisfy its own request
+// (NodeDef.device), "requested /cpu:9, soft-placed": soft placement moved it
+// (no such device, no kernel there, or a colocated node's conflicting request
+// won). Empty when the request is met or there was none. Without soft
+// placement every placed node meets its request, so this is how users see
+// what soft placement changed.
+std::string SoftPlacementNote(const Node& node);
 
 }  // namespace weft
 

@@ -20,16 +20,21 @@ namespace {
 
 constexpr char kUsage[] =
     "usage: weft inspect --graph FILE [--format text|json]\n"
-    "                    [--placed [--cpu-devices N]]\n"
+    "                    [--placed [--cpu-devices N] [--no-soft-placement]]\n"
     "\n"
     "  --graph FILE     GraphDef, binary (.pb) or text (.pbtxt)\n"
     "  --format F       text (default) or json\n"
     "  --placed         also place the graph as a session would (soft\n"
     "                   placement, as 'weft run' and 'weft train' do) and show\n"
     "                   each node's device, nodes per device and the number of\n"
-    "                   cross-device transfers (json: key \"placement\")\n"
+    "                   cross-device transfers (json: key \"placement\"); a node\n"
+    "                   not on the device it asked for is marked \"(requested\n"
+    "                   /cpu:9, soft-placed)\"\n"
     "  --cpu-devices N  the session's CPU devices for --placed (default: as\n"
     "                   many as the graph's device requests need)\n"
+    "  --no-soft-placement  with --placed: fail, naming the node and why, when\n"
+    "                   a request cannot be met (unknown device, no kernel there,\n"
+    "                   conflicting colocation) instead of moving the node\n"
     "\n"
     "Prints node counts by op, requested devices, variables with shapes,\n"
     "inputs (placeholders), likely outputs (nodes nothing consumes), the ops\n"
@@ -44,6 +49,7 @@ int InspectCommand(int argc, char** argv) {
                   {"format", kValue},
                   {"placed", kSwitch},
                   {"cpu-devices", kValue},
+                  {"no-soft-placement", kSwitch},
                   {"help", kSwitch}});
   if (std::optional<int> exit = StartCommand(argc, argv, kUsage, {"graph"}, &cl)) {
     return *exit;
@@ -60,6 +66,11 @@ int InspectCommand(int argc, char** argv) {
     if (!n.ok()) return ReportUsage(n.status(), kUsage);
     cpus = static_cast<int>(*n);
   }
+  if (cl.Has("no-soft-placement") && !cl.Has("placed")) {
+    return ReportUsage(
+        absl::InvalidArgumentError("--no-soft-placement goes with --placed"),
+        kUsage);
+  }
   const bool json = cl.Get("format", "text") == "json";
   absl::StatusOr<tensorflow::GraphDef> graph = ReadGraphDefFile(cl.Get("graph"));
   if (!graph.ok()) return ReportError(graph.status());
@@ -70,7 +81,8 @@ int InspectCommand(int argc, char** argv) {
   absl::Status placement_error;
   if (cl.Has("placed") && summary.validation == "ok") {
     absl::StatusOr<PlacementReport> report =
-        PlaceForReport(*graph, cpus > 0 ? cpus : CpuDevicesRequested(*graph));
+        PlaceForReport(*graph, cpus > 0 ? cpus : CpuDevicesRequested(*graph),
+                       /*soft_placement=*/!cl.Has("no-soft-placement"));
     if (!report.ok()) {
       placement_error = report.status();
     } else if (json) {

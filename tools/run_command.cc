@@ -30,7 +30,7 @@ constexpr char kUsage[] =
     "usage: weft run --graph FILE --fetch T [--fetch T ...] [--target NODE ...]\n"
     "                [--feed T=VALUE ...] [--init NODE ...] [--steps N]\n"
     "                [--format text|json] [--timing] [--cpu-devices N]\n"
-    "                [--log-device-placement] [--op-timing]\n"
+    "                [--log-device-placement] [--no-soft-placement] [--op-timing]\n"
     "                [--intra-op-threads N] [--inter-op-threads N]\n"
     "\n"
     "  --graph FILE    GraphDef, binary (.pb) or text (.pbtxt); detected from the bytes\n"
@@ -45,7 +45,13 @@ constexpr char kUsage[] =
     "                  time a step takes (all threads) to stderr\n"
     "  --cpu-devices N give the session N CPU devices (/cpu:0 .. /cpu:N-1), as\n"
     "                  ConfigProto.device_count {\"CPU\": N} does; default 1\n"
-    "  --log-device-placement  print each node's device to stderr\n"
+    "  --log-device-placement  print each node's device to stderr; a node not\n"
+    "                  on the device it asked for is marked \"(requested /cpu:9,\n"
+    "                  soft-placed)\"\n"
+    "  --no-soft-placement  fail, naming the node and why, when a node's device\n"
+    "                  request cannot be met (no such device, no kernel there,\n"
+    "                  conflicting colocation) instead of running it elsewhere,\n"
+    "                  as ConfigProto.allow_soft_placement = false\n"
     "  --intra-op-threads N  threads one kernel may split its work over, as\n"
     "                  ConfigProto.intra_op_parallelism_threads; default: cores\n"
     "  --inter-op-threads N  threads running independent kernels at once, as\n"
@@ -155,6 +161,7 @@ int RunCommand(int argc, char** argv) {
                   {"intra-op-threads", kValue},
                   {"inter-op-threads", kValue},
                   {"log-device-placement", kSwitch},
+                  {"no-soft-placement", kSwitch},
                   {"op-timing", kSwitch},
                   {"help", kSwitch}});
   if (std::optional<int> exit = StartCommand(argc, argv, kUsage, {"graph"}, &cl)) {
@@ -185,9 +192,10 @@ int RunCommand(int argc, char** argv) {
   }
 
   // Graphs exported on other machines often ask for devices this one lacks
-  // (a GPU); the CLI runs them where a kernel exists instead of refusing.
+  // (a GPU); by default the CLI runs them where a kernel exists instead of
+  // refusing (--log-device-placement marks what moved).
   SessionOptions options;
-  options.config.set_allow_soft_placement(true);
+  options.config.set_allow_soft_placement(!cl.Has("no-soft-placement"));
   (*options.config.mutable_device_count())["CPU"] = static_cast<int>(*cpu_devices);
   options.config.set_intra_op_parallelism_threads(static_cast<int>(*intra_op));
   options.config.set_inter_op_parallelism_threads(static_cast<int>(*inter_op));

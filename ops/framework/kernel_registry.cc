@@ -29,6 +29,8 @@ absl::StatusOr<const KernelRegistry::Entry*> KernelRegistry::Find(
         node.name(), "')"));
   }
   std::vector<std::string> registered;
+  // Each mismatching attr once ("T=int32"), however many kernels reject it.
+  std::vector<std::string> rejected_attrs;
   std::string attr_values;
   for (const Entry& e : it->second) {
     registered.push_back(e.def.DebugString());
@@ -41,8 +43,12 @@ absl::StatusOr<const KernelRegistry::Entry*> KernelRegistry::Find(
         break;
       }
       if (std::find(allowed.begin(), allowed.end(), dt) == allowed.end()) {
-        absl::StrAppend(&attr_values, attr_values.empty() ? "" : ", ", attr,
-                        "=", DataTypeString(dt));
+        if (std::find(rejected_attrs.begin(), rejected_attrs.end(), attr) ==
+            rejected_attrs.end()) {
+          rejected_attrs.push_back(attr);
+          absl::StrAppend(&attr_values, attr_values.empty() ? "" : ", ",
+                          attr, "=", DataTypeString(dt));
+        }
         match = false;
         break;
       }

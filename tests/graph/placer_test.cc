@@ -128,11 +128,36 @@ TEST(PlacerTest, ColocationClassAttrJoinsAGroup) {
   Request(&b, "x", "/device:CPU:2");
   Colocate(&b, "y", "x");
   Colocate(&b, "z", "y");            // transitive
-  Colocate(&b, "z", "pruned_away");  // unknown names are ignored
+  Colocate(&b, "z", "pruned_away");  // a class of its own: z alone
   auto placed = Place(b, Options(3));
   ASSERT_TRUE(placed.ok()) << placed.status();
   EXPECT_EQ(placed->at("y"), Cpu(2));
   EXPECT_EQ(placed->at("z"), Cpu(2));
+}
+
+TEST(PlacerTest, ColocationClassWithoutSuchNodeStillGroups) {
+  // TensorFlow groups by the class string: two nodes colocated with a node
+  // that was pruned away (or never existed) still share a device.
+  GraphDefBuilder b;
+  b.ConstF("a", 1.0f);
+  b.Op("x", "Neg", {"a"}, {kFloat});
+  b.Op("free", "Neg", {"a"}, {kFloat});
+  b.Op("y", "Neg", {"a"}, {kFloat});
+  Request(&b, "y", "/device:CPU:2");
+  Colocate(&b, "x", "gone");
+  Colocate(&b, "y", "gone");
+  auto placed = Place(b, Options(3));
+  ASSERT_TRUE(placed.ok()) << placed.status();
+  EXPECT_EQ(placed->at("x"), Cpu(2));  // x (lower id) follows y's request
+  EXPECT_EQ(placed->at("y"), Cpu(2));
+  EXPECT_EQ(placed->at("free"), Cpu(0));
+
+  // And the class's members' requests must agree, as for a named node.
+  Request(&b, "x", "/device:CPU:1");
+  placed = Place(b, Options(3));
+  ASSERT_FALSE(placed.ok());
+  EXPECT_THAT(std::string(placed.status().message()),
+              HasSubstr("conflicting colocation"));
 }
 
 TEST(PlacerTest, ConflictingColocationNamesBothNodes) {
@@ -279,6 +304,25 @@ TEST(PlacerTest, LogsOneLinePerNodeAndIsDeterministic) {
   EXPECT_THAT(lines, ::testing::ElementsAre("a (Const): " + Cpu(1),
                                             "x (Neg): " + Cpu(1)));
   for (int i = 0; i < 3; ++i) EXPECT_EQ(*Place(b, options), *first);
+}
+
+TEST(PlacerTest, LogMarksNodesSoftPlacementMoved) {
+  GraphDefBuilder b;
+  b.ConstF("a", 1.0f);
+  b.Op("moved", "Neg", {"a"}, {kFloat});
+  b.Op("kept", "Neg", {"a"}, {kFloat});
+  Request(&b, "moved", "/cpu:7");
+  Request(&b, "kept", "/cpu:1");
+  PlacerOptions options = Options(2);
+  options.allow_soft_placement = true;
+  std::vector<std::string> lines;
+  options.log = [&](absl::string_view l) { lines.emplace_back(l); };
+  ASSERT_TRUE(Place(b, options).ok());
+  EXPECT_THAT(lines,
+              ::testing::ElementsAre(
+                  "a (Const): " + Cpu(0),
+                  "moved (Neg): " + Cpu(0) + " (requested /cpu:7, soft-placed)",
+                  "kept (Neg): " + Cpu(1)));
 }
 
 TEST(PlacerTest, LegacySignaturePlacesSoftlyWithoutKernelChecks) {

@@ -137,5 +137,31 @@ TEST(KernelRegistry, MissingKernelErrorListsRegistrations) {
   EXPECT_FALSE(r.HasKernel(node, "GPU"));
 }
 
+TEST(KernelRegistry, MissingKernelErrorNamesEachAttrOnce) {
+  // Three CPU kernels reject T=int32 and one rejects Tidx: each attr is
+  // named once, in the order first met.
+  KernelRegistry r;
+  auto none = [](OpKernelConstruction*) -> std::unique_ptr<OpKernel> {
+    return nullptr;
+  };
+  r.Register(KernelDef("Div", "CPU").TypeConstraint("T", DT_FLOAT), none);
+  r.Register(KernelDef("Div", "CPU").TypeConstraint("T", DT_DOUBLE), none);
+  r.Register(KernelDef("Div", "CPU")
+                 .TypeConstraint("Tidx", DT_INT32)
+                 .TypeConstraint("T", DT_HALF),
+             none);
+  r.Register(KernelDef("Div", "GPU").TypeConstraint("T", DT_INT32), none);
+  tensorflow::NodeDef node = NodeBuilder("d", "Div")
+                                 .Attr("T", DT_INT32)
+                                 .Attr("Tidx", DT_INT64)
+                                 .Build();
+  absl::Status s = r.FindKernelDef(node, "CPU").status();
+  EXPECT_EQ(s.code(), absl::StatusCode::kNotFound);
+  EXPECT_EQ(s.message(),
+            "no CPU kernel for op 'Div' with T=int32, Tidx=int64 (node 'd'); "
+            "registered: CPU[T=float], CPU[T=double], "
+            "CPU[Tidx=int32; T=half], GPU[T=int32]");
+}
+
 }  // namespace
 }  // namespace weft

@@ -158,6 +158,15 @@ RandomGraph MakeRandomGraph(uint32_t seed, int num_devices) {
   return out;
 }
 
+// A deadline for the random-DAG steps: a partitioning bug that loses a
+// transfer then fails with DEADLINE_EXCEEDED under the seed's trace instead
+// of hanging until the test runner kills it.
+tensorflow::RunOptions WithDeadline() {
+  tensorflow::RunOptions options;
+  options.set_timeout_in_ms(10000);
+  return options;
+}
+
 TEST(MultiDeviceSessionTest, RandomDagsMatchSingleDevice) {
   int partitioned_runs = 0;
   for (uint32_t seed = 1; seed <= 40; ++seed) {
@@ -173,7 +182,7 @@ TEST(MultiDeviceSessionTest, RandomDagsMatchSingleDevice) {
 
     auto multi = NewSession(num_devices);
     ASSERT_TRUE(multi->Create(g.def).ok());
-    tensorflow::RunOptions options;
+    tensorflow::RunOptions options = WithDeadline();
     options.set_output_partition_graphs(true);
     for (int step = 0; step < 2; ++step) {  // a second step reuses the run
       std::vector<Tensor> got;
@@ -202,7 +211,8 @@ TEST(MultiDeviceSessionTest, InlineExecutionAndConcurrentSteps) {
     auto inline_session = NewSession(3, false, false, /*inter_op=*/-1);
     ASSERT_TRUE(inline_session->Create(g.def).ok());
     std::vector<Tensor> got;
-    absl::Status s = inline_session->Run({}, g.fetches, {}, &got);
+    absl::Status s = inline_session->Run(WithDeadline(), {}, g.fetches, {},
+                                         &got, nullptr);
     ASSERT_TRUE(s.ok()) << s;
     ExpectSameTensors(expected, got, "inline");
 
@@ -214,7 +224,8 @@ TEST(MultiDeviceSessionTest, InlineExecutionAndConcurrentSteps) {
     for (int t = 0; t < 4; ++t) {
       threads.emplace_back([&, t] {
         for (int i = 0; i < 10 && statuses[t].ok(); ++i) {
-          statuses[t] = shared->Run({}, g.fetches, {}, &results[t]);
+          statuses[t] = shared->Run(WithDeadline(), {}, g.fetches, {},
+                                    &results[t], nullptr);
         }
       });
     }
@@ -379,6 +390,43 @@ TEST(MultiDeviceSessionTest, MlpWithVariablesMatchesSingleDevice) {
   const Tensor x = Floats({4, 3}, std::vector<float>(12, 1.0f));
   ASSERT_TRUE(multi->Run(options, {{"x", x}}, {"loss"}, {}, &out, &meta).ok());
   EXPECT_EQ(meta.partition_graphs_size(), 4);
+}
+
+// ---- Zero-copy transfers ---------------------------------------------------
+
+TEST(MultiDeviceSessionTest, TransferBetweenCpuDevicesSharesTheBuffer) {
+  // CPU devices share host memory: the _Recv on CPU:1 must output the very
+  // buffer the _Send on CPU:0 was given (here the fed tensor, which the
+  // Identity on each side forwards), not a copy of it.
+  GraphDefBuilder b;
+  b.Placeholder("x", DT_FLOAT);
+  b.Op("sent", "Identity", {"x"}, {kFloat});
+  b.Op("received", "Identity", {"sent"}, {kFloat});
+  tensorflow::GraphDef def = b.Build();
+  SetDevice(&def, "x", "/device:CPU:0");
+  SetDevice(&def, "sent", "/device:CPU:0");
+  SetDevice(&def, "received", "/device:CPU:1");
+  auto s = NewSession(2);
+  ASSERT_TRUE(s->Create(def).ok());
+  const Tensor fed = Floats({64, 64}, std::vector<float>(64 * 64, 2.5f));
+  tensorflow::RunOptions options = WithDeadline();
+  options.set_output_partition_graphs(true);
+  for (int step = 0; step < 2; ++step) {
+    std::vector<Tensor> out;
+    tensorflow::RunMetadata meta;
+    absl::Status st =
+        s->Run(options, {{"x", fed}}, {"received"}, {}, &out, &meta);
+    ASSERT_TRUE(st.ok()) << st;
+    int recvs = 0;  // the value did cross devices (to CPU:1, and back to
+                    // the fetch on the client's CPU:0)
+    for (const auto& part : meta.partition_graphs()) {
+      for (const auto& node : part.node()) recvs += node.op() == "_Recv";
+    }
+    EXPECT_GE(recvs, 1) << "step " << step;
+    ASSERT_EQ(out.size(), 1u);
+    EXPECT_TRUE(out[0].SharesBufferWith(fed)) << "step " << step;
+    ExpectSameTensors({fed}, out, "received");
+  }
 }
 
 // ---- Failures ---------------------------------------------------------------

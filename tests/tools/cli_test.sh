@@ -127,6 +127,41 @@ expect cpu_devices_result 0 '"s": \{"dtype": "float32", "shape": \[\], "values":
   "$WEFT" run --graph "$TMP/two_devices.pbtxt" --fetch s --cpu-devices 2 --format json
 expect cpu_devices_one_soft 0 "^n \(Neg\): /job:localhost/replica:0/task:0/device:CPU:0" -- \
   "$WEFT" run --graph "$TMP/two_devices.pbtxt" --fetch s --log-device-placement
+# Soft placement (the default) moves a node whose request cannot be met and
+# says so; --no-soft-placement reports the placer's error instead. Three
+# requests no device meets: an unknown device type, a CPU id beyond the
+# session's, and a `_class` colocation with a node asking for another CPU.
+{ const_node a 2; echo "node { name: \"n\" op: \"Neg\" input: \"a\" device: \"/device:XPU:0\" $T }"; } >"$TMP/xpu.pbtxt"
+{ const_node a 2; echo "node { name: \"n\" op: \"Neg\" input: \"a\" device: \"/cpu:9\" $T }"; } >"$TMP/cpu9.pbtxt"
+{ const_node a 2; echo "node { name: \"n\" op: \"Neg\" input: \"a\" device: \"/cpu:0\" $T }"
+  echo "node { name: \"m\" op: \"Neg\" input: \"n\" device: \"/cpu:1\" $T attr { key: \"_class\" value { list { s: \"loc:@n\" } } } }"; } >"$TMP/coloc.pbtxt"
+CPU0=/job:localhost/replica:0/task:0/device:CPU:0
+for c in "xpu n /device:XPU:0" "cpu9 n /cpu:9" "coloc m /cpu:1"; do
+  read -r g node request <<<"$c"
+  expect "soft_${g}_logged" 0 "^$node \(Neg\): $CPU0 \(requested $request, soft-placed\)$" -- \
+    "$WEFT" run --graph "$TMP/$g.pbtxt" --fetch "$node" --cpu-devices 2 --log-device-placement
+  expect "soft_${g}_inspect" 0 "^  $node	$CPU0	\(requested $request, soft-placed\)$" -- \
+    "$WEFT" inspect --graph "$TMP/$g.pbtxt" --placed --cpu-devices 2
+done
+expect soft_inspect_json 0 '"note": "requested /cpu:9, soft-placed"' -- \
+  "$WEFT" inspect --graph "$TMP/cpu9.pbtxt" --placed --cpu-devices 2 --format json
+expect soft_unmoved_unmarked 0 "^n \(Neg\): $CPU0$" -- \
+  "$WEFT" run --graph "$TMP/coloc.pbtxt" --fetch m --cpu-devices 2 --log-device-placement
+no_device="^error: INVALID_ARGUMENT: cannot place node 'n' \(Neg\): requested device"
+declare -A hard_error=(
+  [xpu]="$no_device '/device:XPU:0' matches no device .*devices: $CPU0"
+  [cpu9]="$no_device '/device:CPU:9' matches no device"
+  [coloc]="^error: INVALID_ARGUMENT: cannot place node 'm' \(Neg\) on its requested device '/cpu:1': it must be colocated with node 'n', which requests '/cpu:0'")
+for g in xpu cpu9 coloc; do
+  fetch=n
+  [ "$g" = coloc ] && fetch=m
+  expect "hard_${g}_run" 1 "${hard_error[$g]}" -- \
+    "$WEFT" run --graph "$TMP/$g.pbtxt" --fetch "$fetch" --cpu-devices 2 --no-soft-placement
+  expect "hard_${g}_inspect" 1 "${hard_error[$g]}" -- \
+    "$WEFT" inspect --graph "$TMP/$g.pbtxt" --placed --cpu-devices 2 --no-soft-placement
+done
+expect no_soft_without_placed 2 "usage error: --no-soft-placement goes with --placed" -- \
+  "$WEFT" inspect --graph "$TMP/coloc.pbtxt" --no-soft-placement
 expect run_bad_cpu_devices 2 "--cpu-devices must be a positive integer, not '0'" -- \
   "$WEFT" run --graph x --fetch y --cpu-devices 0
 # Thread counts go to the session's ConfigProto; one thread each still runs
