@@ -17,7 +17,9 @@
 //            FMAs per load or spill).
 // The convolutions' register-tiled kernels (conv_gemm.cc, conv_sliding.cc,
 // conv_im2col.h) are written over the same types, using the mask operations
-// for partial vectors and kRegisters to size their tiles.
+// for partial vectors and kRegisters to size their tiles; the max-pooling
+// gradients' arg max (pool_max_route.cc) and ReluGrad (nn_kernels.cc) use
+// the compare and select operations (Less, Equal, Select).
 // Stateless; every function is safe to call from any thread.
 #ifndef WEFT_OPS_CPU_SGEMM_ISA_H_
 #define WEFT_OPS_CPU_SGEMM_ISA_H_
@@ -70,6 +72,11 @@ struct Avx512 {
   static Vec MaskLoad(Mask m, const float* p) { return _mm512_maskz_loadu_ps(m, p); }
   static void MaskStore(float* p, Mask m, Vec v) { _mm512_mask_storeu_ps(p, m, v); }
   static float ReduceAdd(Vec v) { return _mm512_reduce_add_ps(v); }
+
+  // Lane-wise a < b and a == b (false where either is NaN), and m ? a : b.
+  static Mask Less(Vec a, Vec b) { return _mm512_cmp_ps_mask(a, b, _CMP_LT_OQ); }
+  static Mask Equal(Vec a, Vec b) { return _mm512_cmp_ps_mask(a, b, _CMP_EQ_OQ); }
+  static Vec Select(Mask m, Vec a, Vec b) { return _mm512_mask_blend_ps(m, b, a); }
 
   // Transposes the 16 x 16 block whose rows start at src[i * ld] into
   // dst[i * ldd] (dst row i = source column i), in registers.
@@ -140,6 +147,16 @@ struct Avx2 {
   }
   static Vec MaskLoad(Mask m, const float* p) { return _mm256_maskload_ps(p, m); }
   static void MaskStore(float* p, Mask m, Vec v) { _mm256_maskstore_ps(p, m, v); }
+  // As Avx512's: compares give all bits set in the lanes where true.
+  static Mask Less(Vec a, Vec b) {
+    return _mm256_castps_si256(_mm256_cmp_ps(a, b, _CMP_LT_OQ));
+  }
+  static Mask Equal(Vec a, Vec b) {
+    return _mm256_castps_si256(_mm256_cmp_ps(a, b, _CMP_EQ_OQ));
+  }
+  static Vec Select(Mask m, Vec a, Vec b) {
+    return _mm256_blendv_ps(b, a, _mm256_castsi256_ps(m));
+  }
   static float ReduceAdd(Vec v) {
     __m128 x = _mm_add_ps(_mm256_castps256_ps128(v), _mm256_extractf128_ps(v, 1));
     x = _mm_add_ps(x, _mm_movehl_ps(x, x));
