@@ -3,7 +3,7 @@
 #include "ops/cpu/cwise_functors.h"
 #include "ops/cpu/cwise_ops.h"
 #include "ops/cpu/nn_register.h"
-#include "ops/cpu/sgemm_isa.h"
+#include "ops/cpu/simd_isa.h"
 #include "ops/registration.h"
 
 namespace weft {
@@ -17,11 +17,11 @@ template <typename T>
 void ReluGradRange(const T* g, const T* f, T* out, int64_t n) {
   for (int64_t i = 0; i < n; ++i) out[i] = f[i] > T(0) ? g[i] : T(0);
 }
-#if defined(WEFT_SGEMM_AVAILABLE)
+#if defined(WEFT_SIMD_ISA_AVAILABLE)
 template <>
 void ReluGradRange<float>(const float* g, const float* f, float* out,
                           int64_t n) {
-  using Isa = sgemm_internal::NativeIsa;
+  using Isa = simd::NativeIsa;
   const Isa::Vec zero = Isa::Zero();
   int64_t i = 0;
   for (; i + Isa::kLanes <= n; i += Isa::kLanes) {  // NaN features give 0

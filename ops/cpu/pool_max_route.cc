@@ -2,7 +2,7 @@
 
 #include <type_traits>
 
-#include "ops/cpu/sgemm_isa.h"
+#include "ops/cpu/simd_isa.h"
 
 namespace weft {
 namespace {
@@ -43,8 +43,8 @@ void RouteToMaxScalar(const WindowDims& d, const PoolWindow& w, const T* image,
   }
 }
 
-#if defined(WEFT_SGEMM_AVAILABLE)
-using Isa = sgemm_internal::NativeIsa;
+#if defined(WEFT_SIMD_ISA_AVAILABLE)
+using Isa = simd::NativeIsa;
 using Vec = Isa::Vec;
 
 // Window positions are counted in floats: exact up to 2^24.
@@ -115,7 +115,7 @@ void RouteBlock(const WindowDims& d, const PoolWindow& w, const float* image,
     lanes.Store(dst + i0, out);
   }
 }
-#endif  // WEFT_SGEMM_AVAILABLE
+#endif  // WEFT_SIMD_ISA_AVAILABLE
 
 }  // namespace
 
@@ -123,7 +123,7 @@ template <typename T>
 void RouteToMax(const WindowDims& d, const PoolWindow& w, const T* image,
                 MaxRoute route, const T* src, T* dst,
                 MaxRouteScratch<T>* scratch) {
-#if defined(WEFT_SGEMM_AVAILABLE)
+#if defined(WEFT_SIMD_ISA_AVAILABLE)
   if constexpr (std::is_same_v<T, float>) {
     if ((w.h1 - w.h0) * (w.w1 - w.w0) <= kMaxVectorWindow) {
       const int64_t depth = d.in_depth;

@@ -14,7 +14,7 @@
 // when strictly greater, so the first maximum wins ties and a NaN is taken
 // only as the first entry (and then kept).
 //
-// How: float, in builds with an ISA of ops/cpu/sgemm_isa.h (AVX2 + FMA or
+// How: float, in builds with an ISA of ops/cpu/simd_isa.h (AVX2 + FMA or
 // AVX-512), runs a vector of channels at a time with no gather or scatter,
 // which AVX2 lacks (scatter) or runs slowly (gather): the arg max is kept
 // as the window position, as a float, chosen by compare and select; then
