@@ -7,7 +7,7 @@
 
 #include <Eigen/Core>
 
-#include "ops/cpu/sgemm_isa.h"
+#include "ops/cpu/simd_isa.h"
 
 namespace weft {
 namespace {
@@ -34,9 +34,9 @@ void EigenSmallGemm(int64_t m, int64_t n, int64_t k, const T* a,
   }
 }
 
-#if defined(WEFT_SGEMM_AVAILABLE)
+#if defined(WEFT_SIMD_ISA_AVAILABLE)
 
-using Isa = sgemm_internal::NativeIsa;
+using Isa = simd::NativeIsa;
 using Vec = Isa::Vec;
 using Mask = Isa::Mask;
 constexpr int64_t kLanes = Isa::kLanes;
@@ -193,7 +193,7 @@ void VectorSmallGemm(int64_t m, int64_t n, int64_t k, const float* a,
   }
 }
 
-#endif  // WEFT_SGEMM_AVAILABLE
+#endif  // WEFT_SIMD_ISA_AVAILABLE
 
 }  // namespace
 
@@ -210,7 +210,7 @@ void SmallGemm(int64_t m, int64_t n, int64_t k, const T* a,
   }
   GemmALayout la = a_layout;
   if (la.seg_len <= 0) la.seg_len = k;
-#if defined(WEFT_SGEMM_AVAILABLE)
+#if defined(WEFT_SIMD_ISA_AVAILABLE)
   if constexpr (std::is_same_v<T, float>) {
     VectorSmallGemm(m, n, k, a, la, b, ldb, c, ldc, accumulate);
     return;

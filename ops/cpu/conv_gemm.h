@@ -22,7 +22,7 @@
 // output pixels are rows `stride * depth` apart. No im2col copy at all.
 // Float on AVX-512 and AVX2 builds uses register tiles of up to 14 rows x 32
 // columns (AVX-512) or 6 x 16 (AVX2), m split into equal tiles (the ISA
-// types of sgemm_isa.h); other types and builds use Eigen's
+// types of simd_isa.h); other types and builds use Eigen's
 // (single-threaded) product. Narrow stride-1 convolutions have a faster
 // direct path (conv_sliding.h).
 // Thread safety: reentrant; concurrent calls must write disjoint C.

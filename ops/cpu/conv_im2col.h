@@ -17,7 +17,7 @@
 #include "ops/cpu/conv_geometry.h"
 #include "ops/cpu/conv_gemm.h"
 #include "ops/cpu/conv_sliding.h"
-#include "ops/cpu/sgemm_isa.h"
+#include "ops/cpu/simd_isa.h"
 #include "ops/framework/op_kernel.h"
 #include "runtime/status.h"
 #include "runtime/thread_pool.h"
@@ -60,10 +60,10 @@ inline void AddRun(const T* src, int64_t n, T* dst) {
   using Vec = Eigen::Array<T, Eigen::Dynamic, 1>;
   Eigen::Map<Vec>(dst, n) += Eigen::Map<const Vec>(src, n);
 }
-#if defined(WEFT_SGEMM_AVAILABLE)
+#if defined(WEFT_SIMD_ISA_AVAILABLE)
 template <>
 inline void CopyRun<float>(const float* src, int64_t n, float* dst) {
-  using Isa = sgemm_internal::NativeIsa;
+  using Isa = simd::NativeIsa;
   int64_t i = 0;
   for (; i + Isa::kLanes <= n; i += Isa::kLanes) Isa::StoreU(dst + i, Isa::LoadU(src + i));
   if (i < n) {
@@ -73,7 +73,7 @@ inline void CopyRun<float>(const float* src, int64_t n, float* dst) {
 }
 template <>
 inline void AddRun<float>(const float* src, int64_t n, float* dst) {
-  using Isa = sgemm_internal::NativeIsa;
+  using Isa = simd::NativeIsa;
   int64_t i = 0;
   for (; i + Isa::kLanes <= n; i += Isa::kLanes) {
     Isa::StoreU(dst + i, Isa::Add(Isa::LoadU(dst + i), Isa::LoadU(src + i)));

@@ -4,14 +4,14 @@
 #include <array>
 #include <utility>
 
-#include "ops/cpu/sgemm_isa.h"
+#include "ops/cpu/simd_isa.h"
 
 namespace weft {
 namespace {
 
-#if defined(WEFT_SGEMM_AVAILABLE)
+#if defined(WEFT_SIMD_ISA_AVAILABLE)
 
-using Isa = sgemm_internal::NativeIsa;
+using Isa = simd::NativeIsa;
 using Vec = Isa::Vec;
 
 // kPixels output pixels (accumulators) of one row; input columns
@@ -90,7 +90,7 @@ void SlidingRow(int64_t m, int64_t n, int64_t win_rows, int64_t c,
   }
 }
 
-#endif  // WEFT_SGEMM_AVAILABLE
+#endif  // WEFT_SIMD_ISA_AVAILABLE
 
 #if defined(__AVX512F__)
 
@@ -185,7 +185,7 @@ bool SlidingFilterGradRow(int64_t rows, int64_t m, int64_t n, int64_t win_cols,
 bool SlidingConvRow(int64_t m, int64_t n, int64_t win_rows, int64_t win_cols,
                     int64_t c, const float* x, int64_t row_stride,
                     const float* w, float* y, int64_t ldy) {
-#if defined(WEFT_SGEMM_AVAILABLE)
+#if defined(WEFT_SIMD_ISA_AVAILABLE)
   if (n < 2 || n > Isa::kLanes || (win_cols != 3 && win_cols != 5)) return false;
   if (m <= 0) return true;
   if (win_cols == 3) {

@@ -12,6 +12,11 @@
 #include "runtime/status.h"
 #include "runtime/thread_pool.h"
 
+// The SGEMM's kernels exist exactly where the ISA traits do.
+#if defined(WEFT_SGEMM_AVAILABLE) != defined(WEFT_SIMD_ISA_AVAILABLE)
+#error "WEFT_SGEMM_AVAILABLE (matmul_sgemm.h) and WEFT_SIMD_ISA_AVAILABLE (simd_isa.h) disagree"
+#endif
+
 namespace weft {
 
 #if defined(WEFT_SGEMM_AVAILABLE)
@@ -19,7 +24,7 @@ namespace weft {
 namespace {
 
 // The kernels for the ISA this build targets, and its block sizes.
-using Isa = sgemm_internal::NativeIsa;
+using Isa = simd::NativeIsa;
 using K = sgemm_internal::Kernels<Isa>;
 constexpr int64_t kRows = K::kRows;        // rows of a C tile (A sliver)
 constexpr int64_t kCols = K::kCols;        // columns of a C tile (B sliver)

@@ -11,7 +11,7 @@
 // transposed). m, n, k > 0.
 //
 // Kernels: one implementation written over a small ISA traits type
-// (sgemm_isa.h, sgemm_kernel.h), compiled for the ISA the build targets
+// (simd_isa.h, sgemm_kernel.h), compiled for the ISA the build targets
 // (-march=native): AVX-512 (12x32 C tiles in 24 zmm registers) or AVX2 +
 // FMA (6x16 tiles in 12 ymm registers, Haswell to Zen). Either tile leaves
 // just enough registers for the two B vectors and one A broadcast that

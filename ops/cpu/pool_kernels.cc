@@ -7,32 +7,27 @@
 // row-major window order wins) and routes each gradient there;
 // MaxPoolGradGrad reads, for each window, grad at that same arg max (TF looks
 // for the first entry equal to orig_output, which is the same entry when
-// orig_output is orig_input's max pool); AvgPool divides by the number of
-// window entries inside the input.
+// orig_output is orig_input's max pool); both route through
+// pool_max_route.h. AvgPool divides by the number of window entries inside
+// the input.
 #include <algorithm>
 #include <limits>
 #include <memory>
 #include <vector>
 
-#if defined(__AVX512F__)
-#include <immintrin.h>
-#endif
-
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_join.h"
 #include "ops/cpu/conv_geometry.h"
 #include "ops/cpu/conv_kernels.h"
+#include "ops/cpu/pool_max_route.h"
 #include "ops/framework/op_kernel.h"
 #include "runtime/status.h"
 
 namespace weft {
 namespace {
 
-// The window of output (oh, ow), clipped to the input: [h0, h1) x [w0, w1).
-struct Window {
-  int64_t h0, h1, w0, w1;
-};
-inline Window WindowAt(const WindowDims& d, int64_t oh, int64_t ow) {
+// The window of output (oh, ow), clipped to the input.
+inline PoolWindow WindowAt(const WindowDims& d, int64_t oh, int64_t ow) {
   const int64_t hs = oh * d.stride_rows - d.pad_top;
   const int64_t ws = ow * d.stride_cols - d.pad_left;
   return {std::max<int64_t>(hs, 0), std::min(hs + d.win_rows, d.in_rows),
@@ -60,100 +55,6 @@ void ForEachOutputRow(OpKernelContext* c, const WindowDims& d, Fn fn) {
                                     }
                                   });
 }
-
-// What to do at the arg max a_i of channel i over a window (a_i an offset
-// into the image):
-//   kScatterAdd: dst[a_i] += src[i] (MaxPoolGrad: src is one output pixel's
-//                gradient, dst the input's gradient image);
-//   kGather:     dst[i] = src[a_i]  (MaxPoolGradGrad: src is the gradient
-//                image, dst one output pixel).
-enum class MaxRoute { kScatterAdd, kGather };
-
-// Routes between src and dst at the arg max of each channel over window w of
-// `image`. The first entry seeds the maxima; later ones replace them only
-// when strictly greater, so the first maximum wins. Written as selects, not
-// branches: on real data the comparison is a coin toss. arg and best are
-// scratch of d.in_depth entries.
-template <typename T>
-void RouteToMaxScalar(const WindowDims& d, const Window& w, const T* image,
-                      MaxRoute route, const T* src, T* dst, int64_t* arg,
-                      T* best) {
-  const int64_t depth = d.in_depth;
-  const int64_t first = (w.h0 * d.in_cols + w.w0) * depth;
-  for (int64_t i = 0; i < depth; ++i) {
-    best[i] = image[first + i];
-    arg[i] = first + i;
-  }
-  for (int64_t h = w.h0; h < w.h1; ++h) {
-    for (int64_t col = w.w0; col < w.w1; ++col) {
-      const int64_t base = (h * d.in_cols + col) * depth;
-      if (base == first) continue;
-      for (int64_t i = 0; i < depth; ++i) {
-        const T v = image[base + i];
-        const bool take = best[i] < v;
-        best[i] = take ? v : best[i];
-        arg[i] = take ? base + i : arg[i];
-      }
-    }
-  }
-  if (route == MaxRoute::kScatterAdd) {
-    for (int64_t i = 0; i < depth; ++i) dst[arg[i]] += src[i];
-  } else {
-    for (int64_t i = 0; i < depth; ++i) dst[i] = src[arg[i]];
-  }
-}
-
-template <typename T>
-void RouteToMax(const WindowDims& d, const Window& w, const T* image,
-                MaxRoute route, const T* src, T* dst, int64_t* arg, T* best) {
-  RouteToMaxScalar(d, w, image, route, src, dst, arg, best);
-}
-
-#if defined(__AVX512F__)
-// The same, 16 channels at a time, with the arg max kept as int32 offsets
-// into the image (the caller checks an image fits).
-template <>
-void RouteToMax<float>(const WindowDims& d, const Window& w, const float* image,
-                       MaxRoute route, const float* src, float* dst,
-                       int64_t* arg_scratch, float* best_scratch) {
-  const int64_t depth = d.in_depth;
-  if (d.in_rows * d.in_cols * depth > std::numeric_limits<int32_t>::max()) {
-    RouteToMaxScalar(d, w, image, route, src, dst, arg_scratch, best_scratch);
-    return;
-  }
-  const __m512i lanes = _mm512_setr_epi32(0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11,
-                                          12, 13, 14, 15);
-  const int64_t first = (w.h0 * d.in_cols + w.w0) * depth;
-  for (int64_t i0 = 0; i0 < depth; i0 += 16) {
-    const __mmask16 m = depth - i0 >= 16
-                            ? static_cast<__mmask16>(0xFFFF)
-                            : static_cast<__mmask16>((1u << (depth - i0)) - 1);
-    __m512 best = _mm512_maskz_loadu_ps(m, image + first + i0);
-    __m512i arg = _mm512_add_epi32(_mm512_set1_epi32(static_cast<int32_t>(first + i0)), lanes);
-    for (int64_t h = w.h0; h < w.h1; ++h) {
-      for (int64_t col = w.w0; col < w.w1; ++col) {
-        const int64_t base = (h * d.in_cols + col) * depth + i0;
-        if (base == first + i0) continue;
-        const __m512 v = _mm512_maskz_loadu_ps(m, image + base);
-        const __mmask16 take = _mm512_mask_cmp_ps_mask(m, best, v, _CMP_LT_OQ);
-        best = _mm512_mask_mov_ps(best, take, v);
-        arg = _mm512_mask_mov_epi32(
-            arg, take,
-            _mm512_add_epi32(_mm512_set1_epi32(static_cast<int32_t>(base)), lanes));
-      }
-    }
-    if (route == MaxRoute::kGather) {
-      _mm512_mask_storeu_ps(dst + i0, m,
-                            _mm512_mask_i32gather_ps(_mm512_setzero_ps(), m, arg, src, 4));
-      continue;
-    }
-    // Channels differ, so the 16 targets are distinct: gather, add, scatter.
-    const __m512 sum = _mm512_add_ps(_mm512_mask_i32gather_ps(_mm512_setzero_ps(), m, arg, dst, 4),
-                                     _mm512_maskz_loadu_ps(m, src + i0));
-    _mm512_mask_i32scatter_ps(dst, m, arg, sum, 4);
-  }
-}
-#endif
 
 class PoolOpBase : public OpKernel {
  public:
@@ -187,7 +88,7 @@ class MaxPoolOp : public PoolOpBase {
       for (int64_t ow = 0; ow < d.out_cols; ++ow) {
         T* dst = y + ((b * d.out_rows + oh) * d.out_cols + ow) * depth;
         std::fill(dst, dst + depth, std::numeric_limits<T>::lowest());
-        const Window w = WindowAt(d, oh, ow);
+        const PoolWindow w = WindowAt(d, oh, ow);
         for (int64_t h = w.h0; h < w.h1; ++h) {
           for (int64_t col = w.w0; col < w.w1; ++col) {
             const T* src = image + (h * d.in_cols + col) * depth;
@@ -233,25 +134,26 @@ class MaxPoolGradOp : public PoolOpBase {
     const T* x = input.data<T>();
     const T* g = grad.data<T>();
     T* dx = out->data<T>();
-    std::fill(dx, dx + out->NumElements(), T(0));
     const int64_t depth = d.in_depth;
     const int64_t image_size = d.in_rows * d.in_cols * depth;
     // Windows of different output rows overlap, so parallelise over images.
+    // Each image's gradient is zeroed by the thread that sums into it, in
+    // parallel and just before its windows bring it back into cache.
     c->intra_op_pool()->ParallelFor(
         d.batch, d.out_rows * d.out_cols * d.win_rows * d.win_cols * depth,
         [&](int64_t begin, int64_t end) {
-          std::vector<int64_t> arg(depth);
-          std::vector<T> best(depth);
+          MaxRouteScratch<T> scratch;
           for (int64_t b = begin; b < end; ++b) {
             const T* image = x + b * image_size;
             T* dimage = dx + b * image_size;
+            std::fill(dimage, dimage + image_size, T(0));
             for (int64_t oh = 0; oh < d.out_rows; ++oh) {
               for (int64_t ow = 0; ow < d.out_cols; ++ow) {
-                const Window w = WindowAt(d, oh, ow);
+                const PoolWindow w = WindowAt(d, oh, ow);
                 if (w.h0 >= w.h1 || w.w0 >= w.w1) continue;
                 const T* gsrc = g + ((b * d.out_rows + oh) * d.out_cols + ow) * depth;
                 RouteToMax(d, w, image, MaxRoute::kScatterAdd, gsrc, dimage,
-                           arg.data(), best.data());
+                           &scratch);
               }
             }
           }
@@ -281,17 +183,16 @@ class MaxPoolGradGradOp : public PoolOpBase {
     const int64_t depth = d.in_depth;
     const int64_t image_size = d.in_rows * d.in_cols * depth;
     ForEachOutputRow(c, d, [&](int64_t b, int64_t oh) {
-      std::vector<int64_t> arg(depth);
-      std::vector<T> best(depth);
+      MaxRouteScratch<T> scratch;
       for (int64_t ow = 0; ow < d.out_cols; ++ow) {
         T* dst = y + ((b * d.out_rows + oh) * d.out_cols + ow) * depth;
-        const Window w = WindowAt(d, oh, ow);
+        const PoolWindow w = WindowAt(d, oh, ow);
         if (w.h0 >= w.h1 || w.w0 >= w.w1) {
           std::fill(dst, dst + depth, T(0));
           continue;
         }
         RouteToMax(d, w, x + b * image_size, MaxRoute::kGather,
-                   g + b * image_size, dst, arg.data(), best.data());
+                   g + b * image_size, dst, &scratch);
       }
     });
   }
@@ -318,7 +219,7 @@ class AvgPoolOp : public PoolOpBase {
       for (int64_t ow = 0; ow < d.out_cols; ++ow) {
         T* dst = y + ((b * d.out_rows + oh) * d.out_cols + ow) * depth;
         std::fill(dst, dst + depth, T(0));
-        const Window w = WindowAt(d, oh, ow);
+        const PoolWindow w = WindowAt(d, oh, ow);
         for (int64_t h = w.h0; h < w.h1; ++h) {
           for (int64_t col = w.w0; col < w.w1; ++col) {
             const T* src = image + (h * d.in_cols + col) * depth;
@@ -374,7 +275,7 @@ class AvgPoolGradOp : public PoolOpBase {
             T* dimage = dx + b * image_size;
             for (int64_t oh = 0; oh < d.out_rows; ++oh) {
               for (int64_t ow = 0; ow < d.out_cols; ++ow) {
-                const Window w = WindowAt(d, oh, ow);
+                const PoolWindow w = WindowAt(d, oh, ow);
                 const T count = static_cast<T>((w.h1 - w.h0) * (w.w1 - w.w0));
                 if (count <= 0) continue;
                 const T* gsrc = g + ((b * d.out_rows + oh) * d.out_cols + ow) * depth;

@@ -1,7 +1,7 @@
 // The SGEMM's micro-kernel and packing (matmul_sgemm.cc), written once over
-// an ISA traits type (sgemm_isa.h).
+// an ISA traits type (simd_isa.h).
 //
-//   using K = sgemm_internal::Kernels<sgemm_internal::NativeIsa>;
+//   using K = sgemm_internal::Kernels<simd::NativeIsa>;
 //   K::PackA<K::RowLayout>(a, m, k, i0, p0, depth, ap);   // 12 or 6 rows
 //   K::PackB(b, /*tb=*/false, k, n, p0, depth, j0, bp);   // 32 or 16 cols
 //   K::Kernel<K::RowLayout>(depth, ap, bp, c, ldc, /*accumulate=*/p0 > 0);
@@ -19,9 +19,9 @@
 #include <type_traits>
 #include <utility>
 
-#include "ops/cpu/sgemm_isa.h"
+#include "ops/cpu/simd_isa.h"
 
-#if defined(WEFT_SGEMM_AVAILABLE)
+#if defined(WEFT_SIMD_ISA_AVAILABLE)
 
 namespace weft {
 namespace sgemm_internal {
@@ -223,6 +223,6 @@ struct Kernels {
 }  // namespace sgemm_internal
 }  // namespace weft
 
-#endif  // WEFT_SGEMM_AVAILABLE
+#endif  // WEFT_SIMD_ISA_AVAILABLE
 
 #endif  // WEFT_OPS_CPU_SGEMM_KERNEL_H_

@@ -1,38 +1,47 @@
-// The vector instruction sets Weft's SGEMM (matmul_sgemm.h) has kernels
-// for, as small traits types: the vector type and the handful of
-// operations the micro-kernel and the packing use, the register tile's
-// shape, and the cache block sizes that suit the machines with that ISA.
-// sgemm_kernel.h writes the micro-kernel and packing once over these; the
-// schedule in matmul_sgemm.cc uses NativeIsa, the one the build targets.
+// The vector instruction sets Weft's CPU kernels are written for, as small
+// traits types: the vector type and the handful of operations the kernels
+// use (loads and stores, whole or masked to the first lanes, FMA, compare
+// and select, a transpose), the register file's size, and the SGEMM's
+// register tile and cache blocks for the machines with that ISA. A kernel
+// is written once over a traits type and compiled for NativeIsa, the one
+// the build targets (-march=native): AVX-512, or AVX2 + FMA.
 //
-//   using Isa = sgemm_internal::NativeIsa;  // where WEFT_SGEMM_AVAILABLE
+//   #if defined(WEFT_SIMD_ISA_AVAILABLE)
+//   using Isa = simd::NativeIsa;
 //   Isa::Vec acc = Isa::Fma(Isa::Broadcast(a), Isa::Load(b), Isa::Zero());
+//   Isa::Vec pos = Isa::Select(Isa::Less(Isa::Zero(), x), g, Isa::Zero());
+//   #endif
 //
-// A C tile is kRows x (2 * kLanes) floats, held in 2 * kRows accumulators;
-// each depth step loads 2 B vectors and broadcasts kRows A values, so the
-// tile is sized to leave exactly that many registers free:
+// Users: the SGEMM's micro-kernel and packing (sgemm_kernel.h), the
+// convolutions' register-tiled kernels (conv_gemm.cc, conv_sliding.cc,
+// conv_im2col.h: the mask operations for partial vectors, kRegisters to size
+// their tiles), the max-pooling gradients' arg max (pool_max_route.cc) and
+// ReluGrad (nn_kernels.cc: compare and select).
+//
+// The SGEMM's C tile is kRows x (2 * kLanes) floats, held in 2 * kRows
+// accumulators; each depth step loads 2 B vectors and broadcasts kRows A
+// values, so the tile is sized to leave exactly that many registers free:
 //   AVX-512: 12 x 32, 24 accumulators + 2 + 1 of 32 zmm registers;
 //   AVX2:     6 x 16, 12 accumulators + 2 + 1 of 16 ymm registers
 //            (the classic Haswell/Zen shape; 8x8 or 4x24 leave fewer
 //            FMAs per load or spill).
-// The convolutions' register-tiled kernels (conv_gemm.cc, conv_sliding.cc,
-// conv_im2col.h) are written over the same types, using the mask operations
-// for partial vectors and kRegisters to size their tiles.
 // Stateless; every function is safe to call from any thread.
-#ifndef WEFT_OPS_CPU_SGEMM_ISA_H_
-#define WEFT_OPS_CPU_SGEMM_ISA_H_
+#ifndef WEFT_OPS_CPU_SIMD_ISA_H_
+#define WEFT_OPS_CPU_SIMD_ISA_H_
 
 #include <algorithm>
 #include <cstdint>
 
-#include "ops/cpu/matmul_sgemm.h"
-
-#if defined(WEFT_SGEMM_AVAILABLE)
+// Defined when this build has a traits type (NativeIsa): compiled with
+// AVX-512F, or with AVX2 and FMA. The same condition as the SGEMM's
+// WEFT_SGEMM_AVAILABLE (matmul_sgemm.h), checked in matmul_sgemm.cc.
+#if defined(__AVX512F__) || (defined(__AVX2__) && defined(__FMA__))
+#define WEFT_SIMD_ISA_AVAILABLE 1
 #include <immintrin.h>
 #endif
 
 namespace weft {
-namespace sgemm_internal {
+namespace simd {
 
 #if defined(__AVX512F__)
 struct Avx512 {
@@ -70,6 +79,11 @@ struct Avx512 {
   static Vec MaskLoad(Mask m, const float* p) { return _mm512_maskz_loadu_ps(m, p); }
   static void MaskStore(float* p, Mask m, Vec v) { _mm512_mask_storeu_ps(p, m, v); }
   static float ReduceAdd(Vec v) { return _mm512_reduce_add_ps(v); }
+
+  // Lane-wise a < b and a == b (false where either is NaN), and m ? a : b.
+  static Mask Less(Vec a, Vec b) { return _mm512_cmp_ps_mask(a, b, _CMP_LT_OQ); }
+  static Mask Equal(Vec a, Vec b) { return _mm512_cmp_ps_mask(a, b, _CMP_EQ_OQ); }
+  static Vec Select(Mask m, Vec a, Vec b) { return _mm512_mask_blend_ps(m, b, a); }
 
   // Transposes the 16 x 16 block whose rows start at src[i * ld] into
   // dst[i * ldd] (dst row i = source column i), in registers.
@@ -140,6 +154,16 @@ struct Avx2 {
   }
   static Vec MaskLoad(Mask m, const float* p) { return _mm256_maskload_ps(p, m); }
   static void MaskStore(float* p, Mask m, Vec v) { _mm256_maskstore_ps(p, m, v); }
+  // As Avx512's: compares give all bits set in the lanes where true.
+  static Mask Less(Vec a, Vec b) {
+    return _mm256_castps_si256(_mm256_cmp_ps(a, b, _CMP_LT_OQ));
+  }
+  static Mask Equal(Vec a, Vec b) {
+    return _mm256_castps_si256(_mm256_cmp_ps(a, b, _CMP_EQ_OQ));
+  }
+  static Vec Select(Mask m, Vec a, Vec b) {
+    return _mm256_blendv_ps(b, a, _mm256_castsi256_ps(m));
+  }
   static float ReduceAdd(Vec v) {
     __m128 x = _mm_add_ps(_mm256_castps256_ps128(v), _mm256_extractf128_ps(v, 1));
     x = _mm_add_ps(x, _mm_movehl_ps(x, x));
@@ -178,11 +202,11 @@ struct Avx2 {
 
 #if defined(__AVX512F__)
 using NativeIsa = Avx512;
-#elif defined(WEFT_SGEMM_AVAILABLE)
+#elif defined(WEFT_SIMD_ISA_AVAILABLE)
 using NativeIsa = Avx2;
 #endif
 
-}  // namespace sgemm_internal
+}  // namespace simd
 }  // namespace weft
 
-#endif  // WEFT_OPS_CPU_SGEMM_ISA_H_
+#endif  // WEFT_OPS_CPU_SIMD_ISA_H_
