@@ -53,7 +53,7 @@ class MatMulGpuOp : public OpKernel {
     const float alpha = 1.f, beta = 0.f;
     OP_REQUIRES_OK(
         c, CublasStatus(
-               cublasSgemm((*gpu)->cublas(), transpose_b_ ? CUBLAS_OP_T : CUBLAS_OP_N,
+               (*gpu)->blas().sgemm((*gpu)->cublas(), transpose_b_ ? CUBLAS_OP_T : CUBLAS_OP_N,
                            transpose_a_ ? CUBLAS_OP_T : CUBLAS_OP_N,
                            static_cast<int>(n), static_cast<int>(m),
                            static_cast<int>(k), &alpha, b.data<float>(),
