@@ -9,16 +9,20 @@
     cc_library(name = "x", srcs = if_cuda(["x_cuda.cc"], ["x_stub.cc"]))
 
 The toolkit is $CUDA_PATH, else /usr/local/cuda. It counts as found when it
-has bin/nvcc, include/cuda_runtime.h and lib64/libcublas.so. CUDA is
-opt-in: only with WEFT_CUDA=1 (`bazel build --config=cuda`, which sets it
-through --repo_env) is the toolkit looked for. The default build is
-CPU-only, because a CUDA build links cuBLAS, which every weft process then
-loads at start-up (about 0.2 s and 200 MiB), GPU or not.
+has bin/nvcc, include/cuda_runtime.h and lib64/libcublas.so. WEFT_CUDA
+(set through --repo_env by .bazelrc's configs) decides:
+  unset        CUDA if the toolkit is found, else a CPU-only build;
+  0            CPU-only even with a toolkit (`--config=nocuda`);
+  1            CUDA required: the build fails, saying what is missing, without
+               a complete toolkit (`--config=cuda`).
+A CUDA build costs a process next to nothing until it uses a GPU: only
+libcudart (0.7 MB) is linked; cuBLAS is loaded on first GPU use
+(runtime/gpu/cublas_api.h).
 
 When found, @local_cuda has :headers, :cudart (rpath to lib64) and :cublas
 (headers and the library's path: it is loaded at run time)
 and cuda.bzl's if_cuda(yes, no) yields `yes`; cuda_library compiles .cu files
-with nvcc into a static archive. When not found, the three targets are empty,
+with nvcc into a static archive. When not found, those targets are empty,
 if_cuda yields `no` and cuda_library makes an empty library: nothing includes
 a CUDA header and nothing needs nvcc.
 
@@ -123,14 +127,22 @@ def cuda_library(name, srcs, hdrs = [], deps = [], visibility = None):
 
 def _cuda_configure_impl(ctx):
     root = ctx.os.environ.get("CUDA_PATH", "/usr/local/cuda")
+    mode = ctx.os.environ.get("WEFT_CUDA", "")
+    if mode not in ["", "0", "1"]:
+        fail("WEFT_CUDA is '%s': use 1 (require CUDA, --config=cuda), 0 (CPU-only, " % mode +
+             "--config=nocuda) or leave it unset (CUDA when the toolkit is found)")
     why = ""
-    if ctx.os.environ.get("WEFT_CUDA", "0") != "1":
-        why = "a CPU-only build (CUDA is opt-in: bazel build --config=cuda)"
+    if mode == "0":
+        why = "a CPU-only build: WEFT_CUDA=0 (--config=nocuda)"
     else:
         for rel in ["bin/nvcc", "include/cuda_runtime.h", "lib64/libcublas.so"]:
             if not ctx.path(root + "/" + rel).exists:
                 why = "no " + root + "/" + rel
                 break
+        if why and mode == "1":
+            fail(("WEFT_CUDA=1 (--config=cuda) needs the CUDA toolkit, but there is %s; " +
+                  "install it, point CUDA_PATH at it, or build CPU-only with " +
+                  "--config=nocuda") % why)
     if why:
         ctx.file("BUILD", _BUILD_MISSING.format(why = why))
         ctx.file("cuda.bzl", _BZL.format(
