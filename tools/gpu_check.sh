@@ -1,10 +1,11 @@
 #!/usr/bin/env bash
 # The GPU checks, for a machine with an NVIDIA GPU and the CUDA toolkit
 # (written for an H200 with CUDA 13 and 16 cores; a few minutes there):
-#   1. builds weft and the GPU tests with --config=cuda (third_party/cuda finds the
-#      toolkit at $CUDA_PATH or /usr/local/cuda);
-#   2. runs tests/gpu un-skipped: every CUDA kernel against the CPU kernel,
-#      Send/Recv both ways, the MLP trained on /gpu:0 vs /cpu:0;
+#   1. builds weft and the GPU tests with --config=cuda, which requires the
+#      toolkit at $CUDA_PATH or /usr/local/cuda (the default build uses it when
+#      found; this makes a missing toolkit an error rather than a CPU build);
+#   2. runs tests/gpu un-skipped: loading cuBLAS, every CUDA kernel against the
+#      CPU kernel, Send/Recv both ways, the MLP trained on /gpu:0 vs /cpu:0;
 #   3. trains the MLP with `weft train --devices gpu:0` and `cpu:0` and
 #      compares the final losses.
 # Prints "GPU CHECK: PASS" or "GPU CHECK: FAIL (<what>)" last; exit status 0

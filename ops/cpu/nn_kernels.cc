@@ -4,6 +4,7 @@
 #include "ops/cpu/cwise_ops.h"
 #include "ops/cpu/nn_register.h"
 #include "ops/cpu/simd_isa.h"
+#include "ops/framework/kernel_checks.h"
 #include "ops/registration.h"
 
 namespace weft {
@@ -44,11 +45,7 @@ class ReluGradOp : public OpKernel {
   void Compute(OpKernelContext* c) override {
     const Tensor& g = c->input(0);
     const Tensor& f = c->input(1);
-    OP_REQUIRES(c, g.shape() == f.shape(),
-                absl::InvalidArgumentError(absl::StrCat(
-                    "gradients and features must have the same shape, got ",
-                    g.shape().DebugString(), " and ",
-                    f.shape().DebugString())));
+    OP_REQUIRES_OK(c, CheckSameShape("gradients", g, "features", f));
     Tensor* out = nullptr;
     OP_REQUIRES_OK(c, ForwardOrAllocateOutput(c, {0, 1}, g.shape(), &out));
     const T* gp = g.data<T>();

@@ -1,11 +1,13 @@
-// Host side of the element-wise GPU kernels: shape checks, output
-// allocation and the broadcast plan; the arithmetic is in cwise_kernels.cu.
+// Host side of the element-wise GPU kernels: input checks and the
+// broadcast plan, then the launch (gpu_kernel_util.h allocates the output
+// and reports errors); the arithmetic is in cwise_kernels.cu.
 #include <algorithm>
 #include <vector>
 
 #include "ops/cuda/cwise_launchers.h"
 #include "ops/cuda/gpu_kernel_util.h"
 #include "ops/cuda/gpu_kernels.h"
+#include "ops/framework/kernel_checks.h"
 #include "runtime/device_memory.h"
 
 namespace weft {
@@ -65,13 +67,9 @@ class BinaryGpuOp : public OpKernel {
     BroadcastPlan plan;
     TensorShape shape;
     OP_REQUIRES_OK(c, MakePlan(x.shape(), y.shape(), &plan, &shape));
-    absl::StatusOr<GpuContext*> gpu = ActiveGpu(c);
-    OP_REQUIRES_OK(c, gpu.status());
-    Tensor* out = nullptr;
-    OP_REQUIRES_OK(c, c->allocate_output(0, shape, &out));
-    OP_REQUIRES_OK(c, LaunchStatus(*this, cuda::LaunchBinary(
-                                              op, plan, x.data<float>(), y.data<float>(),
-                                              out->data<float>(), (*gpu)->stream())));
+    LaunchOnGpu(*this, c, shape, [&](cudaStream_t stream, float* out) {
+      return cuda::LaunchBinary(op, plan, x.data<float>(), y.data<float>(), out, stream);
+    });
   }
 };
 
@@ -80,14 +78,9 @@ class ReluGpuOp : public OpKernel {
   using OpKernel::OpKernel;
   void Compute(OpKernelContext* c) override {
     const Tensor& x = c->input(0);
-    absl::StatusOr<GpuContext*> gpu = ActiveGpu(c);
-    OP_REQUIRES_OK(c, gpu.status());
-    Tensor* out = nullptr;
-    OP_REQUIRES_OK(c, c->allocate_output(0, x.shape(), &out));
-    OP_REQUIRES_OK(c, LaunchStatus(*this, cuda::LaunchRelu(x.data<float>(),
-                                                           out->data<float>(),
-                                                           x.NumElements(),
-                                                           (*gpu)->stream())));
+    LaunchOnGpu(*this, c, x.shape(), [&](cudaStream_t stream, float* out) {
+      return cuda::LaunchRelu(x.data<float>(), out, x.NumElements(), stream);
+    });
   }
 };
 
@@ -97,19 +90,11 @@ class ReluGradGpuOp : public OpKernel {
   void Compute(OpKernelContext* c) override {
     const Tensor& g = c->input(0);
     const Tensor& f = c->input(1);
-    OP_REQUIRES(c, g.shape() == f.shape(),
-                absl::InvalidArgumentError(absl::StrCat(
-                    "ReluGrad node '", name(), "': gradients and features must have ",
-                    "the same shape, got ", g.shape().DebugString(), " and ",
-                    f.shape().DebugString())));
-    absl::StatusOr<GpuContext*> gpu = ActiveGpu(c);
-    OP_REQUIRES_OK(c, gpu.status());
-    Tensor* out = nullptr;
-    OP_REQUIRES_OK(c, c->allocate_output(0, g.shape(), &out));
-    OP_REQUIRES_OK(c, LaunchStatus(*this, cuda::LaunchReluGrad(
-                                              g.data<float>(), f.data<float>(),
-                                              out->data<float>(), g.NumElements(),
-                                              (*gpu)->stream())));
+    OP_REQUIRES_OK(c, CheckSameShape("gradients", g, "features", f));
+    LaunchOnGpu(*this, c, g.shape(), [&](cudaStream_t stream, float* out) {
+      return cuda::LaunchReluGrad(g.data<float>(), f.data<float>(), out,
+                                  g.NumElements(), stream);
+    });
   }
 };
 
@@ -136,14 +121,10 @@ class BiasAddGpuOp : public OpKernel {
                     "BiasAdd node '", name(), "' needs a value of rank >= 2 and a ",
                     "bias as long as its last dimension, got ",
                     value.shape().DebugString(), " and ", bias.shape().DebugString())));
-    absl::StatusOr<GpuContext*> gpu = ActiveGpu(c);
-    OP_REQUIRES_OK(c, gpu.status());
-    Tensor* out = nullptr;
-    OP_REQUIRES_OK(c, c->allocate_output(0, value.shape(), &out));
-    OP_REQUIRES_OK(c, LaunchStatus(*this, cuda::LaunchBiasAdd(
-                                              value.data<float>(), bias.data<float>(),
-                                              out->data<float>(), value.NumElements(),
-                                              bias.dim_size(0), (*gpu)->stream())));
+    LaunchOnGpu(*this, c, value.shape(), [&](cudaStream_t stream, float* out) {
+      return cuda::LaunchBiasAdd(value.data<float>(), bias.data<float>(), out,
+                                 value.NumElements(), bias.dim_size(0), stream);
+    });
   }
 };
 

@@ -39,27 +39,26 @@ class MatMulGpuOp : public OpKernel {
                 absl::InvalidArgumentError(absl::StrCat(
                     "MatMul node '", name(), "': a dimension above 2^31-1 ",
                     "does not fit cuBLAS's int sizes; place it on the CPU")));
-    absl::StatusOr<GpuContext*> gpu = ActiveGpu(c);
-    OP_REQUIRES_OK(c, gpu.status());
-    Tensor* out = nullptr;
-    OP_REQUIRES_OK(c, c->allocate_output(0, TensorShape({m, n}), &out));
+    absl::StatusOr<GpuOutput> out = PrepareGpuOutput(c, TensorShape({m, n}));
+    OP_REQUIRES_OK(c, out.status());
     if (m == 0 || n == 0) return;
-    float* o = out->data<float>();
-    if (k == 0) {
-      OP_REQUIRES_OK(c, LaunchStatus(*this, cudaMemsetAsync(o, 0, out->TotalBytes(),
-                                                            (*gpu)->stream())));
+    GpuContext& gpu = *out->gpu;
+    float* o = out->tensor->data<float>();
+    if (k == 0) {  // an empty sum: zeros
+      OP_REQUIRES_OK(c, LaunchStatus(*this, cudaMemsetAsync(o, 0, out->tensor->TotalBytes(),
+                                                            gpu.stream())));
       return;
     }
     const float alpha = 1.f, beta = 0.f;
     OP_REQUIRES_OK(
         c, CublasStatus(
-               cublasSgemm((*gpu)->cublas(), transpose_b_ ? CUBLAS_OP_T : CUBLAS_OP_N,
-                           transpose_a_ ? CUBLAS_OP_T : CUBLAS_OP_N,
-                           static_cast<int>(n), static_cast<int>(m),
-                           static_cast<int>(k), &alpha, b.data<float>(),
-                           static_cast<int>(b.dim_size(1)), a.data<float>(),
-                           static_cast<int>(a.dim_size(1)), &beta, o,
-                           static_cast<int>(n)),
+               gpu.blas().sgemm(gpu.cublas(), transpose_b_ ? CUBLAS_OP_T : CUBLAS_OP_N,
+                                transpose_a_ ? CUBLAS_OP_T : CUBLAS_OP_N,
+                                static_cast<int>(n), static_cast<int>(m),
+                                static_cast<int>(k), &alpha, b.data<float>(),
+                                static_cast<int>(b.dim_size(1)), a.data<float>(),
+                                static_cast<int>(a.dim_size(1)), &beta, o,
+                                static_cast<int>(n)),
                absl::StrCat("cublasSgemm for MatMul node '", name(), "'")));
   }
 

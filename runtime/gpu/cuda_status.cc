@@ -1,6 +1,7 @@
 #include "runtime/gpu/cuda_status.h"
 
 #include "absl/strings/str_cat.h"
+#include "runtime/gpu/cublas_api.h"
 
 namespace weft {
 
@@ -23,9 +24,11 @@ absl::Status CudaStatus(cudaError_t error, absl::string_view what) {
 
 absl::Status CublasStatus(cublasStatus_t status, absl::string_view what) {
   if (status == CUBLAS_STATUS_SUCCESS) return absl::OkStatus();
-  const std::string message =
-      absl::StrCat(what, ": cuBLAS error ", static_cast<int>(status), " (",
-                   cublasGetStatusName(status), ")");
+  // A cuBLAS status comes from a loaded cuBLAS, so the name is at hand.
+  absl::StatusOr<const CublasApi*> blas = LoadCublas();
+  const std::string message = absl::StrCat(
+      what, ": cuBLAS error ", static_cast<int>(status), " (",
+      blas.ok() ? (*blas)->get_status_name(status) : "name unknown", ")");
   if (status == CUBLAS_STATUS_ALLOC_FAILED) {
     return absl::ResourceExhaustedError(message);
   }

@@ -58,9 +58,10 @@ absl::Status GpuContext::Init() {
   WEFT_RETURN_IF_ERROR(
       CudaStatus(cudaStreamCreateWithFlags(&stream_, cudaStreamNonBlocking),
                  absl::StrCat("creating the stream of ", gpu)));
+  WEFT_ASSIGN_OR_RETURN(blas_, LoadCublas());
   WEFT_RETURN_IF_ERROR(
-      CublasStatus(cublasCreate(&cublas_), absl::StrCat("cublasCreate on ", gpu)));
-  return CublasStatus(cublasSetStream(cublas_, stream_),
+      CublasStatus(blas_->create(&cublas_), absl::StrCat("cublasCreate on ", gpu)));
+  return CublasStatus(blas_->set_stream(cublas_, stream_),
                       absl::StrCat("binding cuBLAS to the stream of ", gpu));
 }
 

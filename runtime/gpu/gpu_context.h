@@ -27,6 +27,7 @@
 #include <cuda_runtime_api.h>
 
 #include "absl/status/statusor.h"
+#include "runtime/gpu/cublas_api.h"
 #include "runtime/gpu/gpu_allocator.h"
 
 namespace weft {
@@ -42,6 +43,8 @@ class GpuContext {
   int ordinal() const { return ordinal_; }
   cudaStream_t stream() const { return stream_; }
   cublasHandle_t cublas() const { return cublas_; }
+  // The cuBLAS entry points (loaded with the first context).
+  const CublasApi& blas() const { return *blas_; }
   GpuAllocator* allocator() { return &allocator_; }
   const cudaDeviceProp& properties() const { return properties_; }
 
@@ -61,6 +64,7 @@ class GpuContext {
   const int ordinal_;
   cudaStream_t stream_ = nullptr;
   cublasHandle_t cublas_ = nullptr;
+  const CublasApi* blas_ = nullptr;
   cudaDeviceProp properties_{};
   GpuAllocator allocator_;
 };

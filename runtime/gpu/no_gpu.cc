@@ -1,12 +1,13 @@
-// GPU devices in a CPU-only build (the default; CUDA is opt-in): there are none, and the
-// note says how to get them.
+// GPU devices in a CPU-only build (no CUDA toolkit found, or --config=nocuda):
+// there are none, and the note says how to get them.
 #include "runtime/gpu/gpu_devices.h"
 
 namespace weft {
 namespace {
 constexpr char kWhy[] =
-    "this build has no CUDA (build with --config=cuda, which needs the "
-    "toolkit at $CUDA_PATH or /usr/local/cuda; see README 'GPUs')";
+    "this build has no CUDA (the build uses the toolkit at $CUDA_PATH or "
+    "/usr/local/cuda when it finds one, unless --config=nocuda; "
+    "--config=cuda requires it; see README 'GPUs')";
 }  // namespace
 
 GpuDevices NewLocalGpuDevices(absl::string_view, int, int, int max_gpus) {

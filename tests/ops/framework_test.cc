@@ -163,5 +163,23 @@ TEST(KernelRegistry, MissingKernelErrorNamesEachAttrOnce) {
             "CPU[Tidx=int32; T=half], GPU[T=int32]");
 }
 
+// ops/framework/kernel_checks.h, through a kernel that uses it (ReluGrad's
+// CPU kernel; its GPU kernel calls the same check, so says the same).
+TEST(KernelChecks, SameShapeNamesInputsAndShapes) {
+  KernelRunner relu_grad(NodeBuilder("rg", "ReluGrad").Attr("T", DT_FLOAT).Build());
+  absl::StatusOr<std::vector<Tensor>> out =
+      relu_grad.Run({Tensor(DT_FLOAT, TensorShape({2, 3})),
+                     Tensor(DT_FLOAT, TensorShape({3, 2}))});
+  ASSERT_FALSE(out.ok());
+  EXPECT_EQ(out.status().code(), absl::StatusCode::kInvalidArgument);
+  // The kernel runner, like the executor, adds the node.
+  EXPECT_EQ(out.status().message(),
+            "node 'rg' (ReluGrad): gradients and features must have the same shape, "
+            "got [2,3] and [3,2]");
+  EXPECT_TRUE(relu_grad.Run({Tensor(DT_FLOAT, TensorShape({2, 3})),
+                             Tensor(DT_FLOAT, TensorShape({2, 3}))})
+                  .ok());
+}
+
 }  // namespace
 }  // namespace weft
