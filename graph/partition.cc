@@ -1,6 +1,5 @@
 #include "graph/partition.h"
 
-#include <set>
 #include <tuple>
 #include <vector>
 
@@ -9,6 +8,7 @@
 #include "absl/strings/str_cat.h"
 #include "graph/partition_loops.h"
 #include "ops/framework/node_def_util.h"
+#include "runtime/rendezvous.h"
 #include "runtime/status.h"
 
 namespace weft {
@@ -291,47 +291,45 @@ absl::StatusOr<std::map<std::string, tensorflow::GraphDef>> PartitionGraph(
 
 namespace {
 
-// What a _Send or _Recv names: the rendezvous key without frame and
-// iteration (both sides of a transfer run in the same ones).
-std::tuple<std::string, int64_t, std::string, std::string> TransferOf(
-    const tensorflow::NodeDef& n) {
-  auto attr = [&](const char* name) -> const tensorflow::AttrValue* {
-    auto it = n.attr().find(name);
-    return it == n.attr().end() ? nullptr : &it->second;
-  };
-  const tensorflow::AttrValue* incarnation = attr("send_device_incarnation");
-  auto str = [&](const char* name) {
-    const tensorflow::AttrValue* v = attr(name);
-    return v == nullptr ? std::string() : v->s();
-  };
-  return {str("send_device"), incarnation == nullptr ? 0 : incarnation->i(),
-          str("recv_device"), str("tensor_name")};
+// The rendezvous key a _Send or _Recv node uses, at frame and iteration 0:0
+// (both ends of a transfer run in the same ones). A missing attr reads as
+// empty here; the kernel reports it when it is built.
+std::string TransferKey(const tensorflow::NodeDef& n, RendezvousKey* key) {
+  int64_t incarnation = 0;
+  (void)GetNodeAttr(n, "send_device", &key->src_device);
+  (void)GetNodeAttr(n, "send_device_incarnation", &incarnation);
+  (void)GetNodeAttr(n, "recv_device", &key->dst_device);
+  (void)GetNodeAttr(n, "tensor_name", &key->tensor_name);
+  key->src_incarnation = static_cast<uint64_t>(incarnation);
+  return key->ToString();
 }
 
 }  // namespace
 
 absl::Status CheckTransfersPair(
     const std::map<std::string, tensorflow::GraphDef>& parts) {
-  std::set<std::tuple<std::string, int64_t, std::string, std::string>> sent;
+  absl::flat_hash_set<std::string> sent;
   for (const auto& [device, def] : parts) {
     for (const tensorflow::NodeDef& n : def.node()) {
-      if (n.op() == "_Send") sent.insert(TransferOf(n));
+      RendezvousKey key;
+      if (n.op() == "_Send") sent.insert(TransferKey(n, &key));
     }
   }
   for (const auto& [device, def] : parts) {
     for (const tensorflow::NodeDef& n : def.node()) {
       if (n.op() != "_Recv") continue;
-      auto terminated = n.attr().find("client_terminated");
-      if (terminated != n.attr().end() && terminated->second.b()) continue;
-      const auto transfer = TransferOf(n);
-      if (sent.count(transfer)) continue;
-      const auto& [send_device, incarnation, recv_device, tensor] = transfer;
+      bool client_terminated = false;
+      (void)GetNodeAttr(n, "client_terminated", &client_terminated);
+      if (client_terminated) continue;
+      RendezvousKey key;
+      if (sent.contains(TransferKey(n, &key))) continue;
       return absl::InvalidArgumentError(absl::StrCat(
           "_Recv node '", n.name(), "' on ", device, " waits for tensor '",
-          tensor, "' from ", send_device, " (incarnation ", incarnation,
-          ") to ", recv_device, ", but no _Send in this step sends it, so the "
-          "step would wait forever; check the graph's _Send/_Recv attrs, or "
-          "fetch or target the _Send's node too"));
+          key.tensor_name, "' from ", key.src_device, " (incarnation ",
+          key.src_incarnation, ") to ", key.dst_device,
+          ", but no _Send in this step sends it, so the step would wait "
+          "forever; check the graph's _Send/_Recv attrs, or fetch or target "
+          "the _Send's node too"));
     }
   }
   return absl::OkStatus();

@@ -56,13 +56,10 @@ std::string CanonicalTensorName(const std::string& name) {
   return absl::StrCat(id->node, ":", id->index);
 }
 
-}  // namespace
-
-namespace {
-
 // INVALID_ARGUMENT naming the field when the config asks for more devices or
-// threads than one process may start (runtime/device.h); the session then
-// runs with the bounds and Create reports the error.
+// threads than one process may start (runtime/local_device_mgr.h); the
+// session then holds a default config's devices and Create reports the
+// error.
 absl::Status CheckConfigBounds(const tensorflow::ConfigProto& config) {
   auto cpus = config.device_count().find("CPU");
   if (cpus != config.device_count().end() && cpus->second > kMaxLocalCpuDevices) {

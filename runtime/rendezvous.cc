@@ -1,7 +1,6 @@
 #include "runtime/rendezvous.h"
 
 #include <algorithm>
-
 #include <vector>
 
 #include "absl/strings/numbers.h"
