@@ -15,6 +15,11 @@ TensorShape::TensorShape(absl::Span<const int64_t> dims)
 }
 
 absl::StatusOr<TensorShape> TensorShape::Build(absl::Span<const int64_t> dims) {
+  if (dims.size() > static_cast<size_t>(kMaxTensorRank)) {
+    return absl::InvalidArgumentError(absl::StrCat(
+        "shape has ", dims.size(), " dimensions, more than the maximum rank ",
+        kMaxTensorRank));
+  }
   int64_t count = 1;
   for (size_t i = 0; i < dims.size(); ++i) {
     if (dims[i] < 0) {

@@ -4,7 +4,9 @@
 //   TensorShape scalar;      scalar.dims() == 0, scalar.num_elements() == 1
 //
 // Shapes that come from users or files go through TensorShape::Build(),
-// which rejects negative sizes and element counts that overflow int64.
+// which rejects negative sizes, element counts that overflow int64 and more
+// than kMaxTensorRank dimensions (code that walks a tensor's dimensions may
+// recurse once per dimension).
 // PartialShape (unknown dims as -1, or unknown rank) is for shape inference.
 #ifndef WEFT_RUNTIME_TENSOR_SHAPE_H_
 #define WEFT_RUNTIME_TENSOR_SHAPE_H_
@@ -19,6 +21,9 @@
 #include "proto/tensor_shape.pb.h"
 
 namespace weft {
+
+// The most dimensions a tensor may have, as in TensorFlow.
+inline constexpr int kMaxTensorRank = 254;
 
 class TensorShape {
  public:

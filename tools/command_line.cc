@@ -27,7 +27,19 @@ absl::Status CommandLine::Parse(int argc, char** argv) {
       return absl::InvalidArgumentError(absl::StrCat("unknown flag --", name));
     }
     if (it->second == kSwitch) {
-      values_[name].push_back(has_value ? value : "true");
+      // `--x=false` turns a switch off (the last one given wins); a value
+      // that is not a boolean is a usage error, never a silent "on".
+      bool on = true;
+      if (has_value && !absl::SimpleAtob(value, &on)) {
+        return absl::InvalidArgumentError(absl::StrCat(
+            "switch --", name, " takes no value or true/false, not '", value,
+            "'"));
+      }
+      if (on) {
+        values_[name] = {"true"};
+      } else {
+        values_.erase(name);
+      }
       continue;
     }
     if (!has_value) {

@@ -1,5 +1,7 @@
 // Parsing one subcommand's flags: `--name value`, `--name=value`, repeated
-// flags collect in order, `--bool-flag` alone means "true".
+// flags collect in order, `--bool-flag` alone means "true"; a switch also
+// takes `--bool-flag=true|false` (or 1/0, yes/no), and any other value is an
+// error.
 //
 //   CommandLine cl({{"graph", kValue}, {"fetch", kRepeated}, {"help", kSwitch}});
 //   absl::Status s = cl.Parse(argc, argv);   // INVALID_ARGUMENT on misuse

@@ -21,8 +21,10 @@ namespace {
 constexpr char kUsage[] =
     "usage: weft inspect --graph FILE [--format text|json]\n"
     "                    [--placed [--cpu-devices N] [--no-soft-placement]]\n"
+    "                    [--max-input-bytes N]\n"
     "\n"
     "  --graph FILE     GraphDef, binary (.pb) or text (.pbtxt)\n"
+    "  --max-input-bytes N  refuse a --graph larger than N bytes (default 1 GiB)\n"
     "  --format F       text (default) or json\n"
     "  --placed         also place the graph as a session would (soft\n"
     "                   placement, as 'weft run' and 'weft train' do) and show\n"
@@ -50,6 +52,7 @@ int InspectCommand(int argc, char** argv) {
                   {"placed", kSwitch},
                   {"cpu-devices", kValue},
                   {"no-soft-placement", kSwitch},
+                  {"max-input-bytes", kValue},
                   {"help", kSwitch}});
   if (std::optional<int> exit = StartCommand(argc, argv, kUsage, {"graph"}, &cl)) {
     return *exit;
@@ -71,8 +74,12 @@ int InspectCommand(int argc, char** argv) {
         absl::InvalidArgumentError("--no-soft-placement goes with --placed"),
         kUsage);
   }
+  absl::StatusOr<int64_t> max_input =
+      cl.GetPositiveInt("max-input-bytes", kDefaultMaxInputBytes);
+  if (!max_input.ok()) return ReportUsage(max_input.status(), kUsage);
   const bool json = cl.Get("format", "text") == "json";
-  absl::StatusOr<tensorflow::GraphDef> graph = ReadGraphDefFile(cl.Get("graph"));
+  absl::StatusOr<tensorflow::GraphDef> graph =
+      ReadGraphDefFile(cl.Get("graph"), *max_input);
   if (!graph.ok()) return ReportError(graph.status());
   const GraphSummary summary = SummarizeGraph(*graph);
   const bool runnable = summary.unsupported.empty() && summary.validation == "ok";

@@ -1,9 +1,10 @@
 #include "tools/npy.h"
 
 #include <cstring>
-#include <regex>
 #include <vector>
 
+#include "absl/strings/ascii.h"
+#include "absl/strings/escaping.h"
 #include "absl/strings/numbers.h"
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_split.h"
@@ -29,8 +30,33 @@ absl::StatusOr<DataType> DtypeFromDescr(const std::string& descr) {
     if (descr == name) return dtype;
   }
   return absl::InvalidArgumentError(absl::StrCat(
-      "unsupported dtype descr '", descr,
+      "unsupported dtype descr '", absl::CEscape(descr.substr(0, 32)),
+      descr.size() > 32 ? "..." : "",
       "' (supported: little-endian float16/32/64, ints, uint8, bool)"));
+}
+
+// The text after `'key':` in the header dict, whitespace skipped, or npos.
+// A linear scan (the header is untrusted: std::regex recurses per character
+// and overflows the stack on a long header).
+size_t ValueOf(const std::string& header, absl::string_view key) {
+  const size_t at = header.find(absl::StrCat("'", key, "'"));
+  if (at == std::string::npos) return std::string::npos;
+  size_t i = at + key.size() + 2;
+  while (i < header.size() && absl::ascii_isspace(header[i])) ++i;
+  if (i >= header.size() || header[i] != ':') return std::string::npos;
+  ++i;
+  while (i < header.size() && absl::ascii_isspace(header[i])) ++i;
+  return i < header.size() ? i : std::string::npos;
+}
+
+// The text between `open` at `header[i]` and the next `close`.
+bool Enclosed(const std::string& header, size_t i, char open, char close,
+              std::string* out) {
+  if (i == std::string::npos || header[i] != open) return false;
+  const size_t end = header.find(close, i + 1);
+  if (end == std::string::npos) return false;
+  *out = header.substr(i + 1, end - i - 1);
+  return true;
 }
 
 }  // namespace
@@ -59,17 +85,22 @@ absl::StatusOr<Tensor> ParseNpy(const std::string& bytes,
   const std::string header = bytes.substr(offset, header_len);
   offset += header_len;
 
-  std::smatch m;
-  static const std::regex kDescr("'descr':\\s*'([^']*)'");
-  static const std::regex kOrder("'fortran_order':\\s*(True|False)");
-  static const std::regex kShape("'shape':\\s*\\(([^)]*)\\)");
-  if (!std::regex_search(header, m, kDescr)) return Bad(path, "no descr");
-  const std::string descr = m[1];
-  if (!std::regex_search(header, m, kOrder)) return Bad(path, "no fortran_order");
-  const bool fortran = m[1] == "True";
-  if (!std::regex_search(header, m, kShape)) return Bad(path, "no shape");
+  std::string descr, shape_text;
+  if (!Enclosed(header, ValueOf(header, "descr"), '\'', '\'', &descr)) {
+    return Bad(path, "no descr");
+  }
+  const size_t order = ValueOf(header, "fortran_order");
+  const bool fortran = order != std::string::npos &&
+                       header.compare(order, 4, "True") == 0;
+  if (order == std::string::npos ||
+      (!fortran && header.compare(order, 5, "False") != 0)) {
+    return Bad(path, "no fortran_order");
+  }
+  if (!Enclosed(header, ValueOf(header, "shape"), '(', ')', &shape_text)) {
+    return Bad(path, "no shape");
+  }
   std::vector<int64_t> dims;
-  for (absl::string_view part : absl::StrSplit(std::string(m[1]), ',')) {
+  for (absl::string_view part : absl::StrSplit(shape_text, ',')) {
     part = absl::StripAsciiWhitespace(part);
     if (part.empty()) continue;
     int64_t d;

@@ -32,6 +32,7 @@ constexpr char kUsage[] =
     "                [--format text|json] [--timing] [--cpu-devices N]\n"
     "                [--log-device-placement] [--no-soft-placement] [--op-timing]\n"
     "                [--intra-op-threads N] [--inter-op-threads N]\n"
+    "                [--max-input-bytes N]\n"
     "\n"
     "  --graph FILE    GraphDef, binary (.pb) or text (.pbtxt); detected from the bytes\n"
     "  --fetch T       tensor to print: 'node' or 'node:i' (repeatable)\n"
@@ -56,6 +57,8 @@ constexpr char kUsage[] =
     "                  ConfigProto.intra_op_parallelism_threads; default: cores\n"
     "  --inter-op-threads N  threads running independent kernels at once, as\n"
     "                  ConfigProto.inter_op_parallelism_threads; default: cores\n"
+    "  --max-input-bytes N  refuse a --graph or @file.npy larger than N bytes\n"
+    "                  (default 1 GiB)\n"
     "  --op-timing     trace the steps after the first and print the kernel time\n"
     "                  per op type to stderr (tracing slows the steps a little)\n"
     "  --format F      text (default) or json: {\"fetches\": {T: {dtype, shape, values}}}\n";
@@ -84,6 +87,7 @@ DataType DtypeOfTensor(const tensorflow::GraphDef& graph,
 
 absl::Status ParseFeeds(const tensorflow::GraphDef& graph,
                         const std::vector<std::string>& specs,
+                        int64_t max_file_bytes,
                         std::vector<std::pair<std::string, Tensor>>* feeds) {
   for (const std::string& spec : specs) {
     const size_t eq = spec.find('=');
@@ -93,7 +97,8 @@ absl::Status ParseFeeds(const tensorflow::GraphDef& graph,
     }
     const std::string name = spec.substr(0, eq);
     absl::StatusOr<Tensor> value =
-        ParseFeedValue(spec.substr(eq + 1), DtypeOfTensor(graph, name));
+        ParseFeedValue(spec.substr(eq + 1), DtypeOfTensor(graph, name),
+                       max_file_bytes);
     if (!value.ok()) {
       return WithContext(value.status(), absl::StrCat("feed '", name, "'"));
     }
@@ -135,13 +140,14 @@ double ProcessCpuMicros() {
 // step) says how much of the machine a step costs: on a busy machine a
 // process's step time is mostly its share of the cores.
 void PrintTiming(std::vector<double> micros, double cpu_micros_after_first) {
+  const size_t steps = micros.size();
   const double first = micros.front();
   if (micros.size() > 1) micros.erase(micros.begin());
   std::sort(micros.begin(), micros.end());
   std::fprintf(stderr,
                "timing: steps=%zu first_step_us=%.1f median_step_us=%.2f "
                "min_step_us=%.2f max_step_us=%.2f cpu_us_per_step=%.2f\n",
-               micros.size() + 1, first, micros[micros.size() / 2],
+               steps, first, micros[micros.size() / 2],
                micros.front(), micros.back(),
                cpu_micros_after_first / static_cast<double>(micros.size()));
 }
@@ -163,6 +169,7 @@ int RunCommand(int argc, char** argv) {
                   {"log-device-placement", kSwitch},
                   {"no-soft-placement", kSwitch},
                   {"op-timing", kSwitch},
+                  {"max-input-bytes", kValue},
                   {"help", kSwitch}});
   if (std::optional<int> exit = StartCommand(argc, argv, kUsage, {"graph"}, &cl)) {
     return *exit;
@@ -180,14 +187,17 @@ int RunCommand(int argc, char** argv) {
       cl.GetPositiveInt("intra-op-threads", 0, kMaxPoolThreads);
   absl::StatusOr<int64_t> inter_op =
       cl.GetPositiveInt("inter-op-threads", 0, kMaxPoolThreads);
-  for (const auto* flag : {&steps, &cpu_devices, &intra_op, &inter_op}) {
+  absl::StatusOr<int64_t> max_input =
+      cl.GetPositiveInt("max-input-bytes", kDefaultMaxInputBytes);
+  for (const auto* flag :
+       {&steps, &cpu_devices, &intra_op, &inter_op, &max_input}) {
     if (!flag->ok()) return ReportUsage(flag->status(), kUsage);
   }
 
-  absl::StatusOr<tensorflow::GraphDef> graph = ReadGraphDefFile(cl.Get("graph"));
+  absl::StatusOr<tensorflow::GraphDef> graph = ReadGraphDefFile(cl.Get("graph"), *max_input);
   if (!graph.ok()) return ReportError(graph.status());
   std::vector<std::pair<std::string, Tensor>> feeds;
-  if (absl::Status s = ParseFeeds(*graph, cl.GetAll("feed"), &feeds); !s.ok()) {
+  if (absl::Status s = ParseFeeds(*graph, cl.GetAll("feed"), *max_input, &feeds); !s.ok()) {
     return ReportError(s);
   }
 

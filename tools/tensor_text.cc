@@ -1,5 +1,6 @@
 #include "tools/tensor_text.h"
 
+#include <algorithm>
 #include <charconv>
 #include <cmath>
 #include <vector>
@@ -45,6 +46,26 @@ absl::Status Flatten(const Json& j, int depth, std::vector<int64_t>* shape,
     WEFT_RETURN_IF_ERROR(Flatten(e, depth + 1, shape, leaves));
   }
   return absl::OkStatus();
+}
+
+// The deepest nesting of [ and { in JSON text, outside strings.
+int MaxBracketDepth(const std::string& text) {
+  int depth = 0, deepest = 0;
+  bool in_string = false;
+  for (size_t i = 0; i < text.size(); ++i) {
+    const char c = text[i];
+    if (in_string) {
+      if (c == '\\') ++i;
+      else if (c == '"') in_string = false;
+    } else if (c == '"') {
+      in_string = true;
+    } else if (c == '[' || c == '{') {
+      deepest = std::max(deepest, ++depth);
+    } else if (c == ']' || c == '}') {
+      --depth;
+    }
+  }
+  return deepest;
 }
 
 DataType InferDtype(const std::vector<const Json*>& leaves) {
@@ -228,12 +249,21 @@ void AppendText(const Tensor& t, int dim, int64_t offset, int64_t stride_prod,
 
 }  // namespace
 
-absl::StatusOr<Tensor> ParseFeedValue(const std::string& text, DataType hint) {
+absl::StatusOr<Tensor> ParseFeedValue(const std::string& text, DataType hint,
+                                      int64_t max_file_bytes) {
   if (!text.empty() && text[0] == '@') {
     const std::string path = text.substr(1);
-    WEFT_ASSIGN_OR_RETURN(std::string bytes, ReadFileToString(path));
+    WEFT_ASSIGN_OR_RETURN(std::string bytes,
+                          ReadFileToString(path, max_file_bytes));
     WEFT_ASSIGN_OR_RETURN(Tensor t, ParseNpy(bytes, path));
     return CastNpy(t, hint);
+  }
+  // Flatten (and the JSON value's own structure) go one level per bracket:
+  // bound the depth before anything recurses. The object form adds one.
+  if (const int depth = MaxBracketDepth(text); depth > kMaxTensorRank + 1) {
+    return absl::InvalidArgumentError(absl::StrCat(
+        "feed value nests lists ", depth, " deep; a tensor has at most ",
+        kMaxTensorRank, " dimensions"));
   }
   Json j = Json::parse(text, nullptr, /*allow_exceptions=*/false);
   if (j.is_discarded()) {

@@ -37,6 +37,7 @@ std::string Usage() {
       "\n"
       "  --graph FILE     a training graph from 'weft graphgen' (nodes images,\n"
       "                   labels, loss, train_op, init; accuracy optional)\n"
+      "  --max-input-bytes N  refuse a --graph larger than N bytes (default 1 GiB)\n"
       "  --steps N        training steps (default 100)\n"
       "  --data D         synthetic (default; seeded, learnable) or digits\n"
       "                   (scikit-learn's 8x8 digits, exported by tools/setup.sh)\n"
@@ -244,6 +245,7 @@ int TrainCommand(int argc, char** argv) {
                                            {"data-seed", kValue},
                                            {"log-every", kValue},
                                            {"cpu-devices", kValue},
+                                           {"max-input-bytes", kValue},
                                            {"help", kSwitch}};
   AddModelFlags(&flags);
   CommandLine cl(flags);
@@ -262,7 +264,9 @@ int TrainCommand(int argc, char** argv) {
       cl.GetPositiveInt("log-every", o.log_every);
   absl::StatusOr<int64_t> cpu_devices =
       cl.GetPositiveInt("cpu-devices", o.cpu_devices, kMaxLocalCpuDevices);
-  for (const auto* flag : {&steps, &log_every, &cpu_devices}) {
+  absl::StatusOr<int64_t> max_input =
+      cl.GetPositiveInt("max-input-bytes", kDefaultMaxInputBytes);
+  for (const auto* flag : {&steps, &log_every, &cpu_devices, &max_input}) {
     if (!flag->ok()) return ReportUsage(flag->status(), usage.c_str());
   }
   o.steps = *steps;
@@ -285,7 +289,7 @@ int TrainCommand(int argc, char** argv) {
                                         "(the graph already fixes it)"));
       }
     }
-    absl::StatusOr<tensorflow::GraphDef> graph = ReadGraphDefFile(cl.Get("graph"));
+    absl::StatusOr<tensorflow::GraphDef> graph = ReadGraphDefFile(cl.Get("graph"), *max_input);
     if (!graph.ok()) return ReportError(graph.status());
     return Train(*graph, absl::StrCat("'", cl.Get("graph"), "'"), o);
   }

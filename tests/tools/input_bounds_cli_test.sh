@@ -1,0 +1,89 @@
+#!/usr/bin/env bash
+# Inputs a user or a file controls that used to crash, hang or exhaust `weft`:
+# unbounded reads (devices, FIFOs, huge files), nesting and rank beyond any
+# tensor's, untrusted .npy headers, binary graphs that look like text, and
+# switches given values. Each must end in a clean error or the right result.
+# Usage: input_bounds_cli_test.sh WEFT EXAMPLES_DIR
+set -u
+WEFT=$1
+EXAMPLES=$2
+source "$(dirname "$0")/expect.sh"
+MLP="$EXAMPLES/mlp_classifier.pbtxt"
+EXPECT_TIMEOUT=20
+
+# Reads: only regular files, at most --max-input-bytes.
+expect graph_dev_zero 1 "^error: INVALID_ARGUMENT: '/dev/zero' is not a regular file \(a character device\)" -- \
+  "$WEFT" run --graph /dev/zero --fetch y
+expect graph_directory 1 "^error: INVALID_ARGUMENT: '$TMP' is not a regular file \(a directory\)" -- \
+  "$WEFT" run --graph "$TMP" --fetch y
+mkfifo "$TMP/fifo"
+expect graph_fifo_no_writer 1 "^error: INVALID_ARGUMENT: '$TMP/fifo' is not a regular file \(a pipe\)" -- \
+  "$WEFT" inspect --graph "$TMP/fifo"
+expect graph_over_limit 1 "^error: RESOURCE_EXHAUSTED: '$MLP' has [0-9]+ bytes, more than the limit of 100 \(raise it with --max-input-bytes\)" -- \
+  "$WEFT" run --graph "$MLP" --fetch class --max-input-bytes 100
+expect graph_limit_raised 0 "^class = int64 \[1\]" -- \
+  "$WEFT" run --graph "$MLP" --fetch class --feed 'x=[[1, 2, 3, 4]]' --max-input-bytes 100000
+expect train_graph_over_limit 1 "RESOURCE_EXHAUSTED: .*more than the limit of 10 " -- \
+  "$WEFT" train --graph "$MLP" --max-input-bytes 10
+expect bad_limit 2 "--max-input-bytes must be a positive integer" -- \
+  "$WEFT" inspect --graph "$MLP" --max-input-bytes -5
+expect feed_npy_dev_zero 1 "^error: INVALID_ARGUMENT: feed 'x': '/dev/zero' is not a regular file" -- \
+  "$WEFT" run --graph "$MLP" --fetch class --feed x=@/dev/zero
+
+# Nesting and rank: bounded before anything recurses or allocates.
+deep=$(python3 -c 'print("[" * 20000 + "]" * 20000)')
+expect feed_deep_nesting 1 "^error: INVALID_ARGUMENT: feed 'x': feed value nests lists 20000 deep; a tensor has at most 254 dimensions" -- \
+  "$WEFT" run --graph "$MLP" --fetch class --feed "x=$deep"
+expect feed_deep_object 1 "nests lists 20001 deep" -- \
+  "$WEFT" run --graph "$MLP" --fetch class --feed "x={\"values\": $deep}"
+ones=$(python3 -c 'print(",".join(["1"] * 255))')
+expect feed_rank_over_cap 1 "shape has 255 dimensions, more than the maximum rank 254" -- \
+  "$WEFT" run --graph "$MLP" --fetch class --feed "x={\"shape\": [$ones], \"values\": 1}"
+
+# .npy headers are scanned, not matched with a backtracking regex: a header
+# of hundreds of kilobytes parses (std::regex overflowed the stack on it).
+python3 - "$TMP" <<'PY'
+import struct, sys
+d = sys.argv[1]
+def npy(header, data):
+    h = header + b"\n"
+    return b"\x93NUMPY\x02\x00" + struct.pack("<I", len(h)) + h + data
+data = struct.pack("<4f", 1, 2, 3, 4)
+open(d + "/long_header.npy", "wb").write(npy(
+    b"{'descr': '<f4', 'fortran_order': False, 'shape': (1," + b" " * 400000 + b"4), }", data))
+open(d + "/long_descr.npy", "wb").write(npy(
+    b"{'descr': '" + b"x" * 400000 + b"', 'fortran_order': False, 'shape': (1, 4), }", data))
+open(d + "/no_shape.npy", "wb").write(npy(b"{'descr': '<f4', 'fortran_order': False, 'shape': (1, 4", data))
+# A binary GraphDef of one node whose bytes are all printable: a 40-byte name
+# makes every length byte printable, so it looks like text format.
+open(d + "/printable.pb", "wb").write(b"\n*\n(" + b"a" * 40)
+PY
+expect npy_long_header 0 "^class = int64 \[1\]" -- \
+  "$WEFT" run --graph "$MLP" --fetch class --feed "x=@$TMP/long_header.npy"
+expect npy_long_descr 1 "unsupported dtype descr 'x{32}\.\.\.' " -- \
+  "$WEFT" run --graph "$MLP" --fetch class --feed "x=@$TMP/long_descr.npy"
+expect npy_unclosed_shape 1 "is not a readable .npy file: no shape" -- \
+  "$WEFT" run --graph "$MLP" --fetch class --feed "x=@$TMP/no_shape.npy"
+
+# Format detection: printable bytes that are not text format are tried as
+# binary before the text error is reported.
+expect binary_that_looks_like_text 1 "^graph: 1 nodes" -- \
+  "$WEFT" inspect --graph "$TMP/printable.pb"
+
+# Switches: a value is honoured or a usage error, never silently "on".
+expect switch_false_honoured 0 "^class = int64" -- \
+  "$WEFT" run --graph "$MLP" --fetch class --feed 'x=[[1, 2, 3, 4]]' --timing=false
+out=$("$WEFT" run --graph "$MLP" --fetch class --feed 'x=[[1, 2, 3, 4]]' --timing=false 2>&1)
+if grep -q "^timing:" <<<"$out"; then fail switch_false_no_timing "$out"; else pass switch_false_no_timing; fi
+out=$("$WEFT" run --graph "$MLP" --fetch class --feed 'x=[[1, 2, 3, 4]]' --log-device-placement=0 2>&1)
+if grep -q "CPU:0" <<<"$out"; then fail switch_zero_no_placement "$out"; else pass switch_zero_no_placement; fi
+expect switch_true 0 "^timing: steps=3 " -- \
+  "$WEFT" run --graph "$MLP" --fetch class --feed 'x=[[1, 2, 3, 4]]' --timing=true --steps 3
+expect switch_bad_value 2 "^usage error: switch --no-soft-placement takes no value or true/false, not 'maybe'" -- \
+  "$WEFT" run --graph "$MLP" --fetch class --no-soft-placement=maybe
+expect switch_last_wins 2 "no-soft-placement goes with --placed" -- \
+  "$WEFT" inspect --graph "$MLP" --no-soft-placement=false --no-soft-placement
+expect timing_counts_one_step 0 "^timing: steps=1 " -- \
+  "$WEFT" run --graph "$MLP" --fetch class --feed 'x=[[1, 2, 3, 4]]' --timing
+
+finish
