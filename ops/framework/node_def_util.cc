@@ -77,15 +77,22 @@ absl::Status WrongKind(const NodeDef& node, absl::string_view name,
                    AttrKind(v), ", expected ", expected));
 }
 
+// The most tensors one number attr (N, num_split, num) may give an arg:
+// 2^20, so a hostile attr costs at most 4 MiB of types, not 2^31 of them,
+// before ValidateNodeDef compares the input count with the node's inputs.
+// (Shape functions and the builder resolve types of nodes whose inputs are
+// not filled in yet, so the bound cannot be the node's own inputs.)
+constexpr int64_t kMaxArgCount = int64_t{1} << 20;
+
 // Resolves the dtypes of one arg; appends to `types`.
 absl::Status ArgTypes(const NodeDef& node, const OpDef::ArgDef& arg,
                       DataTypeVector* types) {
-  auto finish = [&](DataType dt, int count) {
-    for (int i = 0; i < count; ++i) {
+  auto finish = [&](DataType dt, int64_t count) {
+    for (int64_t i = 0; i < count; ++i) {
       types->push_back(arg.is_ref() ? MakeRefType(dt) : dt);
     }
   };
-  int count = 1;
+  int64_t count = 1;
   if (!arg.number_attr().empty()) {
     int64_t n;
     WEFT_RETURN_IF_ERROR(GetNodeAttr(node, arg.number_attr(), &n));
@@ -93,7 +100,13 @@ absl::Status ArgTypes(const NodeDef& node, const OpDef::ArgDef& arg,
       return absl::InvalidArgumentError(absl::StrCat(
           NodeLabel(node), ": attr '", arg.number_attr(), "' is negative"));
     }
-    count = static_cast<int>(n);
+    if (n > kMaxArgCount) {
+      return absl::InvalidArgumentError(absl::StrCat(
+          NodeLabel(node), ": attr '", arg.number_attr(), "' is ", n,
+          ", more than the ", kMaxArgCount, " tensors an arg ('", arg.name(),
+          "') may have"));
+    }
+    count = n;
   }
   if (!arg.type_list_attr().empty()) {
     DataTypeVector list;

@@ -40,6 +40,22 @@ ones=$(python3 -c 'print(",".join(["1"] * 255))')
 expect feed_rank_over_cap 1 "shape has 255 dimensions, more than the maximum rank 254" -- \
   "$WEFT" run --graph "$MLP" --fetch class --feed "x={\"shape\": [$ones], \"values\": 1}"
 
+# Number attrs: bounded (2^20 tensors an arg) before a list of 2^30 dtypes
+# is built; within the bound the node's inputs are counted as before.
+const='node { name: "a" op: "Const" attr { key: "dtype" value { type: DT_FLOAT } } attr { key: "value" value { tensor { dtype: DT_FLOAT tensor_shape { dim { size: 2 } } float_val: 1 } } } }'
+dim='node { name: "d" op: "Const" attr { key: "dtype" value { type: DT_INT32 } } attr { key: "value" value { tensor { dtype: DT_INT32 tensor_shape {} int_val: 0 } } } }'
+for n in 1073741824 2147483650; do
+  { echo "$const"; echo "node { name: \"s\" op: \"AddN\" input: \"a\" input: \"a\" attr { key: \"N\" value { i: $n } } attr { key: \"T\" value { type: DT_FLOAT } } }"; } >"$TMP/addn_$n.pbtxt"
+  { echo "$const"; echo "$dim"; echo "node { name: \"s\" op: \"Split\" input: \"d\" input: \"a\" attr { key: \"num_split\" value { i: $n } } attr { key: \"T\" value { type: DT_FLOAT } } }"; } >"$TMP/split_$n.pbtxt"
+  expect "addn_n_$n" 1 "^error: INVALID_ARGUMENT: node 's' \(AddN\): attr 'N' is $n, more than the 1048576 tensors an arg \\('inputs'\\) may have" -- \
+    "$WEFT" run --graph "$TMP/addn_$n.pbtxt" --fetch s
+  expect "inspect_split_$n" 1 "^validation: INVALID_ARGUMENT: node 's' \(Split\): attr 'num_split' is $n, more than the 1048576 tensors an arg \\('output'\\) may have" -- \
+    "$WEFT" inspect --graph "$TMP/split_$n.pbtxt"
+done
+{ echo "$const"; echo 'node { name: "s" op: "AddN" input: "a" input: "a" attr { key: "N" value { i: 5 } } attr { key: "T" value { type: DT_FLOAT } } }'; } >"$TMP/addn_5.pbtxt"
+expect addn_n_5 1 "^error: INVALID_ARGUMENT: node 's' \(AddN\): has 2 data inputs, op AddN expects 5" -- \
+  "$WEFT" run --graph "$TMP/addn_5.pbtxt" --fetch s
+
 # .npy headers are scanned, not matched with a backtracking regex: a header
 # of hundreds of kilobytes parses (std::regex overflowed the stack on it).
 python3 - "$TMP" <<'PY'
