@@ -2,6 +2,7 @@
 
 #include <algorithm>
 
+#include "absl/strings/match.h"
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_join.h"
 #include "runtime/status.h"
@@ -78,7 +79,11 @@ absl::StatusOr<std::unique_ptr<OpKernel>> KernelRegistry::CreateKernel(
                                     std::move(outputs));
   std::unique_ptr<OpKernel> kernel = e->factory(&construction);
   if (!construction.status().ok()) {
-    return WithContext(construction.status(), NodeLabel(node));
+    // Errors from GetNodeAttr already start with the node's label.
+    const absl::Status& s = construction.status();
+    const std::string label = NodeLabel(node);
+    if (absl::StartsWith(s.message(), label)) return s;
+    return WithContext(s, label);
   }
   return kernel;
 }

@@ -37,8 +37,11 @@ absl::Status InferenceContext::WithRankAtLeast(int i, int rank) const {
 }
 
 PartialShape InferenceContext::InputAsShape(int i) const {
+  // A shape has at most kMaxTensorRank dims: a longer vector (known, or only
+  // declared, like a Const claiming 2^40 elements) is left to the kernel to
+  // refuse, and nothing is built in proportion to its claimed length.
   const Tensor* t = input_tensors_[i];
-  if (t != nullptr && t->dims() == 1) {
+  if (t != nullptr && t->dims() == 1 && t->NumElements() <= kMaxTensorRank) {
     std::vector<int64_t> dims;
     for (int64_t k = 0; k < t->NumElements(); ++k) {
       dims.push_back(t->dtype() == DT_INT32 ? t->data<int32_t>()[k]
@@ -47,7 +50,8 @@ PartialShape InferenceContext::InputAsShape(int i) const {
     return PartialShape(dims);
   }
   const PartialShape& s = inputs_[i];
-  if (s.known_rank() && s.rank() == 1 && s.dim(0) >= 0) {
+  if (s.known_rank() && s.rank() == 1 && s.dim(0) >= 0 &&
+      s.dim(0) <= kMaxTensorRank) {
     return PartialShape(std::vector<int64_t>(s.dim(0), -1));
   }
   return PartialShape::UnknownRank();

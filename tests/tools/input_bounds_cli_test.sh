@@ -56,6 +56,18 @@ done
 expect addn_n_5 1 "^error: INVALID_ARGUMENT: node 's' \(AddN\): has 2 data inputs, op AddN expects 5" -- \
   "$WEFT" run --graph "$TMP/addn_5.pbtxt" --fetch s
 
+# A Const shape input that claims 2^40 elements while holding one value:
+# shape inference builds nothing in proportion to the claim (it aborted with
+# bad_alloc), and running it is a clean RESOURCE_EXHAUSTED naming the node once.
+cat >"$TMP/fill.pbtxt" <<'PB'
+node { name: "dims" op: "Const" attr { key: "dtype" value { type: DT_INT32 } } attr { key: "value" value { tensor { dtype: DT_INT32 tensor_shape { dim { size: 1099511627776 } } int_val: 3 } } } }
+node { name: "v" op: "Const" attr { key: "dtype" value { type: DT_FLOAT } } attr { key: "value" value { tensor { dtype: DT_FLOAT tensor_shape {} float_val: 1 } } } }
+node { name: "f" op: "Fill" input: "dims" input: "v" attr { key: "T" value { type: DT_FLOAT } } attr { key: "index_type" value { type: DT_INT32 } } }
+PB
+expect inspect_claimed_shape 0 "^validation: ok" -- "$WEFT" inspect --graph "$TMP/fill.pbtxt"
+expect run_claimed_shape 1 "^error: RESOURCE_EXHAUSTED: node 'dims' \(Const\): attr 'value': out of memory allocating tensor of shape \[1099511627776\]" -- \
+  "$WEFT" run --graph "$TMP/fill.pbtxt" --fetch f
+
 # .npy headers are scanned, not matched with a backtracking regex: a header
 # of hundreds of kilobytes parses (std::regex overflowed the stack on it).
 python3 - "$TMP" <<'PY'
