@@ -100,6 +100,16 @@ class RangeOp : public OpKernel {
     const T start = c->input(0).data<T>()[0];
     const T limit = c->input(1).data<T>()[0];
     const T delta = c->input(2).data<T>()[0];
+    if constexpr (!std::is_integral_v<T>) {
+      // NaN compares false with everything: say so, rather than claim a
+      // failed order check.
+      const T values[3] = {start, limit, delta};
+      for (int i = 0; i < 3; ++i) {
+        OP_REQUIRES(c, !std::isnan(values[i]),
+                    absl::InvalidArgumentError(absl::StrCat(
+                        "Range's ", names[i], " is NaN")));
+      }
+    }
     OP_REQUIRES(c, delta != T(0),
                 absl::InvalidArgumentError("Range requires delta != 0"));
     if (delta > T(0)) {

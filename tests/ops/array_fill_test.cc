@@ -1,4 +1,5 @@
 // Fill, ZerosLike, OnesLike, Range, OneHot.
+#include <limits>
 #include <string>
 #include <vector>
 
@@ -130,6 +131,14 @@ TEST(RangeTest, Errors) {
   EXPECT_STATUS(RunStatus(NodeBuilder("r", "Range"),
                           {Vec<int32_t>({1, 2}), Scalar<int32_t>(5), Scalar<int32_t>(1)}),
                 absl::StatusCode::kInvalidArgument, "start must be a scalar");
+  // NaN fails every comparison: the error says NaN, not a false order claim.
+  const float nan = std::numeric_limits<float>::quiet_NaN();
+  EXPECT_STATUS(RunStatus(NodeBuilder("r", "Range").Attr("Tidx", DT_FLOAT),
+                          {Scalar(0.0f), Scalar(5.0f), Scalar(nan)}),
+                absl::StatusCode::kInvalidArgument, "Range's delta is NaN");
+  EXPECT_STATUS(RunStatus(NodeBuilder("r", "Range").Attr("Tidx", DT_FLOAT),
+                          {Scalar(nan), Scalar(5.0f), Scalar(1.0f)}),
+                absl::StatusCode::kInvalidArgument, "Range's start is NaN");
 }
 
 TEST(OneHotTest, AxesAndOutOfRangeIndices) {
