@@ -4,6 +4,7 @@
 
 #include "absl/container/flat_hash_map.h"
 #include "absl/strings/ascii.h"
+#include "absl/strings/escaping.h"
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_join.h"
 #include "graph/algorithm.h"
@@ -27,7 +28,8 @@ absl::Status CheckNodeName(const tensorflow::NodeDef& node, int index) {
   for (char c : name) ok = ok && IsNameChar(c);
   if (ok) return absl::OkStatus();
   return absl::InvalidArgumentError(absl::StrCat(
-      "node ", index, " (op ", node.op(), ") has invalid name '", name,
+      "node ", index, " (op ", absl::CEscape(node.op()), ") has invalid name '",
+      absl::CEscape(name),
       "': names use letters, digits and _ . - / >, and start with a letter, "
       "digit, '.' or '_'"));
 }

@@ -3,6 +3,8 @@
 #include <cstdint>
 #include <cstdlib>
 
+#include "absl/strings/str_cat.h"
+
 #include <malloc.h>
 #include <unistd.h>
 
@@ -45,28 +47,39 @@ void* TrackingCpuAllocator::Allocate(size_t alignment, size_t num_bytes) {
   void* ptr =
       reinterpret_cast<void*>((start + alignment - 1) & ~(alignment - 1));
   static_cast<void**>(ptr)[-1] = raw;
-  num_allocs_.fetch_add(1, std::memory_order_relaxed);
-  int64_t in_use =
-      bytes_in_use_.fetch_add(num_bytes, std::memory_order_relaxed) + num_bytes;
-  RaiseTo(peak_bytes_in_use_, in_use);
-  RaiseTo(largest_alloc_size_, static_cast<int64_t>(num_bytes));
+  const int64_t n = static_cast<int64_t>(num_bytes);
+  counters_.Record(
+      n, counters_.bytes_in_use.fetch_add(n, std::memory_order_relaxed) + n);
   return ptr;
 }
 
 void TrackingCpuAllocator::Deallocate(void* ptr, size_t num_bytes) {
   if (ptr == nullptr) return;
-  bytes_in_use_.fetch_sub(num_bytes, std::memory_order_relaxed);
+  counters_.bytes_in_use.fetch_sub(static_cast<int64_t>(num_bytes),
+                                   std::memory_order_relaxed);
   std::free(static_cast<void**>(ptr)[-1]);
 }
 
-AllocatorStats TrackingCpuAllocator::GetStats() const {
+AllocatorStats TrackingCpuAllocator::GetStats() const { return counters_.Read(); }
+
+namespace allocator_internal {
+
+void Counters::Record(int64_t bytes, int64_t in_use) {
+  num_allocs.fetch_add(1, std::memory_order_relaxed);
+  RaiseTo(peak_bytes_in_use, in_use);
+  RaiseTo(largest_alloc_size, bytes);
+}
+
+AllocatorStats Counters::Read() const {
   AllocatorStats stats;
-  stats.num_allocs = num_allocs_.load(std::memory_order_relaxed);
-  stats.bytes_in_use = bytes_in_use_.load(std::memory_order_relaxed);
-  stats.peak_bytes_in_use = peak_bytes_in_use_.load(std::memory_order_relaxed);
-  stats.largest_alloc_size = largest_alloc_size_.load(std::memory_order_relaxed);
+  stats.num_allocs = num_allocs.load(std::memory_order_relaxed);
+  stats.bytes_in_use = bytes_in_use.load(std::memory_order_relaxed);
+  stats.peak_bytes_in_use = peak_bytes_in_use.load(std::memory_order_relaxed);
+  stats.largest_alloc_size = largest_alloc_size.load(std::memory_order_relaxed);
   return stats;
 }
+
+}  // namespace allocator_internal
 
 namespace {
 
@@ -88,5 +101,52 @@ Allocator* CpuAllocator() {
   }();
   return allocator;
 }
+
+LimitedAllocator* LimitedAllocator::New(Allocator* base, int64_t limit_bytes) {
+  return new LimitedAllocator(base, limit_bytes);
+}
+
+void LimitedAllocator::Unref() {
+  if (refs_.fetch_sub(1, std::memory_order_acq_rel) == 1) delete this;
+}
+
+std::string LimitedAllocator::Name() const {
+  return absl::StrCat(base_->Name(), " (session memory limit ", limit_bytes_,
+                      " bytes, ",
+                      counters_.bytes_in_use.load(std::memory_order_relaxed),
+                      " in use; raise SessionOptions.memory_limit_bytes or "
+                      "--memory-limit)");
+}
+
+void* LimitedAllocator::Allocate(size_t alignment, size_t num_bytes) {
+  if (num_bytes > static_cast<size_t>(limit_bytes_)) return nullptr;
+  const int64_t n = static_cast<int64_t>(num_bytes);
+  // Reserve first, so that concurrent requests cannot together pass the
+  // limit; give the reservation back if it does not fit or malloc fails.
+  std::atomic<int64_t>& bytes_in_use = counters_.bytes_in_use;
+  const int64_t in_use = bytes_in_use.fetch_add(n, std::memory_order_relaxed) + n;
+  if (in_use > limit_bytes_) {
+    bytes_in_use.fetch_sub(n, std::memory_order_relaxed);
+    return nullptr;
+  }
+  void* ptr = base_->Allocate(alignment, num_bytes);
+  if (ptr == nullptr) {
+    bytes_in_use.fetch_sub(n, std::memory_order_relaxed);
+    return nullptr;
+  }
+  refs_.fetch_add(1, std::memory_order_relaxed);
+  counters_.Record(n, in_use);
+  return ptr;
+}
+
+void LimitedAllocator::Deallocate(void* ptr, size_t num_bytes) {
+  if (ptr == nullptr) return;
+  base_->Deallocate(ptr, num_bytes);
+  counters_.bytes_in_use.fetch_sub(static_cast<int64_t>(num_bytes),
+                                   std::memory_order_relaxed);
+  Unref();
+}
+
+AllocatorStats LimitedAllocator::GetStats() const { return counters_.Read(); }
 
 }  // namespace weft

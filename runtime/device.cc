@@ -64,24 +64,36 @@ std::unique_ptr<DeviceMgr> NewLocalDeviceMgr(
           : DefaultThreadCount();
   // One pool for all the CPU devices (see the header): they share the cores.
   auto intra_op_pool = std::make_shared<ThreadPool>("cpu_intra_op", threads);
+  LimitedAllocator* limited =
+      options.host_memory_limit_bytes > 0
+          ? LimitedAllocator::New(CpuAllocator(),
+                                  options.host_memory_limit_bytes)
+          : nullptr;
+  Allocator* host = limited != nullptr ? limited : CpuAllocator();
   std::vector<std::unique_ptr<Device>> devices;
   for (int i = 0; i < num_cpus; ++i) {
     tensorflow::DeviceAttributes attrs;
     attrs.set_name(FullDeviceName(options.job, options.replica, options.task,
                                   kDeviceTypeCpu, i));
     attrs.set_device_type(kDeviceTypeCpu);
-    attrs.set_memory_limit(int64_t{1} << 32);
+    attrs.set_memory_limit(options.host_memory_limit_bytes > 0
+                               ? options.host_memory_limit_bytes
+                               : int64_t{1} << 32);
     attrs.set_incarnation(NewIncarnation());
     attrs.set_physical_device_desc("host CPU (Eigen)");
-    devices.push_back(std::make_unique<Device>(std::move(attrs), CpuAllocator(),
+    devices.push_back(std::make_unique<Device>(std::move(attrs), host,
                                                intra_op_pool));
   }
   for (auto& d : accelerators) devices.push_back(std::move(d));
-  return std::make_unique<DeviceMgr>(std::move(devices));
+  return std::make_unique<DeviceMgr>(std::move(devices), limited);
 }
 
 DeviceMgr::DeviceMgr(std::vector<std::unique_ptr<Device>> devices)
-    : devices_(std::move(devices)) {
+    : DeviceMgr(std::move(devices), nullptr) {}
+
+DeviceMgr::DeviceMgr(std::vector<std::unique_ptr<Device>> devices,
+                     LimitedAllocator* host_allocator)
+    : host_allocator_(host_allocator), devices_(std::move(devices)) {
   for (auto& d : devices_) device_ptrs_.push_back(d.get());
 }
 

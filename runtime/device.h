@@ -68,12 +68,19 @@ struct LocalDeviceOptions {
   int num_cpus = 1;
   // Threads of the intra-op pool the CPU devices share; 0 = the cores.
   int intra_op_threads = 0;
+  // Bytes of host memory the CPU devices' tensors may hold at once (a
+  // LimitedAllocator shared by them); 0 = no limit beyond the machine's.
+  int64_t host_memory_limit_bytes = 0;
 };
 
 class DeviceMgr {
  public:
   static std::unique_ptr<DeviceMgr> NewLocal(const LocalDeviceOptions& options);
   explicit DeviceMgr(std::vector<std::unique_ptr<Device>> devices);
+  // As above, also holding a reference to `host_allocator` (which the CPU
+  // devices allocate from) and dropping it after the devices are gone.
+  DeviceMgr(std::vector<std::unique_ptr<Device>> devices,
+            LimitedAllocator* host_allocator);
 
   const std::vector<Device*>& devices() const { return device_ptrs_; }
   // Accepts the full name or a short one ("/device:CPU:1", "/cpu:1", "CPU:1").
@@ -81,6 +88,12 @@ class DeviceMgr {
   Device* default_device() const { return device_ptrs_.front(); }
 
  private:
+  struct UnrefAllocator {
+    void operator()(LimitedAllocator* a) const { a->Unref(); }
+  };
+  // Declared first so that it outlives the devices (their variables free
+  // into it); blocks still out in fetched tensors keep it alive after that.
+  std::unique_ptr<LimitedAllocator, UnrefAllocator> host_allocator_;
   std::vector<std::unique_ptr<Device>> devices_;
   std::vector<Device*> device_ptrs_;
 };

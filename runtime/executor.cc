@@ -10,10 +10,13 @@
 #include "absl/base/thread_annotations.h"
 #include "absl/container/flat_hash_map.h"
 #include "absl/container/inlined_vector.h"
+#include "absl/strings/escaping.h"
+#include "absl/strings/match.h"
 #include "absl/strings/str_cat.h"
 #include "absl/synchronization/mutex.h"
 #include "absl/synchronization/notification.h"
 #include "absl/time/clock.h"
+#include "ops/framework/node_def_util.h"
 #include "runtime/executor_frames.h"
 #include "runtime/executor_graph.h"
 #include "runtime/resource_mgr.h"
@@ -384,9 +387,14 @@ void Executor::Impl::Step::Fail(absl::Status status) {
 
 void Executor::Impl::Step::Abort(const absl::Status& status,
                                  const NodeItem& item) {
+  // The node on the first line, where users look (unless the kernel named
+  // it already), and TensorFlow's [[{{node}}]] tail for tools that parse it.
+  const std::string label = NodeLabel(item.kernel->name(), item.kernel->type_string());
+  const bool named = absl::StartsWith(status.message(), label);
   Fail(absl::Status(
       status.code(),
-      absl::StrCat(status.message(), NodeErrorSuffix(item.kernel->name()))));
+      absl::StrCat(named ? "" : label, named ? "" : ": ", status.message(),
+                   NodeErrorSuffix(absl::CEscape(item.kernel->name())))));
   aborted_.store(true, std::memory_order_release);
   if (args_.cancellation != nullptr) args_.cancellation->StartCancel();
 }

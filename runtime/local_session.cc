@@ -103,6 +103,8 @@ LocalSession::LocalSession(const SessionOptions& options)
   }
   device_options.intra_op_threads =
       std::max(0, config.intra_op_parallelism_threads());
+  device_options.host_memory_limit_bytes =
+      std::max<int64_t>(0, options.memory_limit_bytes);
   // GPUs as TensorFlow counts them: all there are, unless
   // device_count["GPU"] asks for fewer.
   auto gpus_wanted = config.device_count().find("GPU");

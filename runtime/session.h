@@ -53,6 +53,11 @@ struct SessionOptions {
   // thread), intra_op_parallelism_threads (0 = cores per device) and
   // operation_timeout_in_ms (a default for RunOptions.timeout_in_ms).
   tensorflow::ConfigProto config;
+  // Bytes of host memory the session's tensors (outputs, temporaries,
+  // variables) may hold at once; an allocation past it fails its node with
+  // RESOURCE_EXHAUSTED naming the node, the shape and the bytes. 0 = no
+  // limit but the machine's. `weft run --memory-limit` sets it.
+  int64_t memory_limit_bytes = 0;
   // Where ops and kernels come from; null means the global registries. Must
   // outlive the session.
   const OpRegistry* ops = nullptr;

@@ -37,10 +37,10 @@ TensorBuffer* TensorBuffer::New(Allocator* allocator, DataType dtype,
   // The host allocator, the hot path, is told apart by one comparison.
   DeviceMemoryAllocator* device = nullptr;
   if (allocator != CpuAllocator()) {
-    if (dtype == DT_STRING || dtype == DT_RESOURCE) {
+    device = AsDeviceMemory(allocator);
+    if (device != nullptr && (dtype == DT_STRING || dtype == DT_RESOURCE)) {
       allocator = CpuAllocator();  // strings and handles live on the host
-    } else {
-      device = AsDeviceMemory(allocator);
+      device = nullptr;
     }
   }
   void* data = nullptr;
@@ -131,7 +131,9 @@ absl::StatusOr<Tensor> Tensor::Allocate(Allocator* allocator, DataType dtype,
     if (t.buffer_ == nullptr) {
       return absl::ResourceExhaustedError(absl::StrCat(
           "out of memory allocating tensor of shape ", shape.DebugString(),
-          " and dtype ", DataTypeString(dtype), " on ", allocator->Name()));
+          " and dtype ", DataTypeString(dtype), " (",
+          ElementBytes(dtype) * shape.num_elements(), " bytes) on ",
+          allocator->Name()));
     }
     t.data_ = t.buffer_->data();
   }

@@ -1,5 +1,6 @@
 #include "tools/command_line.h"
 
+#include "absl/strings/ascii.h"
 #include "absl/strings/match.h"
 #include "absl/strings/numbers.h"
 #include "absl/strings/str_cat.h"
@@ -78,6 +79,37 @@ absl::StatusOr<int64_t> CommandLine::GetPositiveInt(const std::string& name,
         absl::StrCat("--", name, " must be at most ", max, ", not ", value));
   }
   return value;
+}
+
+absl::StatusOr<int64_t> CommandLine::GetByteSize(const std::string& name,
+                                                 int64_t fallback) const {
+  if (!Has(name)) return fallback;
+  const std::string& text = Get(name);
+  size_t digits = 0;
+  while (digits < text.size() && absl::ascii_isdigit(text[digits])) ++digits;
+  const std::string suffix = absl::AsciiStrToLower(text.substr(digits));
+  int shift = -1;
+  if (suffix.empty() || suffix == "b") {
+    shift = 0;
+  } else {
+    const std::string units = "kmgt";
+    const size_t unit = units.find(suffix[0]);
+    const std::string rest = suffix.substr(1);
+    if (unit != std::string::npos &&
+        (rest.empty() || rest == "b" || rest == "ib")) {
+      shift = 10 * static_cast<int>(unit + 1);
+    }
+  }
+  int64_t count = 0;
+  constexpr int64_t kMaxBytes = int64_t{1} << 62;
+  if (digits == 0 || shift < 0 ||
+      !absl::SimpleAtoi(text.substr(0, digits), &count) || count < 1 ||
+      count > (kMaxBytes >> shift)) {
+    return absl::InvalidArgumentError(absl::StrCat(
+        "--", name, " must be a positive size in bytes (digits, optionally "
+        "followed by K, M, G or T), at most 2^62, not '", text, "'"));
+  }
+  return count << shift;
 }
 
 const std::vector<std::string>& CommandLine::GetAll(

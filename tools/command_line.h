@@ -39,6 +39,12 @@ class CommandLine {
   absl::StatusOr<int64_t> GetPositiveInt(
       const std::string& name, int64_t fallback,
       int64_t max = std::numeric_limits<int64_t>::max()) const;
+  // The flag as a positive byte count, or `fallback` when it is not given:
+  // digits with an optional binary suffix K, M, G or T (also KiB, KB, ...;
+  // case-insensitive), so "512M" is 512 * 2^20. INVALID_ARGUMENT naming the
+  // flag for anything else or for more than 2^62 bytes.
+  absl::StatusOr<int64_t> GetByteSize(const std::string& name,
+                                      int64_t fallback) const;
   // Positional arguments (none of Weft's commands take any yet).
   const std::vector<std::string>& positional() const { return positional_; }
 

@@ -5,6 +5,7 @@
 #include <utility>
 
 #include "absl/container/flat_hash_set.h"
+#include "absl/strings/escaping.h"
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_join.h"
 #include "graph/graph_def_loader.h"
@@ -53,7 +54,7 @@ constexpr size_t kMaxListed = 20;
 
 void AppendList(const std::vector<std::string>& items, std::string* out) {
   for (size_t i = 0; i < items.size() && i < kMaxListed; ++i) {
-    absl::StrAppend(out, "    ", items[i], "\n");
+    absl::StrAppend(out, "    ", absl::CEscape(items[i]), "\n");
   }
   if (items.size() > kMaxListed) {
     absl::StrAppend(out, "    ... and ", items.size() - kMaxListed, " more\n");
@@ -127,19 +128,20 @@ std::string GraphSummaryToText(const GraphSummary& s) {
   std::sort(by_count.begin(), by_count.end());
   absl::StrAppend(&out, "\nops (by count):\n");
   for (const auto& [neg, op] : by_count) {
-    absl::StrAppend(&out, "  ", -neg, "\t", op, "\n");
+    absl::StrAppend(&out, "  ", -neg, "\t", absl::CEscape(op), "\n");
   }
   absl::StrAppend(&out, "\ndevices requested:\n");
   for (const auto& [device, n] : s.devices) {
-    absl::StrAppend(&out, "  ", n, "\t", device.empty() ? "(none)" : device, "\n");
+    absl::StrAppend(&out, "  ", n, "\t", device.empty() ? "(none)" : absl::CEscape(device), "\n");
   }
   absl::StrAppend(&out, "\nvariables (", s.variables.size(), "):\n");
   for (const auto& v : s.variables) {
-    absl::StrAppend(&out, "  ", v.name, "\t", v.dtype, v.shape, "\t(", v.op, ")\n");
+    absl::StrAppend(&out, "  ", absl::CEscape(v.name), "\t", v.dtype, v.shape,
+                    "\t(", absl::CEscape(v.op), ")\n");
   }
   absl::StrAppend(&out, "\ninputs (", s.inputs.size(), "):\n");
   for (const auto& in : s.inputs) {
-    absl::StrAppend(&out, "  ", in.name, "\t", in.dtype, in.shape,
+    absl::StrAppend(&out, "  ", absl::CEscape(in.name), "\t", in.dtype, in.shape,
                     in.op == "Placeholder" ? "" : "\t(has a default)", "\n");
   }
   absl::StrAppend(&out, "\nlikely outputs (consumed by no node):\n  tensors:\n");
@@ -148,7 +150,8 @@ std::string GraphSummaryToText(const GraphSummary& s) {
   AppendList(s.output_targets, &out);
   absl::StrAppend(&out, "\nops Weft cannot run (", s.unsupported.size(), "):\n");
   for (const auto& p : s.unsupported) {
-    absl::StrAppend(&out, "  ", p.node, " (", p.op, "): ", p.reason, "\n");
+    absl::StrAppend(&out, "  ", absl::CEscape(p.node), " (", absl::CEscape(p.op),
+                    "): ", p.reason, "\n");
   }
   absl::StrAppend(&out, "\nvalidation: ", s.validation, "\n");
   return out;
@@ -178,7 +181,8 @@ std::string GraphSummaryToJson(const GraphSummary& s) {
     j["unsupported"].push_back({{"node", p.node}, {"op", p.op}, {"reason", p.reason}});
   }
   j["validation"] = s.validation;
-  return j.dump(2) + "\n";
+  // Names are bytes: invalid UTF-8 becomes U+FFFD rather than an exception.
+  return j.dump(2, ' ', false, nlohmann::json::error_handler_t::replace) + "\n";
 }
 
 }  // namespace weft

@@ -75,7 +75,7 @@ int InspectCommand(int argc, char** argv) {
         kUsage);
   }
   absl::StatusOr<int64_t> max_input =
-      cl.GetPositiveInt("max-input-bytes", kDefaultMaxInputBytes);
+      cl.GetByteSize("max-input-bytes", kDefaultMaxInputBytes);
   if (!max_input.ok()) return ReportUsage(max_input.status(), kUsage);
   const bool json = cl.Get("format", "text") == "json";
   absl::StatusOr<tensorflow::GraphDef> graph =
@@ -95,7 +95,8 @@ int InspectCommand(int argc, char** argv) {
     } else if (json) {
       nlohmann::json j = nlohmann::json::parse(text);
       j["placement"] = nlohmann::json::parse(PlacementReportToJson(*report));
-      text = j.dump(2) + "\n";
+      text = j.dump(2, ' ', false, nlohmann::json::error_handler_t::replace) +
+             "\n";
     } else {
       text += PlacementReportToText(*report);
     }

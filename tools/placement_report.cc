@@ -2,6 +2,7 @@
 
 #include <memory>
 
+#include "absl/strings/escaping.h"
 #include "absl/strings/str_cat.h"
 #include "graph/graph_def_loader.h"
 #include "graph/partition.h"
@@ -52,8 +53,8 @@ std::string PlacementReportToText(const PlacementReport& r) {
   }
   absl::StrAppend(&out, "\ndevice of each node:\n");
   for (const NodePlacement& n : r.nodes) {
-    absl::StrAppend(&out, "  ", n.node, "\t", n.device,
-                    n.note.empty() ? "" : "\t(", n.note,
+    absl::StrAppend(&out, "  ", absl::CEscape(n.node), "\t", n.device,
+                    n.note.empty() ? "" : "\t(", absl::CEscape(n.note),
                     n.note.empty() ? "" : ")", "\n");
   }
   return out;
@@ -72,7 +73,7 @@ std::string PlacementReportToJson(const PlacementReport& r) {
     nodes.push_back(entry);
   }
   j["nodes"] = nodes;
-  return j.dump(2);
+  return j.dump(2, ' ', false, nlohmann::json::error_handler_t::replace);
 }
 
 }  // namespace weft

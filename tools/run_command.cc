@@ -32,7 +32,7 @@ constexpr char kUsage[] =
     "                [--format text|json] [--timing] [--cpu-devices N]\n"
     "                [--log-device-placement] [--no-soft-placement] [--op-timing]\n"
     "                [--intra-op-threads N] [--inter-op-threads N]\n"
-    "                [--max-input-bytes N]\n"
+    "                [--max-input-bytes N] [--memory-limit N]\n"
     "\n"
     "  --graph FILE    GraphDef, binary (.pb) or text (.pbtxt); detected from the bytes\n"
     "  --fetch T       tensor to print: 'node' or 'node:i' (repeatable)\n"
@@ -58,7 +58,10 @@ constexpr char kUsage[] =
     "  --inter-op-threads N  threads running independent kernels at once, as\n"
     "                  ConfigProto.inter_op_parallelism_threads; default: cores\n"
     "  --max-input-bytes N  refuse a --graph or @file.npy larger than N bytes\n"
-    "                  (default 1 GiB)\n"
+    "                  (default 1 GiB; sizes take K, M, G or T: 64M)\n"
+    "  --memory-limit N  fail a step with RESOURCE_EXHAUSTED, naming the node,\n"
+    "                  when the session's tensors would hold more than N bytes\n"
+    "                  of host memory (default: no limit but the machine's)\n"
     "  --op-timing     trace the steps after the first and print the kernel time\n"
     "                  per op type to stderr (tracing slows the steps a little)\n"
     "  --format F      text (default) or json: {\"fetches\": {T: {dtype, shape, values}}}\n";
@@ -170,6 +173,7 @@ int RunCommand(int argc, char** argv) {
                   {"no-soft-placement", kSwitch},
                   {"op-timing", kSwitch},
                   {"max-input-bytes", kValue},
+                  {"memory-limit", kValue},
                   {"help", kSwitch}});
   if (std::optional<int> exit = StartCommand(argc, argv, kUsage, {"graph"}, &cl)) {
     return *exit;
@@ -188,9 +192,10 @@ int RunCommand(int argc, char** argv) {
   absl::StatusOr<int64_t> inter_op =
       cl.GetPositiveInt("inter-op-threads", 0, kMaxPoolThreads);
   absl::StatusOr<int64_t> max_input =
-      cl.GetPositiveInt("max-input-bytes", kDefaultMaxInputBytes);
-  for (const auto* flag :
-       {&steps, &cpu_devices, &intra_op, &inter_op, &max_input}) {
+      cl.GetByteSize("max-input-bytes", kDefaultMaxInputBytes);
+  absl::StatusOr<int64_t> memory_limit = cl.GetByteSize("memory-limit", 0);
+  for (const auto* flag : {&steps, &cpu_devices, &intra_op, &inter_op,
+                           &max_input, &memory_limit}) {
     if (!flag->ok()) return ReportUsage(flag->status(), kUsage);
   }
 
@@ -205,6 +210,7 @@ int RunCommand(int argc, char** argv) {
   // (a GPU); by default the CLI runs them where a kernel exists instead of
   // refusing (--log-device-placement marks what moved).
   SessionOptions options;
+  options.memory_limit_bytes = *memory_limit;
   options.config.set_allow_soft_placement(!cl.Has("no-soft-placement"));
   (*options.config.mutable_device_count())["CPU"] = static_cast<int>(*cpu_devices);
   options.config.set_intra_op_parallelism_threads(static_cast<int>(*intra_op));

@@ -38,6 +38,8 @@ std::string Usage() {
       "  --graph FILE     a training graph from 'weft graphgen' (nodes images,\n"
       "                   labels, loss, train_op, init; accuracy optional)\n"
       "  --max-input-bytes N  refuse a --graph larger than N bytes (default 1 GiB)\n"
+      "  --memory-limit N refuse, naming the node, a step whose tensors would\n"
+      "                   hold more than N bytes (sizes take K, M, G or T)\n"
       "  --steps N        training steps (default 100)\n"
       "  --data D         synthetic (default; seeded, learnable) or digits\n"
       "                   (scikit-learn's 8x8 digits, exported by tools/setup.sh)\n"
@@ -152,6 +154,7 @@ struct Options {
   uint64_t data_seed = 1;
   int64_t log_every = 0;
   int cpu_devices = 0;  // 0: CpuDevicesRequested(graph)
+  int64_t memory_limit = 0;  // bytes; 0: no limit
 };
 
 int Train(const tensorflow::GraphDef& graph, const std::string& source,
@@ -165,6 +168,7 @@ int Train(const tensorflow::GraphDef& graph, const std::string& source,
     return ReportError(s);
   }
   SessionOptions session_options;
+  session_options.memory_limit_bytes = o.memory_limit;
   (*session_options.config.mutable_device_count())["CPU"] = cpus;
   // As `weft run`: a node without a kernel on its requested device type
   // falls back to one that has it (CPU ids were checked above).
@@ -199,7 +203,9 @@ int Train(const tensorflow::GraphDef& graph, const std::string& source,
     return secs > 0 ? timed_steps * info->batch / secs : 0.0;
   };
   for (int64_t step = 1; step <= o.steps; ++step) {
-    Batch b = batches.Next();
+    absl::StatusOr<Batch> next = batches.Next();
+    if (!next.ok()) return ReportError(next.status());
+    Batch& b = *next;
     absl::Status s = session->Run({{"images", b.images}, {"labels", b.labels}},
                                   fetches, {"train_op"}, &out);
     if (!s.ok()) return ReportError(WithContext(s, absl::StrCat("step ", step)));
@@ -246,6 +252,7 @@ int TrainCommand(int argc, char** argv) {
                                            {"log-every", kValue},
                                            {"cpu-devices", kValue},
                                            {"max-input-bytes", kValue},
+                                           {"memory-limit", kValue},
                                            {"help", kSwitch}};
   AddModelFlags(&flags);
   CommandLine cl(flags);
@@ -265,13 +272,16 @@ int TrainCommand(int argc, char** argv) {
   absl::StatusOr<int64_t> cpu_devices =
       cl.GetPositiveInt("cpu-devices", o.cpu_devices, kMaxLocalCpuDevices);
   absl::StatusOr<int64_t> max_input =
-      cl.GetPositiveInt("max-input-bytes", kDefaultMaxInputBytes);
-  for (const auto* flag : {&steps, &log_every, &cpu_devices, &max_input}) {
+      cl.GetByteSize("max-input-bytes", kDefaultMaxInputBytes);
+  absl::StatusOr<int64_t> memory_limit = cl.GetByteSize("memory-limit", 0);
+  for (const auto* flag :
+       {&steps, &log_every, &cpu_devices, &max_input, &memory_limit}) {
     if (!flag->ok()) return ReportUsage(flag->status(), usage.c_str());
   }
   o.steps = *steps;
   o.log_every = *log_every;
   o.cpu_devices = static_cast<int>(*cpu_devices);
+  o.memory_limit = *memory_limit;
   if (cl.Has("data-seed") && !absl::SimpleAtoi(cl.Get("data-seed"), &o.data_seed)) {
     return usage_error(absl::StrCat("--data-seed must be a non-negative integer, not '",
                                     cl.Get("data-seed"), "'"));

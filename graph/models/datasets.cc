@@ -167,10 +167,30 @@ void BatchIterator::Shuffle() {  // Fisher-Yates
   }
 }
 
-Batch BatchIterator::Next() {
+absl::StatusOr<Batch> BatchIterator::Next() {
   const int64_t f = data_->features();
-  Batch b{Tensor(DT_FLOAT, TensorShape({batch_, f})),
-          Tensor(DT_INT64, TensorShape({batch_}))};
+  absl::StatusOr<TensorShape> shape = TensorShape::Build({batch_, f});
+  if (!shape.ok()) {
+    return absl::ResourceExhaustedError(absl::StrCat(
+        "a batch of ", batch_, " examples of ", f,
+        " features is too large: ", shape.status().message()));
+  }
+  Batch b;
+  absl::StatusOr<Tensor> images_t = Tensor::Allocate(CpuAllocator(), DT_FLOAT, *shape);
+  if (!images_t.ok()) {
+    return absl::ResourceExhaustedError(absl::StrCat(
+        "images of a batch of ", batch_, " examples: ",
+        images_t.status().message()));
+  }
+  absl::StatusOr<Tensor> labels_t =
+      Tensor::Allocate(CpuAllocator(), DT_INT64, TensorShape({batch_}));
+  if (!labels_t.ok()) {
+    return absl::ResourceExhaustedError(absl::StrCat(
+        "labels of a batch of ", batch_, " examples: ",
+        labels_t.status().message()));
+  }
+  b.images = *std::move(images_t);
+  b.labels = *std::move(labels_t);
   float* images = b.images.flat<float>().data();
   int64_t* labels = b.labels.flat<int64_t>().data();
   for (int64_t i = 0; i < batch_; ++i) {

@@ -84,7 +84,9 @@ class BatchIterator {
   BatchIterator(const BatchIterator&) = delete;
   BatchIterator& operator=(const BatchIterator&) = delete;
 
-  Batch Next();
+  // The next batch, or RESOURCE_EXHAUSTED naming the batch size when its
+  // tensors cannot be allocated (a --batch of 2^40, say).
+  absl::StatusOr<Batch> Next();
   int64_t epoch() const { return epoch_; }
 
  private:

@@ -1,5 +1,6 @@
 #include "ops/framework/node_def_util.h"
 
+#include "absl/strings/escaping.h"
 #include "absl/strings/match.h"
 #include "absl/strings/numbers.h"
 #include "absl/strings/strip.h"
@@ -127,7 +128,14 @@ absl::Status ArgTypes(const NodeDef& node, const OpDef::ArgDef& arg,
 }  // namespace
 
 std::string NodeLabel(const NodeDef& node) {
-  return absl::StrCat("node '", node.name(), "' (", node.op(), ")");
+  return NodeLabel(node.name(), node.op());
+}
+
+std::string NodeLabel(absl::string_view name, absl::string_view op) {
+  // C-escaped: a name may hold NUL or control bytes, which would cut the
+  // message short or rewrite the user's terminal.
+  return absl::StrCat("node '", absl::CEscape(name), "' (", absl::CEscape(op),
+                      ")");
 }
 
 void AddDefaultsToNodeDef(const OpDef& op_def, NodeDef* node) {

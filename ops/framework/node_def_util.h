@@ -68,8 +68,10 @@ absl::Status GetNodeAttr(const tensorflow::NodeDef& node, absl::string_view name
                          DataTypeVector* value);
 bool HasNodeAttr(const tensorflow::NodeDef& node, absl::string_view name);
 
-// "node 'name' (Op)": the prefix used in error messages.
+// "node 'name' (Op)": the prefix used in error messages, with the name and
+// op C-escaped (absl::CEscape) so that any bytes print as one line.
 std::string NodeLabel(const tensorflow::NodeDef& node);
+std::string NodeLabel(absl::string_view name, absl::string_view op);
 
 // Parses "node", "node:3", "^node" (control). Returns false if malformed.
 struct TensorId {

@@ -56,7 +56,7 @@ Result Train(const std::string& device, int steps) {
   tensorflow::RunOptions run_options;
   run_options.set_output_partition_graphs(true);
   for (int i = 0; i < steps; ++i) {
-    Batch b = batches.Next();
+    Batch b = *batches.Next();
     tensorflow::RunMetadata metadata;
     st = session->Run(run_options, {{"images", b.images}, {"labels", b.labels}},
                       {"loss"}, {"train_op"}, &out, i == 0 ? &metadata : nullptr);

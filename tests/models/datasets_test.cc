@@ -82,7 +82,7 @@ TEST(DatasetsTest, BatchesCoverAnEpochThenReshuffle) {
   BatchIterator it(&d, 4, 5);
   std::multiset<int64_t> seen;
   for (int k = 0; k < 3; ++k) {  // 12 examples: one epoch + 2
-    Batch b = it.Next();
+    Batch b = *it.Next();
     ASSERT_EQ(b.images.shape(), TensorShape({4, 64}));
     for (int i = 0; i < 4; ++i) {
       int64_t id = b.labels.flat<int64_t>()[i];
@@ -110,6 +110,18 @@ TEST(DatasetsTest, RealDigitsWhenExported) {
   EXPECT_EQ(d->size(), 1797);
   EXPECT_EQ(d->features(), 64);
   EXPECT_EQ(d->num_classes, 10);
+}
+
+TEST(BatchIteratorTest, BatchTooLargeIsAnError) {
+  SyntheticOptions o;
+  o.examples = 4;
+  Dataset d = MakeSyntheticDataset(o);
+  BatchIterator it(&d, int64_t{1} << 40, 1);
+  absl::StatusOr<Batch> b = it.Next();
+  EXPECT_EQ(b.status().code(), absl::StatusCode::kResourceExhausted);
+  EXPECT_NE(b.status().message().find("a batch of 1099511627776 examples"),
+            std::string::npos)
+      << b.status();
 }
 
 }  // namespace

@@ -74,7 +74,7 @@ int Main(int argc, char** argv) {
   BatchIterator batches(&data, options.batch, 3);
   std::ofstream values(argv[6]);
   for (int step = 0; st.ok() && step < steps; ++step) {
-    Batch b = batches.Next();
+    Batch b = *batches.Next();
     st = session->Run({{"images", b.images}, {"labels", b.labels}},
                       {"loss", "accuracy"}, {"train_op"}, &out);
     if (!st.ok()) break;

@@ -54,7 +54,7 @@ TrainRun Train(ModelKind kind, const std::string& optimizer, float lr,
   Dataset data = MakeSyntheticDataset(data_options);
   BatchIterator batches(&data, options.batch, /*seed=*/3);
   for (int i = 0; i < steps; ++i) {
-    Batch b = batches.Next();
+    Batch b = *batches.Next();
     st = session->Run({{"images", b.images}, {"labels", b.labels}},
                       {"loss", "accuracy"}, {"train_op"}, &out);
     EXPECT_TRUE(st.ok()) << "step " << i << ": " << st;
@@ -132,7 +132,7 @@ TEST(ModelsTest, LogitsForAnyBatchSize) {
     data_options.examples = 5;
     Dataset data = MakeSyntheticDataset(data_options);
     BatchIterator batches(&data, 5, /*seed=*/1);
-    Batch b = batches.Next();
+    Batch b = *batches.Next();
     absl::Status st = session->Run({{"images", b.images}}, {logits->name()},
                                    {}, &out);
     ASSERT_TRUE(st.ok()) << ModelKindName(kind) << ": " << st;

@@ -97,7 +97,7 @@ RunResult Train(const TrainSetup& s) {
   tensorflow::RunOptions run_options;
   run_options.set_output_partition_graphs(true);
   for (int i = 0; i < kSteps; ++i) {
-    Batch b = batches.Next();
+    Batch b = *batches.Next();
     tensorflow::RunMetadata metadata;
     st = session->Run(run_options, {{"images", b.images}, {"labels", b.labels}},
                       {"loss", "accuracy"}, {"train_op"}, &out, &metadata);

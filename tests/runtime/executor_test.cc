@@ -187,7 +187,9 @@ TEST(ExecutorTest, ErrorAbortsStepAndNamesTheNode) {
     auto out = h.Run();
     ASSERT_FALSE(out.ok());
     EXPECT_EQ(out.status().code(), absl::StatusCode::kFailedPrecondition);
-    EXPECT_EQ(out.status().message(), "boom from bad\n\t [[{{node bad}}]]");
+    // The node on the first line, and TensorFlow's tail.
+    EXPECT_EQ(out.status().message(),
+              "node 'bad' (Fail): boom from bad\n\t [[{{node bad}}]]");
     EXPECT_EQ(RunCount("downstream"), 0);
   }
 }
@@ -418,8 +420,8 @@ TEST(ExecutorTest, ReadingAnUninitializedVariableFails) {
   auto out = h.Run();
   EXPECT_EQ(out.status().code(), absl::StatusCode::kFailedPrecondition);
   EXPECT_EQ(out.status().message(),
-            "Attempting to use uninitialized value v (run its initializer "
-            "first)\n\t [[{{node read}}]]");
+            "node 'read' (Neg): Attempting to use uninitialized value v (run "
+            "its initializer first)\n\t [[{{node read}}]]");
 }
 
 TEST(ExecutorTest, ConcurrentSteps) {

@@ -289,7 +289,8 @@ TEST(LocalSessionTest, KernelErrorsNameTheNodeAndInlineMode) {
   std::vector<Tensor> out;
   absl::Status st = s->Run({}, {"bad"}, {}, &out);
   EXPECT_EQ(st.code(), absl::StatusCode::kOutOfRange);
-  EXPECT_EQ(st.message(), "boom from bad\n\t [[{{node bad}}]]");
+  EXPECT_EQ(st.message(),
+            "node 'bad' (Fail): boom from bad\n\t [[{{node bad}}]]");
 }
 
 TEST(LocalSessionTest, DeviceCountAndThreads) {

@@ -1,5 +1,8 @@
 // Tensor, TensorShape, TensorProto conversion and the allocator.
+#include <atomic>
 #include <cstring>
+#include <thread>
+#include <vector>
 
 #include "gtest/gtest.h"
 #include "proto/tensor.pb.h"
@@ -87,6 +90,75 @@ TEST(Allocator, TracksBytesInUseAndPeak) {
   EXPECT_EQ(alloc.GetStats().largest_alloc_size, 1000);
   alloc.Deallocate(b, 500);
   EXPECT_EQ(alloc.GetStats().num_allocs, 2);
+}
+
+TEST(LimitedAllocator, RefusesPastTheLimitAndTakesBytesBack) {
+  LimitedAllocator* limited = LimitedAllocator::New(CpuAllocator(), 1000);
+  void* a = limited->Allocate(64, 600);
+  ASSERT_NE(a, nullptr);
+  EXPECT_EQ(limited->Allocate(64, 401), nullptr);  // 1001 > 1000
+  EXPECT_EQ(limited->Allocate(64, 1001), nullptr);
+  void* b = limited->Allocate(64, 400);            // exactly the limit
+  ASSERT_NE(b, nullptr);
+  EXPECT_EQ(limited->GetStats().bytes_in_use, 1000);
+  limited->Deallocate(a, 600);
+  limited->Deallocate(b, 400);
+  EXPECT_EQ(limited->GetStats().bytes_in_use, 0);
+  EXPECT_EQ(limited->GetStats().peak_bytes_in_use, 1000);
+  EXPECT_EQ(limited->GetStats().num_allocs, 2);
+
+  absl::StatusOr<Tensor> t =
+      Tensor::Allocate(limited, DT_FLOAT, TensorShape({10, 30}));
+  EXPECT_EQ(t.status().code(), absl::StatusCode::kResourceExhausted);
+  EXPECT_NE(t.status().message().find(
+                "tensor of shape [10,30] and dtype float (1200 bytes) on cpu "
+                "(session memory limit 1000 bytes, 0 in use"),
+            std::string::npos)
+      << t.status();
+  limited->Unref();
+}
+
+TEST(LimitedAllocator, TensorsOutliveTheirCreator) {
+  // Fetched tensors may outlive the session that made them: the allocator
+  // lives until its last block is freed (ASan reports a use after free
+  // otherwise).
+  LimitedAllocator* limited = LimitedAllocator::New(CpuAllocator(), 1 << 20);
+  absl::StatusOr<Tensor> t = Tensor::Allocate(limited, DT_FLOAT, TensorShape({4}));
+  ASSERT_TRUE(t.ok()) << t.status();
+  absl::StatusOr<Tensor> s = Tensor::Allocate(limited, DT_STRING, TensorShape({2}));
+  ASSERT_TRUE(s.ok()) << s.status();
+  s->data<std::string>()[1] = std::string(100, 'x');
+  limited->Unref();
+  t->data<float>()[3] = 1.5f;
+  Tensor copy = *t;
+  t = Tensor();
+  EXPECT_EQ(copy.data<float>()[3], 1.5f);
+}
+
+TEST(LimitedAllocator, ConcurrentRequestsNeverPassTheLimit) {
+  constexpr int64_t kLimit = 64 << 10;
+  LimitedAllocator* limited = LimitedAllocator::New(CpuAllocator(), kLimit);
+  std::atomic<int> refused{0};
+  std::vector<std::thread> threads;
+  for (int i = 0; i < 4; ++i) {
+    threads.emplace_back([&, i] {
+      for (int j = 0; j < 2000; ++j) {
+        const size_t n = 1024 * (1 + (i + j) % 24);
+        void* p = limited->Allocate(64, n);
+        if (p == nullptr) {
+          refused.fetch_add(1);
+          continue;
+        }
+        static_cast<char*>(p)[n - 1] = 1;
+        limited->Deallocate(p, n);
+      }
+    });
+  }
+  for (auto& t : threads) t.join();
+  EXPECT_LE(limited->GetStats().peak_bytes_in_use, kLimit);
+  EXPECT_EQ(limited->GetStats().bytes_in_use, 0);
+  EXPECT_EQ(limited->GetStats().num_allocs + refused.load(), 4 * 2000);
+  limited->Unref();
 }
 
 TEST(TensorProto, TensorContentRoundTrip) {

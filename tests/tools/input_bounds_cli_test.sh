@@ -25,8 +25,10 @@ expect graph_limit_raised 0 "^class = int64 \[1\]" -- \
   "$WEFT" run --graph "$MLP" --fetch class --feed 'x=[[1, 2, 3, 4]]' --max-input-bytes 100000
 expect train_graph_over_limit 1 "RESOURCE_EXHAUSTED: .*more than the limit of 10 " -- \
   "$WEFT" train --graph "$MLP" --max-input-bytes 10
-expect bad_limit 2 "--max-input-bytes must be a positive integer" -- \
+expect bad_limit 2 "--max-input-bytes must be a positive size in bytes .*, not '-5'" -- \
   "$WEFT" inspect --graph "$MLP" --max-input-bytes -5
+expect limit_with_suffix 1 "more than the limit of 1024 " -- \
+  "$WEFT" inspect --graph "$MLP" --max-input-bytes 1K
 expect feed_npy_dev_zero 1 "^error: INVALID_ARGUMENT: feed 'x': '/dev/zero' is not a regular file" -- \
   "$WEFT" run --graph "$MLP" --fetch class --feed x=@/dev/zero
 
@@ -113,5 +115,39 @@ expect switch_last_wins 2 "no-soft-placement goes with --placed" -- \
   "$WEFT" inspect --graph "$MLP" --no-soft-placement=false --no-soft-placement
 expect timing_counts_one_step 0 "^timing: steps=1 " -- \
   "$WEFT" run --graph "$MLP" --fetch class --feed 'x=[[1, 2, 3, 4]]' --timing
+
+# A session memory limit: a step whose tensors would pass it fails with
+# RESOURCE_EXHAUSTED naming the node, the shape and the bytes; below it the
+# same graph runs.
+cat >"$TMP/big_fill.pbtxt" <<'PB'
+node { name: "dims" op: "Const" attr { key: "dtype" value { type: DT_INT32 } } attr { key: "value" value { tensor { dtype: DT_INT32 tensor_shape { dim { size: 2 } } int_val: 1000 int_val: 1000 } } } }
+node { name: "v" op: "Const" attr { key: "dtype" value { type: DT_FLOAT } } attr { key: "value" value { tensor { dtype: DT_FLOAT tensor_shape {} float_val: 1 } } } }
+node { name: "big" op: "Fill" input: "dims" input: "v" attr { key: "T" value { type: DT_FLOAT } } attr { key: "index_type" value { type: DT_INT32 } } }
+PB
+expect memory_limit_exceeded 1 "^error: RESOURCE_EXHAUSTED: node 'big' \(Fill\): out of memory allocating tensor of shape \[1000,1000\] and dtype float \(4000000 bytes\) on cpu \(session memory limit 1048576 bytes" -- \
+  "$WEFT" run --graph "$TMP/big_fill.pbtxt" --fetch big --memory-limit 1M
+expect memory_limit_enough 0 "^big = float32 \[1000,1000\]" -- \
+  "$WEFT" run --graph "$TMP/big_fill.pbtxt" --fetch big --memory-limit 64M
+expect memory_limit_bad 2 "--memory-limit must be a positive size in bytes .*, not '12Q'" -- \
+  "$WEFT" run --graph "$TMP/big_fill.pbtxt" --fetch big --memory-limit 12Q
+expect memory_limit_overflow 2 "at most 2\^62, not '99999999999T'" -- \
+  "$WEFT" train --graph "$MLP" --memory-limit 99999999999T
+
+# A batch too large to allocate is RESOURCE_EXHAUSTED naming it (it wrote
+# through a failed allocation).
+expect train_huge_batch 1 "^error: RESOURCE_EXHAUSTED: images of a batch of 100000000000 examples: out of memory allocating tensor of shape \[100000000000,64\]" -- \
+  "$WEFT" train --model mlp --batch 100000000000 --steps 1
+expect train_absurd_batch 1 "^error: RESOURCE_EXHAUSTED: images of a batch of 1099511627776 examples: tensor of shape \[1099511627776,64\] and dtype float is too large" -- \
+  "$WEFT" train --model mlp --batch 1099511627776 --steps 1
+
+# Names with NUL or control bytes are C-escaped in messages, not cut short.
+printf 'node { name: "a\\001b\\000c" op: "Const" attr { key: "dtype" value { type: DT_FLOAT } } }\n' >"$TMP/ctrl_name.pbtxt"
+expect name_control_bytes 1 '^error: INVALID_ARGUMENT: node 0 \(op Const\) has invalid name .a\\001b\\000c.' -- \
+  "$WEFT" run --graph "$TMP/ctrl_name.pbtxt" --fetch y
+printf 'node { name: "ok" op: "Const\\033[2J\\377" }\n' >"$TMP/ctrl_op.pbtxt"
+expect inspect_control_bytes 1 '^  1.Const\\033\[2J\\377$' -- \
+  "$WEFT" inspect --graph "$TMP/ctrl_op.pbtxt"
+expect inspect_json_bad_utf8 1 '"Const\\u001b\[2J' -- \
+  "$WEFT" inspect --graph "$TMP/ctrl_op.pbtxt" --format json
 
 finish
