@@ -11,6 +11,7 @@
 #include "ops/array_shape_fns.h"
 #include "ops/framework/shape_inference.h"
 #include "proto/attr_value.pb.h"
+#include "runtime/numeric_cast.h"
 #include "runtime/status.h"
 
 namespace weft {
@@ -269,11 +270,14 @@ absl::Status RangeShape(InferenceContext* c) {
         " are inconsistent with delta ", v[2]));
   }
   const bool integral = t[0]->dtype() == DT_INT32 || t[0]->dtype() == DT_INT64;
-  const int64_t size =
-      integral ? static_cast<int64_t>((std::abs(v[1] - v[0]) + std::abs(v[2]) - 1) /
-                                      std::abs(v[2]))
-               : static_cast<int64_t>(std::ceil(std::abs((v[1] - v[0]) / v[2])));
-  c->set_output(0, PartialShape({size}));
+  const double size =
+      integral ? std::floor((std::abs(v[1] - v[0]) + std::abs(v[2]) - 1) /
+                            std::abs(v[2]))
+               : std::ceil(std::abs((v[1] - v[0]) / v[2]));
+  // A NaN bound or a length past any tensor stays unknown; the kernel
+  // reports it.
+  const bool known = TruncatesInto<int64_t>(size) && size <= static_cast<double>(INT64_MAX / 2);
+  c->set_output(0, PartialShape({known ? static_cast<int64_t>(size) : -1}));
   return absl::OkStatus();
 }
 

@@ -61,21 +61,31 @@ bin="$(bazel info --config=fuzz bazel-bin)/tests/fuzz/$target"
 
 work="${WEFT_FUZZ_DIR:-/tmp/weft-fuzz}/$target"
 mkdir -p "$work/corpus" "$work/findings"
-seeds="tests/fuzz/corpus/$target"
+seeds="$PWD/tests/fuzz/corpus/$target"
 log="$work/campaign.log"
 export ASAN_OPTIONS=${ASAN_OPTIONS:-allocator_may_return_null=1:detect_leaks=1}
 export UBSAN_OPTIONS=${UBSAN_OPTIONS:-print_stacktrace=1:halt_on_error=1}
 echo "fuzz.sh: $target for $minutes min ($jobs job(s)); log $log"
+# With --jobs, libFuzzer runs child processes that log to fuzz-N.log in the
+# current directory: run it in $work so those logs land there.
+parallel=()
+[ "$jobs" -gt 1 ] && parallel=(-jobs="$jobs" -workers="$jobs")
+rm -f "$work"/fuzz-*.log
 rc=0
-"$bin" -max_total_time=$((minutes * 60)) -timeout=20 -rss_limit_mb=4096 \
-  -malloc_limit_mb=4096 -print_final_stats=1 -jobs="$jobs" -workers="$jobs" \
-  -artifact_prefix="$work/findings/" "$work/corpus" "$seeds" >"$log" 2>&1 || rc=$?
+(cd "$work" &&
+ "$bin" -max_total_time=$((minutes * 60)) -timeout=20 -rss_limit_mb=4096 \
+   -malloc_limit_mb=4096 -print_final_stats=1 "${parallel[@]}" \
+   -artifact_prefix="$work/findings/" "$work/corpus" "$seeds") \
+  >"$log" 2>&1 || rc=$?
 
 # libFuzzer's last status line ("#N DONE cov: C ft: F corp: ...") and its
 # final stats give the executions and the coverage the campaign reached.
-execs=$(grep -ho 'stat::number_of_executed_units: *[0-9]*' "$log" "$work"/fuzz-*.log 2>/dev/null |
-        awk '{s += $2} END {print s + 0}')
-last=$(grep -hE '^#[0-9]+' "$log" "$work"/fuzz-*.log 2>/dev/null | tail -1 || true)
+shopt -s nullglob
+logs=("$log" "$work"/fuzz-*.log)
+shopt -u nullglob
+execs=$(cat "${logs[@]}" | grep -o 'stat::number_of_executed_units: *[0-9]*' |
+        awk '{s += $2} END {print s + 0}' || true)
+last=$(cat "${logs[@]}" | grep -E '^#[0-9]+' | tail -1 || true)
 cov=$(sed -n 's/.* cov: \([0-9]*\).*/\1/p' <<<"$last")
 ft=$(sed -n 's/.* ft: \([0-9]*\).*/\1/p' <<<"$last")
 findings=$(find "$work/findings" -type f | wc -l)

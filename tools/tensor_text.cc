@@ -3,12 +3,15 @@
 #include <algorithm>
 #include <charconv>
 #include <cmath>
+#include <cstdint>
+#include <limits>
 #include <vector>
 
 #include "absl/strings/escaping.h"
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_join.h"
 #include "nlohmann/json.hpp"
+#include "runtime/numeric_cast.h"
 #include "runtime/status.h"
 #include "tools/graph_file.h"
 #include "tools/npy.h"
@@ -78,8 +81,59 @@ DataType InferDtype(const std::vector<const Json*>& leaves) {
   }
   if (all_bool) return DT_BOOL;
   if (all_string) return DT_STRING;
-  if (all_int) return DT_INT32;
+  if (all_int) {
+    // Like tf.constant: int32 unless a value needs 64 bits.
+    for (const Json* j : leaves) {
+      if (j->is_number_unsigned()
+              ? j->get<uint64_t>() > uint64_t{INT32_MAX}
+              : (j->get<int64_t>() > INT32_MAX ||
+                 j->get<int64_t>() < INT32_MIN)) {
+        return DT_INT64;
+      }
+    }
+    return DT_INT32;
+  }
   return DT_FLOAT;
+}
+
+template <typename T>
+absl::Status OutOfRange(const Json& j) {
+  return absl::InvalidArgumentError(absl::StrCat(
+      "value ", j.dump(), " is out of range for dtype ",
+      DataTypeNumpyName(DataTypeToEnum<T>::value), " [",
+      +std::numeric_limits<T>::min(), ", ", +std::numeric_limits<T>::max(),
+      "]"));
+}
+
+// Stores the integer-valued JSON number `j` in `*out`, refusing values `T`
+// cannot hold (a cast would wrap, or for a double be undefined).
+template <typename T>
+absl::Status StoreInteger(const Json& j, T* out) {
+  using Limits = std::numeric_limits<T>;
+  if (j.is_number_unsigned()) {
+    const uint64_t u = j.get<uint64_t>();
+    if (u > static_cast<uint64_t>(Limits::max())) return OutOfRange<T>(j);
+    *out = static_cast<T>(u);
+    return absl::OkStatus();
+  }
+  if (j.is_number_integer()) {
+    const int64_t v = j.get<int64_t>();
+    if (v < static_cast<int64_t>(Limits::min()) ||
+        (v > 0 && static_cast<uint64_t>(v) > static_cast<uint64_t>(Limits::max()))) {
+      return OutOfRange<T>(j);
+    }
+    *out = static_cast<T>(v);
+    return absl::OkStatus();
+  }
+  const double d = j.get<double>();
+  if (d != std::floor(d)) {  // also NaN
+    return absl::InvalidArgumentError(absl::StrCat(
+        "value ", j.dump(), " is not an integer but the dtype is ",
+        DataTypeNumpyName(DataTypeToEnum<T>::value)));
+  }
+  if (!TruncatesInto<T>(d)) return OutOfRange<T>(j);
+  *out = static_cast<T>(d);
+  return absl::OkStatus();
 }
 
 template <typename T>
@@ -94,18 +148,9 @@ absl::Status StoreNumber(const Json& j, T* out) {
         DataTypeNumpyName(DataTypeToEnum<T>::value), ")"));
   }
   if constexpr (std::is_integral_v<T>) {
-    if (!j.is_number_integer()) {
-      const double d = j.get<double>();
-      if (d != std::floor(d)) {
-        return absl::InvalidArgumentError(absl::StrCat(
-            "value ", j.dump(), " is not an integer but the dtype is ",
-            DataTypeNumpyName(DataTypeToEnum<T>::value)));
-      }
-      *out = static_cast<T>(d);
-      return absl::OkStatus();
-    }
-    *out = static_cast<T>(j.get<int64_t>());
+    return StoreInteger(j, out);
   } else {
+    // A double beyond a float's range becomes +-inf (IEEE), as in numpy.
     *out = static_cast<T>(j.get<double>());
   }
   return absl::OkStatus();

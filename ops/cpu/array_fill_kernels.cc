@@ -123,20 +123,22 @@ class RangeOp : public OpKernel {
                       "Range requires start >= limit when delta < 0: ",
                       Printable(start), "/", Printable(limit))));
     }
-    int64_t size;
+    // The length: for integers in long double, so that limit - start cannot
+    // overflow; for floats in T, as TensorFlow does, so that it matches to
+    // the last ulp. Either may exceed any tensor (int64 min to max, or an
+    // infinite float span), which is refused before the cast to int64.
+    long double n;
     if constexpr (std::is_integral_v<T>) {
-      // In double to avoid overflow of limit - start for wide ranges.
       const long double span = std::fabs(static_cast<long double>(limit) - start);
-      const long double step = std::fabs(static_cast<long double>(delta));
-      size = static_cast<int64_t>(std::ceil(span / step));
+      n = std::ceil(span / std::fabs(static_cast<long double>(delta)));
     } else {
-      // In T, as TensorFlow does, so the length matches to the last ulp.
-      const T n = std::ceil(std::fabs((limit - start) / delta));
-      OP_REQUIRES(c, n <= static_cast<T>(INT64_MAX / 2),
-                  absl::InvalidArgumentError(absl::StrCat(
-                      "Range would produce too many elements (", n, ")")));
-      size = static_cast<int64_t>(n);
+      n = std::ceil(std::fabs((limit - start) / delta));
     }
+    OP_REQUIRES(c, n <= static_cast<long double>(INT64_MAX / 2),
+                absl::InvalidArgumentError(absl::StrCat(
+                    "Range would produce too many elements (",
+                    static_cast<double>(n), ")")));
+    const int64_t size = static_cast<int64_t>(n);
     Tensor* out;
     OP_REQUIRES_OK(c, c->allocate_output(0, TensorShape({size}), &out));
     T* data = out->data<T>();

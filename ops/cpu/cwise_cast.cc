@@ -1,7 +1,9 @@
 // Cast: converts between the numeric types, bool and the 16-bit floats.
 //
-// Conversions are C++ static_casts (float -> int truncates toward zero),
-// except: to bool is `x != 0`; half and bfloat16 go through float, rounding
+// Conversions are C++ static_casts, except: float -> int truncates toward
+// zero and saturates at the integer type's range, NaN giving 0 (XLA's rule;
+// a plain cast is undefined there, and TensorFlow returns whatever the CPU
+// does); to bool is `x != 0`; half and bfloat16 go through float, rounding
 // to nearest even, or for bfloat16 with Truncate=true dropping the low 16
 // bits of the float (NaN stays NaN).
 #include <cmath>
@@ -13,6 +15,7 @@
 #include "absl/strings/str_cat.h"
 #include "ops/cpu/cwise_parallel.h"
 #include "ops/cpu/cwise_register.h"
+#include "runtime/numeric_cast.h"
 
 namespace weft {
 namespace {
@@ -44,6 +47,8 @@ inline D Store(V v) {
       return BFloat16{static_cast<uint16_t>(bits >> 16)};
     }
     return BFloat16{Eigen::numext::bit_cast<uint16_t>(Eigen::bfloat16(f))};
+  } else if constexpr (std::is_integral_v<D> && std::is_floating_point_v<V>) {
+    return SaturatingCast<D>(v);
   } else {
     return static_cast<D>(v);
   }

@@ -8,6 +8,7 @@
 #include "absl/strings/match.h"
 #include "absl/strings/str_cat.h"
 #include "ops/framework/op_registry.h"
+#include "runtime/numeric_cast.h"
 #include "runtime/tensor.h"
 #include "runtime/tensor_proto.h"
 #include "runtime/types.h"
@@ -81,12 +82,7 @@ T ValueOf(double v) {
   } else if constexpr (std::is_same_v<T, bool>) {
     return v != 0;
   } else if constexpr (std::is_integral_v<T>) {
-    // In range for T (casting an out-of-range double is undefined).
-    if (!(v >= static_cast<double>(std::numeric_limits<T>::lowest())) ||
-        !(v < static_cast<double>(std::numeric_limits<T>::max()))) {
-      return std::numeric_limits<T>::max();
-    }
-    return static_cast<T>(v);
+    return SaturatingCast<T>(v);
   } else {
     return static_cast<T>(v);
   }

@@ -139,6 +139,14 @@ TEST(RangeTest, Errors) {
   EXPECT_STATUS(RunStatus(NodeBuilder("r", "Range").Attr("Tidx", DT_FLOAT),
                           {Scalar(nan), Scalar(5.0f), Scalar(1.0f)}),
                 absl::StatusCode::kInvalidArgument, "Range's start is NaN");
+  // Lengths past any tensor are refused before they become an int64.
+  EXPECT_STATUS(RunStatus(NodeBuilder("r", "Range").Attr("Tidx", DT_INT64),
+                          {Scalar<int64_t>(INT64_MIN), Scalar<int64_t>(INT64_MAX),
+                           Scalar<int64_t>(1)}),
+                absl::StatusCode::kInvalidArgument, "too many elements");
+  EXPECT_STATUS(RunStatus(NodeBuilder("r", "Range").Attr("Tidx", DT_FLOAT),
+                          {Scalar(-1e30f), Scalar(1e30f), Scalar(1e-30f)}),
+                absl::StatusCode::kInvalidArgument, "too many elements");
 }
 
 TEST(OneHotTest, AxesAndOutOfRangeIndices) {

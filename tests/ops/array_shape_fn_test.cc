@@ -1,4 +1,5 @@
 // Shape functions of the array, state, control-flow and random ops.
+#include <limits>
 #include <string>
 #include <vector>
 
@@ -190,6 +191,18 @@ TEST(ArrayShapeFnTest, SelectRangeBroadcast) {
                       {&start, &limit, &delta}),
                 "[3]");
   EXPECT_SHAPES(Infer(NodeBuilder("r", "Range"), {PartialShape({}), PartialShape({}), PartialShape({})}), "[?]");
+  // A NaN bound or a length no tensor can have is left to the kernel.
+  Tensor nan = Scalar(std::numeric_limits<float>::quiet_NaN()), one = Scalar(1.0f);
+  EXPECT_SHAPES(Infer(NodeBuilder("r", "Range").Attr("Tidx", DT_FLOAT),
+                      {PartialShape({}), PartialShape({}), PartialShape({})},
+                      {&nan, &one, &one}),
+                "[?]");
+  Tensor lo = Scalar<int64_t>(INT64_MIN), hi = Scalar<int64_t>(INT64_MAX),
+         step = Scalar<int64_t>(1);
+  EXPECT_SHAPES(Infer(NodeBuilder("r", "Range").Attr("Tidx", DT_INT64),
+                      {PartialShape({}), PartialShape({}), PartialShape({})},
+                      {&lo, &hi, &step}),
+                "[?]");
   Tensor shape = Vec<int32_t>({4, 3});
   EXPECT_SHAPES(Infer(NodeBuilder("b", "BroadcastTo").Attr("T", DT_FLOAT), {PartialShape({3}), PartialShape({2})},
                       {nullptr, &shape}),

@@ -29,6 +29,27 @@ TEST(CastTest, FloatToIntTruncatesTowardZero) {
                     MakeTensor<int64_t>({4}, {1, -1, 0, 0}));
 }
 
+TEST(CastTest, FloatToIntSaturatesAndNanIsZero) {
+  const float inf = std::numeric_limits<float>::infinity();
+  const float nan = std::numeric_limits<float>::quiet_NaN();
+  const Tensor x = MakeTensor<float>(
+      {7}, {nan, inf, -inf, 1e30f, -1e30f, 2147483648.0f, -2147483648.0f});
+  ExpectTensorEqual(
+      RunOk(CastNode(DT_FLOAT, DT_INT32), {x}),
+      MakeTensor<int32_t>({7}, {0, INT32_MAX, INT32_MIN, INT32_MAX, INT32_MIN,
+                                INT32_MAX, INT32_MIN}));
+  ExpectTensorEqual(RunOk(CastNode(DT_FLOAT, DT_UINT8),
+                          {MakeTensor<float>({5}, {nan, -1.0f, -0.5f, 255.9f, 256.0f})}),
+                    MakeTensor<uint8_t>({5}, {0, 0, 0, 255, 255}));
+  ExpectTensorEqual(
+      RunOk(CastNode(DT_DOUBLE, DT_INT64),
+            {MakeTensor<double>({3}, {9.3e18, -9.3e18, -9223372036854775808.0})}),
+      MakeTensor<int64_t>({3}, {INT64_MAX, INT64_MIN, INT64_MIN}));
+  ExpectTensorEqual(RunOk(CastNode(DT_DOUBLE, DT_UINT64),
+                          {MakeTensor<double>({2}, {1.9e19, 1.8e19})}),
+                    MakeTensor<uint64_t>({2}, {UINT64_MAX, 18000000000000000000u}));
+}
+
 TEST(CastTest, BoolConversions) {
   ExpectTensorEqual(
       RunOk(CastNode(DT_FLOAT, DT_BOOL), {MakeTensor<float>({3}, {0, -0.5f, 2})}),

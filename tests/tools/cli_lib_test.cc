@@ -1,5 +1,8 @@
 // Unit tests for the CLI's parsing and printing helpers.
+#include <cstdint>
 #include <string>
+#include <utility>
+#include <vector>
 
 #include "gtest/gtest.h"
 #include "tools/command_line.h"
@@ -30,6 +33,53 @@ TEST(ParseFeedValue, IntegersDefaultToInt32) {
   absl::StatusOr<Tensor> t = ParseFeedValue("[1, 2]", DT_INVALID);
   ASSERT_TRUE(t.ok());
   EXPECT_EQ(t->dtype(), DT_INT32);
+}
+
+TEST(ParseFeedValue, IntegersTooWideForInt32InferInt64) {
+  absl::StatusOr<Tensor> t = ParseFeedValue("[1, 3000000000]", DT_INVALID);
+  ASSERT_TRUE(t.ok()) << t.status();
+  EXPECT_EQ(t->dtype(), DT_INT64);
+  EXPECT_EQ(t->data<int64_t>()[1], 3000000000);
+  t = ParseFeedValue("[-2147483649]", DT_INVALID);
+  ASSERT_TRUE(t.ok()) << t.status();
+  EXPECT_EQ(t->dtype(), DT_INT64);
+}
+
+TEST(ParseFeedValue, IntegerRangeIsCheckedPerDtype) {
+  // Edges fit.
+  absl::StatusOr<Tensor> t = ParseFeedValue("[0, 255]", DT_UINT8);
+  ASSERT_TRUE(t.ok()) << t.status();
+  EXPECT_EQ(t->data<uint8_t>()[1], 255);
+  t = ParseFeedValue("[-128, 127.0]", DT_INT8);
+  ASSERT_TRUE(t.ok()) << t.status();
+  EXPECT_EQ(t->data<int8_t>()[0], -128);
+  EXPECT_EQ(t->data<int8_t>()[1], 127);
+  t = ParseFeedValue("-9223372036854775808", DT_INT64);
+  ASSERT_TRUE(t.ok()) << t.status();
+  EXPECT_EQ(t->data<int64_t>()[0], INT64_MIN);
+  // One past does not, whether written as an integer or a double.
+  for (const auto& [text, dtype] :
+       std::vector<std::pair<std::string, DataType>>{
+           {"256", DT_UINT8},
+           {"-1", DT_UINT8},
+           {"128.0", DT_INT8},
+           {"-129", DT_INT8},
+           {"40000", DT_INT16},
+           {"2147483648", DT_INT32},
+           {"1e300", DT_INT32},
+           {"-1e19", DT_INT64},
+           {"9223372036854775808", DT_INT64},
+           {"18446744073709551615", DT_INT64},
+       }) {
+    absl::Status s = ParseFeedValue(text, dtype).status();
+    EXPECT_EQ(s.code(), absl::StatusCode::kInvalidArgument) << text;
+    EXPECT_NE(s.message().find("out of range for dtype"), std::string::npos)
+        << text << ": " << s;
+  }
+  absl::Status s = ParseFeedValue("[1, 300]", DT_UINT8).status();
+  EXPECT_NE(s.message().find("value 300 is out of range for dtype uint8 [0, 255]"),
+            std::string::npos)
+      << s;
 }
 
 TEST(ParseFeedValue, ObjectWithSplat) {
