@@ -390,11 +390,11 @@ void Executor::Impl::Step::Abort(const absl::Status& status,
   // The node on the first line, where users look (unless the kernel named
   // it already), and TensorFlow's [[{{node}}]] tail for tools that parse it.
   const std::string label = NodeLabel(item.kernel->name(), item.kernel->type_string());
-  const bool named = absl::StartsWith(status.message(), label);
-  Fail(absl::Status(
-      status.code(),
-      absl::StrCat(named ? "" : label, named ? "" : ": ", status.message(),
-                   NodeErrorSuffix(absl::CEscape(item.kernel->name())))));
+  std::string message(status.message());
+  if (!absl::StartsWith(message, label)) message = absl::StrCat(label, ": ", message);
+  Fail(absl::Status(status.code(),
+                    absl::StrCat(message, NodeErrorSuffix(absl::CEscape(
+                                              item.kernel->name())))));
   aborted_.store(true, std::memory_order_release);
   if (args_.cancellation != nullptr) args_.cancellation->StartCancel();
 }

@@ -10,6 +10,7 @@
 #include "absl/strings/str_join.h"
 #include "graph/graph_def_loader.h"
 #include "nlohmann/json.hpp"
+#include "tools/json_text.h"
 #include "ops/framework/kernel_registry.h"
 #include "ops/framework/node_def_util.h"
 #include "ops/framework/op_registry.h"
@@ -181,8 +182,7 @@ std::string GraphSummaryToJson(const GraphSummary& s) {
     j["unsupported"].push_back({{"node", p.node}, {"op", p.op}, {"reason", p.reason}});
   }
   j["validation"] = s.validation;
-  // Names are bytes: invalid UTF-8 becomes U+FFFD rather than an exception.
-  return j.dump(2, ' ', false, nlohmann::json::error_handler_t::replace) + "\n";
+  return JsonText(j) + "\n";
 }
 
 }  // namespace weft

@@ -7,6 +7,7 @@
 #include "absl/strings/numbers.h"
 #include "absl/strings/str_cat.h"
 #include "nlohmann/json.hpp"
+#include "tools/json_text.h"
 #include "runtime/local_device_mgr.h"
 #include "tools/command_line.h"
 #include "tools/commands.h"
@@ -95,8 +96,7 @@ int InspectCommand(int argc, char** argv) {
     } else if (json) {
       nlohmann::json j = nlohmann::json::parse(text);
       j["placement"] = nlohmann::json::parse(PlacementReportToJson(*report));
-      text = j.dump(2, ' ', false, nlohmann::json::error_handler_t::replace) +
-             "\n";
+      text = JsonText(j) + "\n";
     } else {
       text += PlacementReportToText(*report);
     }

@@ -8,6 +8,7 @@
 #include "graph/partition.h"
 #include "graph/placer.h"
 #include "nlohmann/json.hpp"
+#include "tools/json_text.h"
 #include "ops/framework/kernel_registry.h"
 #include "runtime/status.h"
 #include "tools/local_devices.h"
@@ -73,7 +74,7 @@ std::string PlacementReportToJson(const PlacementReport& r) {
     nodes.push_back(entry);
   }
   j["nodes"] = nodes;
-  return j.dump(2, ' ', false, nlohmann::json::error_handler_t::replace);
+  return JsonText(j);
 }
 
 }  // namespace weft

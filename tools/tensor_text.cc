@@ -14,6 +14,7 @@
 #include "runtime/numeric_cast.h"
 #include "runtime/status.h"
 #include "tools/graph_file.h"
+#include "tools/json_text.h"
 #include "tools/npy.h"
 
 namespace weft {
@@ -249,8 +250,7 @@ std::string JsonElement(const Tensor& t, int64_t i) {
     case tensorflow::DT_BFLOAT16:
       return FormatFloat(BFloat16ToFloat(t.data<BFloat16>()[i]), true);
     case tensorflow::DT_STRING:
-      return Json(t.data<std::string>()[i]).dump(
-          -1, ' ', false, Json::error_handler_t::replace);
+      return JsonText(Json(t.data<std::string>()[i]), /*indent=*/-1);
     case tensorflow::DT_RESOURCE:
       return Json(t.ElementString(i)).dump();
     default:

@@ -9,6 +9,7 @@
 #include <sstream>
 
 #include "absl/strings/str_cat.h"
+#include "runtime/status.h"
 
 namespace weft {
 namespace {
@@ -175,22 +176,17 @@ absl::StatusOr<Batch> BatchIterator::Next() {
         "a batch of ", batch_, " examples of ", f,
         " features is too large: ", shape.status().message()));
   }
+  auto allocate = [this](const char* part, DataType dtype,
+                         const TensorShape& shape) -> absl::StatusOr<Tensor> {
+    absl::StatusOr<Tensor> t = Tensor::Allocate(CpuAllocator(), dtype, shape);
+    if (t.ok()) return t;
+    return absl::ResourceExhaustedError(absl::StrCat(
+        part, " of a batch of ", batch_, " examples: ", t.status().message()));
+  };
   Batch b;
-  absl::StatusOr<Tensor> images_t = Tensor::Allocate(CpuAllocator(), DT_FLOAT, *shape);
-  if (!images_t.ok()) {
-    return absl::ResourceExhaustedError(absl::StrCat(
-        "images of a batch of ", batch_, " examples: ",
-        images_t.status().message()));
-  }
-  absl::StatusOr<Tensor> labels_t =
-      Tensor::Allocate(CpuAllocator(), DT_INT64, TensorShape({batch_}));
-  if (!labels_t.ok()) {
-    return absl::ResourceExhaustedError(absl::StrCat(
-        "labels of a batch of ", batch_, " examples: ",
-        labels_t.status().message()));
-  }
-  b.images = *std::move(images_t);
-  b.labels = *std::move(labels_t);
+  WEFT_ASSIGN_OR_RETURN(b.images, allocate("images", DT_FLOAT, *shape));
+  WEFT_ASSIGN_OR_RETURN(b.labels,
+                        allocate("labels", DT_INT64, TensorShape({batch_})));
   float* images = b.images.flat<float>().data();
   int64_t* labels = b.labels.flat<int64_t>().data();
   for (int64_t i = 0; i < batch_; ++i) {

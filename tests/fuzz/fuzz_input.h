@@ -37,7 +37,6 @@ class FuzzInput {
       value = (value << 8) | data_[0];
       ++data_;
       --size_;
-      if (seen > (UINT64_MAX >> 8)) break;
     }
     if (span != UINT64_MAX) value %= span + 1;
     return static_cast<int64_t>(static_cast<uint64_t>(lo) + value);
