@@ -205,6 +205,16 @@ std::string Tensor::ElementString(int64_t i) const {
   return out;
 }
 
+void CopyFromExternalBytes(const void* src, Tensor* t) {
+  const size_t n = t->TotalBytes();
+  if (n == 0) return;
+  std::memcpy(t->raw_data(), src, n);
+  if (t->dtype() == DT_BOOL) {
+    auto* bytes = static_cast<unsigned char*>(t->raw_data());
+    for (size_t i = 0; i < n; ++i) bytes[i] = bytes[i] != 0;
+  }
+}
+
 std::string Tensor::DebugString(int max_entries) const {
   std::string out = absl::StrCat("Tensor<type: ", DataTypeString(dtype_),
                                  " shape: ", shape_.DebugString());

@@ -132,6 +132,13 @@ class Tensor {
   char* data_ = nullptr;
 };
 
+// Copies t->TotalBytes() bytes that came from outside (a file, a peer's
+// tensor_content) into the host tensor `t` of a plain-memory dtype. A bool
+// byte other than 0 or 1 is read as true, as numpy and TensorFlow read it:
+// copied as it is, it would not be a valid C++ bool, and reading it anywhere
+// would be undefined behaviour.
+void CopyFromExternalBytes(const void* src, Tensor* t);
+
 // Copies and moves are inline: the executor moves tensors between nodes
 // several times per node, and graphs of scalar ops are dominated by it.
 inline Tensor::Tensor(const Tensor& other)

@@ -177,7 +177,7 @@ absl::StatusOr<Tensor> TensorFromProto(const TensorProto& proto,
           " bytes but shape ", shape.DebugString(), " of ",
           DataTypeString(dtype), " needs ", t.TotalBytes()));
     }
-    std::memcpy(t.raw_data(), proto.tensor_content().data(), t.TotalBytes());
+    CopyFromExternalBytes(proto.tensor_content().data(), &t);
     return t;
   }
   WEFT_RETURN_IF_ERROR(DecodeTyped(proto, t));

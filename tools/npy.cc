@@ -120,9 +120,7 @@ absl::StatusOr<Tensor> ParseNpy(const std::string& bytes,
                                   " bytes, shape ", shape.DebugString(),
                                   " needs ", t.TotalBytes()));
   }
-  if (t.TotalBytes() > 0) {
-    std::memcpy(t.raw_data(), bytes.data() + offset, t.TotalBytes());
-  }
+  CopyFromExternalBytes(bytes.data() + offset, &t);
   return t;
 }
 

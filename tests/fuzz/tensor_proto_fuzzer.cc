@@ -52,9 +52,15 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
     tensorflow::TensorProto again;
     weft::TensorToProto(*t, &again, encoding);
     absl::StatusOr<weft::Tensor> back = weft::TensorFromProto(again, Allocator());
-    weft::fuzz::ExpectClean(back.status(), "TensorFromProto(TensorToProto(t))");
-    weft::fuzz::ExpectTrue(back.ok() && SameContents(*t, *back),
-                           "decode(encode(t)) == t");
+    if (!back.ok()) {
+      // t itself holds up to the limit, so the copy may not fit beside it;
+      // any other refusal of t's own encoding is a finding.
+      weft::fuzz::ExpectTrue(
+          back.status().code() == absl::StatusCode::kResourceExhausted,
+          "TensorFromProto(TensorToProto(t)) succeeds or runs out of memory");
+      continue;
+    }
+    weft::fuzz::ExpectTrue(SameContents(*t, *back), "decode(encode(t)) == t");
   }
   return 0;
 }

@@ -1,6 +1,7 @@
 // Tensor, TensorShape, TensorProto conversion and the allocator.
 #include <atomic>
 #include <cstring>
+#include <string>
 #include <thread>
 #include <vector>
 
@@ -170,6 +171,22 @@ TEST(TensorProto, TensorContentRoundTrip) {
   absl::StatusOr<Tensor> back = TensorFromProto(proto);
   ASSERT_TRUE(back.ok()) << back.status();
   EXPECT_EQ(back->data<double>()[3], 4.5);
+}
+
+TEST(TensorProto, BoolContentBytesOtherThanZeroOrOneAreTrue) {
+  // A peer's bytes: 0x65 is not a valid C++ bool, so it is read as true (as
+  // numpy and TensorFlow read it) rather than copied as it is.
+  tensorflow::TensorProto proto;
+  proto.set_dtype(tensorflow::DT_BOOL);
+  proto.mutable_tensor_shape()->add_dim()->set_size(3);
+  proto.set_tensor_content(std::string("\x00\x65\x01", 3));
+  absl::StatusOr<Tensor> t = TensorFromProto(proto);
+  ASSERT_TRUE(t.ok()) << t.status();
+  const auto* bytes = static_cast<const unsigned char*>(t->raw_data());
+  EXPECT_EQ(bytes[0], 0);
+  EXPECT_EQ(bytes[1], 1);
+  EXPECT_EQ(bytes[2], 1);
+  EXPECT_EQ(t->DebugString(), "Tensor<type: bool shape: [3] values: false true true>");
 }
 
 TEST(TensorProto, TypedFieldsSplatLastValue) {

@@ -160,6 +160,22 @@ TEST(Npy, ReadsVersion1AndRejectsJunk) {
   EXPECT_FALSE(ParseNpy("hello", "x.npy").ok());
 }
 
+TEST(Npy, BoolBytesOtherThanZeroOrOneAreTrue) {
+  std::string header = "{'descr': '|b1', 'fortran_order': False, 'shape': (3,), }";
+  header += std::string((16 - (10 + header.size() + 1) % 16) % 16, ' ') + "\n";
+  std::string bytes = std::string("\x93NUMPY\x01\x00", 8);
+  bytes += static_cast<char>(header.size());
+  bytes += '\0';
+  bytes += header;
+  bytes += std::string("\x02\x00\xff", 3);
+  absl::StatusOr<Tensor> t = ParseNpy(bytes, "x.npy");
+  ASSERT_TRUE(t.ok()) << t.status();
+  EXPECT_EQ(TensorToText(*t), "[true, false, true]");
+  const auto* raw = static_cast<const unsigned char*>(t->raw_data());
+  EXPECT_EQ(raw[0], 1);
+  EXPECT_EQ(raw[2], 1);
+}
+
 TEST(ParseGraphDef, DetectsTextAndBinary) {
   absl::StatusOr<tensorflow::GraphDef> text =
       ParseGraphDef("node { name: \"a\" op: \"NoOp\" }", "g.pbtxt");
