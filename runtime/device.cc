@@ -8,6 +8,7 @@
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_join.h"
 #include "runtime/local_device_mgr.h"
+#include "runtime/status.h"
 
 namespace weft {
 
@@ -47,12 +48,12 @@ std::string ShortName(absl::string_view name) {
 
 }  // namespace
 
-std::unique_ptr<DeviceMgr> DeviceMgr::NewLocal(
+absl::StatusOr<std::unique_ptr<DeviceMgr>> DeviceMgr::NewLocal(
     const LocalDeviceOptions& options) {
   return NewLocalDeviceMgr(options, {});
 }
 
-std::unique_ptr<DeviceMgr> NewLocalDeviceMgr(
+absl::StatusOr<std::unique_ptr<DeviceMgr>> NewLocalDeviceMgr(
     const LocalDeviceOptions& options,
     std::vector<std::unique_ptr<Device>> accelerators) {
   // Callers check the bounds (LocalSession reports them); clamped here too
@@ -63,7 +64,14 @@ std::unique_ptr<DeviceMgr> NewLocalDeviceMgr(
           ? std::min(options.intra_op_threads, kMaxPoolThreads)
           : DefaultThreadCount();
   // One pool for all the CPU devices (see the header): they share the cores.
-  auto intra_op_pool = std::make_shared<ThreadPool>("cpu_intra_op", threads);
+  absl::StatusOr<std::unique_ptr<ThreadPool>> pool =
+      ThreadPool::Create("cpu_intra_op", threads);
+  if (!pool.ok()) {
+    return WithContext(pool.status(),
+                       "the CPU devices' intra-op pool "
+                       "(ConfigProto.intra_op_parallelism_threads)");
+  }
+  std::shared_ptr<ThreadPool> intra_op_pool = *std::move(pool);
   LimitedAllocator* limited =
       options.host_memory_limit_bytes > 0
           ? LimitedAllocator::New(CpuAllocator(),

@@ -9,7 +9,8 @@
 // could use only its share of the machine while the other devices' threads
 // sat idle (and with one thread per device none of them parallelised at all).
 //
-//   auto devices = DeviceMgr::NewLocal({.num_cpus = 2});
+//   WEFT_ASSIGN_OR_RETURN(std::unique_ptr<DeviceMgr> devices,
+//                         DeviceMgr::NewLocal({.num_cpus = 2}));
 //   Device* cpu1 = devices->Lookup("/device:CPU:1").value();
 //
 // Thread safety: Device and DeviceMgr are immutable after construction, apart
@@ -75,7 +76,9 @@ struct LocalDeviceOptions {
 
 class DeviceMgr {
  public:
-  static std::unique_ptr<DeviceMgr> NewLocal(const LocalDeviceOptions& options);
+  // RESOURCE_EXHAUSTED when the intra-op pool's threads cannot start.
+  static absl::StatusOr<std::unique_ptr<DeviceMgr>> NewLocal(
+      const LocalDeviceOptions& options);
   explicit DeviceMgr(std::vector<std::unique_ptr<Device>> devices);
   // As above, also holding a reference to `host_allocator` (which the CPU
   // devices allocate from) and dropping it after the devices are gone.

@@ -3,7 +3,7 @@
 // DeviceMgr.
 //
 //   GpuDevices gpus = NewLocalGpuDevices("localhost", 0, 0, /*max_gpus=*/-1);
-//   std::unique_ptr<DeviceMgr> devices =
+//   absl::StatusOr<std::unique_ptr<DeviceMgr>> devices =
 //       NewLocalDeviceMgr({.num_cpus = 2}, std::move(gpus.devices));
 //   // CPU:0, CPU:1, then GPU:0, ...
 //
@@ -28,8 +28,9 @@ inline constexpr int kMaxLocalCpuDevices = 1024;
 inline constexpr int kMaxPoolThreads = 4096;
 
 // The CPU devices of `options`, then `accelerators` in their order. The CPU
-// devices come first, so CPU:0 stays the default device.
-std::unique_ptr<DeviceMgr> NewLocalDeviceMgr(
+// devices come first, so CPU:0 stays the default device. RESOURCE_EXHAUSTED
+// (naming the pool) when the intra-op pool's threads cannot start.
+absl::StatusOr<std::unique_ptr<DeviceMgr>> NewLocalDeviceMgr(
     const LocalDeviceOptions& options,
     std::vector<std::unique_ptr<Device>> accelerators);
 

@@ -91,11 +91,11 @@ LocalSession::LocalSession(const SessionOptions& options)
       ops_(options.ops != nullptr ? options.ops : &GlobalOpRegistry()),
       kernels_(options.kernels != nullptr ? options.kernels
                                           : &GlobalKernelRegistry()) {
-  config_status_ = CheckConfigBounds(options.config);
+  init_status_ = CheckConfigBounds(options.config);
   // A config out of bounds is reported by Create; meanwhile the session
   // holds no more than a default one would.
   const tensorflow::ConfigProto config =
-      config_status_.ok() ? options.config : tensorflow::ConfigProto();
+      init_status_.ok() ? options.config : tensorflow::ConfigProto();
   LocalDeviceOptions device_options;
   auto cpus = config.device_count().find("CPU");
   if (cpus != config.device_count().end() && cpus->second > 0) {
@@ -116,19 +116,32 @@ LocalSession::LocalSession(const SessionOptions& options)
   if (config.log_device_placement() && !gpus.note.empty()) {
     std::fprintf(stderr, "%s\n", gpus.note.c_str());
   }
-  devices_ = NewLocalDeviceMgr(device_options, std::move(gpus.devices));
+  absl::StatusOr<std::unique_ptr<DeviceMgr>> devices =
+      NewLocalDeviceMgr(device_options, std::move(gpus.devices));
+  if (!devices.ok()) {
+    init_status_.Update(devices.status());
+    return;
+  }
+  devices_ = *std::move(devices);
   const int inter_op = config.inter_op_parallelism_threads();
   run_inline_ = inter_op < 0;
   // Even when kernels run inline, steps with a timeout run on the pool so the
   // caller can wait with a deadline.
-  inter_op_pool_ = std::make_unique<ThreadPool>(
+  absl::StatusOr<std::unique_ptr<ThreadPool>> pool = ThreadPool::Create(
       "weft_inter_op", inter_op > 0 ? inter_op : DefaultThreadCount());
+  if (!pool.ok()) {
+    init_status_.Update(WithContext(
+        pool.status(),
+        "the session's inter-op pool (ConfigProto.inter_op_parallelism_threads)"));
+    return;
+  }
+  inter_op_pool_ = *std::move(pool);
 }
 
 LocalSession::~LocalSession() { (void)Close(); }
 
 absl::Status LocalSession::Create(const tensorflow::GraphDef& graph) {
-  if (!config_status_.ok()) return config_status_;
+  if (!init_status_.ok()) return init_status_;
   {
     absl::MutexLock lock(&mu_);
     if (closed_) return absl::FailedPreconditionError("session is closed");
@@ -151,6 +164,7 @@ absl::Status LocalSession::Create(const tensorflow::GraphDef& graph) {
 }
 
 absl::Status LocalSession::Extend(const tensorflow::GraphDef& graph) {
+  if (!init_status_.ok()) return init_status_;
   // Extends are serialised by taking the graph under the lock and swapping
   // it back only if nobody changed it meanwhile.
   for (;;) {

@@ -79,6 +79,7 @@ class LocalSession : public Session {
                    tensorflow::RunMetadata* metadata) override;
   absl::Status Close() override;
 
+  // After a successful Create.
   const DeviceMgr& device_mgr() const { return *devices_; }
   // Prepared Run signatures held in the cache (for tests and inspection).
   int num_cached_runs() const;
@@ -103,8 +104,11 @@ class LocalSession : public Session {
 
   const SessionOptions options_;
   // Not OK when options_.config asks for more devices or threads than a
-  // process may start (see runtime/device.h); returned by Create.
-  absl::Status config_status_;
+  // process may start (see runtime/local_device_mgr.h), or when the devices'
+  // or the session's threads could not start; returned by Create and
+  // Extend. Then devices_ or inter_op_pool_ may be null, and as no graph is
+  // ever set, nothing else reads them.
+  absl::Status init_status_;
   const OpRegistry* const ops_;
   const KernelRegistry* const kernels_;
   std::unique_ptr<DeviceMgr> devices_;

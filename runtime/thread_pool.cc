@@ -3,10 +3,15 @@
 #include <algorithm>
 #include <atomic>
 #include <cmath>
+#include <cstring>
 #include <memory>
 #include <thread>
+#include <vector>
+
+#include <pthread.h>
 
 #include "absl/base/thread_annotations.h"
+#include "absl/strings/str_cat.h"
 #include "absl/synchronization/mutex.h"
 
 #define EIGEN_USE_THREADS
@@ -14,16 +19,134 @@
 #include <unsupported/Eigen/CXX11/ThreadPool>
 
 namespace weft {
+namespace {
+
+// A thread started before Eigen's pool exists, waiting for the function the
+// pool will give it. Eigen starts its threads in its constructor through
+// Environment::CreateThread, which cannot fail: std::thread throws there,
+// and the unwinding would then wait forever in the threads already started
+// (a worker exits only once every worker is idle). Starting the threads
+// first with pthread_create turns a refusal into a Status before Eigen sees
+// anything, and a failed Create releases and joins the threads it started.
+class WaitingThread {
+ public:
+  WaitingThread() = default;
+  WaitingThread(const WaitingThread&) = delete;
+  WaitingThread& operator=(const WaitingThread&) = delete;
+
+  // Starts the thread; returns pthread_create's error number (0 on success).
+  int Start(const std::string& name) {
+    const int rc = pthread_create(&thread_, nullptr, &WaitingThread::Main, this);
+    if (rc == 0) {
+      started_ = true;
+      // Linux allows 15 bytes; the name is for debuggers and top -H.
+      pthread_setname_np(thread_, name.substr(0, 15).c_str());
+    }
+    return rc;
+  }
+  // Runs `fn` on the thread (an empty `fn` lets it end). Once per thread.
+  void Give(std::function<void()> fn) {
+    absl::MutexLock lock(&mu_);
+    fn_ = std::move(fn);
+    given_ = true;
+  }
+  void Join() {
+    if (started_) pthread_join(thread_, nullptr);
+    started_ = false;
+  }
+
+ private:
+  static void* Main(void* arg) {
+    auto* self = static_cast<WaitingThread*>(arg);
+    std::function<void()> fn;
+    {
+      absl::MutexLock lock(&self->mu_);
+      self->mu_.Await(absl::Condition(&self->given_));
+      fn = std::move(self->fn_);
+    }
+    if (fn) fn();
+    return nullptr;
+  }
+
+  pthread_t thread_{};
+  bool started_ = false;
+  absl::Mutex mu_;
+  bool given_ ABSL_GUARDED_BY(mu_) = false;
+  std::function<void()> fn_ ABSL_GUARDED_BY(mu_);
+};
+
+// The started threads of one pool, handed to Eigen in order.
+struct WaitingThreads {
+  std::vector<std::unique_ptr<WaitingThread>> threads;
+  std::atomic<size_t> next{0};
+};
+
+// Eigen's Environment over WaitingThreads (the interface of Eigen's
+// StlThreadEnvironment): CreateThread hands over a thread already running.
+struct StartedThreadEnvironment {
+  struct Task {
+    std::function<void()> f;
+  };
+  class EnvThread {
+   public:
+    explicit EnvThread(WaitingThread* thread) : thread_(thread) {}
+    ~EnvThread() { thread_->Join(); }  // Eigen joins by destroying
+    void OnCancel() {}
+
+   private:
+    WaitingThread* const thread_;
+  };
+
+  // Eigen asks for exactly as many threads as were started.
+  EnvThread* CreateThread(std::function<void()> f) {
+    WaitingThread* thread = threads->threads[threads->next++].get();
+    thread->Give(std::move(f));
+    return new EnvThread(thread);
+  }
+  Task CreateTask(std::function<void()> f) { return Task{std::move(f)}; }
+  void ExecuteTask(const Task& t) { t.f(); }
+
+  std::shared_ptr<WaitingThreads> threads;
+};
+
+}  // namespace
 
 struct ThreadPool::Impl {
-  explicit Impl(int n) : pool(n, /*allow_spinning=*/false), device(&pool, n) {}
-  Eigen::ThreadPool pool;
+  Impl(int n, std::shared_ptr<WaitingThreads> threads)
+      : pool(n, /*allow_spinning=*/false,
+             StartedThreadEnvironment{std::move(threads)}),
+        device(&pool, n) {}
+  Eigen::ThreadPoolTempl<StartedThreadEnvironment> pool;
   Eigen::ThreadPoolDevice device;
 };
 
-ThreadPool::ThreadPool(std::string name, int num_threads)
-    : name_(std::move(name)),
-      impl_(std::make_unique<Impl>(num_threads > 0 ? num_threads : 1)) {}
+absl::StatusOr<std::unique_ptr<ThreadPool>> ThreadPool::Create(
+    std::string name, int num_threads) {
+  const int n = num_threads > 0 ? num_threads : 1;
+  auto threads = std::make_shared<WaitingThreads>();
+  threads->threads.reserve(n);
+  for (int i = 0; i < n; ++i) {
+    auto thread = std::make_unique<WaitingThread>();
+    const int rc = thread->Start(name);
+    if (rc != 0) {
+      for (auto& started : threads->threads) {
+        started->Give(nullptr);
+        started->Join();
+      }
+      return absl::ResourceExhaustedError(absl::StrCat(
+          "cannot start thread ", i + 1, " of ", n, " of thread pool '", name,
+          "': ", std::strerror(rc),
+          " (the process or memory limits, ulimit -u and -v, allow no more "
+          "threads); ask for fewer"));
+    }
+    threads->threads.push_back(std::move(thread));
+  }
+  return std::unique_ptr<ThreadPool>(new ThreadPool(
+      std::move(name), std::make_unique<Impl>(n, std::move(threads))));
+}
+
+ThreadPool::ThreadPool(std::string name, std::unique_ptr<Impl> impl)
+    : name_(std::move(name)), impl_(std::move(impl)) {}
 
 ThreadPool::~ThreadPool() = default;
 

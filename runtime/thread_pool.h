@@ -1,8 +1,9 @@
 // A fixed pool of worker threads (Eigen's non-blocking, work-stealing pool).
 //
-//   ThreadPool pool("inter_op", 4);
-//   pool.Schedule([] { ... });
-//   pool.ParallelFor(n, /*cost_per_unit=*/100, [&](int64_t b, int64_t e) {...});
+//   WEFT_ASSIGN_OR_RETURN(std::unique_ptr<ThreadPool> pool,
+//                         ThreadPool::Create("inter_op", 4));
+//   pool->Schedule([] { ... });
+//   pool->ParallelFor(n, /*cost_per_unit=*/100, [&](int64_t b, int64_t e) {...});
 //
 // Thread-safe. The destructor waits for scheduled work to finish.
 #ifndef WEFT_RUNTIME_THREAD_POOL_H_
@@ -13,6 +14,8 @@
 #include <memory>
 #include <string>
 
+#include "absl/status/statusor.h"
+
 namespace Eigen {
 class ThreadPoolInterface;
 struct ThreadPoolDevice;
@@ -22,7 +25,12 @@ namespace weft {
 
 class ThreadPool {
  public:
-  ThreadPool(std::string name, int num_threads);
+  // Starts `num_threads` threads (at least one), named after `name`. When
+  // the system refuses one (a process or memory limit: ulimit -u, -v), the
+  // result is RESOURCE_EXHAUSTED naming the pool and the count, and no
+  // thread of the pool is left running.
+  static absl::StatusOr<std::unique_ptr<ThreadPool>> Create(std::string name,
+                                                            int num_threads);
   ~ThreadPool();
   ThreadPool(const ThreadPool&) = delete;
   ThreadPool& operator=(const ThreadPool&) = delete;
@@ -55,6 +63,8 @@ class ThreadPool {
 
  private:
   struct Impl;
+  ThreadPool(std::string name, std::unique_ptr<Impl> impl);
+
   std::string name_;
   std::unique_ptr<Impl> impl_;
 };

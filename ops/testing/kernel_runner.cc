@@ -68,7 +68,7 @@ NodeBuilder& NodeBuilder::ShapeAttr(const std::string& name,
 
 KernelRunner::KernelRunner(tensorflow::NodeDef node)
     : node_(std::move(node)),
-      devices_(DeviceMgr::NewLocal({})),
+      devices_(DeviceMgr::NewLocal({}).value()),
       device_(devices_->default_device()) {}
 
 KernelRunner::KernelRunner(tensorflow::NodeDef node, Device* device)

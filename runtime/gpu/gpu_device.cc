@@ -53,7 +53,13 @@ GpuDevices NewLocalGpuDevices(absl::string_view job, int replica, int task,
   if (n == 0) out.note = "no GPU: the CUDA runtime sees no device";
   // GPU kernels queue work and return: the intra-op pool is only there
   // because every Device has one.
-  auto pool = std::make_shared<ThreadPool>("gpu_intra_op", 1);
+  absl::StatusOr<std::unique_ptr<ThreadPool>> started =
+      ThreadPool::Create("gpu_intra_op", 1);
+  if (!started.ok()) {
+    out.note = absl::StrCat("no GPU: ", started.status().message());
+    return out;
+  }
+  std::shared_ptr<ThreadPool> pool = *std::move(started);
   std::random_device rd;
   for (int i = 0; i < n; ++i) {
     absl::StatusOr<GpuContext*> gpu = GpuContext::Get(i);

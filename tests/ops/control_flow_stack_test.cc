@@ -20,7 +20,7 @@ using testing_util::Vec;
 // Kernels sharing one device, so they see the same stacks.
 class StackTest : public ::testing::Test {
  protected:
-  StackTest() : devices_(DeviceMgr::NewLocal({})) {}
+  StackTest() : devices_(DeviceMgr::NewLocal({}).value()) {}
   Device* device() { return devices_->default_device(); }
 
   Tensor NewStack(int32_t max_size, DataType type = DT_FLOAT) {

@@ -30,7 +30,7 @@ class KernelBench {
   // wall time of several threads).
   KernelBench(tensorflow::NodeDef node, const std::vector<Tensor>& inputs,
               const LocalDeviceOptions& options = {})
-      : devices_(DeviceMgr::NewLocal(options)), inputs_(inputs.size()) {
+      : devices_(DeviceMgr::NewLocal(options).value()), inputs_(inputs.size()) {
     node.clear_input();
     for (size_t i = 0; i < inputs.size(); ++i) {
       node.add_input("in" + std::to_string(i));

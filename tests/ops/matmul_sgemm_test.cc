@@ -44,7 +44,7 @@ std::vector<float> RunSgemm(int threads, bool ta, bool tb, int64_t m,
                             const std::vector<float>& b) {
   LocalDeviceOptions options;
   options.intra_op_threads = threads;
-  std::unique_ptr<DeviceMgr> devices = DeviceMgr::NewLocal(options);
+  std::unique_ptr<DeviceMgr> devices = DeviceMgr::NewLocal(options).value();
   return RunSgemm(*devices, ta, tb, m, n, k, a, b);
 }
 
@@ -108,7 +108,7 @@ TEST(SgemmTest, EveryEdgeTileAgainstReference) {
   if (!SgemmAvailable()) GTEST_SKIP() << "no SGEMM kernel in this build";
   LocalDeviceOptions options;
   options.intra_op_threads = 2;
-  std::unique_ptr<DeviceMgr> devices = DeviceMgr::NewLocal(options);
+  std::unique_ptr<DeviceMgr> devices = DeviceMgr::NewLocal(options).value();
   for (int64_t m = 1; m <= 13; ++m) {
     for (const int64_t n : {1, 7, 8, 9, 15, 16, 17, 31, 33, 40}) {
       for (const int64_t k : {1, 9, 17, 255, 257}) {

@@ -19,7 +19,7 @@ using testing_util::Vec;
 
 class RefVariableTest : public ::testing::Test {
  protected:
-  RefVariableTest() : devices_(DeviceMgr::NewLocal({})) {}
+  RefVariableTest() : devices_(DeviceMgr::NewLocal({}).value()) {}
   Device* device() { return devices_->default_device(); }
 
   // Runs VariableV2 named `name` and returns its Var.

@@ -19,7 +19,7 @@ using testing_util::Vec;
 
 class ResourceVariableTest : public ::testing::Test {
  protected:
-  ResourceVariableTest() : devices_(DeviceMgr::NewLocal({})) {}
+  ResourceVariableTest() : devices_(DeviceMgr::NewLocal({}).value()) {}
   Device* device() { return devices_->default_device(); }
 
   Tensor Handle(const std::string& shared_name, DataType dtype = DT_FLOAT,

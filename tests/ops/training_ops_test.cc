@@ -55,7 +55,7 @@ std::vector<Tensor> Scalars(const TrainingCase& tc, int t) {
 
 class ResourceTrainingTest : public ::testing::Test {
  protected:
-  ResourceTrainingTest() : devices_(DeviceMgr::NewLocal({})) {}
+  ResourceTrainingTest() : devices_(DeviceMgr::NewLocal({}).value()) {}
   Device* device() { return devices_->default_device(); }
 
   // Creates variable `name` holding `value` (uninitialized if not given);

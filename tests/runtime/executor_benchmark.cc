@@ -164,7 +164,7 @@ BENCHMARK(BM_Session)
 void BM_Executor(benchmark::State& state) {
   const Case& c = Cases()[state.range(0)];
   state.SetLabel(c.name);
-  auto devices = DeviceMgr::NewLocal({});
+  auto devices = DeviceMgr::NewLocal({}).value();
   auto graph = ConvertGraphDefToGraph(c.graph);
   absl::StatusOr<std::unique_ptr<Graph>> pruned =
       graph.ok() ? PruneGraph(**graph, {}, c.fetches, c.targets)

@@ -25,8 +25,8 @@ class Harness {
   Harness(const tensorflow::GraphDef& def, std::vector<std::string> feeds,
           std::vector<std::string> fetches, std::vector<std::string> targets,
           bool use_pool = false)
-      : devices_(DeviceMgr::NewLocal({})), num_fetches_(fetches.size()) {
-    if (use_pool) pool_ = std::make_unique<ThreadPool>("test_inter_op", 2);
+      : devices_(DeviceMgr::NewLocal({}).value()), num_fetches_(fetches.size()) {
+    if (use_pool) pool_ = ThreadPool::Create("test_inter_op", 2).value();
     auto graph = ConvertGraphDefToGraph(def, TestOps());
     if (!graph.ok()) {
       status_ = graph.status();

@@ -290,7 +290,7 @@ class BlockOp : public OpKernel {
 };
 
 ThreadPool* AsyncPool() {
-  static ThreadPool* pool = new ThreadPool("test_async", 2);
+  static ThreadPool* pool = ThreadPool::Create("test_async", 2).value().release();
   return pool;
 }
 

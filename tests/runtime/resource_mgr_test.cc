@@ -63,7 +63,7 @@ TEST(Cancellation, CallbacksRunOnceAndLateRegistrationFails) {
 TEST(DeviceMgr, NamesAndLookup) {
   LocalDeviceOptions options;
   options.num_cpus = 2;
-  std::unique_ptr<DeviceMgr> mgr = DeviceMgr::NewLocal(options);
+  std::unique_ptr<DeviceMgr> mgr = DeviceMgr::NewLocal(options).value();
   ASSERT_EQ(mgr->devices().size(), 2u);
   EXPECT_EQ(mgr->devices()[1]->name(), "/job:localhost/replica:0/task:0/device:CPU:1");
   EXPECT_NE(mgr->devices()[0]->attributes().incarnation(), 0u);
@@ -79,7 +79,8 @@ TEST(DeviceMgr, NamesAndLookup) {
 }
 
 TEST(ThreadPool, ParallelForCoversRange) {
-  ThreadPool pool("test", 3);
+  std::unique_ptr<ThreadPool> owned = ThreadPool::Create("test", 3).value();
+  ThreadPool& pool = *owned;
   std::vector<int> hits(1000, 0);
   pool.ParallelFor(1000, 10000, [&](int64_t b, int64_t e) {
     for (int64_t i = b; i < e; ++i) hits[i]++;

@@ -31,7 +31,8 @@ std::vector<int> ClaimAll(ThreadPool& pool, int workers, int chunks,
 }
 
 TEST(ThreadPoolTest, RunWorkersDoesAllTheWorkOnce) {
-  ThreadPool pool("test", 3);
+  std::unique_ptr<ThreadPool> owned = ThreadPool::Create("test", 3).value();
+  ThreadPool& pool = *owned;
   for (int workers : {1, 2, 4, 8}) {
     int ran = 0;
     const std::vector<int> counts = ClaimAll(pool, workers, 1000, &ran);
@@ -42,7 +43,8 @@ TEST(ThreadPoolTest, RunWorkersDoesAllTheWorkOnce) {
 }
 
 TEST(ThreadPoolTest, ParallelForCoversEveryUnitOnce) {
-  ThreadPool pool("test", 2);
+  std::unique_ptr<ThreadPool> owned = ThreadPool::Create("test", 2).value();
+  ThreadPool& pool = *owned;
   for (int64_t n : {1, 2, 7, 100, 100000}) {
     for (int64_t cost : {int64_t{1}, int64_t{1000}, int64_t{1} << 30}) {
       std::vector<std::atomic<int>> hits(n);
@@ -60,7 +62,8 @@ TEST(ThreadPoolTest, ParallelForCoversEveryUnitOnce) {
 }
 
 TEST(ThreadPoolTest, IdlePoolThreadsJoin) {
-  ThreadPool pool("test", 2);
+  std::unique_ptr<ThreadPool> owned = ThreadPool::Create("test", 2).value();
+  ThreadPool& pool = *owned;
   // The caller's worker waits (bounded) for a pool worker to show up, so
   // the count shows that idle threads do join.
   absl::Notification joined;
@@ -83,7 +86,8 @@ TEST(ThreadPoolTest, IdlePoolThreadsJoin) {
 }
 
 TEST(ThreadPoolTest, BusyPoolLeavesTheWorkToTheCaller) {
-  ThreadPool pool("test", 1);
+  std::unique_ptr<ThreadPool> owned = ThreadPool::Create("test", 1).value();
+  ThreadPool& pool = *owned;
   absl::Notification release, blocking;
   pool.Schedule([&] {
     blocking.Notify();

@@ -140,6 +140,23 @@ expect train_huge_batch 1 "^error: RESOURCE_EXHAUSTED: images of a batch of 1000
 expect train_absurd_batch 1 "^error: RESOURCE_EXHAUSTED: images of a batch of 1099511627776 examples: tensor of shape \[1099511627776,64\] and dtype float is too large" -- \
   "$WEFT" train --model mlp --batch 1099511627776 --steps 1
 
+# Threads the system refuses (here: 8 MiB stacks under a 400 MB address-space
+# limit) are RESOURCE_EXHAUSTED naming the pool, not an abort from a thrown
+# std::system_error. Sanitizer builds reserve terabytes of shadow memory, so
+# ulimit -v cannot be applied to them.
+printf 'node { name: "c" op: "Const" attr { key: "dtype" value { type: DT_FLOAT } } attr { key: "value" value { tensor { dtype: DT_FLOAT tensor_shape {} float_val: 2 } } } }\n' >"$TMP/const.pbtxt"
+if [ -n "${ASAN_OPTIONS:-}${TSAN_OPTIONS:-}" ]; then
+  echo "skip inter_op_threads_refused, intra_op_threads_refused: ulimit -v and a sanitizer build do not mix"
+else
+  limited=(bash -c 'ulimit -s 8192 && ulimit -v 400000 && exec "$@"' limited)
+  expect inter_op_threads_refused 1 "^error: RESOURCE_EXHAUSTED: the session's inter-op pool \(ConfigProto.inter_op_parallelism_threads\): cannot start thread [0-9]+ of 1000 of thread pool 'weft_inter_op': " -- \
+    "${limited[@]}" "$WEFT" run --graph "$TMP/const.pbtxt" --fetch c --inter-op-threads 1000 --intra-op-threads 1
+  expect intra_op_threads_refused 1 "^error: RESOURCE_EXHAUSTED: the CPU devices' intra-op pool .*cannot start thread [0-9]+ of 1000 of thread pool 'cpu_intra_op'" -- \
+    "${limited[@]}" "$WEFT" run --graph "$TMP/const.pbtxt" --fetch c --intra-op-threads 1000
+  expect few_threads_fit 0 "^2$" -- \
+    "${limited[@]}" "$WEFT" run --graph "$TMP/const.pbtxt" --fetch c --inter-op-threads 2 --intra-op-threads 2
+fi
+
 # Names with NUL or control bytes are C-escaped in messages, not cut short.
 printf 'node { name: "a\\001b\\000c" op: "Const" attr { key: "dtype" value { type: DT_FLOAT } } }\n' >"$TMP/ctrl_name.pbtxt"
 expect name_control_bytes 1 '^error: INVALID_ARGUMENT: node 0 \(op Const\) has invalid name .a\\001b\\000c.' -- \
