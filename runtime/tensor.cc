@@ -141,6 +141,8 @@ absl::StatusOr<Tensor> Tensor::Allocate(Allocator* allocator, DataType dtype,
 }
 
 Tensor Tensor::Slice(int64_t start, int64_t limit) const {
+  WEFT_DCHECK(dims() >= 1);
+  WEFT_DCHECK(0 <= start && start <= limit && limit <= dim_size(0));
   Tensor t(*this);
   const int64_t row_elements =
       dims() == 0 || dim_size(0) == 0 ? 0 : NumElements() / dim_size(0);
@@ -152,6 +154,7 @@ Tensor Tensor::Slice(int64_t start, int64_t limit) const {
 }
 
 Tensor Tensor::Reshaped(const TensorShape& shape) const {
+  WEFT_DCHECK(shape.num_elements() == NumElements());
   Tensor t(*this);
   t.shape_ = shape;
   return t;

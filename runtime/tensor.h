@@ -23,6 +23,7 @@
 #include "absl/status/statusor.h"
 #include "absl/types/span.h"
 #include "runtime/allocator.h"
+#include "runtime/dcheck.h"
 #include "runtime/tensor_shape.h"
 #include "runtime/types.h"
 
@@ -91,8 +92,11 @@ class Tensor {
     return dtype_ != DT_INVALID && (buffer_ != nullptr || NumElements() == 0);
   }
 
+  // T must be the dtype's C++ type (DataTypeToEnum<T>), checked under
+  // WEFT_DEBUG_CHECKS (runtime/dcheck.h).
   template <typename T>
   T* data() const {
+    WEFT_DCHECK(dtype_ == DataTypeToEnum<T>::value || data_ == nullptr);
     return reinterpret_cast<T*>(data_);
   }
   void* raw_data() const { return data_; }
@@ -100,12 +104,16 @@ class Tensor {
   absl::Span<T> flat() const {
     return absl::Span<T>(data<T>(), NumElements());
   }
+  // The first element (of a scalar, or of a tensor holding at least one).
   template <typename T>
   T& scalar() const {
+    WEFT_DCHECK(NumElements() >= 1);
     return *data<T>();
   }
 
-  // Rows [start, limit) of dimension 0, sharing this buffer.
+  // Rows [start, limit) of dimension 0, sharing this buffer; requires
+  // dims() >= 1 and 0 <= start <= limit <= dim_size(0) (checked under
+  // WEFT_DEBUG_CHECKS, as Reshaped's count is).
   Tensor Slice(int64_t start, int64_t limit) const;
   // The same elements under another shape with equal element count.
   Tensor Reshaped(const TensorShape& shape) const;

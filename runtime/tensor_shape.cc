@@ -2,6 +2,7 @@
 
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_join.h"
+#include "runtime/dcheck.h"
 
 namespace weft {
 
@@ -46,27 +47,44 @@ absl::StatusOr<TensorShape> TensorShape::FromProto(
   return Build(dims);
 }
 
+namespace {
+
+// The constructors and mutators take sizes the program computed (Build
+// checks untrusted ones): non-negative, with a product that fits in int64.
+int64_t TimesDim(int64_t elements, int64_t d) {
+  WEFT_DCHECK(d >= 0);
+  int64_t product;
+  const bool overflow = __builtin_mul_overflow(elements, d, &product);
+  WEFT_DCHECK(!overflow);
+  return product;
+}
+
+}  // namespace
+
 void TensorShape::Recount() {
   num_elements_ = 1;
-  for (int64_t d : dims_) num_elements_ *= d;
+  for (int64_t d : dims_) num_elements_ = TimesDim(num_elements_, d);
 }
 
 void TensorShape::AddDim(int64_t size) {
   dims_.push_back(size);
-  num_elements_ *= size;
+  num_elements_ = TimesDim(num_elements_, size);
 }
 
 void TensorShape::InsertDim(int index, int64_t size) {
+  WEFT_DCHECK(index >= 0 && index <= dims());
   dims_.insert(dims_.begin() + index, size);
   Recount();
 }
 
 void TensorShape::RemoveDim(int index) {
+  WEFT_DCHECK(index >= 0 && index < dims());
   dims_.erase(dims_.begin() + index);
   Recount();
 }
 
 void TensorShape::set_dim(int index, int64_t size) {
+  WEFT_DCHECK(index >= 0 && index < dims());
   dims_[index] = size;
   Recount();
 }

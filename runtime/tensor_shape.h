@@ -19,6 +19,7 @@
 #include "absl/status/statusor.h"
 #include "absl/types/span.h"
 #include "proto/tensor_shape.pb.h"
+#include "runtime/dcheck.h"
 
 namespace weft {
 
@@ -37,7 +38,10 @@ class TensorShape {
       const tensorflow::TensorShapeProto& proto);
 
   int dims() const { return static_cast<int>(dims_.size()); }
-  int64_t dim_size(int i) const { return dims_[i]; }
+  int64_t dim_size(int i) const {
+    WEFT_DCHECK(i >= 0 && i < dims());
+    return dims_[i];
+  }
   int64_t num_elements() const { return num_elements_; }
   absl::Span<const int64_t> dim_sizes() const { return dims_; }
 
@@ -77,7 +81,10 @@ class PartialShape {
 
   bool known_rank() const { return known_rank_; }
   int rank() const { return static_cast<int>(dims_.size()); }  // if known
-  int64_t dim(int i) const { return dims_[i]; }
+  int64_t dim(int i) const {
+    WEFT_DCHECK(known_rank_ && i >= 0 && i < rank());
+    return dims_[i];
+  }
   absl::Span<const int64_t> dims() const { return dims_; }
   bool IsFullyDefined() const;
   // Fully defined shapes only.

@@ -268,5 +268,19 @@ TEST(Types, NamesParseBothWays) {
   EXPECT_FALSE(ParseDataType("complex256").ok());
 }
 
+// Contract checks (runtime/dcheck.h) fire in the builds that enable them.
+TEST(TensorDcheckDeathTest, WrongTypeBadSliceAndReshape) {
+#if defined(WEFT_DEBUG_CHECKS)
+  Tensor t(DT_FLOAT, TensorShape({2, 3}));
+  EXPECT_DEATH((void)t.data<int32_t>(), "WEFT_DCHECK failed: dtype_ ==");
+  EXPECT_DEATH((void)t.Slice(1, 3), "WEFT_DCHECK failed: 0 <= start");
+  EXPECT_DEATH((void)t.Reshaped(TensorShape({5})), "WEFT_DCHECK failed: shape.num_elements");
+  EXPECT_DEATH((void)t.shape().dim_size(2), "WEFT_DCHECK failed: i >= 0");
+  EXPECT_EQ(t.Slice(1, 2).dim_size(0), 1);  // in-contract calls pass
+#else
+  GTEST_SKIP() << "WEFT_DEBUG_CHECKS is off in this build; on in --config=asan, tsan and fuzz";
+#endif
+}
+
 }  // namespace
 }  // namespace weft
