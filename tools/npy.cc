@@ -114,12 +114,18 @@ absl::StatusOr<Tensor> ParseNpy(const std::string& bytes,
   absl::StatusOr<DataType> dtype = DtypeFromDescr(descr);
   if (!dtype.ok()) return Bad(path, dtype.status().message());
   WEFT_ASSIGN_OR_RETURN(TensorShape shape, TensorShape::Build(dims));
-  WEFT_ASSIGN_OR_RETURN(Tensor t, Tensor::Allocate(CpuAllocator(), *dtype, shape));
-  if (bytes.size() - offset != t.TotalBytes()) {
-    return Bad(path, absl::StrCat("data has ", bytes.size() - offset,
-                                  " bytes, shape ", shape.DebugString(),
-                                  " needs ", t.TotalBytes()));
+  // Checked before allocating: the header may claim any shape. (Divided, as
+  // elements times their size may not fit in 64 bits.)
+  const uint64_t data_bytes = bytes.size() - offset;
+  const uint64_t element_bytes = DataTypeSize(*dtype);
+  if (data_bytes % element_bytes != 0 ||
+      data_bytes / element_bytes != static_cast<uint64_t>(shape.num_elements())) {
+    return Bad(path, absl::StrCat("data has ", data_bytes, " bytes, shape ",
+                                  shape.DebugString(), " needs ",
+                                  shape.num_elements(), " elements of ",
+                                  element_bytes, " bytes"));
   }
+  WEFT_ASSIGN_OR_RETURN(Tensor t, Tensor::Allocate(CpuAllocator(), *dtype, shape));
   CopyFromExternalBytes(bytes.data() + offset, &t);
   return t;
 }

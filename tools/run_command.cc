@@ -57,7 +57,7 @@ constexpr char kUsage[] =
     "                  ConfigProto.intra_op_parallelism_threads; default: cores\n"
     "  --inter-op-threads N  threads running independent kernels at once, as\n"
     "                  ConfigProto.inter_op_parallelism_threads; default: cores\n"
-    "  --max-input-bytes N  refuse a --graph or @file.npy larger than N bytes\n"
+    "  --max-input-bytes N  refuse a --graph, @file.npy or feed larger than N bytes\n"
     "                  (default 1 GiB; sizes take K, M, G or T: 64M)\n"
     "  --memory-limit N  fail a step with RESOURCE_EXHAUSTED, naming the node,\n"
     "                  when the session's tensors would hold more than N bytes\n"

@@ -202,9 +202,26 @@ absl::Status StoreLeaf(const Json& j, DataType dtype, Tensor* t, int64_t i) {
   }
 }
 
+// The tensor of a feed: a few bytes of text may declare any shape ({"shape":
+// [100000, 100000], "values": [0]}), so the bytes it would take are held to
+// the same limit as a --graph or @file.npy (--max-input-bytes).
+absl::StatusOr<Tensor> AllocateFeed(DataType dtype, const TensorShape& shape,
+                                    int64_t max_bytes) {
+  const int64_t element_bytes =
+      DataTypeIsObject(dtype) ? int64_t{sizeof(std::string)}
+                              : std::max<int64_t>(1, DataTypeSize(dtype));
+  if (shape.num_elements() > max_bytes / element_bytes) {
+    return absl::ResourceExhaustedError(absl::StrCat(
+        "a feed of shape ", shape.DebugString(), " and dtype ",
+        DataTypeNumpyName(dtype), " takes more than the limit of ", max_bytes,
+        " bytes (raise it with --max-input-bytes)"));
+  }
+  return Tensor::Allocate(CpuAllocator(), dtype, shape);
+}
+
 absl::StatusOr<Tensor> FromLeaves(const std::vector<const Json*>& leaves,
                                   const std::vector<int64_t>& dims,
-                                  DataType dtype) {
+                                  DataType dtype, int64_t max_bytes) {
   WEFT_ASSIGN_OR_RETURN(TensorShape shape, TensorShape::Build(dims));
   if (static_cast<int64_t>(leaves.size()) != shape.num_elements() &&
       leaves.size() != 1) {
@@ -213,7 +230,7 @@ absl::StatusOr<Tensor> FromLeaves(const std::vector<const Json*>& leaves,
                      shape.DebugString(), " (", shape.num_elements(),
                      " elements)"));
   }
-  WEFT_ASSIGN_OR_RETURN(Tensor t, Tensor::Allocate(CpuAllocator(), dtype, shape));
+  WEFT_ASSIGN_OR_RETURN(Tensor t, AllocateFeed(dtype, shape, max_bytes));
   for (int64_t i = 0; i < shape.num_elements(); ++i) {
     const Json& leaf = *leaves[leaves.size() == 1 ? 0 : i];
     WEFT_RETURN_IF_ERROR(StoreLeaf(leaf, dtype, &t, i));
@@ -344,7 +361,7 @@ absl::StatusOr<Tensor> ParseFeedValue(const std::string& text, DataType hint,
       }
     }
     if (dtype == DT_INVALID) dtype = InferDtype(leaves);
-    return FromLeaves(leaves, dims, dtype);
+    return FromLeaves(leaves, dims, dtype, max_file_bytes);
   }
   std::vector<int64_t> dims;
   std::vector<const Json*> leaves;
@@ -352,9 +369,9 @@ absl::StatusOr<Tensor> ParseFeedValue(const std::string& text, DataType hint,
   const DataType dtype = hint != DT_INVALID ? hint : InferDtype(leaves);
   if (leaves.empty()) {
     WEFT_ASSIGN_OR_RETURN(TensorShape shape, TensorShape::Build(dims));
-    return Tensor::Allocate(CpuAllocator(), dtype, shape);
+    return AllocateFeed(dtype, shape, max_file_bytes);
   }
-  return FromLeaves(leaves, dims, dtype);
+  return FromLeaves(leaves, dims, dtype, max_file_bytes);
 }
 
 std::string TensorToJson(const Tensor& t) {

@@ -15,10 +15,12 @@
 namespace {
 
 // Decoding may allocate what the proto claims (typed fields splat their last
-// value): bounded as a session's memory limit bounds it.
+// value): bounded as a session's memory limit bounds it, and low, because
+// round trips of 100 MB tensors through typed fields only slow the campaign
+// down (the first one timed out on them) without reaching new code.
 weft::LimitedAllocator* Allocator() {
   static weft::LimitedAllocator* const a =
-      weft::LimitedAllocator::New(weft::CpuAllocator(), int64_t{256} << 20);
+      weft::LimitedAllocator::New(weft::CpuAllocator(), int64_t{16} << 20);
   return a;
 }
 

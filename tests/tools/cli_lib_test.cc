@@ -176,6 +176,39 @@ TEST(Npy, BoolBytesOtherThanZeroOrOneAreTrue) {
   EXPECT_EQ(raw[2], 1);
 }
 
+TEST(Npy, HeaderShapeIsCheckedAgainstTheDataBeforeAllocating) {
+  // 10^12 doubles claimed, 8 bytes present: refused without trying to
+  // allocate 8 TB.
+  std::string header =
+      "{'descr': '<f8', 'fortran_order': False, 'shape': (100000, 100000, 100), }";
+  header += std::string((16 - (10 + header.size() + 1) % 16) % 16, ' ') + "\n";
+  std::string bytes = std::string("\x93NUMPY\x01\x00", 8);
+  bytes += static_cast<char>(header.size());
+  bytes += '\0';
+  bytes += header;
+  bytes += std::string(8, '\0');
+  absl::Status s = ParseNpy(bytes, "x.npy").status();
+  EXPECT_EQ(s.code(), absl::StatusCode::kInvalidArgument) << s;
+  EXPECT_NE(s.message().find("data has 8 bytes, shape [100000,100000,100] needs "
+                             "1000000000000 elements of 8 bytes"),
+            std::string::npos)
+      << s;
+}
+
+TEST(ParseFeedValue, DeclaredShapesAreHeldToTheInputLimit) {
+  absl::Status s =
+      ParseFeedValue(R"({"shape": [100000, 100000], "values": [0]})", DT_FLOAT).status();
+  EXPECT_EQ(s.code(), absl::StatusCode::kResourceExhausted) << s;
+  EXPECT_NE(s.message().find("a feed of shape [100000,100000] and dtype float32 "
+                             "takes more than the limit of"),
+            std::string::npos)
+      << s;
+  // The limit is the caller's (--max-input-bytes): 3 int64s are 24 bytes.
+  EXPECT_EQ(ParseFeedValue("[1, 2, 3]", DT_INT64, 16).status().code(),
+            absl::StatusCode::kResourceExhausted);
+  EXPECT_TRUE(ParseFeedValue("[1, 2, 3]", DT_INT64, 24).ok());
+}
+
 TEST(ParseGraphDef, DetectsTextAndBinary) {
   absl::StatusOr<tensorflow::GraphDef> text =
       ParseGraphDef("node { name: \"a\" op: \"NoOp\" }", "g.pbtxt");

@@ -29,6 +29,8 @@ expect bad_limit 2 "--max-input-bytes must be a positive size in bytes .*, not '
   "$WEFT" inspect --graph "$MLP" --max-input-bytes -5
 expect limit_with_suffix 1 "more than the limit of 1024 " -- \
   "$WEFT" inspect --graph "$MLP" --max-input-bytes 1K
+expect feed_splat_over_limit 1 "^error: RESOURCE_EXHAUSTED: feed 'x': a feed of shape \[100000,100000\] and dtype float32 takes more than the limit of 1073741824 bytes \(raise it with --max-input-bytes\)" -- \
+  "$WEFT" run --graph "$MLP" --fetch class --feed 'x={"shape": [100000, 100000], "values": [0]}'
 expect feed_npy_dev_zero 1 "^error: INVALID_ARGUMENT: feed 'x': '/dev/zero' is not a regular file" -- \
   "$WEFT" run --graph "$MLP" --fetch class --feed x=@/dev/zero
 
@@ -139,6 +141,27 @@ expect train_huge_batch 1 "^error: RESOURCE_EXHAUSTED: images of a batch of 1000
   "$WEFT" train --model mlp --batch 100000000000 --steps 1
 expect train_absurd_batch 1 "^error: RESOURCE_EXHAUSTED: images of a batch of 1099511627776 examples: tensor of shape \[1099511627776,64\] and dtype float is too large" -- \
   "$WEFT" train --model mlp --batch 1099511627776 --steps 1
+
+# Loop frames nested 20000 deep (Enter ... Enter, Exit ... Exit): frames are
+# tracked without recursion, so the depth a graph chooses cannot overflow
+# the stack of validation, inspect or the executor.
+python3 - "$TMP/nested.pbtxt" <<'PY'
+import sys
+n = 20000
+out = ['node { name: "x" op: "Const" attr { key: "dtype" value { type: DT_FLOAT } } '
+       'attr { key: "value" value { tensor { dtype: DT_FLOAT tensor_shape {} float_val: 2 } } } }']
+prev = "x"
+for i in range(n):
+    out.append('node { name: "e%d" op: "Enter" input: "%s" attr { key: "T" value { type: DT_FLOAT } } '
+               'attr { key: "frame_name" value { s: "f%d" } } }' % (i, prev, i))
+    prev = "e%d" % i
+for i in reversed(range(n)):
+    out.append('node { name: "x%d" op: "Exit" input: "%s" attr { key: "T" value { type: DT_FLOAT } } }' % (i, prev))
+    prev = "x%d" % i
+open(sys.argv[1], "w").write("\n".join(out) + "\n")
+PY
+expect nested_frames_run 0 "^2$" -- "$WEFT" run --graph "$TMP/nested.pbtxt" --fetch x0
+expect nested_frames_inspect 0 "^validation: ok" -- "$WEFT" inspect --graph "$TMP/nested.pbtxt"
 
 # Threads the system refuses (here: 8 MiB stacks under a 400 MB address-space
 # limit) are RESOURCE_EXHAUSTED naming the pool, not an abort from a thrown
