@@ -142,16 +142,22 @@ TEST(TensorToText, NestedAndElided) {
   EXPECT_EQ(TensorToText(Tensor::Scalar<bool>(true)), "true");
 }
 
-TEST(Npy, ReadsVersion1AndRejectsJunk) {
-  std::string header =
-      "{'descr': '<i4', 'fortran_order': False, 'shape': (2,), }";
-  header += std::string((16 - (10 + header.size() + 1) % 16) % 16, ' ') + "\n";
+// A version-1 .npy file: `dict` (the header's Python dict), padded as numpy
+// pads it, then `data`.
+std::string NpyFile(std::string dict, const std::string& data) {
+  dict += std::string((16 - (10 + dict.size() + 1) % 16) % 16, ' ') + "\n";
   std::string bytes = std::string("\x93NUMPY\x01\x00", 8);
-  bytes += static_cast<char>(header.size());
+  bytes += static_cast<char>(dict.size());
   bytes += '\0';
-  bytes += header;
-  int32_t values[2] = {5, -6};
-  bytes.append(reinterpret_cast<const char*>(values), sizeof(values));
+  bytes += dict;
+  return bytes + data;
+}
+
+TEST(Npy, ReadsVersion1AndRejectsJunk) {
+  const int32_t values[2] = {5, -6};
+  const std::string bytes =
+      NpyFile("{'descr': '<i4', 'fortran_order': False, 'shape': (2,), }",
+              std::string(reinterpret_cast<const char*>(values), sizeof(values)));
   absl::StatusOr<Tensor> t = ParseNpy(bytes, "x.npy");
   ASSERT_TRUE(t.ok()) << t.status();
   EXPECT_EQ(t->dtype(), DT_INT32);
@@ -161,13 +167,9 @@ TEST(Npy, ReadsVersion1AndRejectsJunk) {
 }
 
 TEST(Npy, BoolBytesOtherThanZeroOrOneAreTrue) {
-  std::string header = "{'descr': '|b1', 'fortran_order': False, 'shape': (3,), }";
-  header += std::string((16 - (10 + header.size() + 1) % 16) % 16, ' ') + "\n";
-  std::string bytes = std::string("\x93NUMPY\x01\x00", 8);
-  bytes += static_cast<char>(header.size());
-  bytes += '\0';
-  bytes += header;
-  bytes += std::string("\x02\x00\xff", 3);
+  const std::string bytes = NpyFile(
+      "{'descr': '|b1', 'fortran_order': False, 'shape': (3,), }",
+      std::string("\x02\x00\xff", 3));
   absl::StatusOr<Tensor> t = ParseNpy(bytes, "x.npy");
   ASSERT_TRUE(t.ok()) << t.status();
   EXPECT_EQ(TensorToText(*t), "[true, false, true]");
@@ -179,14 +181,9 @@ TEST(Npy, BoolBytesOtherThanZeroOrOneAreTrue) {
 TEST(Npy, HeaderShapeIsCheckedAgainstTheDataBeforeAllocating) {
   // 10^12 doubles claimed, 8 bytes present: refused without trying to
   // allocate 8 TB.
-  std::string header =
-      "{'descr': '<f8', 'fortran_order': False, 'shape': (100000, 100000, 100), }";
-  header += std::string((16 - (10 + header.size() + 1) % 16) % 16, ' ') + "\n";
-  std::string bytes = std::string("\x93NUMPY\x01\x00", 8);
-  bytes += static_cast<char>(header.size());
-  bytes += '\0';
-  bytes += header;
-  bytes += std::string(8, '\0');
+  const std::string bytes = NpyFile(
+      "{'descr': '<f8', 'fortran_order': False, 'shape': (100000, 100000, 100), }",
+      std::string(8, '\0'));
   absl::Status s = ParseNpy(bytes, "x.npy").status();
   EXPECT_EQ(s.code(), absl::StatusCode::kInvalidArgument) << s;
   EXPECT_NE(s.message().find("data has 8 bytes, shape [100000,100000,100] needs "
