@@ -25,9 +25,10 @@ std::unique_ptr<Tensor> SmallConstValue(const Node& node) {
   const tensorflow::TensorProto& proto = it->second.tensor();
   int64_t elements = 1;
   for (const auto& d : proto.tensor_shape().dim()) {
+    // Checked before multiplying: a claimed dim may be near 2^63.
     if (d.size() < 0) return nullptr;
+    if (d.size() > 0 && elements > kMaxConstElements / d.size()) return nullptr;
     elements *= d.size();
-    if (elements > kMaxConstElements) return nullptr;
   }
   absl::StatusOr<Tensor> t = TensorFromProto(proto);
   if (!t.ok()) return nullptr;  // the kernel reports bad values when it runs

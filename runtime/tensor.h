@@ -18,6 +18,7 @@
 #include <atomic>
 #include <cstdint>
 #include <string>
+#include <type_traits>
 #include <utility>
 
 #include "absl/status/statusor.h"
@@ -92,11 +93,13 @@ class Tensor {
     return dtype_ != DT_INVALID && (buffer_ != nullptr || NumElements() == 0);
   }
 
-  // T must be the dtype's C++ type (DataTypeToEnum<T>), checked under
-  // WEFT_DEBUG_CHECKS (runtime/dcheck.h).
+  // T must be the dtype's C++ type (DataTypeToEnum<T>), or an unsigned
+  // integer of the element's size for kernels that move plain-memory
+  // elements without reading them (VisitStorage, ops/cpu/array_util.h);
+  // checked under WEFT_DEBUG_CHECKS (runtime/dcheck.h).
   template <typename T>
   T* data() const {
-    WEFT_DCHECK(dtype_ == DataTypeToEnum<T>::value || data_ == nullptr);
+    WEFT_DCHECK(data_ == nullptr || ReadableAs<T>(dtype_));
     return reinterpret_cast<T*>(data_);
   }
   void* raw_data() const { return data_; }
@@ -134,6 +137,16 @@ class Tensor {
   std::string ElementString(int64_t i) const;
 
  private:
+  template <typename T>
+  static bool ReadableAs(DataType dtype) {
+    if (dtype == DataTypeToEnum<T>::value) return true;
+    if constexpr (std::is_integral_v<T> && std::is_unsigned_v<T> &&
+                  !std::is_same_v<T, bool>) {
+      return !DataTypeIsObject(dtype) && DataTypeSize(dtype) == sizeof(T);
+    }
+    return false;
+  }
+
   DataType dtype_ = DT_INVALID;
   TensorShape shape_;
   TensorBuffer* buffer_ = nullptr;

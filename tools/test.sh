@@ -26,7 +26,9 @@ bazel test --disk_cache="$cache_dir" --test_summary=short --keep_going \
   ${flags[@]+"${flags[@]}"} -- "${targets[@]}" 2>&1 | tee "$log"
 bazel_rc=${PIPESTATUS[0]}
 
-python3 tools/count_tests.py "$log" "$(bazel info bazel-testlogs 2>/dev/null)"
+# The flags choose the output tree (--config=asan has its own testlogs).
+testlogs=$(bazel info ${flags[@]+"${flags[@]}"} bazel-testlogs 2>/dev/null)
+python3 tools/count_tests.py "$log" "$testlogs"
 count_rc=$?
 rm -f "$log"
 if [ "$count_rc" -ne 0 ] || [ "$bazel_rc" -ne 0 ]; then

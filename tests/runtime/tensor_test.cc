@@ -272,7 +272,10 @@ TEST(Types, NamesParseBothWays) {
 TEST(TensorDcheckDeathTest, WrongTypeBadSliceAndReshape) {
 #if defined(WEFT_DEBUG_CHECKS)
   Tensor t(DT_FLOAT, TensorShape({2, 3}));
-  EXPECT_DEATH((void)t.data<int32_t>(), "WEFT_DCHECK failed: dtype_ ==");
+  EXPECT_DEATH((void)t.data<int32_t>(), "WEFT_DCHECK failed: data_ == nullptr");
+  EXPECT_DEATH((void)t.data<uint64_t>(), "WEFT_DCHECK failed: data_ == nullptr");
+  // Unsigned storage of the element's size is how VisitStorage moves bytes.
+  EXPECT_EQ(static_cast<void*>(t.data<uint32_t>()), t.raw_data());
   EXPECT_DEATH((void)t.Slice(1, 3), "WEFT_DCHECK failed: 0 <= start");
   EXPECT_DEATH((void)t.Reshaped(TensorShape({5})), "WEFT_DCHECK failed: shape.num_elements");
   EXPECT_DEATH((void)t.shape().dim_size(2), "WEFT_DCHECK failed: i >= 0");
