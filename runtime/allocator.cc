@@ -114,8 +114,7 @@ std::string LimitedAllocator::Name() const {
   return absl::StrCat(base_->Name(), " (session memory limit ", limit_bytes_,
                       " bytes, ",
                       counters_.bytes_in_use.load(std::memory_order_relaxed),
-                      " in use; raise SessionOptions.memory_limit_bytes or "
-                      "--memory-limit)");
+                      " in use; raise SessionOptions.memory_limit_bytes)");
 }
 
 void* LimitedAllocator::Allocate(size_t alignment, size_t num_bytes) {

@@ -3,6 +3,7 @@
 #ifndef WEFT_TOOLS_COMMANDS_H_
 #define WEFT_TOOLS_COMMANDS_H_
 
+#include <cstdint>
 #include <optional>
 #include <string>
 #include <vector>
@@ -25,6 +26,9 @@ int TrainCommand(int argc, char** argv);
 
 // Prints "error: CODE: message" to stderr and returns kExitError.
 int ReportError(const absl::Status& status);
+// A step's error under `weft run/train --memory-limit N` (limit_bytes > 0):
+// a RESOURCE_EXHAUSTED one also names the flag that sets the limit.
+absl::Status WithMemoryLimitFlag(const absl::Status& status, int64_t limit_bytes);
 // Prints "usage error: message" and the command's usage; returns kExitUsage.
 int ReportUsage(const absl::Status& status, const char* usage);
 

@@ -1,4 +1,6 @@
+#include <algorithm>
 #include <cstdio>
+#include <string>
 
 #include "absl/strings/str_cat.h"
 
@@ -10,6 +12,16 @@ namespace weft {
 int ReportError(const absl::Status& status) {
   std::fprintf(stderr, "error: %s\n", StatusToString(status).c_str());
   return kExitError;
+}
+
+absl::Status WithMemoryLimitFlag(const absl::Status& status, int64_t limit_bytes) {
+  if (limit_bytes <= 0 || !absl::IsResourceExhausted(status)) return status;
+  // At the end of the first line, before the "[[node ...]]" trailer.
+  std::string message(status.message());
+  message.insert(std::min(message.find('\n'), message.size()),
+                 absl::StrCat(" (this run's --memory-limit is ", limit_bytes,
+                              " bytes: give a larger one)"));
+  return absl::Status(status.code(), message);
 }
 
 int ReportUsage(const absl::Status& status, const char* usage) {

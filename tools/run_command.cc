@@ -221,7 +221,9 @@ int RunCommand(int argc, char** argv) {
   std::vector<Tensor> outputs;
   if (cl.Has("init")) {
     absl::Status s = session->Run(feeds, {}, cl.GetAll("init"), &outputs);
-    if (!s.ok()) return ReportError(WithContext(s, "running --init"));
+    if (!s.ok()) {
+      return ReportError(WithMemoryLimitFlag(WithContext(s, "running --init"), *memory_limit));
+    }
   }
   std::vector<double> step_micros;
   const bool op_timing = cl.Has("op-timing");
@@ -243,7 +245,7 @@ int RunCommand(int argc, char** argv) {
     step_micros.push_back(absl::ToDoubleMicroseconds(absl::Now() - start));
     if (!s.ok()) {
       if (*steps > 1) s = WithContext(s, absl::StrCat("step ", step + 1));
-      return ReportError(s);
+      return ReportError(WithMemoryLimitFlag(s, *memory_limit));
     }
   }
   PrintResults(cl.GetAll("fetch"), outputs, format == "json");

@@ -177,7 +177,7 @@ int Train(const tensorflow::GraphDef& graph, const std::string& source,
   if (absl::Status s = session->Create(graph); !s.ok()) return ReportError(s);
   std::vector<Tensor> out;
   if (absl::Status s = session->Run({}, {}, {"init"}, &out); !s.ok()) {
-    return ReportError(WithContext(s, "running 'init'"));
+    return ReportError(WithMemoryLimitFlag(WithContext(s, "running 'init'"), o.memory_limit));
   }
   std::printf(
       "training %s on %s data (%lld examples), batch %lld, %lld steps, %d CPU "
@@ -208,7 +208,10 @@ int Train(const tensorflow::GraphDef& graph, const std::string& source,
     Batch& b = *next;
     absl::Status s = session->Run({{"images", b.images}, {"labels", b.labels}},
                                   fetches, {"train_op"}, &out);
-    if (!s.ok()) return ReportError(WithContext(s, absl::StrCat("step ", step)));
+    if (!s.ok()) {
+      return ReportError(
+          WithMemoryLimitFlag(WithContext(s, absl::StrCat("step ", step)), o.memory_limit));
+    }
     absl::StatusOr<double> loss = ScalarMetric(out[0], "loss");
     if (!loss.ok()) return ReportError(loss.status());
     absl::StatusOr<double> accuracy =

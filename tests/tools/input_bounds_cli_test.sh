@@ -126,7 +126,7 @@ node { name: "dims" op: "Const" attr { key: "dtype" value { type: DT_INT32 } } a
 node { name: "v" op: "Const" attr { key: "dtype" value { type: DT_FLOAT } } attr { key: "value" value { tensor { dtype: DT_FLOAT tensor_shape {} float_val: 1 } } } }
 node { name: "big" op: "Fill" input: "dims" input: "v" attr { key: "T" value { type: DT_FLOAT } } attr { key: "index_type" value { type: DT_INT32 } } }
 PB
-expect memory_limit_exceeded 1 "^error: RESOURCE_EXHAUSTED: node 'big' \(Fill\): out of memory allocating tensor of shape \[1000,1000\] and dtype float \(4000000 bytes\) on cpu \(session memory limit 1048576 bytes" -- \
+expect memory_limit_exceeded 1 "^error: RESOURCE_EXHAUSTED: node 'big' \(Fill\): out of memory allocating tensor of shape \[1000,1000\] and dtype float \(4000000 bytes\) on cpu \(session memory limit 1048576 bytes.*this run's --memory-limit is 1048576 bytes" -- \
   "$WEFT" run --graph "$TMP/big_fill.pbtxt" --fetch big --memory-limit 1M
 expect memory_limit_enough 0 "^big = float32 \[1000,1000\]" -- \
   "$WEFT" run --graph "$TMP/big_fill.pbtxt" --fetch big --memory-limit 64M
