@@ -7,6 +7,7 @@
 #include "absl/strings/match.h"
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_join.h"
+#include "runtime/cpu_isa.h"
 #include "runtime/local_device_mgr.h"
 #include "runtime/status.h"
 
@@ -88,7 +89,9 @@ absl::StatusOr<std::unique_ptr<DeviceMgr>> NewLocalDeviceMgr(
                                ? options.host_memory_limit_bytes
                                : int64_t{1} << 32);
     attrs.set_incarnation(NewIncarnation());
-    attrs.set_physical_device_desc("host CPU (Eigen)");
+    attrs.set_physical_device_desc(absl::StrCat(
+        "host CPU (Eigen; ", simd::CpuIsaName(simd::ActiveCpuIsa()),
+        " SIMD kernels)"));
     devices.push_back(std::make_unique<Device>(std::move(attrs), host,
                                                intra_op_pool));
   }

@@ -1,4 +1,10 @@
+// Compiled once per ISA (simd_target.h): the float kernel of the AVX-512
+// and AVX2 compilations (weft::avx512::VectorSmallGemm, ...), and in the
+// baseline compilation SmallGemm, which calls the one for the CPU
+// (cpu_isa.h), or Eigen's product.
 #include "ops/cpu/conv_gemm.h"
+
+#include "ops/cpu/simd_target.h"
 
 #include <algorithm>
 #include <array>
@@ -7,36 +13,26 @@
 
 #include <Eigen/Core>
 
+#include "runtime/cpu_isa.h"
+
+namespace weft {
+using VectorSmallGemmFn = void(int64_t m, int64_t n, int64_t k, const float* a,
+                               const GemmALayout& la, const float* b,
+                               int64_t ldb, float* c, int64_t ldc,
+                               bool accumulate);
+WEFT_SIMD_DECLARE(VectorSmallGemmFn, VectorSmallGemm)
+}  // namespace weft
+
+#if defined(WEFT_SIMD_HAS_ISA)
+
+WEFT_SIMD_BEGIN
 #include "ops/cpu/simd_isa.h"
 
 namespace weft {
+namespace WEFT_SIMD_NS {
 namespace {
 
-template <typename T>
-void EigenSmallGemm(int64_t m, int64_t n, int64_t k, const T* a,
-                    const GemmALayout& la, const T* b, int64_t ldb, T* c,
-                    int64_t ldc, bool accumulate) {
-  using Matrix = Eigen::Matrix<T, Eigen::Dynamic, Eigen::Dynamic, Eigen::RowMajor>;
-  using Strides = Eigen::Stride<Eigen::Dynamic, Eigen::Dynamic>;
-  Eigen::Map<Matrix, 0, Eigen::OuterStride<>> cm(c, m, n, Eigen::OuterStride<>(ldc));
-  // One product per segment of the depth, summed.
-  const T* seg = a;
-  for (int64_t p0 = 0; p0 < k; p0 += la.seg_len, seg += la.seg_stride) {
-    const int64_t len = std::min(la.seg_len, k - p0);
-    Eigen::Map<const Matrix, 0, Strides> am(seg, m, len, Strides(la.row, la.depth));
-    Eigen::Map<const Matrix, 0, Eigen::OuterStride<>> bm(
-        b + p0 * ldb, len, n, Eigen::OuterStride<>(ldb));
-    if (accumulate || p0 > 0) {
-      cm.noalias() += am * bm;
-    } else {
-      cm.noalias() = am * bm;
-    }
-  }
-}
-
-#if defined(WEFT_SIMD_ISA_AVAILABLE)
-
-using Isa = simd::NativeIsa;
+using Isa = simd::TargetIsa;
 using Vec = Isa::Vec;
 using Mask = Isa::Mask;
 constexpr int64_t kLanes = Isa::kLanes;
@@ -166,6 +162,7 @@ void DotRows(int64_t m, int64_t k, const float* a, const GemmALayout& la,
     DotRowTile<1>(k, a + i * la.row, la, b, c + i * ldc, ldc, accumulate);
   }
 }
+}  // namespace
 
 void VectorSmallGemm(int64_t m, int64_t n, int64_t k, const float* a,
                      const GemmALayout& la, const float* b, int64_t ldb,
@@ -193,7 +190,36 @@ void VectorSmallGemm(int64_t m, int64_t n, int64_t k, const float* a,
   }
 }
 
-#endif  // WEFT_SIMD_ISA_AVAILABLE
+}  // namespace WEFT_SIMD_NS
+}  // namespace weft
+WEFT_SIMD_END
+
+#else  // the baseline compilation: Eigen's product and the dispatcher
+
+namespace weft {
+namespace {
+
+template <typename T>
+void EigenSmallGemm(int64_t m, int64_t n, int64_t k, const T* a,
+                    const GemmALayout& la, const T* b, int64_t ldb, T* c,
+                    int64_t ldc, bool accumulate) {
+  using Matrix = Eigen::Matrix<T, Eigen::Dynamic, Eigen::Dynamic, Eigen::RowMajor>;
+  using Strides = Eigen::Stride<Eigen::Dynamic, Eigen::Dynamic>;
+  Eigen::Map<Matrix, 0, Eigen::OuterStride<>> cm(c, m, n, Eigen::OuterStride<>(ldc));
+  // One product per segment of the depth, summed.
+  const T* seg = a;
+  for (int64_t p0 = 0; p0 < k; p0 += la.seg_len, seg += la.seg_stride) {
+    const int64_t len = std::min(la.seg_len, k - p0);
+    Eigen::Map<const Matrix, 0, Strides> am(seg, m, len, Strides(la.row, la.depth));
+    Eigen::Map<const Matrix, 0, Eigen::OuterStride<>> bm(
+        b + p0 * ldb, len, n, Eigen::OuterStride<>(ldb));
+    if (accumulate || p0 > 0) {
+      cm.noalias() += am * bm;
+    } else {
+      cm.noalias() = am * bm;
+    }
+  }
+}
 
 }  // namespace
 
@@ -210,12 +236,12 @@ void SmallGemm(int64_t m, int64_t n, int64_t k, const T* a,
   }
   GemmALayout la = a_layout;
   if (la.seg_len <= 0) la.seg_len = k;
-#if defined(WEFT_SIMD_ISA_AVAILABLE)
   if constexpr (std::is_same_v<T, float>) {
-    VectorSmallGemm(m, n, k, a, la, b, ldb, c, ldc, accumulate);
-    return;
+    if (auto* f = WEFT_SIMD_CHOOSE(VectorSmallGemm)) {
+      f(m, n, k, a, la, b, ldb, c, ldc, accumulate);
+      return;
+    }
   }
-#endif
   EigenSmallGemm(m, n, k, a, la, b, ldb, c, ldc, accumulate);
 }
 
@@ -230,3 +256,5 @@ template void SmallGemm<int32_t>(int64_t, int64_t, int64_t, const int32_t*,
                                  int32_t*, int64_t, bool);
 
 }  // namespace weft
+
+#endif  // WEFT_SIMD_HAS_ISA

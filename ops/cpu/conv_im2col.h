@@ -15,41 +15,17 @@
 #include <Eigen/Core>
 
 #include "ops/cpu/conv_geometry.h"
+#include "ops/cpu/conv_im2col_rows.h"
 #include "ops/cpu/conv_gemm.h"
 #include "ops/cpu/conv_sliding.h"
-#include "ops/cpu/simd_isa.h"
 #include "ops/framework/op_kernel.h"
 #include "runtime/status.h"
 #include "runtime/thread_pool.h"
 
 namespace weft {
 
-// The output pixel (b, oh, ow) of col row r, stepped row by row: three
-// divisions per row cost more than copying a small window.
-struct PixelWalk {
-  PixelWalk(const WindowDims& d, int64_t r)
-      : out_rows(d.out_rows), out_cols(d.out_cols) {
-    const int64_t pixels = std::max<int64_t>(1, out_rows * out_cols);
-    b = r / pixels;
-    oh = (r % pixels) / std::max<int64_t>(1, out_cols);
-    ow = r % std::max<int64_t>(1, out_cols);
-  }
-  void Next() {
-    if (++ow < out_cols) return;
-    ow = 0;
-    if (++oh < out_rows) return;
-    oh = 0;
-    ++b;
-  }
-  int64_t out_rows, out_cols;
-  int64_t b, oh, ow;
-};
 
-// dst[0, n) = src[0, n) and dst[0, n) += src[0, n). The runs here are short
-// (a window row, one pixel's channels: often 5 to 80 values), where a memcpy
-// call or Eigen's alignment peeling costs more than the copy and GCC -O2
-// leaves plain loops scalar; float on AVX-512 and AVX2 uses whole-vector
-// moves with a masked tail.
+// dst[0, n) = src[0, n) and dst[0, n) += src[0, n), for any T (Eigen).
 template <typename T>
 inline void CopyRun(const T* src, int64_t n, T* dst) {
   using Vec = Eigen::Array<T, Eigen::Dynamic, 1>;
@@ -60,70 +36,31 @@ inline void AddRun(const T* src, int64_t n, T* dst) {
   using Vec = Eigen::Array<T, Eigen::Dynamic, 1>;
   Eigen::Map<Vec>(dst, n) += Eigen::Map<const Vec>(src, n);
 }
-#if defined(WEFT_SIMD_ISA_AVAILABLE)
-template <>
-inline void CopyRun<float>(const float* src, int64_t n, float* dst) {
-  using Isa = simd::NativeIsa;
-  int64_t i = 0;
-  for (; i + Isa::kLanes <= n; i += Isa::kLanes) Isa::StoreU(dst + i, Isa::LoadU(src + i));
-  if (i < n) {
-    const Isa::Mask m = Isa::Lanes(n - i);
-    Isa::MaskStore(dst + i, m, Isa::MaskLoad(m, src + i));
-  }
-}
-template <>
-inline void AddRun<float>(const float* src, int64_t n, float* dst) {
-  using Isa = simd::NativeIsa;
-  int64_t i = 0;
-  for (; i + Isa::kLanes <= n; i += Isa::kLanes) {
-    Isa::StoreU(dst + i, Isa::Add(Isa::LoadU(dst + i), Isa::LoadU(src + i)));
-  }
-  if (i < n) {
-    const Isa::Mask m = Isa::Lanes(n - i);
-    Isa::MaskStore(dst + i, m,
-                   Isa::Add(Isa::MaskLoad(m, dst + i), Isa::MaskLoad(m, src + i)));
-  }
-}
-#endif
+template <typename T>
+struct EigenRuns {
+  static void Copy(const T* src, int64_t n, T* dst) { CopyRun(src, n, dst); }
+  static void Add(const T* src, int64_t n, T* dst) { AddRun(src, n, dst); }
+};
+
+// The float loops, with the runs of the CPU's ISA (conv_im2col_simd.cc):
+// the runs here are short (a window row, one pixel's channels: often 5 to
+// 80 values), where a memcpy call or Eigen's alignment peeling costs more
+// than the copy; AVX-512 and AVX2 use whole-vector moves with a masked
+// tail.
+void Im2ColFloat(const WindowDims& d, const float* in, int64_t row_begin,
+                 int64_t row_end, float* col);
+void Col2ImAddFloat(const WindowDims& d, const float* col, int64_t row_begin,
+                    int64_t row_end, float* out);
 
 // Writes rows [row_begin, row_end) of the col matrix of `in` to `col`
 // (row_end - row_begin rows).
 template <typename T>
 void Im2Col(const WindowDims& d, const T* in, int64_t row_begin,
             int64_t row_end, T* col) {
-  const int64_t c = d.in_depth;
-  const int64_t k = d.win_rows * d.win_cols * c;
-  PixelWalk px(d, row_begin);
-  for (int64_t r = row_begin; r < row_end; ++r, px.Next()) {
-    const int64_t oh = px.oh, ow = px.ow;
-    const T* image = in + px.b * d.in_rows * d.in_cols * c;
-    T* dst = col + (r - row_begin) * k;
-    const int64_t iw0 = ow * d.stride_cols - d.pad_left;
-    // With no column dilation and the window inside the input's columns, a
-    // window row is one contiguous run of win_cols * c input values.
-    const bool contiguous = d.dil_cols == 1 && iw0 >= 0 &&
-                            iw0 + d.win_cols <= d.in_cols;
-    for (int64_t kh = 0; kh < d.win_rows; ++kh) {
-      const int64_t ih = oh * d.stride_rows - d.pad_top + kh * d.dil_rows;
-      if (ih < 0 || ih >= d.in_rows) {
-        std::fill(dst, dst + d.win_cols * c, T(0));
-        dst += d.win_cols * c;
-        continue;
-      }
-      if (contiguous) {
-        CopyRun(image + (ih * d.in_cols + iw0) * c, d.win_cols * c, dst);
-        dst += d.win_cols * c;
-        continue;
-      }
-      for (int64_t kw = 0; kw < d.win_cols; ++kw, dst += c) {
-        const int64_t iw = iw0 + kw * d.dil_cols;
-        if (iw < 0 || iw >= d.in_cols) {
-          std::fill(dst, dst + c, T(0));
-        } else {
-          CopyRun(image + (ih * d.in_cols + iw) * c, c, dst);
-        }
-      }
-    }
+  if constexpr (std::is_same_v<T, float>) {
+    Im2ColFloat(d, in, row_begin, row_end, col);
+  } else {
+    baseline::Im2ColRows<T, EigenRuns<T>>(d, in, row_begin, row_end, col);
   }
 }
 
@@ -133,36 +70,13 @@ void Im2Col(const WindowDims& d, const T* in, int64_t row_begin,
 template <typename T>
 void Col2ImAdd(const WindowDims& d, const T* col, int64_t row_begin,
                int64_t row_end, T* out) {
-  const int64_t c = d.in_depth;
-  const int64_t k = d.win_rows * d.win_cols * c;
-  PixelWalk px(d, row_begin);
-  for (int64_t r = row_begin; r < row_end; ++r, px.Next()) {
-    const int64_t oh = px.oh, ow = px.ow;
-    T* image = out + px.b * d.in_rows * d.in_cols * c;
-    const T* src = col + (r - row_begin) * k;
-    const int64_t iw0 = ow * d.stride_cols - d.pad_left;
-    // As in Im2Col: a window row inside the input is one contiguous run.
-    const bool contiguous = d.dil_cols == 1 && iw0 >= 0 &&
-                            iw0 + d.win_cols <= d.in_cols;
-    for (int64_t kh = 0; kh < d.win_rows; ++kh) {
-      const int64_t ih = oh * d.stride_rows - d.pad_top + kh * d.dil_rows;
-      if (ih < 0 || ih >= d.in_rows) {
-        src += d.win_cols * c;
-        continue;
-      }
-      if (contiguous) {
-        AddRun(src, d.win_cols * c, image + (ih * d.in_cols + iw0) * c);
-        src += d.win_cols * c;
-        continue;
-      }
-      for (int64_t kw = 0; kw < d.win_cols; ++kw, src += c) {
-        const int64_t iw = iw0 + kw * d.dil_cols;
-        if (iw < 0 || iw >= d.in_cols) continue;
-        AddRun(src, c, image + (ih * d.in_cols + iw) * c);
-      }
-    }
+  if constexpr (std::is_same_v<T, float>) {
+    Col2ImAddFloat(d, col, row_begin, row_end, out);
+  } else {
+    baseline::Col2ImAddRows<T, EigenRuns<T>>(d, col, row_begin, row_end, out);
   }
 }
+
 
 // Rows [r0, r0 + rows) of the col matrix: the input itself when
 // ColIsInput(d) (pass col_is_input), else made by Im2Col into `scratch`.

@@ -1,17 +1,32 @@
+// Compiled once per ISA (simd_target.h): the kernels of the AVX-512 and
+// AVX2 compilations (weft::avx512::SlidingConvRow, ...), and in the
+// baseline compilation the entry points, which call the ones for the CPU
+// (cpu_isa.h) or decline.
 #include "ops/cpu/conv_sliding.h"
+
+#include "ops/cpu/simd_target.h"
 
 #include <algorithm>
 #include <array>
 #include <utility>
 
+#include "runtime/cpu_isa.h"
+
+namespace weft {
+WEFT_SIMD_DECLARE(decltype(::weft::SlidingConvRow), SlidingConvRow)
+WEFT_SIMD_DECLARE(decltype(::weft::SlidingFilterGradRow), SlidingFilterGradRow)
+}  // namespace weft
+
+#if defined(WEFT_SIMD_HAS_ISA)
+
+WEFT_SIMD_BEGIN
 #include "ops/cpu/simd_isa.h"
 
 namespace weft {
+namespace WEFT_SIMD_NS {
 namespace {
 
-#if defined(WEFT_SIMD_ISA_AVAILABLE)
-
-using Isa = simd::NativeIsa;
+using Isa = simd::TargetIsa;
 using Vec = Isa::Vec;
 
 // kPixels output pixels (accumulators) of one row; input columns
@@ -90,9 +105,7 @@ void SlidingRow(int64_t m, int64_t n, int64_t win_rows, int64_t c,
   }
 }
 
-#endif  // WEFT_SIMD_ISA_AVAILABLE
-
-#if defined(__AVX512F__)
+#if defined(WEFT_SIMD_AVX512)
 
 // The filter gradient's counterpart, for one window row kh and one input
 // channel ch: dw[kw][ch][0:32] over output pixels ow < kPixels of `rows`
@@ -160,7 +173,7 @@ constexpr auto kSlidingFilter3 =
 constexpr auto kSlidingFilter5 =
     SlidingFilterTable<5>(std::make_integer_sequence<int, kMaxFilterPixels>());
 
-#endif  // __AVX512F__
+#endif  // WEFT_SIMD_AVX512
 
 }  // namespace
 
@@ -168,7 +181,7 @@ bool SlidingFilterGradRow(int64_t rows, int64_t m, int64_t n, int64_t win_cols,
                           int64_t c, const float* x, int64_t x_row,
                           const float* dy, int64_t dy_row, float* dw,
                           bool accumulate) {
-#if defined(__AVX512F__)
+#if defined(WEFT_SIMD_AVX512)
   if (n != 32 || m < 1 || m > kMaxFilterPixels || (win_cols != 3 && win_cols != 5)) {
     return false;
   }
@@ -185,7 +198,6 @@ bool SlidingFilterGradRow(int64_t rows, int64_t m, int64_t n, int64_t win_cols,
 bool SlidingConvRow(int64_t m, int64_t n, int64_t win_rows, int64_t win_cols,
                     int64_t c, const float* x, int64_t row_stride,
                     const float* w, float* y, int64_t ldy) {
-#if defined(WEFT_SIMD_ISA_AVAILABLE)
   if (n < 2 || n > Isa::kLanes || (win_cols != 3 && win_cols != 5)) return false;
   if (m <= 0) return true;
   if (win_cols == 3) {
@@ -194,11 +206,32 @@ bool SlidingConvRow(int64_t m, int64_t n, int64_t win_rows, int64_t win_cols,
     SlidingRow<5>(m, n, win_rows, c, x, row_stride, w, y, ldy);
   }
   return true;
-#else
-  (void)m, (void)n, (void)win_rows, (void)win_cols, (void)c, (void)x,
-      (void)row_stride, (void)w, (void)y, (void)ldy;
-  return false;
-#endif
+}
+
+}  // namespace WEFT_SIMD_NS
+}  // namespace weft
+WEFT_SIMD_END
+
+#else  // the baseline compilation: the dispatchers (no portable kernels)
+
+namespace weft {
+
+bool SlidingFilterGradRow(int64_t rows, int64_t m, int64_t n, int64_t win_cols,
+                          int64_t c, const float* x, int64_t x_row,
+                          const float* dy, int64_t dy_row, float* dw,
+                          bool accumulate) {
+  auto* f = WEFT_SIMD_CHOOSE(SlidingFilterGradRow);
+  return f != nullptr &&
+         f(rows, m, n, win_cols, c, x, x_row, dy, dy_row, dw, accumulate);
+}
+
+bool SlidingConvRow(int64_t m, int64_t n, int64_t win_rows, int64_t win_cols,
+                    int64_t c, const float* x, int64_t row_stride,
+                    const float* w, float* y, int64_t ldy) {
+  auto* f = WEFT_SIMD_CHOOSE(SlidingConvRow);
+  return f != nullptr && f(m, n, win_rows, win_cols, c, x, row_stride, w, y, ldy);
 }
 
 }  // namespace weft
+
+#endif  // WEFT_SIMD_HAS_ISA

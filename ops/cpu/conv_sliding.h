@@ -16,8 +16,9 @@
 //     ... fall back to SmallGemm ...
 //   }
 //
-// Returns false (and writes nothing) where it does not apply: neither an
-// AVX-512 nor an AVX2 build, n outside [2, one vector's lanes: 16 on
+// Returns false (and writes nothing) where it does not apply: a CPU (or a
+// WEFT_MAX_CPU_ISA cap, runtime/cpu_isa.h) with neither AVX-512 nor AVX2 +
+// FMA, n outside [2, one vector's lanes: 16 on
 // AVX-512, 8 on AVX2], or win_cols other than 3 or 5.
 // Thread safety: reentrant; concurrent calls must write disjoint y.
 #ifndef WEFT_OPS_CPU_CONV_SLIDING_H_
@@ -34,7 +35,7 @@ bool SlidingConvRow(int64_t m, int64_t n, int64_t win_rows, int64_t win_cols,
 // The same reuse for a stride-1 filter gradient, one window row at a time:
 //   dw[(kw * c + ch) * n + :] (=, or += when accumulate) sum over r < rows,
 //       ow < m of x[r * x_row + (ow + kw) * c + ch] * dy[r * dy_row + ow * n + :]
-// for kw < win_cols, ch < c. False (nothing written) unless AVX-512,
+// for kw < win_cols, ch < c. False (nothing written) unless the CPU runs AVX-512,
 // n == 32, 1 <= m <= 14 and win_cols is 3 or 5.
 bool SlidingFilterGradRow(int64_t rows, int64_t m, int64_t n, int64_t win_cols,
                           int64_t c, const float* x, int64_t x_row,

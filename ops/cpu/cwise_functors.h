@@ -15,6 +15,8 @@
 #include <cstdint>
 #include <type_traits>
 
+#include <Eigen/Core>  // before the EIGEN_VECTORIZE_* tests below
+
 #include "absl/status/status.h"
 #include "ops/cpu/cwise_ops.h"
 #include "ops/cpu/wrapping.h"
@@ -78,11 +80,41 @@ struct Minimum : BinaryFunctorBase {
   }
 };
 
+// floor, ceil and rint (half to even) of an Eigen array expression, with
+// IEEE results: ceil(-0.5) is -0. Eigen 3.4 emulates them on CPUs without
+// SSE4.1's round instructions (the baseline x86-64 build), and its
+// emulation returns +0 for -0 results; there the scalar functions run (a
+// libm call each, which glibc itself runs with SSE4.1 where the CPU has it).
+#if defined(EIGEN_VECTORIZE_SSE4_1) || !defined(EIGEN_VECTORIZE_SSE2)
+template <typename X>
+auto IeeeFloor(const X& x) { return x.floor(); }
+template <typename X>
+auto IeeeCeil(const X& x) { return x.ceil(); }
+template <typename X>
+auto IeeeRint(const X& x) { return x.rint(); }
+#else
+template <typename X>
+auto IeeeFloor(const X& x) {
+  using T = typename X::Scalar;
+  return x.unaryExpr([](T v) { return std::floor(v); });
+}
+template <typename X>
+auto IeeeCeil(const X& x) {
+  using T = typename X::Scalar;
+  return x.unaryExpr([](T v) { return std::ceil(v); });
+}
+template <typename X>
+auto IeeeRint(const X& x) {
+  using T = typename X::Scalar;
+  return x.unaryExpr([](T v) { return std::nearbyint(v); });
+}
+#endif
+
 // Floating-point FloorDiv: floor(x / y).
 struct FloorDiv : BinaryFunctorBase {
   static constexpr int kCost = 5;
   template <typename X, typename Y>
-  static auto Apply(const X& x, const Y& y) { return (x / y).floor(); }
+  static auto Apply(const X& x, const Y& y) { return IeeeFloor(x / y); }
 };
 
 template <typename T>
@@ -327,9 +359,9 @@ WEFT_UNARY_FUNCTOR(Log, 10, x.log());
 WEFT_UNARY_FUNCTOR(Tanh, 12, x.tanh());
 WEFT_UNARY_FUNCTOR(Sigmoid, 12, x.logistic());
 WEFT_UNARY_FUNCTOR(Reciprocal, 4, x.inverse());
-WEFT_UNARY_FUNCTOR(Floor, 1, x.floor());
-WEFT_UNARY_FUNCTOR(Ceil, 1, x.ceil());
-WEFT_UNARY_FUNCTOR(Round, 1, x.rint());  // half to even
+WEFT_UNARY_FUNCTOR(Floor, 1, IeeeFloor(x));
+WEFT_UNARY_FUNCTOR(Ceil, 1, IeeeCeil(x));
+WEFT_UNARY_FUNCTOR(Round, 1, IeeeRint(x));  // half to even
 WEFT_UNARY_FUNCTOR(Identity, 1, x);
 WEFT_UNARY_FUNCTOR(LogicalNot, 1, !x);
 // max(x, 0), keeping NaN (as TensorFlow).

@@ -1,4 +1,9 @@
+// Compiled once per ISA (simd_target.h): weft::avx512::Sgemm and
+// weft::avx2::Sgemm, and in the baseline compilation weft::Sgemm, which
+// calls the one for the CPU (cpu_isa.h).
 #include "ops/cpu/matmul_sgemm.h"
+
+#include "ops/cpu/simd_target.h"
 
 #include <algorithm>
 #include <atomic>
@@ -8,23 +13,25 @@
 #include <utility>
 #include <vector>
 
-#include "ops/cpu/sgemm_kernel.h"
+#include "runtime/cpu_isa.h"
 #include "runtime/status.h"
 #include "runtime/thread_pool.h"
 
-// The SGEMM's kernels exist exactly where the ISA traits do.
-#if defined(WEFT_SGEMM_AVAILABLE) != defined(WEFT_SIMD_ISA_AVAILABLE)
-#error "WEFT_SGEMM_AVAILABLE (matmul_sgemm.h) and WEFT_SIMD_ISA_AVAILABLE (simd_isa.h) disagree"
-#endif
+namespace weft {
+WEFT_SIMD_DECLARE(decltype(::weft::Sgemm), Sgemm)
+}  // namespace weft
+
+#if defined(WEFT_SIMD_HAS_ISA)
+
+WEFT_SIMD_BEGIN
+#include "ops/cpu/sgemm_kernel.h"
 
 namespace weft {
-
-#if defined(WEFT_SGEMM_AVAILABLE)
-
+namespace WEFT_SIMD_NS {
 namespace {
 
-// The kernels for the ISA this build targets, and its block sizes.
-using Isa = simd::NativeIsa;
+// The kernels for the ISA of this compilation, and its block sizes.
+using Isa = simd::TargetIsa;
 using K = sgemm_internal::Kernels<Isa>;
 constexpr int64_t kRows = K::kRows;        // rows of a C tile (A sliver)
 constexpr int64_t kCols = K::kCols;        // columns of a C tile (B sliver)
@@ -245,8 +252,6 @@ absl::Status Run(OpKernelContext* c, const Problem& q) {
 
 }  // namespace
 
-bool SgemmAvailable() { return true; }
-
 absl::Status Sgemm(OpKernelContext* c, bool transpose_a, bool transpose_b,
                    int64_t m, int64_t n, int64_t k, const float* a,
                    const float* b, float* out) {
@@ -254,15 +259,29 @@ absl::Status Sgemm(OpKernelContext* c, bool transpose_a, bool transpose_b,
   return transpose_a ? Run<K::StepLayout>(c, q) : Run<K::RowLayout>(c, q);
 }
 
-#else  // no AVX-512 nor AVX2 + FMA: MatMul uses Eigen's GEMM
+}  // namespace WEFT_SIMD_NS
+}  // namespace weft
+WEFT_SIMD_END
 
-bool SgemmAvailable() { return false; }
+#else  // the baseline compilation: the dispatcher
 
-absl::Status Sgemm(OpKernelContext*, bool, bool, int64_t, int64_t, int64_t,
-                   const float*, const float*, float*) {
-  return absl::UnimplementedError("Sgemm needs AVX-512 or AVX2 + FMA (see SgemmAvailable)");
+namespace weft {
+
+bool SgemmAvailable() {
+  return simd::ActiveCpuIsa() != simd::CpuIsa::kBaseline;
 }
 
-#endif
+absl::Status Sgemm(OpKernelContext* c, bool transpose_a, bool transpose_b,
+                   int64_t m, int64_t n, int64_t k, const float* a,
+                   const float* b, float* out) {
+  if (auto* f = WEFT_SIMD_CHOOSE(Sgemm)) {
+    return f(c, transpose_a, transpose_b, m, n, k, a, b, out);
+  }
+  return absl::UnimplementedError(
+      "Sgemm needs AVX-512 or AVX2 + FMA, which this CPU lacks or "
+      "WEFT_MAX_CPU_ISA turned off (see SgemmAvailable)");
+}
 
 }  // namespace weft
+
+#endif

@@ -11,8 +11,8 @@
 // transposed). m, n, k > 0.
 //
 // Kernels: one implementation written over a small ISA traits type
-// (simd_isa.h, sgemm_kernel.h), compiled for the ISA the build targets
-// (-march=native): AVX-512 (12x32 C tiles in 24 zmm registers) or AVX2 +
+// (simd_isa.h, sgemm_kernel.h), compiled once per ISA and chosen at run
+// time (simd_target.h, cpu_isa.h): AVX-512 (12x32 C tiles in 24 zmm registers) or AVX2 +
 // FMA (6x16 tiles in 12 ymm registers, Haswell to Zen). Either tile leaves
 // just enough registers for the two B vectors and one A broadcast that
 // feed 2 x rows FMAs a step. Why a GEMM of our own: Eigen 3.4's reaches
@@ -45,15 +45,10 @@
 #include "absl/status/status.h"
 #include "ops/framework/op_kernel.h"
 
-// Defined when this build has a kernel (Sgemm works): compiled with
-// AVX-512F, or with AVX2 and FMA, as -march=native gives on such machines.
-#if defined(__AVX512F__) || (defined(__AVX2__) && defined(__FMA__))
-#define WEFT_SGEMM_AVAILABLE 1
-#endif
-
 namespace weft {
 
-// True when this build has a kernel (WEFT_SGEMM_AVAILABLE above).
+// True when this CPU runs a kernel: cpu_isa.h's ActiveCpuIsa() is AVX-512
+// or AVX2 + FMA.
 bool SgemmAvailable();
 
 // Errors: RESOURCE_EXHAUSTED if packing buffers cannot be allocated;

@@ -1,41 +1,27 @@
 // Relu and ReluGrad; the other nn families register from here too.
+#include <type_traits>
+
 #include "absl/strings/str_cat.h"
 #include "ops/cpu/cwise_functors.h"
 #include "ops/cpu/cwise_ops.h"
 #include "ops/cpu/nn_register.h"
-#include "ops/cpu/simd_isa.h"
+#include "ops/cpu/relu_grad.h"
 #include "ops/framework/kernel_checks.h"
 #include "ops/registration.h"
 
 namespace weft {
 namespace {
 
-// out[i] = f[i] > 0 ? g[i] : 0 over [0, n). `out` may be g or f. Eigen 3.4
-// evaluates select() one scalar at a time, with a branch per element that
-// random signs mispredict half the time; a compare and select (a masked
-// move on AVX-512, a blend on AVX2) does a vector at once.
+// out[i] = f[i] > 0 ? g[i] : 0 over [0, n); float has a vector loop
+// (relu_grad.h).
 template <typename T>
 void ReluGradRange(const T* g, const T* f, T* out, int64_t n) {
-  for (int64_t i = 0; i < n; ++i) out[i] = f[i] > T(0) ? g[i] : T(0);
-}
-#if defined(WEFT_SIMD_ISA_AVAILABLE)
-template <>
-void ReluGradRange<float>(const float* g, const float* f, float* out,
-                          int64_t n) {
-  using Isa = simd::NativeIsa;
-  const Isa::Vec zero = Isa::Zero();
-  int64_t i = 0;
-  for (; i + Isa::kLanes <= n; i += Isa::kLanes) {  // NaN features give 0
-    const Isa::Mask pos = Isa::Less(zero, Isa::LoadU(f + i));
-    Isa::StoreU(out + i, Isa::Select(pos, Isa::LoadU(g + i), zero));
-  }
-  if (i < n) {
-    const Isa::Mask tail = Isa::Lanes(n - i);
-    const Isa::Mask pos = Isa::Less(zero, Isa::MaskLoad(tail, f + i));
-    Isa::MaskStore(out + i, tail, Isa::Select(pos, Isa::MaskLoad(tail, g + i), zero));
+  if constexpr (std::is_same_v<T, float>) {
+    ReluGradFloat(g, f, out, n);
+  } else {
+    for (int64_t i = 0; i < n; ++i) out[i] = f[i] > T(0) ? g[i] : T(0);
   }
 }
-#endif
 
 // ReluGrad(gradients, features): gradients where features > 0, else 0.
 template <typename T>

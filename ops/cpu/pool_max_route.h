@@ -14,8 +14,8 @@
 // when strictly greater, so the first maximum wins ties and a NaN is taken
 // only as the first entry (and then kept).
 //
-// How: float, in builds with an ISA of ops/cpu/simd_isa.h (AVX2 + FMA or
-// AVX-512), runs a vector of channels at a time with no gather or scatter,
+// How: float, on CPUs with an ISA of ops/cpu/simd_isa.h (AVX2 + FMA or
+// AVX-512; chosen at run time, runtime/cpu_isa.h), runs a vector of channels at a time with no gather or scatter,
 // which AVX2 lacks (scatter) or runs slowly (gather): the arg max is kept
 // as the window position, as a float, chosen by compare and select; then
 // each window position p receives (arg == p ? gradient : 0), added a vector

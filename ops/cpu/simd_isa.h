@@ -3,11 +3,13 @@
 // use (loads and stores, whole or masked to the first lanes, FMA, compare
 // and select, a transpose), the register file's size, and the SGEMM's
 // register tile and cache blocks for the machines with that ISA. A kernel
-// is written once over a traits type and compiled for NativeIsa, the one
-// the build targets (-march=native): AVX-512, or AVX2 + FMA.
+// is written once over a traits type and compiled, once per ISA, for
+// TargetIsa, the ISA of that compilation (simd_target.h): AVX-512, or
+// AVX2 + FMA. Include this header only between WEFT_SIMD_BEGIN and
+// WEFT_SIMD_END.
 //
 //   #if defined(WEFT_SIMD_ISA_AVAILABLE)
-//   using Isa = simd::NativeIsa;
+//   using Isa = simd::TargetIsa;
 //   Isa::Vec acc = Isa::Fma(Isa::Broadcast(a), Isa::Load(b), Isa::Zero());
 //   Isa::Vec pos = Isa::Select(Isa::Less(Isa::Zero(), x), g, Isa::Zero());
 //   #endif
@@ -29,21 +31,18 @@
 #ifndef WEFT_OPS_CPU_SIMD_ISA_H_
 #define WEFT_OPS_CPU_SIMD_ISA_H_
 
-#include <algorithm>
-#include <cstdint>
+#include "ops/cpu/simd_target.h"  // <immintrin.h>, <algorithm>, <cstdint>
 
-// Defined when this build has a traits type (NativeIsa): compiled with
-// AVX-512F, or with AVX2 and FMA. The same condition as the SGEMM's
-// WEFT_SGEMM_AVAILABLE (matmul_sgemm.h), checked in matmul_sgemm.cc.
-#if defined(__AVX512F__) || (defined(__AVX2__) && defined(__FMA__))
+// Defined in the compilations that have a traits type (TargetIsa): the
+// AVX-512 and the AVX2 + FMA ones.
+#if defined(WEFT_SIMD_HAS_ISA)
 #define WEFT_SIMD_ISA_AVAILABLE 1
-#include <immintrin.h>
 #endif
 
 namespace weft {
 namespace simd {
 
-#if defined(__AVX512F__)
+#if defined(WEFT_SIMD_AVX512)
 struct Avx512 {
   using Vec = __m512;
   static constexpr int64_t kLanes = 16;
@@ -117,9 +116,9 @@ struct Avx512 {
     for (int i = 0; i < 16; ++i) _mm512_storeu_ps(dst + i * ldd, r[i]);
   }
 };
-#endif  // __AVX512F__
+#endif  // WEFT_SIMD_AVX512
 
-#if defined(__AVX2__) && defined(__FMA__)
+#if defined(WEFT_SIMD_AVX2)
 struct Avx2 {
   using Vec = __m256;
   static constexpr int64_t kLanes = 8;
@@ -198,12 +197,12 @@ struct Avx2 {
     }
   }
 };
-#endif  // __AVX2__ && __FMA__
+#endif  // WEFT_SIMD_AVX2
 
-#if defined(__AVX512F__)
-using NativeIsa = Avx512;
-#elif defined(WEFT_SIMD_ISA_AVAILABLE)
-using NativeIsa = Avx2;
+#if defined(WEFT_SIMD_AVX512)
+using TargetIsa = Avx512;
+#elif defined(WEFT_SIMD_AVX2)
+using TargetIsa = Avx2;
 #endif
 
 }  // namespace simd

@@ -181,6 +181,16 @@ TYPED_TEST(FloatTest, RoundHalfToEvenAndSignOfSpecials) {
   ExpectTensorEqual(
       RunOk(Node("Round", dt), {MakeTensor<T>({5}, {0.5, 1.5, 2.5, -0.5, -1.5})}),
       MakeTensor<T>({5}, {0, 2, 2, -0.0, -2}));
+  // Zero results keep the input's sign (IEEE, as TensorFlow): floor(-0),
+  // ceil(-0.5) and round(-0.5) are -0. The first four values fill one SSE
+  // vector, so a vectorized path is tested, not only a scalar tail.
+  const Tensor z = MakeTensor<T>({8}, {-0.0, 0.0, -0.5, 0.25, -0.75, 3e9, -3e9, 2.5});
+  ExpectTensorEqual(RunOk(Node("Floor", dt), {z}),
+                    MakeTensor<T>({8}, {-0.0, 0, -1, 0, -1, 3e9, -3e9, 2}));
+  ExpectTensorEqual(RunOk(Node("Ceil", dt), {z}),
+                    MakeTensor<T>({8}, {-0.0, 0, -0.0, 1, -0.0, 3e9, -3e9, 3}));
+  ExpectTensorEqual(RunOk(Node("Round", dt), {z}),
+                    MakeTensor<T>({8}, {-0.0, 0, -0.0, 0, -1, 3e9, -3e9, 2}));
   // TensorFlow 2.21: sign([0, -0, -2, 3, nan]) = [0, 0, -1, 1, nan].
   ExpectTensorNear(
       RunOk(Node("Sign", dt), {MakeTensor<T>({5}, {0.0, -0.0, -2, 3, nan})}),
