@@ -19,6 +19,7 @@
 
 #include "absl/status/status.h"
 #include "ops/cpu/cwise_ops.h"
+#include "ops/cpu/ieee_sqrt.h"
 #include "ops/cpu/wrapping.h"
 
 namespace weft {
@@ -352,8 +353,8 @@ struct ReluGrad : BinaryFunctorBase {
 WEFT_UNARY_FUNCTOR(Neg, 1, x.unaryExpr(WrappingNegOp<T>()));
 WEFT_UNARY_FUNCTOR(Abs, 1, x.unaryExpr(WrappingAbsOp<T>()));
 WEFT_UNARY_FUNCTOR(Square, 1, WrapMul(x, x));
-WEFT_UNARY_FUNCTOR(Sqrt, 4, x.sqrt());
-WEFT_UNARY_FUNCTOR(Rsqrt, 5, x.rsqrt());
+WEFT_UNARY_FUNCTOR(Sqrt, 4, IeeeSqrt(x));  // correctly rounded (ieee_sqrt.h)
+WEFT_UNARY_FUNCTOR(Rsqrt, 5, IeeeRsqrt(x));
 WEFT_UNARY_FUNCTOR(Exp, 10, x.exp());
 WEFT_UNARY_FUNCTOR(Log, 10, x.log());
 WEFT_UNARY_FUNCTOR(Tanh, 12, x.tanh());

@@ -197,6 +197,35 @@ TYPED_TEST(FloatTest, RoundHalfToEvenAndSignOfSpecials) {
       MakeTensor<T>({5}, {0, 0, -1, 1, nan}), 0);
 }
 
+// Sqrt and Rsqrt round correctly, as TensorFlow's do: Eigen's fast float
+// sqrt (an estimate and one Newton step) gave sqrt(2) = 1.4142134 and
+// sqrt(+inf) = NaN. 67 values fill whole vectors of every width and a tail.
+TYPED_TEST(FloatTest, SqrtAndRsqrtRoundCorrectly) {
+  using T = TypeParam;
+  const DataType dt = DataTypeToEnum<T>::value;
+  const T inf = std::numeric_limits<T>::infinity();
+  Tensor x = Random<T>({67}, 1e-3, 1e6, 9);
+  const T specials[] = {inf, 2, 0, -0.0, 3, 5, std::numeric_limits<T>::min(), 1};
+  for (int i = 0; i < 8; ++i) x.data<T>()[i * 8] = specials[i];
+  const Tensor sqrt = RunOk(Node("Sqrt", dt), {x});
+  const Tensor rsqrt = RunOk(Node("Rsqrt", dt), {x});
+  for (int64_t i = 0; i < x.NumElements(); ++i) {
+    const T v = x.data<T>()[i];
+    EXPECT_EQ(sqrt.data<T>()[i], std::sqrt(v)) << "Sqrt(" << v << "), element " << i;
+    EXPECT_EQ(rsqrt.data<T>()[i], T(1) / std::sqrt(v)) << "Rsqrt(" << v << "), element " << i;
+  }
+  // TensorFlow 2.21: sqrt([2, inf]) = [1.4142135, inf], rsqrt(2) = 0.70710677.
+  if (std::is_same_v<T, float>) {
+    EXPECT_EQ(sqrt.data<T>()[8], T(1.4142135f));
+    EXPECT_EQ(rsqrt.data<T>()[8], T(0.70710677f));
+  }
+  EXPECT_EQ(sqrt.data<T>()[0], inf);
+  EXPECT_EQ(rsqrt.data<T>()[0], T(0));
+  EXPECT_TRUE(std::signbit(sqrt.data<T>()[24]));  // sqrt(-0) = -0
+  const Tensor negative = RunOk(Node("Sqrt", dt), {MakeTensor<T>({1}, {-1})});
+  EXPECT_TRUE(std::isnan(negative.data<T>()[0]));
+}
+
 TYPED_TEST(FloatTest, UnaryGradients) {
   using T = TypeParam;
   const DataType dt = DataTypeToEnum<T>::value;
