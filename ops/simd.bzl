@@ -16,10 +16,17 @@ def weft_simd_library(name, srcs, private_hdrs, deps):
     WEFT_SIMD_END, so the whole build keeps the baseline flags and no ISA
     instruction escapes the functions that the CPU check guards.
     """
+    # A multiply and an add are fused only where a kernel asks (Isa::Fma):
+    # GCC would otherwise contract them wherever FMA is available (the ISA
+    # compilations; the baseline one too under --config=native), and the
+    # same loop would round differently there than on a CPU without FMA
+    # (ops/cpu/simd_isa.h).
+    copts = ["-ffp-contract=off"]
     for suffix, defines in _ISAS:
         native.cc_library(
             name = name + "_" + suffix,
             srcs = srcs + private_hdrs,
+            copts = copts,
             local_defines = defines,
             deps = deps,
         )
@@ -29,5 +36,6 @@ def weft_simd_library(name, srcs, private_hdrs, deps):
     native.cc_library(
         name = name,
         srcs = srcs + private_hdrs,
+        copts = copts,
         deps = deps + [":" + name + "_" + suffix for suffix, _ in _ISAS],
     )

@@ -17,8 +17,14 @@
 // Users: the SGEMM's micro-kernel and packing (sgemm_kernel.h), the
 // convolutions' register-tiled kernels (conv_gemm.cc, conv_sliding.cc,
 // conv_im2col.h: the mask operations for partial vectors, kRegisters to size
-// their tiles), the max-pooling gradients' arg max (pool_max_route.cc) and
-// ReluGrad (nn_kernels.cc: compare and select).
+// their tiles), the max-pooling gradients' arg max (pool_max_route.cc),
+// ReluGrad (relu_grad.cc: compare and select) and the optimizer updates
+// (optimizer_update.cc: arithmetic, square root and division).
+//
+// Add, Sub, Mul, Div and Sqrt are IEEE operations, correctly rounded as the
+// scalar ones are, and the ISA compilations never fuse a multiply and an add
+// the code did not ask to fuse (-ffp-contract=off, ops/simd.bzl): a loop
+// written without Fma gives the same bits on every ISA.
 //
 // The SGEMM's C tile is kRows x (2 * kLanes) floats, held in 2 * kRows
 // accumulators; each depth step loads 2 B vectors and broadcasts kRows A
@@ -67,6 +73,10 @@ struct Avx512 {
   static void StoreU(float* p, Vec v) { _mm512_storeu_ps(p, v); }
   static Vec Fma(Vec a, Vec b, Vec c) { return _mm512_fmadd_ps(a, b, c); }
   static Vec Add(Vec a, Vec b) { return _mm512_add_ps(a, b); }
+  static Vec Sub(Vec a, Vec b) { return _mm512_sub_ps(a, b); }
+  static Vec Mul(Vec a, Vec b) { return _mm512_mul_ps(a, b); }
+  static Vec Div(Vec a, Vec b) { return _mm512_div_ps(a, b); }
+  static Vec Sqrt(Vec a) { return _mm512_sqrt_ps(a); }  // correctly rounded
 
   // The first `count` lanes (all for count >= kLanes, none for count <= 0);
   // masked-off lanes load as 0 and are not stored.
@@ -143,6 +153,10 @@ struct Avx2 {
   static void StoreU(float* p, Vec v) { _mm256_storeu_ps(p, v); }
   static Vec Fma(Vec a, Vec b, Vec c) { return _mm256_fmadd_ps(a, b, c); }
   static Vec Add(Vec a, Vec b) { return _mm256_add_ps(a, b); }
+  static Vec Sub(Vec a, Vec b) { return _mm256_sub_ps(a, b); }
+  static Vec Mul(Vec a, Vec b) { return _mm256_mul_ps(a, b); }
+  static Vec Div(Vec a, Vec b) { return _mm256_div_ps(a, b); }
+  static Vec Sqrt(Vec a) { return _mm256_sqrt_ps(a); }  // correctly rounded
 
   // As Avx512's; the mask is a vector with all bits set in the lanes kept.
   using Mask = __m256i;

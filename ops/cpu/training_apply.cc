@@ -1,62 +1,13 @@
 #include "ops/cpu/training_apply.h"
 
 #include <algorithm>
-#include <cmath>
-
-#include <Eigen/Core>
 
 #include "absl/strings/str_cat.h"
+#include "ops/cpu/optimizer_update.h"
 #include "ops/cpu/state_update.h"
 
 namespace weft {
 namespace {
-
-// accum = accum * momentum + grad
-// var -= lr * accum                              (plain)
-// var -= grad * lr + accum * momentum * lr       (Nesterov)
-template <typename T>
-using Vec = Eigen::Map<Eigen::Array<T, Eigen::Dynamic, 1>>;
-template <typename T>
-using ConstVec = Eigen::Map<const Eigen::Array<T, Eigen::Dynamic, 1>>;
-
-// The updates are written as Eigen array expressions so they run 8 or 16
-// lanes at a time (sqrt and division included); GCC -O2 would leave the
-// equivalent loops scalar. Same operations in the same order as the loops.
-template <typename T>
-void Momentum(int64_t n, T* var, T* accum, T lr, T momentum, const T* grad,
-              bool nesterov) {
-  Vec<T> a(accum, n), w(var, n);
-  ConstVec<T> g(grad, n);
-  a = a * momentum + g;
-  if (nesterov) {
-    w -= g * lr + a * momentum * lr;
-  } else {
-    w -= a * lr;
-  }
-}
-
-// alpha = lr * sqrt(1 - beta2_power) / (1 - beta1_power)
-// m += (grad - m) * (1 - beta1)
-// v += (grad^2 - v) * (1 - beta2)
-// var -= m * alpha / (sqrt(v) + epsilon)                           (plain)
-// var -= (grad * (1 - beta1) + beta1 * m) * alpha / (sqrt(v) + eps) (Nesterov)
-template <typename T>
-void Adam(int64_t n, T* var, T* m, T* v, const T* s, const T* grad,
-          bool nesterov) {
-  const T beta1_power = s[0], beta2_power = s[1], lr = s[2], beta1 = s[3],
-          beta2 = s[4], epsilon = s[5];
-  const T one(1);
-  const T alpha = lr * std::sqrt(one - beta2_power) / (one - beta1_power);
-  Vec<T> w(var, n), mv(m, n), vv(v, n);
-  ConstVec<T> g(grad, n);
-  mv += (g - mv) * (one - beta1);
-  vv += (g * g - vv) * (one - beta2);
-  if (nesterov) {
-    w -= ((g * (one - beta1) + beta1 * mv) * alpha) / (vv.sqrt() + epsilon);
-  } else {
-    w -= (mv * alpha) / (vv.sqrt() + epsilon);
-  }
-}
 
 template <typename T>
 void Apply(Optimizer opt, bool nesterov, absl::Span<const OptimizerSlot> slots,
@@ -67,11 +18,12 @@ void Apply(Optimizer opt, bool nesterov, absl::Span<const OptimizerSlot> slots,
     s[i] = scalars[i]->data<T>()[0];
   }
   if (opt == Optimizer::kMomentum) {
-    Momentum<T>(n, slots[0].tensor->data<T>(), slots[1].tensor->data<T>(),
-                s[0], s[1], grad.data<T>(), nesterov);
+    MomentumUpdate(n, slots[0].tensor->data<T>(), slots[1].tensor->data<T>(),
+                   grad.data<T>(), MomentumStep<T>{s[0], s[1]}, nesterov);
   } else {
-    Adam<T>(n, slots[0].tensor->data<T>(), slots[1].tensor->data<T>(),
-            slots[2].tensor->data<T>(), s, grad.data<T>(), nesterov);
+    AdamUpdate(n, slots[0].tensor->data<T>(), slots[1].tensor->data<T>(),
+               slots[2].tensor->data<T>(), grad.data<T>(),
+               AdamStep<T>(s[0], s[1], s[2], s[3], s[4], s[5]), nesterov);
   }
 }
 
