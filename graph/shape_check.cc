@@ -51,16 +51,23 @@ absl::StatusOr<GraphShapes> CheckShapes(const Graph& graph,
     const int n = node->num_inputs();
     std::vector<PartialShape> in_shapes(n);
     std::vector<const Tensor*> in_tensors(n, nullptr);
+    DataTypeVector in_types;
+    for (DataType t : node->input_types()) in_types.push_back(BaseType(t));
     for (const Edge* e : node->in_edges()) {
       if (e->IsControlEdge() || IsBackEdge(*e)) continue;
       const auto& produced = shapes.outputs[e->src->id()];
       if (e->src_output < static_cast<int>(produced.size())) {
         in_shapes[e->dst_input] = produced[e->src_output];
       }
-      in_tensors[e->dst_input] = constants[e->src->id()].get();
+      // A shape function reads a constant input as the type the op takes
+      // there; a Const whose value holds another dtype than it claims is
+      // unknown here (its kernel reports the mismatch when it runs).
+      const Tensor* value = constants[e->src->id()].get();
+      if (value != nullptr && e->dst_input < static_cast<int>(in_types.size()) &&
+          value->dtype() == in_types[e->dst_input]) {
+        in_tensors[e->dst_input] = value;
+      }
     }
-    DataTypeVector in_types;
-    for (DataType t : node->input_types()) in_types.push_back(BaseType(t));
     InferenceContext ctx(node->def(), in_shapes, in_tensors, in_types,
                          node->num_outputs());
     WEFT_ASSIGN_OR_RETURN(const OpRegistration* reg,
