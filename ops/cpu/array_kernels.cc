@@ -8,8 +8,11 @@
 
 #include "absl/strings/str_cat.h"
 #include "ops/cpu/array_util.h"
+#include "ops/framework/node_def_util.h"
 #include "ops/framework/op_kernel.h"
 #include "ops/registration.h"
+#include "runtime/status.h"
+#include "runtime/tensor_proto.h"
 #include "runtime/tensor_shape.h"
 
 namespace weft {
@@ -20,7 +23,7 @@ class ConstOp : public OpKernel {
   explicit ConstOp(OpKernelConstruction* c) : OpKernel(c) {
     DataType dtype;
     absl::Status s = c->GetAttr("dtype", &dtype);
-    if (s.ok()) s = c->GetAttr("value", &value_);
+    if (s.ok()) s = DecodeValue(c);
     if (s.ok() && value_.dtype() != dtype) {
       s = absl::InvalidArgumentError(absl::StrCat(
           "type mismatch between value (", DataTypeString(value_.dtype()),
@@ -31,6 +34,23 @@ class ConstOp : public OpKernel {
   void Compute(OpKernelContext* c) override { c->set_output(0, value_); }
 
  private:
+  // Into the device's memory, so that a session's memory limit counts it:
+  // a value may claim far more elements than it holds (one value fills
+  // the shape), and a Const of 2^31 floats is 8 GB.
+  absl::Status DecodeValue(OpKernelConstruction* c) {
+    auto it = c->def().attr().find("value");
+    if (c->device() == nullptr || it == c->def().attr().end() ||
+        !it->second.has_tensor()) {
+      return c->GetAttr("value", &value_);  // its error names what is wrong
+    }
+    absl::StatusOr<Tensor> t = TensorFromProto(it->second.tensor(), c->device()->allocator());
+    if (!t.ok()) {
+      return WithContext(t.status(), absl::StrCat(NodeLabel(c->def()), ": attr 'value'"));
+    }
+    value_ = *std::move(t);
+    return absl::OkStatus();
+  }
+
   Tensor value_;  // never written: consumers see a shared buffer
 };
 

@@ -130,6 +130,14 @@ expect memory_limit_exceeded 1 "^error: RESOURCE_EXHAUSTED: node 'big' \(Fill\):
   "$WEFT" run --graph "$TMP/big_fill.pbtxt" --fetch big --memory-limit 1M
 expect memory_limit_enough 0 "^big = float32 \[1000,1000\]" -- \
   "$WEFT" run --graph "$TMP/big_fill.pbtxt" --fetch big --memory-limit 64M
+# A Const whose one value fills a claimed shape is decoded into the
+# session's memory, under its limit (the session fuzzer's 8 GB Const went
+# around it).
+cat >"$TMP/big_const.pbtxt" <<'PB'
+node { name: "huge" op: "Const" attr { key: "dtype" value { type: DT_FLOAT } } attr { key: "value" value { tensor { dtype: DT_FLOAT tensor_shape { dim { size: 268435456 } } float_val: 1 } } } }
+PB
+expect memory_limit_const 1 "^error: RESOURCE_EXHAUSTED: node 'huge' \(Const\): attr 'value': out of memory allocating tensor of shape \[268435456\] and dtype float \(1073741824 bytes\) on cpu \(session memory limit 67108864 bytes" -- \
+  "$WEFT" run --graph "$TMP/big_const.pbtxt" --fetch huge --memory-limit 64M
 expect memory_limit_bad 2 "--memory-limit must be a positive size in bytes .*, not '12Q'" -- \
   "$WEFT" run --graph "$TMP/big_fill.pbtxt" --fetch big --memory-limit 12Q
 expect memory_limit_overflow 2 "at most 2\^62, not '99999999999T'" -- \
