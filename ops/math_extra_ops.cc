@@ -73,7 +73,9 @@ absl::Status UnsortedSegmentShape(InferenceContext* c) {
     }
   }
   int64_t segments = -1;
-  if (const Tensor* t = c->input_tensor(2); t != nullptr && t->NumElements() == 1) {
+  if (const Tensor* t = c->input_tensor(2);
+      t != nullptr && t->NumElements() == 1 &&
+      (t->dtype() == DT_INT32 || t->dtype() == DT_INT64)) {
     segments = t->dtype() == DT_INT32 ? t->data<int32_t>()[0]
                                       : t->data<int64_t>()[0];
   }

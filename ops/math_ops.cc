@@ -3,6 +3,7 @@
 // types, defaults, allowed types, attr order); tests/ops/math_op_defs_test
 // checks them against TensorFlow's own.
 #include <algorithm>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -95,13 +96,21 @@ absl::Status MatMulShape(InferenceContext* c) {
   return absl::OkStatus();
 }
 
-// Reads the constant int32/int64 tensor `t` as a list of int64.
-std::vector<int64_t> IndexValues(const Tensor& t) {
-  std::vector<int64_t> v(t.NumElements());
-  for (int64_t i = 0; i < t.NumElements(); ++i) {
-    v[i] = t.dtype() == DT_INT32 ? t.data<int32_t>()[i] : t.data<int64_t>()[i];
+// Reads a constant index tensor (int16, uint16, int32 or int64: the Tidx
+// types) as a list of int64; nullopt for any other dtype.
+std::optional<std::vector<int64_t>> IndexValues(const Tensor& t) {
+  auto read = [&t](auto tag) {
+    using T = decltype(tag);
+    const T* p = t.data<T>();
+    return std::vector<int64_t>(p, p + t.NumElements());
+  };
+  switch (t.dtype()) {
+    case DT_INT16: return read(int16_t{});
+    case DT_UINT16: return read(uint16_t{});
+    case DT_INT32: return read(int32_t{});
+    case DT_INT64: return read(int64_t{});
+    default: return std::nullopt;
   }
-  return v;
 }
 
 // Sum, Mean, Max, Min, Prod, All, Any.
@@ -115,7 +124,9 @@ absl::Status ReductionShape(InferenceContext* c) {
     return absl::OkStatus();
   }
   const int rank = in.rank();
-  if (axes == nullptr) {
+  const std::optional<std::vector<int64_t>> axis_values =
+      axes == nullptr ? std::nullopt : IndexValues(*axes);
+  if (!axis_values.has_value()) {
     // An empty axis list reduces nothing; else only keep_dims fixes the rank.
     const PartialShape& axes_shape = c->input(1);
     if (axes_shape.known_rank() && axes_shape.rank() == 1 &&
@@ -129,7 +140,7 @@ absl::Status ReductionShape(InferenceContext* c) {
     return absl::OkStatus();
   }
   std::vector<bool> reduced(rank, false);
-  for (int64_t axis : IndexValues(*axes)) {
+  for (int64_t axis : *axis_values) {
     if (axis < -rank || axis >= rank) {
       return absl::InvalidArgumentError(
           absl::StrCat("Invalid reduction dimension ", axis, " for input with ",
@@ -163,11 +174,13 @@ absl::Status ArgOpShape(InferenceContext* c) {
     c->set_output(0, PartialShape({}));
     return absl::OkStatus();
   }
-  if (dim == nullptr || dim->NumElements() != 1) {
+  const std::optional<std::vector<int64_t>> dim_values =
+      dim == nullptr ? std::nullopt : IndexValues(*dim);
+  if (!dim_values.has_value() || dim_values->size() != 1) {
     c->set_output(0, PartialShape(std::vector<int64_t>(rank - 1, -1)));
     return absl::OkStatus();
   }
-  int64_t axis = IndexValues(*dim)[0];
+  int64_t axis = (*dim_values)[0];
   if (axis < -rank || axis >= rank) {
     return absl::InvalidArgumentError(
         absl::StrCat("Expected dimension in the range [", -rank, ", ", rank,

@@ -41,7 +41,8 @@ PartialShape InferenceContext::InputAsShape(int i) const {
   // declared, like a Const claiming 2^40 elements) is left to the kernel to
   // refuse, and nothing is built in proportion to its claimed length.
   const Tensor* t = input_tensors_[i];
-  if (t != nullptr && t->dims() == 1 && t->NumElements() <= kMaxTensorRank) {
+  if (t != nullptr && t->dims() == 1 && t->NumElements() <= kMaxTensorRank &&
+      (t->dtype() == DT_INT32 || t->dtype() == DT_INT64)) {
     std::vector<int64_t> dims;
     for (int64_t k = 0; k < t->NumElements(); ++k) {
       dims.push_back(t->dtype() == DT_INT32 ? t->data<int32_t>()[k]

@@ -137,6 +137,25 @@ TEST(MathShapeFnTest, ArgMax) {
             std::string::npos);
 }
 
+// Every Tidx type is read as what it is (an int16 dimension was read as
+// int64: found by the shape_inference fuzzer); a constant of another dtype
+// is an unknown dimension, not memory read as int64.
+TEST(MathShapeFnTest, ArgMaxReadsEveryIndexType) {
+  Tensor dim16(DT_INT16, TensorShape({}));
+  dim16.data<int16_t>()[0] = 1;
+  Tensor dim64(DT_INT64, TensorShape({}));
+  dim64.data<int64_t>()[0] = -3;
+  EXPECT_EQ(Str(Infer(Node("ArgMax").Attr("Tidx", DT_INT16), {{2, 3, 4}, kScalar},
+                      {nullptr, &dim16})),
+            "[2,4]");
+  EXPECT_EQ(Str(Infer(Node("ArgMax").Attr("Tidx", DT_INT64), {{2, 3, 4}, kScalar},
+                      {nullptr, &dim64})),
+            "[3,4]");
+  const Tensor float_dim = Tensor::Scalar<float>(1);
+  EXPECT_EQ(Str(Infer(Node("ArgMax"), {{2, 3, 4}, kScalar}, {nullptr, &float_dim})),
+            "[?,?]");
+}
+
 TEST(NnShapeFnTest, BiasAdd) {
   EXPECT_EQ(Str(Infer(Node("BiasAdd"), {{-1, 3}, {3}})), "[?,3]");
   EXPECT_EQ(Str(Infer(Node("BiasAdd"), {{2, -1}, {3}})), "[2,3]");
