@@ -2,6 +2,7 @@
 // joining and tiling; and the helpers all array shape functions share.
 #include <algorithm>
 #include <cmath>
+#include <cstdint>
 #include <numeric>
 #include <string>
 #include <vector>
@@ -124,12 +125,19 @@ absl::Status ReshapeShape(InferenceContext* c) {
     } else if (target[i] < 0) {
       return absl::InvalidArgumentError(absl::StrCat(
           "size ", i, " must be non-negative, not ", target[i]));
+    } else if (target[i] > 0 && product > INT64_MAX / target[i]) {
+      return absl::InvalidArgumentError(absl::StrCat(
+          "shape [", absl::StrJoin(target, ","), "] has more than 2^63 elements"));
     } else {
       product *= target[i];
     }
   }
   if (in.IsFullyDefined()) {
-    const int64_t n = in.ToShape().num_elements();
+    // The input's dims may be claimed (a Const's shape), their product
+    // beyond int64: an error, not an overflow.
+    absl::StatusOr<TensorShape> in_shape = TensorShape::Build(in.dims());
+    if (!in_shape.ok()) return in_shape.status();
+    const int64_t n = in_shape->num_elements();
     if (unknown >= 0) {
       if (product > 0 && n % product == 0) {
         target[unknown] = n / product;

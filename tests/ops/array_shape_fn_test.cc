@@ -87,6 +87,18 @@ TEST(ArrayShapeFnTest, Reshape) {
                                         {PartialShape({2, 3}), PartialShape({1})}, {nullptr, &bad});
   EXPECT_STATUS(s.status(), absl::StatusCode::kInvalidArgument,
                 "cannot reshape a tensor of shape [2,3] (6 elements) to shape [5]");
+  // Claimed sizes whose product passes int64 are errors, not overflows
+  // (found by the shape_inference fuzzer).
+  Tensor huge = Vec<int64_t>({int64_t{1} << 40, int64_t{1} << 40});
+  s = Infer(NodeBuilder("r", "Reshape").Attr("T", DT_FLOAT).Attr("Tshape", DT_INT64),
+            {PartialShape({2, 3}), PartialShape({2})}, {nullptr, &huge});
+  EXPECT_STATUS(s.status(), absl::StatusCode::kInvalidArgument,
+                "shape [1099511627776,1099511627776] has more than 2^63 elements");
+  Tensor two = Vec<int32_t>({-1, 2});
+  s = Infer(NodeBuilder("r", "Reshape").Attr("T", DT_FLOAT),
+            {PartialShape({int64_t{1} << 40, int64_t{1} << 40}), PartialShape({2})},
+            {nullptr, &two});
+  EXPECT_FALSE(s.ok());
 }
 
 TEST(ArrayShapeFnTest, ShapeSizeRankFill) {
