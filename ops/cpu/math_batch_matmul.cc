@@ -14,6 +14,7 @@
 #include "ops/cpu/cwise_parallel.h"
 #include "ops/cpu/math_extra_register.h"
 #include "ops/cpu/matmul_gemm.h"
+#include "ops/cpu/wrapping.h"
 #include "ops/framework/op_kernel.h"
 
 #pragma GCC diagnostic push
@@ -124,7 +125,12 @@ class BatchMatMulOp : public OpKernel {
       Eigen::Map<Row<T>> row(out + i * n, n);
       row.setZero();
       for (int64_t p = 0; p < k; ++p) {
-        row += a[i * k + p] * Eigen::Map<const Row<T>>(b + p * n, n);
+        const Eigen::Map<const Row<T>> b_row(b + p * n, n);
+        if constexpr (kWrapsSigned<T>) {  // wraps, as TensorFlow's (wrapping.h)
+          row = WrapAdd(row, WrapMul(Row<T>::Constant(n, a[i * k + p]), b_row));
+        } else {
+          row += a[i * k + p] * b_row;
+        }
       }
     }
   }
