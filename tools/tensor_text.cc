@@ -388,6 +388,9 @@ std::string TensorToJson(const Tensor& t) {
 }
 
 std::string TensorToText(const Tensor& t) {
+  // As NumPy prints an empty array: walking its other dims would visit up
+  // to 7 entries a dim, 7^rank in all, for no element.
+  if (t.dims() > 0 && t.NumElements() == 0) return "[]";
   std::string out;
   AppendText(t, 0, 0, t.NumElements(), &out);
   return out;

@@ -142,6 +142,15 @@ TEST(TensorToText, NestedAndElided) {
   EXPECT_EQ(TensorToText(Tensor::Scalar<bool>(true)), "true");
 }
 
+// An empty tensor prints as NumPy prints one, at once: walking the other
+// dims of [50, 50, ..., 0] visited 7 entries a dim (found by feed_fuzzer).
+TEST(TensorToText, EmptyTensorOfHighRank) {
+  std::vector<int64_t> dims(30, 50);
+  dims.push_back(0);
+  EXPECT_EQ(TensorToText(Tensor(DT_FLOAT, TensorShape(dims))), "[]");
+  EXPECT_EQ(TensorToText(Tensor(DT_INT32, TensorShape({0}))), "[]");
+}
+
 // A version-1 .npy file: `dict` (the header's Python dict), padded as numpy
 // pads it, then `data`.
 std::string NpyFile(std::string dict, const std::string& data) {
