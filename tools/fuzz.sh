@@ -72,6 +72,7 @@ parallel=()
 [ "$jobs" -gt 1 ] && parallel=(-jobs="$jobs" -workers="$jobs")
 rm -f "$work"/fuzz-*.log
 rc=0
+start=$SECONDS
 (cd "$work" &&
  "$bin" -max_total_time=$((minutes * 60)) -timeout=20 -rss_limit_mb=4096 \
    -malloc_limit_mb=4096 -print_final_stats=1 "${parallel[@]}" \
@@ -89,7 +90,9 @@ last=$(cat "${logs[@]}" | grep -E '^#[0-9]+' | tail -1 || true)
 cov=$(sed -n 's/.* cov: \([0-9]*\).*/\1/p' <<<"$last")
 ft=$(sed -n 's/.* ft: \([0-9]*\).*/\1/p' <<<"$last")
 findings=$(find "$work/findings" -type f | wc -l)
-echo "fuzz.sh: $target: $execs executions in $minutes min, coverage $cov edges" \
+ran=$((SECONDS - start))  # a finding ends the campaign early
+echo "fuzz.sh: $target: $execs executions in $((ran / 60)) min $((ran % 60)) s" \
+     "(of $minutes min), coverage $cov edges" \
      "($ft features), corpus $(find "$work/corpus" -type f | wc -l) files," \
      "$findings finding(s) in $work/findings"
 if [ "$merge" = 1 ]; then
