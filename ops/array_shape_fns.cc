@@ -69,8 +69,16 @@ absl::Status Canonical(int64_t axis, int rank, absl::string_view what,
   return absl::OkStatus();
 }
 
-int64_t MulDims(int64_t a, int64_t b) { return a < 0 || b < 0 ? -1 : a * b; }
-int64_t AddDims(int64_t a, int64_t b) { return a < 0 || b < 0 ? -1 : a + b; }
+// Unknown (-1) when either is, or when the result passes int64 (claimed
+// sizes may be anything; the kernel refuses them when it runs).
+int64_t MulDims(int64_t a, int64_t b) {
+  int64_t r;
+  return a < 0 || b < 0 || __builtin_mul_overflow(a, b, &r) ? -1 : r;
+}
+int64_t AddDims(int64_t a, int64_t b) {
+  int64_t r;
+  return a < 0 || b < 0 || __builtin_add_overflow(a, b, &r) ? -1 : r;
+}
 
 // ---- Shape functions ----------------------------------------------------------
 
