@@ -17,19 +17,22 @@
 namespace weft {
 namespace array_shapes {
 
-// The values of input i when it is a known constant int32/int64 tensor.
 bool ConstInts(InferenceContext* c, int i, Dims* out) {
   const Tensor* t = c->input_tensor(i);
   if (t == nullptr || !t->IsInitialized()) return false;
-  out->clear();
-  if (t->dtype() == DT_INT32) {
-    for (int32_t v : t->flat<int32_t>()) out->push_back(v);
-  } else if (t->dtype() == DT_INT64) {
-    for (int64_t v : t->flat<int64_t>()) out->push_back(v);
-  } else {
-    return false;
+  auto read = [t, out](auto tag) {
+    using T = decltype(tag);
+    const T* p = t->data<T>();
+    out->assign(p, p + t->NumElements());
+    return true;
+  };
+  switch (t->dtype()) {
+    case DT_INT16: return read(int16_t{});
+    case DT_UINT16: return read(uint16_t{});
+    case DT_INT32: return read(int32_t{});
+    case DT_INT64: return read(int64_t{});
+    default: return false;
   }
-  return true;
 }
 
 bool ConstScalar(InferenceContext* c, int i, int64_t* out) {

@@ -51,7 +51,8 @@ absl::Status BroadcastGradientArgsShape(InferenceContext* c);
 
 // Shared by the array shape functions (defined in array_shape_fns.cc).
 using Dims = std::vector<int64_t>;
-// The values of input i when it is a known constant int32/int64 tensor.
+// The values of input i when it is a known constant of an index type
+// (int16, uint16, int32 or int64); false for any other dtype.
 bool ConstInts(InferenceContext* c, int i, Dims* out);
 // Input i when it is a known constant with exactly one element.
 bool ConstScalar(InferenceContext* c, int i, int64_t* out);

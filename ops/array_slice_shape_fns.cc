@@ -209,9 +209,9 @@ absl::Status PadShape(InferenceContext* c) {
           absl::StrCat("Pad paddings must be non-negative, row ", i, " is [",
                        pads[2 * i], ", ", pads[2 * i + 1], "]"));
     }
-    int64_t pad = -1;  // both sides; unknown if their sum passes int64
-    if (__builtin_add_overflow(pads[2 * i], pads[2 * i + 1], &pad)) pad = -1;
-    if (in.known_rank()) out[i] = AddDims(in.dim(i), pad);
+    if (in.known_rank()) {
+      out[i] = AddDims(in.dim(i), AddDims(pads[2 * i], pads[2 * i + 1]));
+    }
   }
   c->set_output(0, PartialShape(out));
   return absl::OkStatus();

@@ -5,6 +5,7 @@
 #include <vector>
 
 #include "absl/strings/str_cat.h"
+#include "ops/array_shape_fns.h"
 #include "ops/registration.h"
 #include "runtime/status.h"
 
@@ -72,13 +73,8 @@ absl::Status UnsortedSegmentShape(InferenceContext* c) {
           data.DebugString()));
     }
   }
-  int64_t segments = -1;
-  if (const Tensor* t = c->input_tensor(2);
-      t != nullptr && t->NumElements() == 1 &&
-      (t->dtype() == DT_INT32 || t->dtype() == DT_INT64)) {
-    segments = t->dtype() == DT_INT32 ? t->data<int32_t>()[0]
-                                      : t->data<int64_t>()[0];
-  }
+  int64_t segments = -1;  // unknown unless num_segments is a known constant
+  array_shapes::ConstScalar(c, 2, &segments);
   std::vector<int64_t> out = {segments};
   for (int i = ids.rank(); i < data.rank(); ++i) out.push_back(data.dim(i));
   c->set_output(0, PartialShape(out));

@@ -3,11 +3,11 @@
 // types, defaults, allowed types, attr order); tests/ops/math_op_defs_test
 // checks them against TensorFlow's own.
 #include <algorithm>
-#include <optional>
 #include <string>
 #include <vector>
 
 #include "absl/strings/str_cat.h"
+#include "ops/array_shape_fns.h"
 #include "ops/registration.h"
 #include "runtime/status.h"
 
@@ -96,37 +96,18 @@ absl::Status MatMulShape(InferenceContext* c) {
   return absl::OkStatus();
 }
 
-// Reads a constant index tensor (int16, uint16, int32 or int64: the Tidx
-// types) as a list of int64; nullopt for any other dtype.
-std::optional<std::vector<int64_t>> IndexValues(const Tensor& t) {
-  auto read = [&t](auto tag) {
-    using T = decltype(tag);
-    const T* p = t.data<T>();
-    return std::vector<int64_t>(p, p + t.NumElements());
-  };
-  switch (t.dtype()) {
-    case DT_INT16: return read(int16_t{});
-    case DT_UINT16: return read(uint16_t{});
-    case DT_INT32: return read(int32_t{});
-    case DT_INT64: return read(int64_t{});
-    default: return std::nullopt;
-  }
-}
-
 // Sum, Mean, Max, Min, Prod, All, Any.
 absl::Status ReductionShape(InferenceContext* c) {
   bool keep_dims = false;
   WEFT_RETURN_IF_ERROR(c->GetAttr("keep_dims", &keep_dims));
   const PartialShape& in = c->input(0);
-  const Tensor* axes = c->input_tensor(1);
   if (!in.known_rank()) {
     c->set_output(0, PartialShape::UnknownRank());
     return absl::OkStatus();
   }
   const int rank = in.rank();
-  const std::optional<std::vector<int64_t>> axis_values =
-      axes == nullptr ? std::nullopt : IndexValues(*axes);
-  if (!axis_values.has_value()) {
+  array_shapes::Dims axis_values;
+  if (!array_shapes::ConstInts(c, 1, &axis_values)) {
     // An empty axis list reduces nothing; else only keep_dims fixes the rank.
     const PartialShape& axes_shape = c->input(1);
     if (axes_shape.known_rank() && axes_shape.rank() == 1 &&
@@ -140,7 +121,7 @@ absl::Status ReductionShape(InferenceContext* c) {
     return absl::OkStatus();
   }
   std::vector<bool> reduced(rank, false);
-  for (int64_t axis : *axis_values) {
+  for (int64_t axis : axis_values) {
     if (axis < -rank || axis >= rank) {
       return absl::InvalidArgumentError(
           absl::StrCat("Invalid reduction dimension ", axis, " for input with ",
@@ -164,7 +145,6 @@ absl::Status ReductionShape(InferenceContext* c) {
 absl::Status ArgOpShape(InferenceContext* c) {
   WEFT_RETURN_IF_ERROR(c->WithRank(1, 0));
   const PartialShape& in = c->input(0);
-  const Tensor* dim = c->input_tensor(1);
   if (!in.known_rank()) {
     c->set_output(0, PartialShape::UnknownRank());
     return absl::OkStatus();
@@ -174,13 +154,11 @@ absl::Status ArgOpShape(InferenceContext* c) {
     c->set_output(0, PartialShape({}));
     return absl::OkStatus();
   }
-  const std::optional<std::vector<int64_t>> dim_values =
-      dim == nullptr ? std::nullopt : IndexValues(*dim);
-  if (!dim_values.has_value() || dim_values->size() != 1) {
+  int64_t axis = 0;
+  if (!array_shapes::ConstScalar(c, 1, &axis)) {
     c->set_output(0, PartialShape(std::vector<int64_t>(rank - 1, -1)));
     return absl::OkStatus();
   }
-  int64_t axis = (*dim_values)[0];
   if (axis < -rank || axis >= rank) {
     return absl::InvalidArgumentError(
         absl::StrCat("Expected dimension in the range [", -rank, ", ", rank,
