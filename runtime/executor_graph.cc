@@ -69,6 +69,11 @@ absl::Status ExecutorGraph::AssignFrames(const std::vector<Node*>& nodes,
       out_frame = frames_[f].parent;
       item.exit_index = static_cast<int32_t>(frames_[f].exits.size());
       frames_[f].exits.push_back(i);
+    } else if (item.loop_kind == NodeItem::kNextIteration && f == 0) {
+      return absl::InvalidArgumentError(absl::StrCat(
+          NodeLabel(node.def()),
+          ": NextIteration is not inside a while loop (no Enter leads to "
+          "it)"));
     }
     for (const Edge* e : node.out_edges()) {
       const int32_t dst = index_of[e->dst->id()];

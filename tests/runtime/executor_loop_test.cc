@@ -243,5 +243,18 @@ TEST(ExecutorLoopTest, NodeReachedFromTwoFramesIsRejected) {
   EXPECT_THAT(std::string(h.status().message()), HasSubstr("two frames"));
 }
 
+TEST(ExecutorLoopTest, LoopNodesOutsideALoopAreRejected) {
+  // NextIteration and Exit move values between iterations and frames; in the
+  // root frame there is no next iteration and no parent to move to.
+  for (const char* op : {"NextIteration", "Exit"}) {
+    GraphDefBuilder b;
+    b.Const("c", 1).Op("x", op, {"c"}, {{"T", DT_INT32}});
+    Harness h(b.Build(), {}, {"x"}, {});
+    EXPECT_EQ(h.status().code(), absl::StatusCode::kInvalidArgument) << op;
+    EXPECT_THAT(std::string(h.status().message()),
+                HasSubstr(std::string(op) + " is not inside a while loop"));
+  }
+}
+
 }  // namespace
 }  // namespace weft
