@@ -69,11 +69,6 @@ absl::Status ExecutorGraph::AssignFrames(const std::vector<Node*>& nodes,
       out_frame = frames_[f].parent;
       item.exit_index = static_cast<int32_t>(frames_[f].exits.size());
       frames_[f].exits.push_back(i);
-    } else if (item.loop_kind == NodeItem::kNextIteration && f == 0) {
-      return absl::InvalidArgumentError(absl::StrCat(
-          NodeLabel(node.def()),
-          ": NextIteration is not inside a while loop (no Enter leads to "
-          "it)"));
     }
     for (const Edge* e : node.out_edges()) {
       const int32_t dst = index_of[e->dst->id()];
@@ -87,6 +82,16 @@ absl::Status ExecutorGraph::AssignFrames(const std::vector<Node*>& nodes,
             "', via ", node.name(),
             "); a while loop's nodes must be entered through its Enters"));
       }
+    }
+  }
+  // Checked once every frame is known, so that a node reached from two
+  // frames is reported as that rather than as its symptom here.
+  for (int32_t i = 0; i < n; ++i) {
+    if (frame_of[i] == 0 && items_[i].loop_kind == NodeItem::kNextIteration) {
+      return absl::InvalidArgumentError(absl::StrCat(
+          NodeLabel(nodes[i]->def()),
+          ": NextIteration is not inside a while loop (no Enter leads to "
+          "it)"));
     }
   }
   // Nodes not reachable from a root never run; leave them in the root frame.
