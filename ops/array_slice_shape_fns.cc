@@ -127,8 +127,8 @@ absl::Status StridedSliceShape(InferenceContext* c) {
     const int64_t span = e - b;
     int64_t size = 0;
     if ((span > 0) == (stride > 0) && span != 0) {
-      size = stride > 0 ? (span + stride - 1) / stride
-                        : (span + stride + 1) / stride;
+      // As the kernel counts; `span + stride` could overflow.
+      size = span / stride + (span % stride != 0 ? 1 : 0);
     }
     out.push_back(size);
   }
