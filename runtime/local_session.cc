@@ -2,24 +2,20 @@
 
 #include <algorithm>
 #include <cstdio>
-#include <numeric>
 #include <optional>
 
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_join.h"
 #include "absl/synchronization/notification.h"
 #include "graph/graph_def_loader.h"
-#include "graph/partition.h"
 #include "graph/placer.h"
-#include "graph/prune.h"
 #include "ops/framework/call_frame.h"
-#include "ops/framework/node_def_util.h"
-#include "runtime/executor.h"
+#include "runtime/client_graph.h"
 #include "runtime/device_memory.h"
+#include "runtime/executable_graph.h"
 #include "runtime/executor_observer.h"
 #include "runtime/gpu/gpu_devices.h"
 #include "runtime/local_device_mgr.h"
-#include "runtime/multi_device_step.h"
 #include "runtime/rendezvous.h"
 #include "runtime/status.h"
 
@@ -31,30 +27,12 @@ struct LocalSession::GraphState {
 };
 
 struct LocalSession::PreparedRun {
-  // Feeds in sorted order: _Arg i takes sorted feed i.
-  std::vector<std::string> feed_names;
-  std::vector<DataType> feed_types;
-  std::vector<PartialShape> feed_shapes;
-  std::vector<bool> feed_is_placeholder;
+  std::vector<FeedSpec> feeds;  // _Arg i takes the signature's feed i
   int num_fetches = 0;
-  // One per device the run touches; with a single one the step needs no
-  // rendezvous (the common, cheap case).
-  struct Part {
-    std::unique_ptr<Graph> graph;  // pruned and placed (and partitioned)
-    std::unique_ptr<Executor> executor;
-  };
-  std::vector<Part> parts;
-  std::vector<Executor*> executors;  // parts[i].executor, for the step
+  std::unique_ptr<ExecutableGraph> graph;
 };
 
 namespace {
-
-// "x" -> "x:0"; other names unchanged (errors surface when pruning).
-std::string CanonicalTensorName(const std::string& name) {
-  absl::StatusOr<TensorId> id = ParseTensorName(name);
-  if (!id.ok() || id->is_control()) return name;
-  return absl::StrCat(id->node, ":", id->index);
-}
 
 // INVALID_ARGUMENT naming the field when the config asks for more devices or
 // threads than one process may start (runtime/local_device_mgr.h); the
@@ -87,10 +65,11 @@ std::unique_ptr<Session> NewLocalSession(const SessionOptions& options) {
 }
 
 LocalSession::LocalSession(const SessionOptions& options)
-    : options_(options),
-      ops_(options.ops != nullptr ? options.ops : &GlobalOpRegistry()),
-      kernels_(options.kernels != nullptr ? options.kernels
-                                          : &GlobalKernelRegistry()) {
+    : LocalSession(options, GlobalOpRegistry(), GlobalKernelRegistry()) {}
+
+LocalSession::LocalSession(const SessionOptions& options, const OpRegistry& ops,
+                           const KernelRegistry& kernels)
+    : options_(options), ops_(&ops), kernels_(&kernels) {
   init_status_ = CheckConfigBounds(options.config);
   // A config out of bounds is reported by Create; meanwhile the session
   // holds no more than a default one would.
@@ -249,50 +228,18 @@ absl::Status LocalSession::Run(
         "the session has no graph: call Create first");
   }
 
-  // Sort feeds by canonical name; the prepared run takes them in that order.
-  std::vector<std::string> names(feeds.size());
-  for (size_t i = 0; i < feeds.size(); ++i) {
-    names[i] = CanonicalTensorName(feeds[i].first);
-  }
-  std::vector<size_t> order(feeds.size());
-  std::iota(order.begin(), order.end(), 0);
-  std::sort(order.begin(), order.end(),
-            [&](size_t a, size_t b) { return names[a] < names[b]; });
-  std::vector<std::string> sorted_feeds(feeds.size());
-  for (size_t i = 0; i < order.size(); ++i) {
-    sorted_feeds[i] = names[order[i]];
-    if (i > 0 && sorted_feeds[i] == sorted_feeds[i - 1]) {
-      return absl::InvalidArgumentError(
-          absl::StrCat("feed '", sorted_feeds[i], "' is given twice"));
-    }
-  }
-  std::vector<std::string> sorted_targets = targets;
-  std::sort(sorted_targets.begin(), sorted_targets.end());
-  WEFT_ASSIGN_OR_RETURN(
-      std::shared_ptr<const PreparedRun> run,
-      GetOrPrepare(graph, sorted_feeds, fetches, sorted_targets));
+  std::vector<std::string> feed_names(feeds.size());
+  for (size_t i = 0; i < feeds.size(); ++i) feed_names[i] = feeds[i].first;
+  WEFT_ASSIGN_OR_RETURN(const RunSignature signature,
+                        RunSignature::Make(feed_names, fetches, targets));
+  WEFT_ASSIGN_OR_RETURN(std::shared_ptr<const PreparedRun> run,
+                        GetOrPrepare(graph, signature));
 
   // Check the feed values against what the graph expects.
   std::vector<Tensor> args(feeds.size());
-  for (size_t i = 0; i < order.size(); ++i) {
-    const Tensor& value = feeds[order[i]].second;
-    const std::string& name = run->feed_names[i];
-    const char* what =
-        run->feed_is_placeholder[i] ? "the placeholder" : "the fed tensor";
-    if (!value.IsInitialized()) {
-      return absl::InvalidArgumentError(
-          absl::StrCat("feed '", name, "' is an empty (uninitialized) tensor"));
-    }
-    if (value.dtype() != run->feed_types[i]) {
-      return absl::InvalidArgumentError(absl::StrCat(
-          "feed '", name, "' has dtype ", DataTypeString(value.dtype()),
-          " but ", what, " expects ", DataTypeString(run->feed_types[i])));
-    }
-    if (!run->feed_shapes[i].IsCompatibleWith(value.shape())) {
-      return absl::InvalidArgumentError(absl::StrCat(
-          "feed '", name, "' has shape ", value.shape().DebugString(), " but ",
-          what, " expects shape ", run->feed_shapes[i].DebugString()));
-    }
+  for (size_t i = 0; i < signature.feed_order.size(); ++i) {
+    const Tensor& value = feeds[signature.feed_order[i]].second;
+    WEFT_RETURN_IF_ERROR(run->feeds[i].Check(value));
     args[i] = value;
   }
 
@@ -302,8 +249,8 @@ absl::Status LocalSession::Run(
   WEFT_RETURN_IF_ERROR(
       Execute(*run, std::move(args), timeout_ms, trace, outputs, metadata));
   if (metadata != nullptr && options.output_partition_graphs()) {
-    for (const PreparedRun::Part& part : run->parts) {
-      part.graph->ToGraphDef(metadata->add_partition_graphs());
+    for (int i = 0; i < run->graph->num_partitions(); ++i) {
+      run->graph->partition(i).ToGraphDef(metadata->add_partition_graphs());
     }
   }
   return absl::OkStatus();
@@ -311,19 +258,15 @@ absl::Status LocalSession::Run(
 
 absl::StatusOr<std::shared_ptr<const LocalSession::PreparedRun>>
 LocalSession::GetOrPrepare(const std::shared_ptr<const GraphState>& graph,
-                           const std::vector<std::string>& sorted_feeds,
-                           const std::vector<std::string>& fetches,
-                           const std::vector<std::string>& targets) {
-  const std::string key = absl::StrCat(absl::StrJoin(sorted_feeds, ","), "->",
-                                       absl::StrJoin(fetches, ","), "//",
-                                       absl::StrJoin(targets, ","));
+                           const RunSignature& signature) {
+  const std::string key = signature.Key();
   {
     absl::MutexLock lock(&mu_);
     auto it = cache_.find(key);
     if (it != cache_.end()) return it->second;
   }
   WEFT_ASSIGN_OR_RETURN(std::shared_ptr<const PreparedRun> run,
-                        Prepare(*graph, sorted_feeds, fetches, targets));
+                        Prepare(*graph, signature));
   absl::MutexLock lock(&mu_);
   if (closed_) return absl::FailedPreconditionError("session is closed");
   // Another thread may have prepared the same signature meanwhile.
@@ -331,28 +274,12 @@ LocalSession::GetOrPrepare(const std::shared_ptr<const GraphState>& graph,
   return it->second;
 }
 
+// The prepare pipeline: prune for the signature, place on this process's
+// devices, partition per device and build the executors.
 absl::StatusOr<std::shared_ptr<const LocalSession::PreparedRun>>
-LocalSession::Prepare(const GraphState& state,
-                      const std::vector<std::string>& sorted_feeds,
-                      const std::vector<std::string>& fetches,
-                      const std::vector<std::string>& targets) {
-  auto run = std::make_shared<PreparedRun>();
-  WEFT_ASSIGN_OR_RETURN(
-      std::unique_ptr<Graph> graph,
-      PruneGraph(*state.graph, sorted_feeds, fetches, targets));
-  for (const std::string& name : sorted_feeds) {
-    // PruneGraph has checked the name.
-    const TensorId id = *ParseTensorName(name);
-    const Node* node = state.graph->FindNode(id.node);
-    run->feed_names.push_back(name);
-    run->feed_types.push_back(BaseType(node->output_type(id.index)));
-    PartialShape shape;
-    const bool placeholder = node->IsPlaceholder();
-    if (placeholder) (void)GetNodeAttr(node->def(), "shape", &shape);
-    run->feed_shapes.push_back(shape);
-    run->feed_is_placeholder.push_back(placeholder);
-  }
-  run->num_fetches = static_cast<int>(fetches.size());
+LocalSession::Prepare(const GraphState& state, const RunSignature& signature) {
+  WEFT_ASSIGN_OR_RETURN(ClientGraph client,
+                        BuildClientGraph(*state.graph, signature));
   const tensorflow::ConfigProto& config = options_.config;
   PlacerOptions placer;
   for (Device* d : devices_->devices()) placer.devices.push_back(d->name());
@@ -364,47 +291,19 @@ LocalSession::Prepare(const GraphState& state,
                    line.data());
     };
   }
-  WEFT_RETURN_IF_ERROR(PlaceGraph(placer, graph.get()));
+  WEFT_RETURN_IF_ERROR(PlaceGraph(placer, client.graph.get()));
 
-  ExecutorOptions exec_options;
+  ExecutableOptions exec_options;
+  exec_options.devices = devices_.get();
+  exec_options.ops = ops_;
   exec_options.kernels = kernels_;
   exec_options.inter_op_pool = run_inline_ ? nullptr : inter_op_pool_.get();
   exec_options.kernel_cache = &kernels_cache_;
-  auto add_part = [&](std::unique_ptr<Graph> g,
-                      const std::string& device) -> absl::Status {
-    WEFT_ASSIGN_OR_RETURN(exec_options.device, devices_->Lookup(device));
-    PreparedRun::Part part;
-    WEFT_ASSIGN_OR_RETURN(part.executor, Executor::Create(exec_options, *g));
-    part.graph = std::move(g);
-    run->executors.push_back(part.executor.get());
-    run->parts.push_back(std::move(part));
-    return absl::OkStatus();
-  };
-  const std::vector<Node*> nodes = graph->nodes();
-  const bool one_device =
-      std::all_of(nodes.begin(), nodes.end(), [&](const Node* n) {
-        return n->assigned_device() == nodes.front()->assigned_device();
-      });
-  if (one_device) {
-    const std::string device = nodes.empty()
-                                   ? devices_->default_device()->name()
-                                   : nodes.front()->assigned_device();
-    WEFT_RETURN_IF_ERROR(add_part(std::move(graph), device));
-  } else {
-    PartitionOptions partition;
-    partition.incarnation = [this](const std::string& name) -> uint64_t {
-      absl::StatusOr<Device*> d = devices_->Lookup(name);
-      return d.ok() ? (*d)->attributes().incarnation() : 0;
-    };
-    WEFT_ASSIGN_OR_RETURN(auto parts, PartitionGraph(partition, *graph));
-    WEFT_RETURN_IF_ERROR(CheckTransfersPair(parts));
-    for (auto& [device, def] : parts) {
-      WEFT_ASSIGN_OR_RETURN(std::unique_ptr<Graph> g,
-                            ConvertGraphDefToGraph(def, *ops_));
-      for (Node* n : g->nodes()) n->set_assigned_device(device);
-      WEFT_RETURN_IF_ERROR(add_part(std::move(g), device));
-    }
-  }
+  auto run = std::make_shared<PreparedRun>();
+  WEFT_ASSIGN_OR_RETURN(
+      run->graph, ExecutableGraph::Create(exec_options, std::move(client.graph)));
+  run->feeds = std::move(client.feeds);
+  run->num_fetches = client.num_fetches;
   return std::shared_ptr<const PreparedRun>(std::move(run));
 }
 
@@ -428,17 +327,10 @@ absl::Status LocalSession::Execute(const PreparedRun& run,
   step.call_frame = &frame;
   step.cancellation = &cancellation;
   step.observer = trace ? &stats : nullptr;
-  const bool multi = run.executors.size() > 1;
-  if (multi) step.rendezvous = &rendezvous.emplace();
+  if (run.graph->needs_rendezvous()) step.rendezvous = &rendezvous.emplace();
   // Starts the step; `done` runs once it has finished on every device.
   auto start = [&](std::function<void(absl::Status)> done) {
-    if (multi) {
-      RunMultiDeviceStep(run.executors, step,
-                         run_inline_ ? nullptr : inter_op_pool_.get(),
-                         std::move(done));
-    } else {
-      run.executors.front()->RunAsync(step, std::move(done));
-    }
+    run.graph->RunAsync(step, std::move(done));
   };
 
   absl::Status status;

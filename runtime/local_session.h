@@ -50,7 +50,10 @@
 #include "absl/container/flat_hash_set.h"
 #include "absl/synchronization/mutex.h"
 #include "graph/graph.h"
+#include "ops/framework/kernel_registry.h"
+#include "ops/framework/op_registry.h"
 #include "runtime/cancellation.h"
+#include "runtime/client_graph.h"
 #include "runtime/device.h"
 #include "runtime/kernel_cache.h"
 #include "runtime/session.h"
@@ -60,7 +63,12 @@ namespace weft {
 
 class LocalSession : public Session {
  public:
+  // Ops and kernels from the global registries (//ops, //ops:kernels).
   explicit LocalSession(const SessionOptions& options);
+  // Ops and kernels from registries of the caller's (tests); they must
+  // outlive the session.
+  LocalSession(const SessionOptions& options, const OpRegistry& ops,
+               const KernelRegistry& kernels);
   ~LocalSession() override;
   LocalSession(const LocalSession&) = delete;
   LocalSession& operator=(const LocalSession&) = delete;
@@ -90,13 +98,9 @@ class LocalSession : public Session {
 
   absl::StatusOr<std::shared_ptr<const PreparedRun>> GetOrPrepare(
       const std::shared_ptr<const GraphState>& graph,
-      const std::vector<std::string>& sorted_feeds,
-      const std::vector<std::string>& fetches,
-      const std::vector<std::string>& targets);
+      const RunSignature& signature);
   absl::StatusOr<std::shared_ptr<const PreparedRun>> Prepare(
-      const GraphState& graph, const std::vector<std::string>& sorted_feeds,
-      const std::vector<std::string>& fetches,
-      const std::vector<std::string>& targets);
+      const GraphState& graph, const RunSignature& signature);
   absl::Status Execute(const PreparedRun& run, std::vector<Tensor> args,
                        int64_t timeout_ms, bool trace,
                        std::vector<Tensor>* outputs,

@@ -34,8 +34,6 @@
 #include <vector>
 
 #include "absl/status/status.h"
-#include "ops/framework/kernel_registry.h"
-#include "ops/framework/op_registry.h"
 #include "proto/config.pb.h"
 #include "proto/graph.pb.h"
 #include "runtime/tensor.h"
@@ -58,10 +56,6 @@ struct SessionOptions {
   // RESOURCE_EXHAUSTED naming the node, the shape and the bytes. 0 = no
   // limit but the machine's. `weft run --memory-limit` sets it.
   int64_t memory_limit_bytes = 0;
-  // Where ops and kernels come from; null means the global registries. Must
-  // outlive the session.
-  const OpRegistry* ops = nullptr;
-  const KernelRegistry* kernels = nullptr;
 };
 
 class Session {

@@ -26,9 +26,8 @@ std::unique_ptr<LocalSession> NewTestSession(
     tensorflow::ConfigProto config = {}) {
   SessionOptions options;
   options.config = config;
-  options.ops = &testing::TestOps();
-  options.kernels = &testing::TestKernels();
-  return std::make_unique<LocalSession>(options);
+  return std::make_unique<LocalSession>(options, testing::TestOps(),
+                                        testing::TestKernels());
 }
 
 int32_t Int(const Tensor& t) { return t.scalar<int32_t>(); }

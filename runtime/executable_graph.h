@@ -1,0 +1,93 @@
+// ExecutableGraph: a placed graph made runnable on one process's devices, the
+// last stage of the prepare pipeline (after runtime/client_graph.h and
+// graph/placer.h). The local session builds one per Run signature; a
+// worker builds one per registered graph.
+//
+//   ExecutableOptions options;
+//   options.devices = &device_mgr;
+//   options.ops = &GlobalOpRegistry();
+//   options.kernels = &GlobalKernelRegistry();
+//   WEFT_ASSIGN_OR_RETURN(std::unique_ptr<ExecutableGraph> exec,
+//                         ExecutableGraph::Create(options, std::move(placed)));
+//   Executor::StepArgs step;                     // step id, call frame, ...
+//   if (exec->needs_rendezvous()) step.rendezvous = &rendezvous;
+//   exec->RunAsync(step, [](absl::Status s) { ... });
+//
+// A graph whose nodes all sit on one device gets one executor and needs no
+// rendezvous. Otherwise it is partitioned per device (graph/partition.h),
+// with _Send/_Recv on every edge between devices, and a step runs every
+// partition at once over the rendezvous the caller gives
+// (runtime/multi_device_step.h: a failure anywhere aborts the whole step).
+// Every node's assigned device must be one of `options.devices`, by its full
+// name (a short "CPU:0" of another task's device is not one of ours).
+//
+// Ownership: owns the partitions' graphs and executors; the devices, the
+// registries, the pool and the kernel cache must outlive it. Thread safety:
+// after Create, RunAsync may be called from many threads at once (each step
+// with its own StepArgs). A failed Create leaves nothing behind.
+#ifndef WEFT_RUNTIME_EXECUTABLE_GRAPH_H_
+#define WEFT_RUNTIME_EXECUTABLE_GRAPH_H_
+
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "absl/status/statusor.h"
+#include "graph/graph.h"
+#include "ops/framework/kernel_registry.h"
+#include "ops/framework/op_registry.h"
+#include "runtime/device.h"
+#include "runtime/executor.h"
+#include "runtime/kernel_cache.h"
+#include "runtime/thread_pool.h"
+
+namespace weft {
+
+struct ExecutableOptions {
+  const DeviceMgr* devices = nullptr;        // required
+  const OpRegistry* ops = nullptr;           // required (for partitions)
+  const KernelRegistry* kernels = nullptr;   // required
+  // Runs expensive kernels and all but one partition of a step; null runs
+  // everything on the caller's thread.
+  ThreadPool* inter_op_pool = nullptr;
+  // Optional; shares stateful kernels with the owner's other graphs.
+  KernelCache* kernel_cache = nullptr;
+};
+
+class ExecutableGraph {
+ public:
+  // INVALID_ARGUMENT naming the node and the device when a node's device is
+  // not in `options.devices`; otherwise what partitioning or building an
+  // executor reports (naming the node).
+  static absl::StatusOr<std::unique_ptr<ExecutableGraph>> Create(
+      const ExecutableOptions& options, std::unique_ptr<Graph> placed);
+
+  ExecutableGraph(const ExecutableGraph&) = delete;
+  ExecutableGraph& operator=(const ExecutableGraph&) = delete;
+
+  // True when the graph spans devices: steps then need args.rendezvous.
+  bool needs_rendezvous() const { return parts_.size() > 1; }
+  // Runs one step on every partition; `done` gets the step's status once
+  // all have finished. `args` and what it points to must outlive the step.
+  void RunAsync(const Executor::StepArgs& args,
+                Executor::DoneCallback done) const;
+  // The graphs that run, one per device (RunMetadata.partition_graphs).
+  int num_partitions() const { return static_cast<int>(parts_.size()); }
+  const Graph& partition(int i) const { return *parts_[i].graph; }
+
+ private:
+  struct Part {
+    std::string device;
+    std::unique_ptr<Graph> graph;
+    std::unique_ptr<Executor> executor;
+  };
+  explicit ExecutableGraph(ThreadPool* pool) : pool_(pool) {}
+
+  ThreadPool* const pool_;
+  std::vector<Part> parts_;
+  std::vector<Executor*> executors_;  // parts_[i].executor
+};
+
+}  // namespace weft
+
+#endif  // WEFT_RUNTIME_EXECUTABLE_GRAPH_H_
