@@ -72,12 +72,95 @@ TF_MODULES = [
     "tensorflow.core.protobuf.cluster_pb2",
     "tensorflow.core.protobuf.config_pb2",
     "tensorflow.core.protobuf.debug_pb2",
+    "tensorflow.core.protobuf.device_filters_pb2",
     "tensorflow.core.protobuf.error_codes_pb2",
     "tensorflow.core.protobuf.named_tensor_pb2",
     "tensorflow.core.protobuf.rewriter_config_pb2",
     "tensorflow.core.protobuf.rpc_options_pb2",
+    "tensorflow.core.protobuf.tensorflow_server_pb2",
     "tensorflow.core.protobuf.verifier_config_pb2",
 ]
+
+
+# TensorFlow's pip package has no _pb2 module for these, but its C++ library
+# embeds each one's serialized FileDescriptorProto (as every protoc-generated
+# .pb.cc does); load_embedded_files() reads them from there.
+EMBEDDED_FILES = [
+    "tensorflow/core/protobuf/master.proto",
+    "tensorflow/core/protobuf/worker.proto",
+]
+
+
+def find_embedded_file(blob, name):
+    """The serialized FileDescriptorProto named `name` inside `blob`, or None.
+
+    It starts with field 1 (the file name); its end is where the bytes stop
+    parsing as FileDescriptorProto's top-level fields (numbers 1-14, varint
+    or length-delimited)."""
+    from google.protobuf import descriptor_pb2
+    from google.protobuf.internal.decoder import _DecodeVarint
+    encoded = name.encode()
+    needle = b"\n" + bytes([len(encoded)]) + encoded
+    start = 0
+    while True:
+        i = blob.find(needle, start)
+        if i < 0:
+            return None
+        start = i + 1
+        pos = i
+        try:
+            while pos < len(blob):
+                tag, p = _DecodeVarint(blob, pos)
+                number, wire = tag >> 3, tag & 7
+                if not 1 <= number <= 14 or wire not in (0, 2):
+                    break
+                if wire == 0:
+                    _, p = _DecodeVarint(blob, p)
+                else:
+                    length, p = _DecodeVarint(blob, p)
+                    p += length
+                    if p > len(blob):
+                        break
+                pos = p
+            fdp = descriptor_pb2.FileDescriptorProto()
+            fdp.ParseFromString(blob[i:pos])
+        except Exception:  # not a descriptor after all: keep looking
+            continue
+        if fdp.name == name and fdp.message_type:
+            return blob[i:pos]
+
+
+def load_embedded_files(pool):
+    """Adds EMBEDDED_FILES to `pool` from TensorFlow's C++ library; returns
+    notes on the ones it could not find (their messages then fail as ours
+    only)."""
+    import tensorflow
+    from google.protobuf import any_pb2  # noqa: F401 (worker.proto's import)
+    tf_dir = os.path.dirname(tensorflow.__file__)
+    libs = sorted(glob.glob(os.path.join(tf_dir, "libtensorflow_cc.so*")) +
+                  glob.glob(os.path.join(tf_dir, "libtensorflow_framework.so*")))
+    blobs = []
+    for lib in libs:
+        with open(lib, "rb") as f:
+            blobs.append(f.read())
+    notes = []
+    for name in EMBEDDED_FILES:
+        try:
+            pool.FindFileByName(name)
+            continue
+        except KeyError:
+            pass
+        found = None
+        for blob in blobs:
+            found = find_embedded_file(blob, name)
+            if found is not None:
+                break
+        if found is None:
+            notes.append("%s not found in %s" % (name, ", ".join(libs) or
+                                                 "(no TensorFlow C++ library)"))
+            continue
+        pool.AddSerializedFile(found)
+    return notes
 
 
 def import_tensorflow():
@@ -500,6 +583,7 @@ def main():
     from google.protobuf import descriptor_pool
     import tensorflow
     tf_pool = descriptor_pool.Default()
+    missing_modules += load_embedded_files(tf_pool)
     print("TensorFlow %s, protobuf runtime %s" % (
         tensorflow.__version__, __import__("google.protobuf").protobuf.__version__))
     for m in missing_modules:
