@@ -43,7 +43,7 @@
 #include "proto/graph.pb.h"
 #include "proto/node_def.pb.h"
 #include "proto/versions.pb.h"
-#include "runtime/types.h"
+#include "runtime/core/types.h"
 
 namespace weft {
 

@@ -10,7 +10,7 @@
 #include "graph/algorithm.h"
 #include "graph/shape_check.h"
 #include "ops/framework/node_def_util.h"
-#include "runtime/status.h"
+#include "runtime/core/status.h"
 
 namespace weft {
 namespace {

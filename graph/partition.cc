@@ -8,8 +8,8 @@
 #include "absl/strings/str_cat.h"
 #include "graph/partition_loops.h"
 #include "ops/framework/node_def_util.h"
-#include "runtime/rendezvous.h"
-#include "runtime/status.h"
+#include "runtime/core/rendezvous.h"
+#include "runtime/core/status.h"
 
 namespace weft {
 namespace {

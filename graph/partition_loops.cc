@@ -5,7 +5,7 @@
 #include "absl/strings/str_cat.h"
 #include "graph/algorithm.h"
 #include "ops/framework/node_def_util.h"
-#include "runtime/status.h"
+#include "runtime/core/status.h"
 
 namespace weft {
 namespace partition_internal {

@@ -6,8 +6,8 @@
 #include "absl/strings/str_join.h"
 #include "graph/colocation.h"
 #include "ops/framework/node_def_util.h"
-#include "runtime/device_name.h"
-#include "runtime/status.h"
+#include "runtime/core/device_name.h"
+#include "runtime/core/status.h"
 
 namespace weft {
 namespace {

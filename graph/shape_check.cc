@@ -8,8 +8,8 @@
 #include "ops/framework/node_def_util.h"
 #include "ops/framework/shape_inference.h"
 #include "proto/attr_value.pb.h"
-#include "runtime/status.h"
-#include "runtime/tensor_proto.h"
+#include "runtime/core/status.h"
+#include "runtime/core/tensor_proto.h"
 
 namespace weft {
 namespace {

@@ -19,7 +19,7 @@
 
 #include "absl/status/statusor.h"
 #include "graph/graph.h"
-#include "runtime/tensor_shape.h"
+#include "runtime/core/tensor_shape.h"
 
 namespace weft {
 

@@ -12,7 +12,7 @@
 #include "ops/array_shape_fns.h"
 #include "ops/framework/shape_inference.h"
 #include "proto/attr_value.pb.h"
-#include "runtime/status.h"
+#include "runtime/core/status.h"
 
 namespace weft {
 namespace array_shapes {

@@ -14,7 +14,7 @@
 #include "ops/framework/op_def_builder.h"
 #include "ops/framework/shape_inference.h"
 #include "ops/registration.h"
-#include "runtime/status.h"
+#include "runtime/core/status.h"
 
 namespace weft {
 namespace {

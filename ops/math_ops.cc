@@ -9,7 +9,7 @@
 #include "absl/strings/str_cat.h"
 #include "ops/array_shape_fns.h"
 #include "ops/registration.h"
-#include "runtime/status.h"
+#include "runtime/core/status.h"
 
 namespace weft {
 namespace {

@@ -6,7 +6,7 @@
 
 #include "absl/strings/str_cat.h"
 #include "ops/registration.h"
-#include "runtime/status.h"
+#include "runtime/core/status.h"
 
 namespace weft {
 namespace {

@@ -6,7 +6,7 @@
 // Weft and by TensorFlow read the same.
 //
 // Attrs shared by both ends (they name the rendezvous key, see
-// runtime/rendezvous.h): tensor_name, send_device, send_device_incarnation,
+// runtime/core/rendezvous.h): tensor_name, send_device, send_device_incarnation,
 // recv_device, and client_terminated (true when the other end is the client
 // feeding or fetching, not another partition).
 #include <string>

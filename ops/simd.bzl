@@ -8,7 +8,7 @@ _ISAS = [
 
 def weft_simd_library(name, srcs, private_hdrs, deps):
     """A library of `srcs` compiled three times: `name`, for baseline x86-64
-    (the dispatchers, runtime/cpu_isa.h, and the portable code), and
+    (the dispatchers, runtime/core/cpu_isa.h, and the portable code), and
     `name`_avx512 and `name`_avx2, with WEFT_SIMD_AVX512 or WEFT_SIMD_AVX2
     defined.
 

@@ -6,7 +6,7 @@
 #include "absl/strings/str_cat.h"
 #include "graph/prune.h"
 #include "ops/framework/node_def_util.h"
-#include "runtime/status.h"
+#include "runtime/core/status.h"
 
 namespace weft {
 namespace {

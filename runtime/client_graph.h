@@ -27,9 +27,9 @@
 #include "absl/status/status.h"
 #include "absl/status/statusor.h"
 #include "graph/graph.h"
-#include "runtime/tensor.h"
-#include "runtime/tensor_shape.h"
-#include "runtime/types.h"
+#include "runtime/core/tensor.h"
+#include "runtime/core/tensor_shape.h"
+#include "runtime/core/types.h"
 
 namespace weft {
 

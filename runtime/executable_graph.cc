@@ -9,7 +9,7 @@
 #include "graph/graph_def_loader.h"
 #include "graph/partition.h"
 #include "runtime/multi_device_step.h"
-#include "runtime/status.h"
+#include "runtime/core/status.h"
 
 namespace weft {
 

@@ -36,10 +36,10 @@
 #include "graph/graph.h"
 #include "ops/framework/kernel_registry.h"
 #include "ops/framework/op_registry.h"
-#include "runtime/device.h"
+#include "runtime/core/device.h"
 #include "runtime/executor.h"
 #include "runtime/kernel_cache.h"
-#include "runtime/thread_pool.h"
+#include "runtime/core/thread_pool.h"
 
 namespace weft {
 

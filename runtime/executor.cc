@@ -19,8 +19,8 @@
 #include "ops/framework/node_def_util.h"
 #include "runtime/executor_frames.h"
 #include "runtime/executor_graph.h"
-#include "runtime/resource_mgr.h"
-#include "runtime/status.h"
+#include "runtime/core/resource_mgr.h"
+#include "runtime/core/status.h"
 
 namespace weft {
 

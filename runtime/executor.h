@@ -84,11 +84,11 @@
 #include "graph/graph.h"
 #include "ops/framework/call_frame.h"
 #include "ops/framework/kernel_registry.h"
-#include "runtime/cancellation.h"
-#include "runtime/device.h"
+#include "runtime/core/cancellation.h"
+#include "runtime/core/device.h"
 #include "runtime/executor_observer.h"
 #include "runtime/kernel_cache.h"
-#include "runtime/thread_pool.h"
+#include "runtime/core/thread_pool.h"
 
 namespace weft {
 

@@ -39,7 +39,7 @@
 #include "graph/graph.h"
 #include "ops/framework/kernel_registry.h"
 #include "ops/framework/op_kernel.h"
-#include "runtime/device.h"
+#include "runtime/core/device.h"
 #include "runtime/kernel_cache.h"
 
 namespace weft {

@@ -1,6 +1,6 @@
 #include "runtime/kernel_cache.h"
 
-#include "runtime/status.h"
+#include "runtime/core/status.h"
 
 namespace weft {
 

@@ -11,13 +11,13 @@
 #include "graph/placer.h"
 #include "ops/framework/call_frame.h"
 #include "runtime/client_graph.h"
-#include "runtime/device_memory.h"
+#include "runtime/core/device_memory.h"
 #include "runtime/executable_graph.h"
 #include "runtime/executor_observer.h"
 #include "runtime/gpu/gpu_devices.h"
-#include "runtime/local_device_mgr.h"
-#include "runtime/rendezvous.h"
-#include "runtime/status.h"
+#include "runtime/core/local_device_mgr.h"
+#include "runtime/core/rendezvous.h"
+#include "runtime/core/status.h"
 
 namespace weft {
 
@@ -35,7 +35,7 @@ struct LocalSession::PreparedRun {
 namespace {
 
 // INVALID_ARGUMENT naming the field when the config asks for more devices or
-// threads than one process may start (runtime/local_device_mgr.h); the
+// threads than one process may start (runtime/core/local_device_mgr.h); the
 // session then holds a default config's devices and Create reports the
 // error.
 absl::Status CheckConfigBounds(const tensorflow::ConfigProto& config) {
@@ -378,7 +378,7 @@ absl::Status LocalSession::Execute(const PreparedRun& run,
   std::vector<Tensor> results;
   WEFT_RETURN_IF_ERROR(frame.TakeRetvals(&results));
   // _Retval runs on the CPU only, so fetches arrive through a _Recv that
-  // copied them to the host (runtime/device_memory.h); a device tensor here
+  // copied them to the host (runtime/core/device_memory.h); a device tensor here
   // would be a bug, and handing it out would let the caller read GPU memory.
   for (size_t i = 0; i < results.size(); ++i) {
     if (!InHostMemory(results[i])) {

@@ -52,12 +52,12 @@
 #include "graph/graph.h"
 #include "ops/framework/kernel_registry.h"
 #include "ops/framework/op_registry.h"
-#include "runtime/cancellation.h"
+#include "runtime/core/cancellation.h"
 #include "runtime/client_graph.h"
-#include "runtime/device.h"
+#include "runtime/core/device.h"
 #include "runtime/kernel_cache.h"
 #include "runtime/session.h"
-#include "runtime/thread_pool.h"
+#include "runtime/core/thread_pool.h"
 
 namespace weft {
 
@@ -108,7 +108,7 @@ class LocalSession : public Session {
 
   const SessionOptions options_;
   // Not OK when options_.config asks for more devices or threads than a
-  // process may start (see runtime/local_device_mgr.h), or when the devices'
+  // process may start (see runtime/core/local_device_mgr.h), or when the devices'
   // or the session's threads could not start; returned by Create and
   // Extend. Then devices_ or inter_op_pool_ may be null, and as no graph is
   // ever set, nothing else reads them.

@@ -5,7 +5,7 @@
 
 #include "absl/strings/str_cat.h"
 #include "absl/synchronization/mutex.h"
-#include "runtime/rendezvous.h"
+#include "runtime/core/rendezvous.h"
 
 namespace weft {
 namespace {

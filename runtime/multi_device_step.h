@@ -28,7 +28,7 @@
 
 #include "absl/status/status.h"
 #include "runtime/executor.h"
-#include "runtime/thread_pool.h"
+#include "runtime/core/thread_pool.h"
 
 namespace weft {
 

@@ -36,7 +36,7 @@
 #include "absl/status/status.h"
 #include "proto/config.pb.h"
 #include "proto/graph.pb.h"
-#include "runtime/tensor.h"
+#include "runtime/core/tensor.h"
 
 namespace weft {
 

@@ -14,9 +14,9 @@
 #include "ops/framework/kernel_registry.h"
 #include "ops/framework/node_def_util.h"
 #include "ops/framework/op_registry.h"
-#include "runtime/status.h"
-#include "runtime/tensor_shape.h"
-#include "runtime/types.h"
+#include "runtime/core/status.h"
+#include "runtime/core/tensor_shape.h"
+#include "runtime/core/types.h"
 
 namespace weft {
 namespace {

@@ -8,7 +8,7 @@
 #include "absl/strings/str_cat.h"
 #include "nlohmann/json.hpp"
 #include "tools/json_text.h"
-#include "runtime/local_device_mgr.h"
+#include "runtime/core/local_device_mgr.h"
 #include "tools/command_line.h"
 #include "tools/commands.h"
 #include "tools/graph_file.h"

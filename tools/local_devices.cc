@@ -5,8 +5,8 @@
 
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_split.h"
-#include "runtime/device_name.h"
-#include "runtime/local_device_mgr.h"
+#include "runtime/core/device_name.h"
+#include "runtime/core/local_device_mgr.h"
 
 namespace weft {
 

@@ -18,7 +18,7 @@
 namespace weft {
 
 // A comma-separated list of device specs, each parsed by
-// runtime/device_name.h (the leading "/" may be left out: "cpu:1",
+// runtime/core/device_name.h (the leading "/" may be left out: "cpu:1",
 // "/job:worker/task:1") and returned in canonical form. INVALID_ARGUMENT
 // quoting the bad entry, or an entry given twice.
 absl::StatusOr<std::vector<std::string>> ParseDeviceList(absl::string_view csv);

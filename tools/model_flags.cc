@@ -4,7 +4,7 @@
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_join.h"
 #include "graph/builder/optimizers.h"
-#include "runtime/status.h"
+#include "runtime/core/status.h"
 #include "tools/local_devices.h"
 
 namespace weft {

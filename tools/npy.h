@@ -5,7 +5,7 @@
 #include <string>
 
 #include "absl/status/statusor.h"
-#include "runtime/tensor.h"
+#include "runtime/core/tensor.h"
 
 namespace weft {
 

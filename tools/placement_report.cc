@@ -10,7 +10,7 @@
 #include "nlohmann/json.hpp"
 #include "tools/json_text.h"
 #include "ops/framework/kernel_registry.h"
-#include "runtime/status.h"
+#include "runtime/core/status.h"
 #include "tools/local_devices.h"
 
 namespace weft {

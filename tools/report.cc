@@ -4,7 +4,7 @@
 
 #include "absl/strings/str_cat.h"
 
-#include "runtime/status.h"
+#include "runtime/core/status.h"
 #include "tools/commands.h"
 
 namespace weft {

@@ -18,7 +18,7 @@
 #include <string>
 
 #include "absl/status/statusor.h"
-#include "runtime/tensor.h"
+#include "runtime/core/tensor.h"
 #include "tools/input_limits.h"
 
 namespace weft {

@@ -11,7 +11,7 @@
 #include "graph/builder/array_ops.h"
 #include "graph/builder/control_flow_info.h"
 #include "ops/framework/node_def_util.h"
-#include "runtime/status.h"
+#include "runtime/core/status.h"
 
 namespace weft {
 

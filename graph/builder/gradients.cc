@@ -17,7 +17,7 @@
 #include "graph/builder/gradients_internal.h"
 #include "graph/builder/math_ops.h"
 #include "ops/framework/node_def_util.h"
-#include "runtime/status.h"
+#include "runtime/core/status.h"
 
 namespace weft {
 namespace grad_internal {

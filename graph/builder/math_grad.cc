@@ -6,7 +6,7 @@
 #include "graph/builder/grad_util.h"
 #include "graph/builder/math_ops.h"
 #include "ops/framework/node_def_util.h"
-#include "runtime/status.h"
+#include "runtime/core/status.h"
 
 namespace weft {
 namespace {

@@ -6,7 +6,7 @@
 #include "graph/builder/array_ops.h"
 #include "graph/builder/gradients.h"
 #include "graph/builder/math_ops.h"
-#include "runtime/status.h"
+#include "runtime/core/status.h"
 
 namespace weft {
 

@@ -5,7 +5,7 @@
 #include "absl/strings/str_cat.h"
 #include "graph/builder/array_ops.h"
 #include "graph/builder/math_ops.h"
-#include "runtime/status.h"
+#include "runtime/core/status.h"
 
 namespace weft {
 namespace {

@@ -5,8 +5,8 @@
 #include "graph/graph_def_loader.h"
 #include "ops/framework/node_def_util.h"
 #include "ops/framework/op_registry.h"
-#include "runtime/status.h"
-#include "runtime/tensor_proto.h"
+#include "runtime/core/status.h"
+#include "runtime/core/tensor_proto.h"
 
 namespace weft {
 

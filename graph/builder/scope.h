@@ -33,8 +33,8 @@
 #include "absl/strings/string_view.h"
 #include "proto/attr_value.pb.h"
 #include "proto/graph.pb.h"
-#include "runtime/tensor.h"
-#include "runtime/types.h"
+#include "runtime/core/tensor.h"
+#include "runtime/core/types.h"
 
 namespace weft {
 

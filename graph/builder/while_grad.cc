@@ -41,7 +41,7 @@
 #include "graph/builder/control_flow_info.h"
 #include "graph/builder/gradients_internal.h"
 #include "graph/builder/math_ops.h"
-#include "runtime/status.h"
+#include "runtime/core/status.h"
 
 namespace weft {
 namespace grad_internal {

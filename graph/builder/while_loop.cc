@@ -8,7 +8,7 @@
 #include "graph/builder/array_ops.h"
 #include "graph/builder/control_flow.h"
 #include "graph/builder/control_flow_info.h"
-#include "runtime/status.h"
+#include "runtime/core/status.h"
 
 namespace weft {
 namespace {

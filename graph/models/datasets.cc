@@ -9,7 +9,7 @@
 #include <sstream>
 
 #include "absl/strings/str_cat.h"
-#include "runtime/status.h"
+#include "runtime/core/status.h"
 
 namespace weft {
 namespace {

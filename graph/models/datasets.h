@@ -27,7 +27,7 @@
 #include <vector>
 
 #include "absl/status/statusor.h"
-#include "runtime/tensor.h"
+#include "runtime/core/tensor.h"
 
 namespace weft {
 

@@ -6,7 +6,7 @@
 #include "graph/builder/nn_ops.h"
 #include "graph/builder/replication.h"
 #include "graph/models/layers.h"
-#include "runtime/status.h"
+#include "runtime/core/status.h"
 
 namespace weft {
 

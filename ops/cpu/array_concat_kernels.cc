@@ -11,7 +11,7 @@
 #include "ops/cpu/array_kernels.h"
 #include "ops/cpu/array_util.h"
 #include "ops/framework/op_kernel.h"
-#include "runtime/allocator.h"
+#include "runtime/core/allocator.h"
 
 namespace weft {
 namespace {

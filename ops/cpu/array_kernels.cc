@@ -11,9 +11,9 @@
 #include "ops/framework/node_def_util.h"
 #include "ops/framework/op_kernel.h"
 #include "ops/registration.h"
-#include "runtime/status.h"
-#include "runtime/tensor_proto.h"
-#include "runtime/tensor_shape.h"
+#include "runtime/core/status.h"
+#include "runtime/core/tensor_proto.h"
+#include "runtime/core/tensor_shape.h"
 
 namespace weft {
 namespace {

@@ -18,8 +18,8 @@
 #include "ops/cpu/array_kernels.h"
 #include "ops/cpu/array_util.h"
 #include "ops/framework/op_kernel.h"
-#include "runtime/allocator.h"
-#include "runtime/status.h"
+#include "runtime/core/allocator.h"
+#include "runtime/core/status.h"
 
 namespace weft {
 namespace {

@@ -12,7 +12,7 @@
 #include "ops/cpu/array_kernels.h"
 #include "ops/cpu/array_util.h"
 #include "ops/framework/op_kernel.h"
-#include "runtime/thread_pool.h"
+#include "runtime/core/thread_pool.h"
 
 namespace weft {
 namespace {

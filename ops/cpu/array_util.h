@@ -18,8 +18,8 @@
 
 #include "absl/status/status.h"
 #include "absl/strings/string_view.h"
-#include "runtime/tensor.h"
-#include "runtime/types.h"
+#include "runtime/core/tensor.h"
+#include "runtime/core/types.h"
 
 namespace weft {
 

@@ -18,7 +18,7 @@
 
 #include "absl/container/inlined_vector.h"
 #include "absl/status/statusor.h"
-#include "runtime/tensor_shape.h"
+#include "runtime/core/tensor_shape.h"
 
 namespace weft {
 

@@ -20,7 +20,7 @@
 #include "ops/cpu/conv_kernels.h"
 #include "ops/cpu/conv_gemm.h"
 #include "ops/cpu/conv_sliding.h"
-#include "runtime/thread_pool.h"
+#include "runtime/core/thread_pool.h"
 #include "ops/framework/op_kernel.h"
 
 namespace weft {

@@ -13,7 +13,7 @@
 
 #include <Eigen/Core>
 
-#include "runtime/cpu_isa.h"
+#include "runtime/core/cpu_isa.h"
 
 namespace weft {
 using VectorSmallGemmFn = void(int64_t m, int64_t n, int64_t k, const float* a,

@@ -21,7 +21,7 @@
 
 #include "absl/status/statusor.h"
 #include "ops/framework/op_kernel.h"
-#include "runtime/tensor_shape.h"
+#include "runtime/core/tensor_shape.h"
 
 namespace weft {
 

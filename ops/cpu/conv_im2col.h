@@ -19,8 +19,8 @@
 #include "ops/cpu/conv_gemm.h"
 #include "ops/cpu/conv_sliding.h"
 #include "ops/framework/op_kernel.h"
-#include "runtime/status.h"
-#include "runtime/thread_pool.h"
+#include "runtime/core/status.h"
+#include "runtime/core/thread_pool.h"
 
 namespace weft {
 

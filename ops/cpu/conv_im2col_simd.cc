@@ -8,7 +8,7 @@
 #include <cstdint>
 
 #include "ops/cpu/conv_geometry.h"
-#include "runtime/cpu_isa.h"
+#include "runtime/core/cpu_isa.h"
 
 namespace weft {
 // conv_im2col.h's entry points; declared here too, so that this file does

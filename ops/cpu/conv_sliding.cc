@@ -10,7 +10,7 @@
 #include <array>
 #include <utility>
 
-#include "runtime/cpu_isa.h"
+#include "runtime/core/cpu_isa.h"
 
 namespace weft {
 WEFT_SIMD_DECLARE(decltype(::weft::SlidingConvRow), SlidingConvRow)

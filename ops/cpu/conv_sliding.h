@@ -17,7 +17,7 @@
 //   }
 //
 // Returns false (and writes nothing) where it does not apply: a CPU (or a
-// WEFT_MAX_CPU_ISA cap, runtime/cpu_isa.h) with neither AVX-512 nor AVX2 +
+// WEFT_MAX_CPU_ISA cap, runtime/core/cpu_isa.h) with neither AVX-512 nor AVX2 +
 // FMA, n outside [2, one vector's lanes: 16 on
 // AVX-512, 8 on AVX2], or win_cols other than 3 or 5.
 // Thread safety: reentrant; concurrent calls must write disjoint y.

@@ -15,7 +15,7 @@
 #include "absl/strings/str_cat.h"
 #include "ops/cpu/cwise_parallel.h"
 #include "ops/cpu/cwise_register.h"
-#include "runtime/numeric_cast.h"
+#include "runtime/core/numeric_cast.h"
 
 namespace weft {
 namespace {

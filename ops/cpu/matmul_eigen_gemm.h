@@ -17,7 +17,7 @@
 #pragma GCC diagnostic pop
 
 #include "ops/framework/op_kernel.h"
-#include "runtime/thread_pool.h"
+#include "runtime/core/thread_pool.h"
 
 namespace weft {
 namespace matmul_internal {

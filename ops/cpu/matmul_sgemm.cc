@@ -13,9 +13,9 @@
 #include <utility>
 #include <vector>
 
-#include "runtime/cpu_isa.h"
-#include "runtime/status.h"
-#include "runtime/thread_pool.h"
+#include "runtime/core/cpu_isa.h"
+#include "runtime/core/status.h"
+#include "runtime/core/thread_pool.h"
 
 namespace weft {
 WEFT_SIMD_DECLARE(decltype(::weft::Sgemm), Sgemm)

@@ -5,7 +5,7 @@
 
 #include "ops/cpu/simd_target.h"
 
-#include "runtime/cpu_isa.h"
+#include "runtime/core/cpu_isa.h"
 
 namespace weft {
 namespace simd_update {

@@ -21,7 +21,7 @@
 #include "ops/cpu/conv_kernels.h"
 #include "ops/cpu/pool_max_route.h"
 #include "ops/framework/op_kernel.h"
-#include "runtime/status.h"
+#include "runtime/core/status.h"
 
 namespace weft {
 namespace {

@@ -8,7 +8,7 @@
 
 #include <type_traits>
 
-#include "runtime/cpu_isa.h"
+#include "runtime/core/cpu_isa.h"
 
 namespace weft {
 // False (nothing written) for a window too large for the vector kernel.

@@ -15,7 +15,7 @@
 // only as the first entry (and then kept).
 //
 // How: float, on CPUs with an ISA of ops/cpu/simd_isa.h (AVX2 + FMA or
-// AVX-512; chosen at run time, runtime/cpu_isa.h), runs a vector of channels at a time with no gather or scatter,
+// AVX-512; chosen at run time, runtime/core/cpu_isa.h), runs a vector of channels at a time with no gather or scatter,
 // which AVX2 lacks (scatter) or runs slowly (gather): the arg max is kept
 // as the window position, as a float, chosen by compare and select; then
 // each window position p receives (arg == p ? gradient : 0), added a vector

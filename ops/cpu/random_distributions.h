@@ -29,7 +29,7 @@
 #include <cstring>
 
 #include "ops/cpu/philox_random.h"
-#include "runtime/types.h"
+#include "runtime/core/types.h"
 
 namespace weft {
 namespace philox {

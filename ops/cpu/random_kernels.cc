@@ -16,7 +16,7 @@
 #include "ops/cpu/random_distributions.h"
 #include "ops/framework/op_kernel.h"
 #include "ops/registration.h"
-#include "runtime/thread_pool.h"
+#include "runtime/core/thread_pool.h"
 
 namespace weft {
 namespace {

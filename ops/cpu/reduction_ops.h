@@ -33,7 +33,7 @@
 #include "ops/cpu/cwise_ops.h"
 #include "ops/cpu/reduction_plan.h"
 #include "ops/cpu/wrapping.h"
-#include "runtime/status.h"
+#include "runtime/core/status.h"
 
 namespace weft {
 

@@ -17,8 +17,8 @@
 
 #include "absl/container/inlined_vector.h"
 #include "absl/status/statusor.h"
-#include "runtime/tensor.h"
-#include "runtime/tensor_shape.h"
+#include "runtime/core/tensor.h"
+#include "runtime/core/tensor_shape.h"
 
 namespace weft {
 

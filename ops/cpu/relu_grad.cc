@@ -4,7 +4,7 @@
 
 #include "ops/cpu/simd_target.h"
 
-#include "runtime/cpu_isa.h"
+#include "runtime/core/cpu_isa.h"
 
 namespace weft {
 WEFT_SIMD_DECLARE(decltype(::weft::ReluGradFloat), ReluGradFloat)

@@ -1,5 +1,5 @@
 // _Send and _Recv kernels: the two ends of a transfer through the step's
-// rendezvous (runtime/rendezvous.h).
+// rendezvous (runtime/core/rendezvous.h).
 //
 // The key is built once from the node's attrs; only the frame/iteration
 // suffix is added per step: "frame_id:iter_id" of the while-loop iteration
@@ -18,7 +18,7 @@
 //
 // Tensors are passed by reference-counted buffer: between host-memory devices
 // of one process a transfer copies nothing. When the two ends live in
-// different memory (a GPU and the host, runtime/device_memory.h), the _Recv
+// different memory (a GPU and the host, runtime/core/device_memory.h), the _Recv
 // copies the value into its own device's memory before passing it on, so
 // its consumers never see another device's memory. The same two kernels are
 // registered for GPU devices.
@@ -27,8 +27,8 @@
 #include "absl/strings/str_cat.h"
 #include "ops/framework/op_kernel.h"
 #include "ops/registration.h"
-#include "runtime/device_memory.h"
-#include "runtime/rendezvous.h"
+#include "runtime/core/device_memory.h"
+#include "runtime/core/rendezvous.h"
 
 namespace weft {
 namespace {

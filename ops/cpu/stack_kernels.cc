@@ -15,7 +15,7 @@
 #include "absl/synchronization/mutex.h"
 #include "ops/framework/op_kernel.h"
 #include "ops/registration.h"
-#include "runtime/resource_mgr.h"
+#include "runtime/core/resource_mgr.h"
 
 namespace weft {
 namespace {

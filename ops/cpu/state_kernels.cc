@@ -14,7 +14,7 @@
 #include "ops/cpu/state_update.h"
 #include "ops/framework/op_kernel.h"
 #include "ops/registration.h"
-#include "runtime/resource_mgr.h"
+#include "runtime/core/resource_mgr.h"
 
 namespace weft {
 namespace {

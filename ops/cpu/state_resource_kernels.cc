@@ -9,7 +9,7 @@
 #include "ops/cpu/state_kernels.h"
 #include "ops/cpu/state_update.h"
 #include "ops/framework/op_kernel.h"
-#include "runtime/resource_mgr.h"
+#include "runtime/core/resource_mgr.h"
 
 namespace weft {
 namespace {

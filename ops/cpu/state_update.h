@@ -9,8 +9,8 @@
 #define WEFT_OPS_CPU_STATE_UPDATE_H_
 
 #include "absl/status/status.h"
-#include "runtime/tensor.h"
-#include "runtime/types.h"
+#include "runtime/core/tensor.h"
+#include "runtime/core/types.h"
 
 namespace weft {
 

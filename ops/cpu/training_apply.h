@@ -17,8 +17,8 @@
 #include "absl/status/status.h"
 #include "absl/synchronization/mutex.h"
 #include "absl/types/span.h"
-#include "runtime/tensor.h"
-#include "runtime/types.h"
+#include "runtime/core/tensor.h"
+#include "runtime/core/types.h"
 
 namespace weft {
 

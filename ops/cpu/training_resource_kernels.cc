@@ -10,7 +10,7 @@
 #include "ops/cpu/training_apply.h"
 #include "ops/cpu/training_kernels.h"
 #include "ops/framework/op_kernel.h"
-#include "runtime/resource_mgr.h"
+#include "runtime/core/resource_mgr.h"
 
 namespace weft {
 namespace {

@@ -8,7 +8,7 @@
 #include "ops/cuda/gpu_kernel_util.h"
 #include "ops/cuda/gpu_kernels.h"
 #include "ops/framework/kernel_checks.h"
-#include "runtime/device_memory.h"
+#include "runtime/core/device_memory.h"
 
 namespace weft {
 namespace {

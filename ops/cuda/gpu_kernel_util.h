@@ -23,7 +23,7 @@
 #include "ops/framework/op_kernel.h"
 #include "runtime/gpu/cuda_status.h"
 #include "runtime/gpu/gpu_device.h"
-#include "runtime/status.h"
+#include "runtime/core/status.h"
 
 namespace weft {
 

@@ -9,7 +9,7 @@
 
 #include "absl/status/status.h"
 #include "absl/synchronization/mutex.h"
-#include "runtime/tensor.h"
+#include "runtime/core/tensor.h"
 
 namespace weft {
 

@@ -15,7 +15,7 @@
 
 #include "absl/status/status.h"
 #include "absl/strings/string_view.h"
-#include "runtime/tensor.h"
+#include "runtime/core/tensor.h"
 
 namespace weft {
 

@@ -5,7 +5,7 @@
 #include "absl/strings/match.h"
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_join.h"
-#include "runtime/status.h"
+#include "runtime/core/status.h"
 
 namespace weft {
 

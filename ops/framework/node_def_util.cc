@@ -7,8 +7,8 @@
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_join.h"
 #include "proto/attr_value.pb.h"
-#include "runtime/status.h"
-#include "runtime/tensor_proto.h"
+#include "runtime/core/status.h"
+#include "runtime/core/tensor_proto.h"
 
 namespace weft {
 namespace {

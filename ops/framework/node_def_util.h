@@ -15,9 +15,9 @@
 #include "absl/status/status.h"
 #include "proto/node_def.pb.h"
 #include "proto/op_def.pb.h"
-#include "runtime/tensor.h"
-#include "runtime/tensor_shape.h"
-#include "runtime/types.h"
+#include "runtime/core/tensor.h"
+#include "runtime/core/tensor_shape.h"
+#include "runtime/core/types.h"
 
 namespace weft {
 

@@ -6,8 +6,8 @@
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_split.h"
 #include "absl/strings/strip.h"
-#include "runtime/status.h"
-#include "runtime/types.h"
+#include "runtime/core/status.h"
+#include "runtime/core/types.h"
 
 namespace weft {
 namespace {

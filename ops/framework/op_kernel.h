@@ -34,8 +34,8 @@
 #include "ops/framework/node_def_util.h"
 #include "proto/node_def.pb.h"
 #include "proto/op_def.pb.h"
-#include "runtime/device.h"
-#include "runtime/tensor.h"
+#include "runtime/core/device.h"
+#include "runtime/core/tensor.h"
 
 namespace Eigen {
 struct ThreadPoolDevice;

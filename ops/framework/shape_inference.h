@@ -21,8 +21,8 @@
 #include "absl/status/status.h"
 #include "ops/framework/node_def_util.h"
 #include "proto/node_def.pb.h"
-#include "runtime/tensor.h"
-#include "runtime/tensor_shape.h"
+#include "runtime/core/tensor.h"
+#include "runtime/core/tensor_shape.h"
 
 namespace weft {
 

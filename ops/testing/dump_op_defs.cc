@@ -13,7 +13,7 @@
 
 #include "ops/framework/op_registry.h"
 #include "proto/op_def.pb.h"
-#include "runtime/status.h"
+#include "runtime/core/status.h"
 
 int main() {
   const weft::OpRegistry& registry = weft::GlobalOpRegistry();

@@ -9,8 +9,8 @@
 #include "ops/framework/op_kernel.h"
 #include "ops/framework/op_registry.h"
 #include "proto/attr_value.pb.h"
-#include "runtime/status.h"
-#include "runtime/tensor_proto.h"
+#include "runtime/core/status.h"
+#include "runtime/core/tensor_proto.h"
 
 namespace weft {
 

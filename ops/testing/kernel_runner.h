@@ -19,8 +19,8 @@
 #include "absl/status/statusor.h"
 #include "absl/synchronization/mutex.h"
 #include "proto/node_def.pb.h"
-#include "runtime/device.h"
-#include "runtime/tensor.h"
+#include "runtime/core/device.h"
+#include "runtime/core/tensor.h"
 
 namespace weft {
 

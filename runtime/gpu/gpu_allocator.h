@@ -13,7 +13,7 @@
 // Stats count bytes handed out (rounded sizes), not the cache.
 //
 // Thread safety: all methods are thread-safe. Never destroyed (registered
-// device memory lives as long as the process, runtime/device_memory.h).
+// device memory lives as long as the process, runtime/core/device_memory.h).
 #ifndef WEFT_RUNTIME_GPU_GPU_ALLOCATOR_H_
 #define WEFT_RUNTIME_GPU_GPU_ALLOCATOR_H_
 
@@ -24,7 +24,7 @@
 #include "absl/base/thread_annotations.h"
 #include "absl/container/flat_hash_map.h"
 #include "absl/synchronization/mutex.h"
-#include "runtime/device_memory.h"
+#include "runtime/core/device_memory.h"
 
 namespace weft {
 

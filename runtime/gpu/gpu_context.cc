@@ -5,7 +5,7 @@
 #include "absl/strings/str_cat.h"
 #include "absl/synchronization/mutex.h"
 #include "runtime/gpu/cuda_status.h"
-#include "runtime/status.h"
+#include "runtime/core/status.h"
 
 namespace weft {
 

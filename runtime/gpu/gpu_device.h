@@ -12,7 +12,7 @@
 #include <memory>
 
 #include "absl/status/statusor.h"
-#include "runtime/device.h"
+#include "runtime/core/device.h"
 #include "runtime/gpu/gpu_context.h"
 
 namespace weft {

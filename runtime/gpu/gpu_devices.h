@@ -6,7 +6,7 @@
 //   if (gpus.devices.empty()) std::fprintf(stderr, "%s\n", gpus.note.c_str());
 //   auto devices = NewLocalDeviceMgr(cpu_options, std::move(gpus.devices));
 //
-// A GPU device's tensors hold device memory: see runtime/device_memory.h for
+// A GPU device's tensors hold device memory: see runtime/core/device_memory.h for
 // the rule that keeps the host from reading them. Each GPU has one CUDA
 // stream, shared by all its kernels and copies, so work on one GPU runs in
 // the order the executor issues it (runtime/gpu/gpu_context.h).
@@ -21,7 +21,7 @@
 #include <vector>
 
 #include "absl/strings/string_view.h"
-#include "runtime/device.h"
+#include "runtime/core/device.h"
 
 namespace weft {
 

@@ -10,7 +10,7 @@
 #include "absl/status/statusor.h"
 #include "graph/builder/scope.h"
 #include "runtime/session.h"
-#include "runtime/tensor.h"
+#include "runtime/core/tensor.h"
 
 namespace weft {
 namespace testing_builder {

@@ -17,7 +17,7 @@
 #include "graph/builder/array_ops.h"
 #include "graph/builder/gradients.h"
 #include "gtest/gtest.h"
-#include "runtime/status.h"
+#include "runtime/core/status.h"
 #include "tests/builder/builder_test_util.h"
 
 namespace weft {

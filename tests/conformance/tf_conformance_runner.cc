@@ -29,8 +29,8 @@
 #include "proto/graph.pb.h"
 #include "proto/tensor.pb.h"
 #include "runtime/session.h"
-#include "runtime/tensor.h"
-#include "runtime/tensor_proto.h"
+#include "runtime/core/tensor.h"
+#include "runtime/core/tensor_proto.h"
 
 namespace weft {
 namespace {

@@ -5,7 +5,7 @@
 #include <cstdint>
 #include <string>
 
-#include "runtime/types.h"
+#include "runtime/core/types.h"
 #include "tests/fuzz/fuzz_check.h"
 #include "tools/npy.h"
 #include "tools/tensor_text.h"

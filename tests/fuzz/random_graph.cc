@@ -8,10 +8,10 @@
 #include "absl/strings/match.h"
 #include "absl/strings/str_cat.h"
 #include "ops/framework/op_registry.h"
-#include "runtime/numeric_cast.h"
-#include "runtime/tensor.h"
-#include "runtime/tensor_proto.h"
-#include "runtime/types.h"
+#include "runtime/core/numeric_cast.h"
+#include "runtime/core/tensor.h"
+#include "runtime/core/tensor_proto.h"
+#include "runtime/core/types.h"
 #include "tests/fuzz/fuzz_input.h"
 
 namespace weft::fuzz {

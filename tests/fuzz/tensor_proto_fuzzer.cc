@@ -7,9 +7,9 @@
 #include <cstring>
 
 #include "proto/tensor.pb.h"
-#include "runtime/allocator.h"
-#include "runtime/tensor.h"
-#include "runtime/tensor_proto.h"
+#include "runtime/core/allocator.h"
+#include "runtime/core/tensor.h"
+#include "runtime/core/tensor_proto.h"
 #include "tests/fuzz/fuzz_check.h"
 
 namespace {

@@ -1,4 +1,4 @@
-// The device-memory rule (runtime/device_memory.h) checked without a GPU: a
+// The device-memory rule (runtime/core/device_memory.h) checked without a GPU: a
 // fake device allocator hands out host memory but registers it as device
 // memory, so the split TensorBuffer, InHostMemory, the guarded printing and
 // DeepCopy, and the copies a _Recv makes all run here. The fake poisons
@@ -9,8 +9,8 @@
 #include <cstring>
 
 #include "absl/synchronization/mutex.h"
-#include "runtime/device_memory.h"
-#include "runtime/tensor.h"
+#include "runtime/core/device_memory.h"
+#include "runtime/core/tensor.h"
 
 namespace weft {
 namespace {

@@ -16,7 +16,7 @@
 #include "absl/strings/str_cat.h"
 #include "graph/graph_def_loader.h"
 #include "graph/placer.h"
-#include "runtime/status.h"
+#include "runtime/core/status.h"
 #include "ops/framework/kernel_registry.h"
 #include "ops/framework/op_registry.h"
 #include "tests/runtime/executor_test_ops.h"

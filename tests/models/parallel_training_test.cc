@@ -18,7 +18,7 @@
 #include "graph/models/models.h"
 #include "gtest/gtest.h"
 #include "runtime/session.h"
-#include "runtime/status.h"
+#include "runtime/core/status.h"
 
 namespace weft {
 namespace {

@@ -9,7 +9,7 @@
 #include "absl/strings/match.h"
 #include "gtest/gtest.h"
 #include "ops/testing/kernel_runner.h"
-#include "runtime/tensor.h"
+#include "runtime/core/tensor.h"
 
 namespace weft {
 namespace testing_util {

@@ -5,7 +5,7 @@
 #include <string>
 
 #include "gtest/gtest.h"
-#include "runtime/cpu_isa.h"
+#include "runtime/core/cpu_isa.h"
 #include "ops/cpu/matmul_sgemm.h"
 
 namespace weft {

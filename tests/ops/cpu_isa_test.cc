@@ -1,4 +1,4 @@
-#include "runtime/cpu_isa.h"
+#include "runtime/core/cpu_isa.h"
 
 #include <fstream>
 #include <string>

@@ -17,8 +17,8 @@
 #include "ops/framework/node_def_util.h"
 #include "ops/framework/op_kernel.h"
 #include "ops/framework/op_registry.h"
-#include "runtime/device.h"
-#include "runtime/tensor.h"
+#include "runtime/core/device.h"
+#include "runtime/core/tensor.h"
 
 namespace weft {
 

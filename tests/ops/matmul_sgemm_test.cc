@@ -11,7 +11,7 @@
 #include "gtest/gtest.h"
 #include "ops/cpu/matmul_sgemm.h"
 #include "ops/framework/op_kernel.h"
-#include "runtime/device.h"
+#include "runtime/core/device.h"
 
 namespace weft {
 namespace {

@@ -8,7 +8,7 @@
 
 #include "gtest/gtest.h"
 #include "ops/testing/kernel_runner.h"
-#include "runtime/resource_mgr.h"
+#include "runtime/core/resource_mgr.h"
 #include "tests/ops/array_test_util.h"
 
 namespace weft {

@@ -13,7 +13,7 @@
 #include "ops/testing/kernel_runner.h"
 #include "proto/graph.pb.h"
 #include "runtime/local_session.h"
-#include "runtime/resource_mgr.h"
+#include "runtime/core/resource_mgr.h"
 
 namespace weft {
 namespace {

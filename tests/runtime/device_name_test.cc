@@ -1,5 +1,5 @@
 #include "gtest/gtest.h"
-#include "runtime/device_name.h"
+#include "runtime/core/device_name.h"
 
 namespace weft {
 namespace {

@@ -32,10 +32,10 @@
 #include "ops/framework/kernel_registry.h"
 #include "proto/attr_value.pb.h"
 #include "proto/graph.pb.h"
-#include "runtime/device.h"
+#include "runtime/core/device.h"
 #include "runtime/executor.h"
 #include "runtime/local_session.h"
-#include "runtime/tensor_proto.h"
+#include "runtime/core/tensor_proto.h"
 
 namespace weft {
 namespace {

@@ -11,9 +11,9 @@
 #include "graph/graph_def_loader.h"
 #include "graph/prune.h"
 #include "ops/framework/call_frame.h"
-#include "runtime/device.h"
+#include "runtime/core/device.h"
 #include "runtime/executor.h"
-#include "runtime/thread_pool.h"
+#include "runtime/core/thread_pool.h"
 #include "tests/runtime/executor_test_ops.h"
 
 namespace weft {

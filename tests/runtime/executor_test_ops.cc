@@ -13,12 +13,12 @@
 #include "ops/framework/op_def_builder.h"
 #include "ops/framework/op_kernel.h"
 #include "ops/framework/shape_inference.h"
-#include "runtime/cancellation.h"
-#include "runtime/rendezvous.h"
-#include "runtime/resource_mgr.h"
-#include "runtime/status.h"
-#include "runtime/tensor_proto.h"
-#include "runtime/thread_pool.h"
+#include "runtime/core/cancellation.h"
+#include "runtime/core/rendezvous.h"
+#include "runtime/core/resource_mgr.h"
+#include "runtime/core/status.h"
+#include "runtime/core/tensor_proto.h"
+#include "runtime/core/thread_pool.h"
 
 namespace weft {
 namespace testing {

@@ -37,7 +37,7 @@
 #include "ops/framework/op_registry.h"
 #include "proto/attr_value.pb.h"
 #include "proto/graph.pb.h"
-#include "runtime/tensor.h"
+#include "runtime/core/tensor.h"
 
 namespace weft {
 namespace testing {

@@ -12,9 +12,9 @@
 
 #include "proto/graph.pb.h"
 #include "runtime/local_session.h"
-#include "runtime/resource_mgr.h"
+#include "runtime/core/resource_mgr.h"
 #include "runtime/session.h"
-#include "runtime/tensor.h"
+#include "runtime/core/tensor.h"
 #include "tests/runtime/executor_test_ops.h"
 
 namespace weft {

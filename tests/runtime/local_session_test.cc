@@ -11,7 +11,7 @@
 #include <vector>
 
 #include "absl/strings/str_cat.h"
-#include "runtime/local_device_mgr.h"
+#include "runtime/core/local_device_mgr.h"
 #include "tests/runtime/executor_test_ops.h"
 
 namespace weft {

@@ -13,7 +13,7 @@
 #include "absl/strings/str_cat.h"
 #include "proto/graph.pb.h"
 #include "runtime/session.h"
-#include "runtime/tensor.h"
+#include "runtime/core/tensor.h"
 #include "tests/runtime/executor_test_ops.h"
 #include "tests/runtime/loop_builder.h"
 

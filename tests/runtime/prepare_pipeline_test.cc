@@ -13,8 +13,8 @@
 #include "ops/framework/op_registry.h"
 #include "runtime/client_graph.h"
 #include "runtime/executable_graph.h"
-#include "runtime/rendezvous.h"
-#include "runtime/status.h"
+#include "runtime/core/rendezvous.h"
+#include "runtime/core/status.h"
 #include "tests/runtime/executor_test_ops.h"
 
 namespace weft {

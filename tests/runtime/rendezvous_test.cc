@@ -4,7 +4,7 @@
 #include "absl/strings/str_cat.h"
 
 #include "gtest/gtest.h"
-#include "runtime/rendezvous.h"
+#include "runtime/core/rendezvous.h"
 
 namespace weft {
 namespace {

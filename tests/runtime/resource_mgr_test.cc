@@ -3,9 +3,9 @@
 #include <vector>
 
 #include "gtest/gtest.h"
-#include "runtime/cancellation.h"
-#include "runtime/device.h"
-#include "runtime/resource_mgr.h"
+#include "runtime/core/cancellation.h"
+#include "runtime/core/device.h"
+#include "runtime/core/resource_mgr.h"
 
 namespace weft {
 namespace {

@@ -7,9 +7,9 @@
 
 #include "gtest/gtest.h"
 #include "proto/tensor.pb.h"
-#include "runtime/allocator.h"
-#include "runtime/tensor.h"
-#include "runtime/tensor_proto.h"
+#include "runtime/core/allocator.h"
+#include "runtime/core/tensor.h"
+#include "runtime/core/tensor_proto.h"
 
 namespace weft {
 namespace {
@@ -268,7 +268,7 @@ TEST(Types, NamesParseBothWays) {
   EXPECT_FALSE(ParseDataType("complex256").ok());
 }
 
-// Contract checks (runtime/dcheck.h) fire in the builds that enable them.
+// Contract checks (runtime/core/dcheck.h) fire in the builds that enable them.
 TEST(TensorDcheckDeathTest, WrongTypeBadSliceAndReshape) {
 #if defined(WEFT_DEBUG_CHECKS)
   Tensor t(DT_FLOAT, TensorShape({2, 3}));

@@ -1,7 +1,7 @@
 // ThreadPool::RunWorkers: the work gets done whether or not pool threads
 // join, a busy pool never makes the caller wait, and workers that start
 // late are skipped.
-#include "runtime/thread_pool.h"
+#include "runtime/core/thread_pool.h"
 
 #include <atomic>
 #include <functional>

@@ -5,7 +5,7 @@
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
 
-#include "runtime/local_device_mgr.h"
+#include "runtime/core/local_device_mgr.h"
 
 namespace weft {
 namespace {

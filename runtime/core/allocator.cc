@@ -1,0 +1,151 @@
+#include "runtime/core/allocator.h"
+
+#include <cstdint>
+#include <cstdlib>
+
+#include "absl/strings/str_cat.h"
+
+#include <malloc.h>
+#include <unistd.h>
+
+namespace weft {
+namespace {
+
+void RaiseTo(std::atomic<int64_t>& target, int64_t value) {
+  int64_t seen = target.load(std::memory_order_relaxed);
+  while (value > seen &&
+         !target.compare_exchange_weak(seen, value, std::memory_order_relaxed)) {
+  }
+}
+
+// A request above the machine's memory cannot succeed: refuse it outright
+// (the caller reports RESOURCE_EXHAUSTED) rather than ask malloc, which may
+// overcommit, or under a sanitizer abort the process.
+size_t LargestPossibleAllocation() {
+  static const size_t limit = [] {
+    const long pages = sysconf(_SC_PHYS_PAGES);
+    const long page_size = sysconf(_SC_PAGESIZE);
+    if (pages <= 0 || page_size <= 0) return size_t{1} << 40;
+    return static_cast<size_t>(pages) * static_cast<size_t>(page_size);
+  }();
+  return limit;
+}
+
+}  // namespace
+
+void* TrackingCpuAllocator::Allocate(size_t alignment, size_t num_bytes) {
+  if (num_bytes > LargestPossibleAllocation()) return nullptr;
+  // malloc and align by hand, keeping malloc's pointer just before the
+  // block: glibc's aligned_alloc carves every block out of a larger chunk
+  // (about 100 ns), while small mallocs come from a per-thread cache. Graphs
+  // of scalar ops allocate once per node, so this is the hot path.
+  if (alignment < 2 * sizeof(void*)) alignment = 2 * sizeof(void*);
+  void* raw = std::malloc(num_bytes + alignment + sizeof(void*));
+  if (raw == nullptr) return nullptr;
+  // `alignment` is a power of two.
+  const uintptr_t start = reinterpret_cast<uintptr_t>(raw) + sizeof(void*);
+  void* ptr =
+      reinterpret_cast<void*>((start + alignment - 1) & ~(alignment - 1));
+  static_cast<void**>(ptr)[-1] = raw;
+  const int64_t n = static_cast<int64_t>(num_bytes);
+  counters_.Record(
+      n, counters_.bytes_in_use.fetch_add(n, std::memory_order_relaxed) + n);
+  return ptr;
+}
+
+void TrackingCpuAllocator::Deallocate(void* ptr, size_t num_bytes) {
+  if (ptr == nullptr) return;
+  counters_.bytes_in_use.fetch_sub(static_cast<int64_t>(num_bytes),
+                                   std::memory_order_relaxed);
+  std::free(static_cast<void**>(ptr)[-1]);
+}
+
+AllocatorStats TrackingCpuAllocator::GetStats() const { return counters_.Read(); }
+
+namespace allocator_internal {
+
+void Counters::Record(int64_t bytes, int64_t in_use) {
+  num_allocs.fetch_add(1, std::memory_order_relaxed);
+  RaiseTo(peak_bytes_in_use, in_use);
+  RaiseTo(largest_alloc_size, bytes);
+}
+
+AllocatorStats Counters::Read() const {
+  AllocatorStats stats;
+  stats.num_allocs = num_allocs.load(std::memory_order_relaxed);
+  stats.bytes_in_use = bytes_in_use.load(std::memory_order_relaxed);
+  stats.peak_bytes_in_use = peak_bytes_in_use.load(std::memory_order_relaxed);
+  stats.largest_alloc_size = largest_alloc_size.load(std::memory_order_relaxed);
+  return stats;
+}
+
+}  // namespace allocator_internal
+
+namespace {
+
+// glibc hands blocks above its mmap threshold straight back to the kernel, so
+// a step that allocates a large tensor would fault in (and the kernel zero)
+// fresh pages every time. Training steps allocate the same sizes over and
+// over: keeping freed memory in the heap lets the next step reuse it hot.
+void KeepLargeBlocksInHeap() {
+  mallopt(M_MMAP_THRESHOLD, 256 << 20);
+  mallopt(M_TRIM_THRESHOLD, 512 << 20);
+}
+
+}  // namespace
+
+Allocator* CpuAllocator() {
+  static Allocator* const allocator = [] {
+    KeepLargeBlocksInHeap();
+    return new TrackingCpuAllocator;
+  }();
+  return allocator;
+}
+
+LimitedAllocator* LimitedAllocator::New(Allocator* base, int64_t limit_bytes) {
+  return new LimitedAllocator(base, limit_bytes);
+}
+
+void LimitedAllocator::Unref() {
+  if (refs_.fetch_sub(1, std::memory_order_acq_rel) == 1) delete this;
+}
+
+std::string LimitedAllocator::Name() const {
+  return absl::StrCat(base_->Name(), " (session memory limit ", limit_bytes_,
+                      " bytes, ",
+                      counters_.bytes_in_use.load(std::memory_order_relaxed),
+                      " in use; raise SessionOptions.memory_limit_bytes)");
+}
+
+void* LimitedAllocator::Allocate(size_t alignment, size_t num_bytes) {
+  if (num_bytes > static_cast<size_t>(limit_bytes_)) return nullptr;
+  const int64_t n = static_cast<int64_t>(num_bytes);
+  // Reserve first, so that concurrent requests cannot together pass the
+  // limit; give the reservation back if it does not fit or malloc fails.
+  std::atomic<int64_t>& bytes_in_use = counters_.bytes_in_use;
+  const int64_t in_use = bytes_in_use.fetch_add(n, std::memory_order_relaxed) + n;
+  if (in_use > limit_bytes_) {
+    bytes_in_use.fetch_sub(n, std::memory_order_relaxed);
+    return nullptr;
+  }
+  void* ptr = base_->Allocate(alignment, num_bytes);
+  if (ptr == nullptr) {
+    bytes_in_use.fetch_sub(n, std::memory_order_relaxed);
+    return nullptr;
+  }
+  refs_.fetch_add(1, std::memory_order_relaxed);
+  counters_.Record(n, in_use);
+  return ptr;
+}
+
+void LimitedAllocator::Deallocate(void* ptr, size_t num_bytes) {
+  if (ptr == nullptr) return;
+  base_->Deallocate(ptr, num_bytes);
+  counters_.bytes_in_use.fetch_sub(static_cast<int64_t>(num_bytes),
+                                   std::memory_order_relaxed);
+  Unref();
+}
+
+AllocatorStats LimitedAllocator::GetStats() const { return counters_.Read(); }
+
+}  // namespace weft
