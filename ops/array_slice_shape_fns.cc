@@ -43,7 +43,9 @@ absl::Status SliceShape(InferenceContext* c) {
     if (size[i] >= 0) {
       out[i] = size[i];
     } else if (size[i] == -1 && have_begin && in.known_rank() &&
-               in.dim(i) >= 0 && i < begin.size()) {
+               in.dim(i) >= 0 && i < begin.size() && begin[i] >= 0 &&
+               begin[i] <= in.dim(i)) {
+      // A begin outside [0, dim] stays unknown here; the kernel refuses it.
       out[i] = in.dim(i) - begin[i];
     }
   }
