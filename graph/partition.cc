@@ -307,7 +307,8 @@ std::string TransferKey(const tensorflow::NodeDef& n, RendezvousKey* key) {
 }  // namespace
 
 absl::Status CheckTransfersPair(
-    const std::map<std::string, tensorflow::GraphDef>& parts) {
+    const std::map<std::string, tensorflow::GraphDef>& parts,
+    const std::function<bool(const std::string& send_device)>& checked) {
   absl::flat_hash_set<std::string> sent;
   for (const auto& [device, def] : parts) {
     for (const tensorflow::NodeDef& n : def.node()) {
@@ -323,6 +324,7 @@ absl::Status CheckTransfersPair(
       if (client_terminated) continue;
       RendezvousKey key;
       if (sent.contains(TransferKey(n, &key))) continue;
+      if (checked != nullptr && !checked(key.src_device)) continue;
       return absl::InvalidArgumentError(absl::StrCat(
           "_Recv node '", n.name(), "' on ", device, " waits for tensor '",
           key.tensor_name, "' from ", key.src_device, " (incarnation ",

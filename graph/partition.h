@@ -75,9 +75,13 @@ absl::StatusOr<std::map<std::string, tensorflow::GraphDef>> PartitionGraph(
 // runs all of `parts` pair up. PartitionGraph's output always does; a graph
 // that already held _Send/_Recv nodes (written by a user, or a _Send pruned
 // away) may not, and its _Recv would wait forever: INVALID_ARGUMENT naming
-// the _Recv, the tensor and both devices.
+// the _Recv, the tensor and both devices. With `checked`, only the _Recvs
+// whose send_device it accepts are checked (a worker's partitions also
+// receive from other tasks, which its step rendezvous serves).
 absl::Status CheckTransfersPair(
-    const std::map<std::string, tensorflow::GraphDef>& parts);
+    const std::map<std::string, tensorflow::GraphDef>& parts,
+    const std::function<bool(const std::string& send_device)>& checked =
+        nullptr);
 
 }  // namespace weft
 

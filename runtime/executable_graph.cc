@@ -64,7 +64,14 @@ absl::StatusOr<std::unique_ptr<ExecutableGraph>> ExecutableGraph::Create(
     return by_name.at(name)->attributes().incarnation();
   };
   WEFT_ASSIGN_OR_RETURN(auto parts, PartitionGraph(partition, *placed));
-  WEFT_RETURN_IF_ERROR(CheckTransfersPair(parts));
+  if (options.receives_from_other_tasks) {
+    WEFT_RETURN_IF_ERROR(CheckTransfersPair(
+        parts, [&by_name](const std::string& send_device) {
+          return by_name.contains(send_device);
+        }));
+  } else {
+    WEFT_RETURN_IF_ERROR(CheckTransfersPair(parts));
+  }
   for (auto& [device, def] : parts) {
     WEFT_ASSIGN_OR_RETURN(std::unique_ptr<Graph> g,
                           ConvertGraphDefToGraph(def, *options.ops));

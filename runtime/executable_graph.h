@@ -52,6 +52,11 @@ struct ExecutableOptions {
   ThreadPool* inter_op_pool = nullptr;
   // Optional; shares stateful kernels with the owner's other graphs.
   KernelCache* kernel_cache = nullptr;
+  // False (a local session): every _Recv's sender must be in the graph, or
+  // the step would wait forever; Create refuses such a graph. True (a
+  // worker): a _Recv whose sender is not on `devices` is another task's
+  // transfer, served through the step's rendezvous.
+  bool receives_from_other_tasks = false;
 };
 
 class ExecutableGraph {
