@@ -1,0 +1,382 @@
+#include "distributed/worker.h"
+
+#include <utility>
+#include <vector>
+
+#include "absl/container/flat_hash_set.h"
+#include "absl/strings/str_cat.h"
+#include "absl/strings/str_format.h"
+#include "absl/strings/str_join.h"
+#include "graph/graph_def_loader.h"
+#include "runtime/core/cancellation.h"
+#include "runtime/core/device_name.h"
+#include "runtime/core/resource_mgr.h"
+#include "runtime/core/status.h"
+#include "runtime/core/tensor_proto.h"
+#include "runtime/executable_graph.h"
+#include "runtime/kernel_cache.h"
+
+namespace weft {
+
+struct Worker::Graph {
+  // Declared first, destroyed last: the executors' stateful kernels.
+  std::shared_ptr<KernelCache> kernels;
+  std::unique_ptr<ExecutableGraph> exec;
+};
+
+struct Worker::Session {
+  std::string handle;  // "" for the legacy session
+  // Stateful kernels shared by the session's graphs (as a local session
+  // shares them across Run signatures).
+  std::shared_ptr<KernelCache> kernels = std::make_shared<KernelCache>();
+  absl::Mutex mu;
+  absl::flat_hash_map<std::string, std::shared_ptr<const Graph>> graphs
+      ABSL_GUARDED_BY(mu);
+};
+
+namespace {
+
+// Where a failure happened, for the master's error: "task T: ...".
+absl::Status OnTask(const std::string& task, const absl::Status& s) {
+  return WithContext(s, absl::StrCat("task ", task));
+}
+
+// Fills the response body with an error, as masters that set
+// store_errors_in_response_body expect, and reports success for the call.
+template <typename Response>
+absl::Status MaybeStoreError(bool in_body, const absl::Status& s,
+                             Response* response) {
+  if (!in_body || s.ok()) return s;
+  response->set_status_code(static_cast<tensorflow::error::Code>(s.code()));
+  response->set_status_error_message(std::string(s.message()));
+  return absl::OkStatus();
+}
+
+}  // namespace
+
+Worker::Worker(const WorkerOptions& options)
+    : options_(options),
+      steps_(options.devices, options.task, options.workers),
+      legacy_(std::make_shared<Session>()) {}
+
+Worker::~Worker() {
+  steps_.CleanupAll();
+  absl::MutexLock lock(&mu_);
+  mu_.Await(absl::Condition(
+      +[](int* running) { return *running == 0; }, &running_steps_));
+}
+
+absl::StatusOr<std::shared_ptr<Worker::Session>> Worker::FindSession(
+    const std::string& handle, bool create_worker_session_called) {
+  absl::MutexLock lock(&mu_);
+  if (handle.empty() || !create_worker_session_called) return legacy_;
+  auto it = sessions_.find(handle);
+  if (it == sessions_.end()) {
+    return absl::AbortedError(absl::StrCat(
+        "task ", options_.task, " has no session '", handle,
+        "' (it was deleted, or this task restarted since the master "
+        "created it; recreate the session)"));
+  }
+  return it->second;
+}
+
+void Worker::GetStatusAsync(const tensorflow::GetStatusRequest*,
+                            tensorflow::GetStatusResponse* response,
+                            Done done) {
+  for (const Device* d : options_.devices->devices()) {
+    *response->add_device_attributes() = d->attributes();
+  }
+  done(absl::OkStatus());
+}
+
+void Worker::CreateWorkerSessionAsync(
+    const tensorflow::CreateWorkerSessionRequest* request,
+    tensorflow::CreateWorkerSessionResponse*, Done done) {
+  if (request->session_handle().empty()) {
+    done(absl::InvalidArgumentError(absl::StrCat(
+        "CreateWorkerSessionRequest.session_handle is empty (task ",
+        options_.task, ")")));
+    return;
+  }
+  {
+    absl::MutexLock lock(&mu_);
+    auto [it, added] = sessions_.try_emplace(request->session_handle());
+    if (added) {
+      it->second = std::make_shared<Session>();
+      it->second->handle = request->session_handle();
+    }
+  }
+  done(absl::OkStatus());
+}
+
+void Worker::DeleteWorkerSessionAsync(
+    const tensorflow::DeleteWorkerSessionRequest* request,
+    tensorflow::DeleteWorkerSessionResponse*, Done done) {
+  std::shared_ptr<Session> session;
+  {
+    absl::MutexLock lock(&mu_);
+    auto it = sessions_.find(request->session_handle());
+    if (it != sessions_.end()) {
+      session = std::move(it->second);
+      sessions_.erase(it);
+    }
+  }
+  // Steps still running hold their graphs; the rest go with `session`.
+  done(absl::OkStatus());
+}
+
+absl::Status Worker::RegisterGraph(
+    const tensorflow::RegisterGraphRequest& request,
+    tensorflow::RegisterGraphResponse* response) {
+  WEFT_ASSIGN_OR_RETURN(std::shared_ptr<Session> session,
+                        FindSession(request.session_handle(),
+                                    request.create_worker_session_called()));
+  const OpRegistry& ops =
+      options_.ops != nullptr ? *options_.ops : GlobalOpRegistry();
+  const KernelRegistry& kernels = options_.kernels != nullptr
+                                      ? *options_.kernels
+                                      : GlobalKernelRegistry();
+  WEFT_ASSIGN_OR_RETURN(std::unique_ptr<weft::Graph> graph,
+                        ConvertGraphDefToGraph(request.graph_def(), ops));
+  // A registered graph is placed: every node names one of this task's
+  // devices, in any spelling of its full name.
+  for (Node* n : graph->nodes()) {
+    absl::StatusOr<DeviceSpec> spec = ParseDeviceSpec(n->requested_device());
+    if (!spec.ok() || !spec->IsFull()) {
+      return absl::InvalidArgumentError(absl::StrCat(
+          "RegisterGraphRequest.graph_def: node '", n->name(), "' has device '",
+          n->requested_device(),
+          "'; every node of a registered graph must name its full device "
+          "(/job:J/replica:R/task:T/device:TYPE:N)"));
+    }
+    n->set_assigned_device(spec->ToString());
+  }
+  auto registered = std::make_shared<Graph>();
+  registered->kernels = session->kernels;
+  ExecutableOptions exec_options;
+  exec_options.devices = options_.devices;
+  exec_options.ops = &ops;
+  exec_options.kernels = &kernels;
+  exec_options.inter_op_pool = options_.inter_op_pool;
+  exec_options.kernel_cache = registered->kernels.get();
+  exec_options.receives_from_other_tasks = true;
+  WEFT_ASSIGN_OR_RETURN(registered->exec,
+                        ExecutableGraph::Create(exec_options, std::move(graph)));
+  std::string handle;
+  {
+    absl::MutexLock lock(&mu_);
+    handle = absl::StrFormat("%016x", next_graph_id_++);
+  }
+  {
+    absl::MutexLock lock(&session->mu);
+    session->graphs.emplace(handle, std::move(registered));
+  }
+  response->set_graph_handle(handle);
+  return absl::OkStatus();
+}
+
+void Worker::RegisterGraphAsync(const tensorflow::RegisterGraphRequest* request,
+                                tensorflow::RegisterGraphResponse* response,
+                                Done done) {
+  done(OnTask(options_.task, RegisterGraph(*request, response)));
+}
+
+void Worker::DeregisterGraphAsync(
+    const tensorflow::DeregisterGraphRequest* request,
+    tensorflow::DeregisterGraphResponse*, Done done) {
+  absl::StatusOr<std::shared_ptr<Session>> session = FindSession(
+      request->session_handle(), request->create_worker_session_called());
+  if (!session.ok()) {
+    done(session.status());
+    return;
+  }
+  std::shared_ptr<const Graph> graph;  // freed outside the lock
+  absl::MutexLock lock(&(*session)->mu);
+  auto it = (*session)->graphs.find(request->graph_handle());
+  if (it != (*session)->graphs.end()) {
+    graph = std::move(it->second);
+    (*session)->graphs.erase(it);
+  }
+  done(absl::OkStatus());
+}
+
+void Worker::RunGraphAsync(const tensorflow::RunGraphRequest* request,
+                           tensorflow::RunGraphResponse* response,
+                           Done done) {
+  const bool in_body = request->store_errors_in_response_body();
+  RunGraph(request, response,
+           [this, in_body, response, done = std::move(done)](absl::Status s) {
+             done(MaybeStoreError(in_body, OnTask(options_.task, s), response));
+           });
+}
+
+void Worker::RunGraph(const tensorflow::RunGraphRequest* request,
+                      tensorflow::RunGraphResponse* response, Done done) {
+  if (request->is_partial()) {
+    done(absl::UnimplementedError(
+        "partial runs (RunGraphRequest.is_partial) are not supported; run "
+        "the whole step"));
+    return;
+  }
+  absl::StatusOr<std::shared_ptr<Session>> session = FindSession(
+      request->session_handle(), request->create_worker_session_called());
+  if (!session.ok()) {
+    done(session.status());
+    return;
+  }
+  std::shared_ptr<const Graph> graph;
+  {
+    absl::MutexLock lock(&(*session)->mu);
+    auto it = (*session)->graphs.find(request->graph_handle());
+    if (it != (*session)->graphs.end()) graph = it->second;
+  }
+  if (graph == nullptr) {
+    done(absl::AbortedError(absl::StrCat(
+        "no registered graph '", request->graph_handle(),
+        "' (it was deregistered, or this task restarted; register it "
+        "again)")));
+    return;
+  }
+  absl::StatusOr<std::shared_ptr<StepRendezvous>> rendezvous =
+      steps_.FindOrCreate(request->step_id());
+  if (!rendezvous.ok()) {
+    done(rendezvous.status());
+    return;
+  }
+  // Feeds go into the step's rendezvous, where their client-terminated
+  // _Recvs find them.
+  for (const tensorflow::NamedTensorProto& feed : request->send()) {
+    absl::StatusOr<Tensor> value =
+        TensorFromProto(feed.tensor(), options_.devices->default_device()->allocator());
+    absl::Status s = value.status();
+    if (s.ok()) s = (*rendezvous)->Send(feed.name(), *value, false);
+    if (!s.ok()) {
+      done(WithContext(s, absl::StrCat("RunGraphRequest.send '", feed.name(),
+                                       "'")));
+      return;
+    }
+  }
+  struct Step {
+    std::shared_ptr<const Graph> graph;
+    std::shared_ptr<StepRendezvous> rendezvous;
+    CancellationManager cancellation;
+    Executor::StepArgs args;
+  };
+  auto step = std::make_shared<Step>();
+  step->graph = graph;
+  step->rendezvous = *rendezvous;
+  step->args.step_id = request->step_id();
+  step->args.rendezvous = step->rendezvous.get();
+  step->args.cancellation = &step->cancellation;
+  {
+    absl::MutexLock lock(&mu_);
+    ++running_steps_;
+  }
+  graph->exec->RunAsync(step->args, [this, step, request, response,
+                                     done = std::move(done)](
+                                        absl::Status s) mutable {
+    if (s.ok()) {
+      absl::flat_hash_map<std::string, int> seen;  // a key asked twice
+      for (const std::string& key : request->recv_key()) {
+        auto [it, first] = seen.try_emplace(key, response->recv_size());
+        if (!first) {
+          *response->add_recv() = response->recv(it->second);
+          continue;
+        }
+        Tensor value;
+        bool is_dead = false;
+        s = step->rendezvous->TakeLocal(key, &value, &is_dead);
+        if (!s.ok()) {
+          s = WithContext(s, "RunGraphRequest.recv_key");
+          break;
+        }
+        if (is_dead) {
+          s = absl::InvalidArgumentError(absl::StrCat(
+              "the fetch under '", key, "' is dead (it comes from an untaken "
+              "branch of a cond)"));
+          break;
+        }
+        tensorflow::NamedTensorProto* out = response->add_recv();
+        out->set_name(key);
+        TensorToProto(value, out->mutable_tensor());
+      }
+    }
+    step.reset();  // the graph and rendezvous, before the worker may go
+    done(s);
+    absl::MutexLock lock(&mu_);
+    --running_steps_;
+  });
+}
+
+void Worker::CleanupGraphAsync(const tensorflow::CleanupGraphRequest* request,
+                               tensorflow::CleanupGraphResponse*, Done done) {
+  steps_.Cleanup(request->step_id());
+  done(absl::OkStatus());
+}
+
+void Worker::CleanupAllAsync(const tensorflow::CleanupAllRequest* request,
+                             tensorflow::CleanupAllResponse*, Done done) {
+  std::vector<std::string> containers(request->container().begin(),
+                                      request->container().end());
+  for (Device* d : options_.devices->devices()) {
+    ResourceMgr* resources = d->resource_manager();
+    // No container, or "", means the default one (as in TensorFlow).
+    if (containers.empty()) resources->Cleanup(resources->default_container());
+    for (const std::string& c : containers) {
+      resources->Cleanup(c.empty() ? resources->default_container() : c);
+    }
+  }
+  done(absl::OkStatus());
+}
+
+void Worker::RecvTensorAsync(const tensorflow::RecvTensorRequest* request,
+                             tensorflow::RecvTensorResponse* response,
+                             Done done) {
+  absl::StatusOr<RendezvousKey> key =
+      RendezvousKey::Parse(request->rendezvous_key());
+  if (!key.ok()) {
+    done(OnTask(options_.task,
+                WithContext(key.status(), "RecvTensorRequest.rendezvous_key")));
+    return;
+  }
+  // The sender must be one of ours, and the process that registered the
+  // graph: a restarted task has new incarnations.
+  absl::StatusOr<Device*> src = options_.devices->Lookup(key->src_device);
+  if (!src.ok() || (*src)->name() != key->src_device) {
+    done(absl::InvalidArgumentError(absl::StrCat(
+        "task ", options_.task, " has no device '", key->src_device,
+        "' to send from (RecvTensorRequest.rendezvous_key '",
+        request->rendezvous_key(), "')")));
+    return;
+  }
+  if ((*src)->attributes().incarnation() != key->src_incarnation) {
+    done(absl::AbortedError(absl::StrCat(
+        "task ", options_.task, ": RecvTensor expects incarnation ",
+        absl::Hex(key->src_incarnation, absl::kZeroPad16), " of ",
+        key->src_device, ", but this process's is ",
+        absl::Hex((*src)->attributes().incarnation(), absl::kZeroPad16),
+        " (the task restarted; the step must be run again)")));
+    return;
+  }
+  absl::StatusOr<std::shared_ptr<StepRendezvous>> rendezvous =
+      steps_.FindOrCreate(request->step_id());
+  if (!rendezvous.ok()) {
+    done(rendezvous.status());
+    return;
+  }
+  const std::string task = options_.task;
+  (*rendezvous)->RecvLocalAsync(
+      request->rendezvous_key(),
+      [task, response, done = std::move(done)](
+          const absl::Status& s, const Tensor& value, bool is_dead) {
+        if (!s.ok()) {
+          done(OnTask(task, s));
+          return;
+        }
+        response->set_is_dead(is_dead);
+        if (!is_dead) TensorToProto(value, response->mutable_tensor());
+        done(absl::OkStatus());
+      });
+}
+
+}  // namespace weft

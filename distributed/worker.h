@@ -1,0 +1,127 @@
+// Worker: the WorkerService of one task, in-process. It holds the task's
+// registered graphs per session and runs their steps on the task's devices
+// with the same engine a local session uses (runtime/executable_graph.h),
+// exchanging tensors with other tasks through a StepRendezvous per step.
+//
+//   WorkerOptions options;
+//   options.task = "/job:worker/replica:0/task:1";
+//   options.devices = device_mgr.get();       // named under options.task
+//   options.workers = &cache;                 // reaches the other tasks
+//   Worker worker(options);
+//   worker.RegisterGraphAsync(&req, &resp, done);   // then RunGraph, ...
+//
+// Sessions: CreateWorkerSession makes one per master session handle; a
+// request with create_worker_session_called=false (or an empty handle) uses
+// the task's legacy session, which always exists. Graphs and their
+// stateful kernels belong to a session; variables live in the devices'
+// resource managers, shared by every session of the task (TensorFlow's
+// default, which between-graph replication relies on), and CleanupAll
+// clears them by container.
+//
+// RunGraph feeds `send` (each named by the rendezvous key of a
+// client-terminated _Recv) into the step's rendezvous, runs every
+// partition, and returns the values of `recv_key` (client-terminated
+// _Sends). Errors name this task; with store_errors_in_response_body they
+// come back in the response and the call itself succeeds, as TensorFlow's
+// masters expect. CleanupGraph aborts and forgets a step's rendezvous, so a
+// step blocked on a dead peer ends at once.
+//
+// Thread safety: thread-safe; steps run concurrently. The options' pointers
+// must outlive the worker. Destroying the worker waits for its running
+// steps (it aborts them first).
+#ifndef WEFT_DISTRIBUTED_WORKER_H_
+#define WEFT_DISTRIBUTED_WORKER_H_
+
+#include <cstdint>
+#include <memory>
+#include <string>
+
+#include "absl/base/thread_annotations.h"
+#include "absl/container/flat_hash_map.h"
+#include "absl/status/statusor.h"
+#include "absl/synchronization/mutex.h"
+#include "distributed/step_rendezvous.h"
+#include "distributed/worker_interface.h"
+#include "ops/framework/kernel_registry.h"
+#include "ops/framework/op_registry.h"
+#include "runtime/core/device.h"
+#include "runtime/core/thread_pool.h"
+
+namespace weft {
+
+struct WorkerOptions {
+  std::string task;                   // "/job:J/replica:R/task:T"
+  const DeviceMgr* devices = nullptr;  // required; named under `task`
+  const OpRegistry* ops = nullptr;     // null: the global registries
+  const KernelRegistry* kernels = nullptr;
+  // Runs expensive kernels and the partitions of a step; null runs them on
+  // the caller's thread.
+  ThreadPool* inter_op_pool = nullptr;
+  WorkerCache* workers = nullptr;      // required: the cluster's tasks
+};
+
+class Worker final : public WorkerInterface {
+ public:
+  explicit Worker(const WorkerOptions& options);
+  ~Worker() override;
+  Worker(const Worker&) = delete;
+  Worker& operator=(const Worker&) = delete;
+
+  void GetStatusAsync(const tensorflow::GetStatusRequest* request,
+                      tensorflow::GetStatusResponse* response,
+                      Done done) override;
+  void CreateWorkerSessionAsync(
+      const tensorflow::CreateWorkerSessionRequest* request,
+      tensorflow::CreateWorkerSessionResponse* response, Done done) override;
+  void DeleteWorkerSessionAsync(
+      const tensorflow::DeleteWorkerSessionRequest* request,
+      tensorflow::DeleteWorkerSessionResponse* response, Done done) override;
+  void RegisterGraphAsync(const tensorflow::RegisterGraphRequest* request,
+                          tensorflow::RegisterGraphResponse* response,
+                          Done done) override;
+  void DeregisterGraphAsync(const tensorflow::DeregisterGraphRequest* request,
+                            tensorflow::DeregisterGraphResponse* response,
+                            Done done) override;
+  void RunGraphAsync(const tensorflow::RunGraphRequest* request,
+                     tensorflow::RunGraphResponse* response,
+                     Done done) override;
+  void CleanupGraphAsync(const tensorflow::CleanupGraphRequest* request,
+                         tensorflow::CleanupGraphResponse* response,
+                         Done done) override;
+  void CleanupAllAsync(const tensorflow::CleanupAllRequest* request,
+                       tensorflow::CleanupAllResponse* response,
+                       Done done) override;
+  void RecvTensorAsync(const tensorflow::RecvTensorRequest* request,
+                       tensorflow::RecvTensorResponse* response,
+                       Done done) override;
+
+  const std::string& task() const { return options_.task; }
+  // Steps whose rendezvous the task holds (for tests).
+  int num_step_rendezvous() const { return steps_.size(); }
+
+ private:
+  struct Session;
+  struct Graph;
+
+  // The session a request names; ABORTED naming the handle if unknown.
+  absl::StatusOr<std::shared_ptr<Session>> FindSession(
+      const std::string& handle, bool create_worker_session_called);
+  absl::Status RegisterGraph(const tensorflow::RegisterGraphRequest& request,
+                             tensorflow::RegisterGraphResponse* response);
+  void RunGraph(const tensorflow::RunGraphRequest* request,
+                tensorflow::RunGraphResponse* response, Done done);
+
+  const WorkerOptions options_;
+  StepRendezvousTable steps_;
+
+  absl::Mutex mu_;
+  std::shared_ptr<Session> legacy_ ABSL_GUARDED_BY(mu_);
+  absl::flat_hash_map<std::string, std::shared_ptr<Session>> sessions_
+      ABSL_GUARDED_BY(mu_);
+  int64_t next_graph_id_ ABSL_GUARDED_BY(mu_) = 1;
+  int running_steps_ ABSL_GUARDED_BY(mu_) = 0;
+};
+
+}  // namespace weft
+
+#endif  // WEFT_DISTRIBUTED_WORKER_H_
