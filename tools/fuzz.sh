@@ -73,6 +73,10 @@ parallel=()
 rm -f "$work"/fuzz-*.log
 rc=0
 start=$SECONDS
+# Findings are the crash/leak/timeout/oom inputs this campaign writes; older
+# ones in the directory, and libFuzzer's slow-unit-* notes, are not.
+stamp="$work/.campaign-start"
+touch "$stamp"
 (cd "$work" &&
  "$bin" -max_total_time=$((minutes * 60)) -timeout=20 -rss_limit_mb=4096 \
    -malloc_limit_mb=4096 -print_final_stats=1 "${parallel[@]}" \
@@ -89,12 +93,15 @@ execs=$(cat "${logs[@]}" | grep -o 'stat::number_of_executed_units: *[0-9]*' |
 last=$(cat "${logs[@]}" | grep -E '^#[0-9]+' | tail -1 || true)
 cov=$(sed -n 's/.* cov: \([0-9]*\).*/\1/p' <<<"$last")
 ft=$(sed -n 's/.* ft: \([0-9]*\).*/\1/p' <<<"$last")
-findings=$(find "$work/findings" -type f | wc -l)
+findings=$(find "$work/findings" -type f -newer "$stamp" ! -name 'slow-unit-*' |
+           wc -l)
+earlier=$(find "$work/findings" -type f ! -newer "$stamp" | wc -l)
 ran=$((SECONDS - start))  # a finding ends the campaign early
 echo "fuzz.sh: $target: $execs executions in $((ran / 60)) min $((ran % 60)) s" \
      "(of $minutes min), coverage $cov edges" \
      "($ft features), corpus $(find "$work/corpus" -type f | wc -l) files," \
-     "$findings finding(s) in $work/findings"
+     "$findings finding(s) in $work/findings" \
+     "$( [ "$earlier" -gt 0 ] && echo "($earlier file(s) there from earlier campaigns)")"
 if [ "$merge" = 1 ]; then
   before=$(find "$seeds" -type f | wc -l)
   "$bin" -merge=1 "$seeds" "$work/corpus" >>"$log" 2>&1
