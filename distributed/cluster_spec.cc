@@ -9,6 +9,7 @@
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_join.h"
 #include "absl/strings/str_split.h"
+#include "distributed/task_name.h"
 #include "nlohmann/json.hpp"
 #include "runtime/core/status.h"
 
@@ -173,7 +174,7 @@ absl::StatusOr<ClusterSpec> FromFlag(absl::string_view text, absl::string_view w
 }  // namespace
 
 std::string TaskId::DeviceNamePrefix() const {
-  return absl::StrCat("/job:", job, "/replica:0/task:", index);
+  return TaskName(job, /*replica=*/0, index);
 }
 
 std::string TaskId::ToString() const { return absl::StrCat("/job:", job, "/task:", index); }

@@ -18,7 +18,7 @@
 
 namespace weft {
 
-struct Worker::Graph {
+struct Worker::RegisteredGraph {
   // Declared first, destroyed last: the executors' stateful kernels.
   std::shared_ptr<KernelCache> kernels;
   std::unique_ptr<ExecutableGraph> exec;
@@ -30,7 +30,7 @@ struct Worker::Session {
   // shares them across Run signatures).
   std::shared_ptr<KernelCache> kernels = std::make_shared<KernelCache>();
   absl::Mutex mu;
-  absl::flat_hash_map<std::string, std::shared_ptr<const Graph>> graphs
+  absl::flat_hash_map<std::string, std::shared_ptr<const RegisteredGraph>> graphs
       ABSL_GUARDED_BY(mu);
 };
 
@@ -136,7 +136,7 @@ absl::Status Worker::RegisterGraph(
   const KernelRegistry& kernels = options_.kernels != nullptr
                                       ? *options_.kernels
                                       : GlobalKernelRegistry();
-  WEFT_ASSIGN_OR_RETURN(std::unique_ptr<weft::Graph> graph,
+  WEFT_ASSIGN_OR_RETURN(std::unique_ptr<Graph> graph,
                         ConvertGraphDefToGraph(request.graph_def(), ops));
   // A registered graph is placed: every node names one of this task's
   // devices, in any spelling of its full name.
@@ -151,7 +151,7 @@ absl::Status Worker::RegisterGraph(
     }
     n->set_assigned_device(spec->ToString());
   }
-  auto registered = std::make_shared<Graph>();
+  auto registered = std::make_shared<RegisteredGraph>();
   registered->kernels = session->kernels;
   ExecutableOptions exec_options;
   exec_options.devices = options_.devices;
@@ -190,7 +190,7 @@ void Worker::DeregisterGraphAsync(
     done(session.status());
     return;
   }
-  std::shared_ptr<const Graph> graph;  // freed outside the lock
+  std::shared_ptr<const RegisteredGraph> graph;  // freed outside the lock
   absl::MutexLock lock(&(*session)->mu);
   auto it = (*session)->graphs.find(request->graph_handle());
   if (it != (*session)->graphs.end()) {
@@ -224,7 +224,7 @@ void Worker::RunGraph(const tensorflow::RunGraphRequest* request,
     done(session.status());
     return;
   }
-  std::shared_ptr<const Graph> graph;
+  std::shared_ptr<const RegisteredGraph> graph;
   {
     absl::MutexLock lock(&(*session)->mu);
     auto it = (*session)->graphs.find(request->graph_handle());
@@ -257,7 +257,7 @@ void Worker::RunGraph(const tensorflow::RunGraphRequest* request,
     }
   }
   struct Step {
-    std::shared_ptr<const Graph> graph;
+    std::shared_ptr<const RegisteredGraph> graph;
     std::shared_ptr<StepRendezvous> rendezvous;
     CancellationManager cancellation;
     Executor::StepArgs args;
@@ -316,13 +316,13 @@ void Worker::CleanupGraphAsync(const tensorflow::CleanupGraphRequest* request,
 
 void Worker::CleanupAllAsync(const tensorflow::CleanupAllRequest* request,
                              tensorflow::CleanupAllResponse*, Done done) {
-  std::vector<std::string> containers(request->container().begin(),
-                                      request->container().end());
   for (Device* d : options_.devices->devices()) {
     ResourceMgr* resources = d->resource_manager();
     // No container, or "", means the default one (as in TensorFlow).
-    if (containers.empty()) resources->Cleanup(resources->default_container());
-    for (const std::string& c : containers) {
+    if (request->container().empty()) {
+      resources->Cleanup(resources->default_container());
+    }
+    for (const std::string& c : request->container()) {
       resources->Cleanup(c.empty() ? resources->default_container() : c);
     }
   }

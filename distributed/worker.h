@@ -101,7 +101,7 @@ class Worker final : public WorkerInterface {
 
  private:
   struct Session;
-  struct Graph;
+  struct RegisteredGraph;
 
   // The session a request names; ABORTED naming the handle if unknown.
   absl::StatusOr<std::shared_ptr<Session>> FindSession(
