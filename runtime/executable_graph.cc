@@ -29,7 +29,6 @@ absl::StatusOr<std::unique_ptr<ExecutableGraph>> ExecutableGraph::Create(
                       const std::string& device) -> absl::Status {
     exec_options.device = by_name.at(device);
     Part part;
-    part.device = device;
     WEFT_ASSIGN_OR_RETURN(part.executor, Executor::Create(exec_options, *g));
     part.graph = std::move(g);
     exec->executors_.push_back(part.executor.get());

@@ -82,7 +82,6 @@ class ExecutableGraph {
 
  private:
   struct Part {
-    std::string device;
     std::unique_ptr<Graph> graph;
     std::unique_ptr<Executor> executor;
   };
