@@ -1,5 +1,6 @@
 #include "distributed/step_rendezvous.h"
 
+#include <algorithm>
 #include <atomic>
 #include <utility>
 
@@ -88,7 +89,19 @@ void StepRendezvous::RecvRemote(const RendezvousKey& parsed,
   {
     absl::MutexLock lock(&mu_);
     aborted = abort_status_;
-    if (aborted.ok()) remote_.push_back(call);
+    if (aborted.ok()) {
+      // Calls that finished are only expired entries: drop them before the
+      // vector grows, so a loop receiving every iteration stays bounded by
+      // the calls in flight (amortised O(1) per call).
+      if (remote_.size() == remote_.capacity()) {
+        remote_.erase(std::remove_if(remote_.begin(), remote_.end(),
+                                     [](const std::weak_ptr<RemoteCall>& c) {
+                                       return c.expired();
+                                     }),
+                      remote_.end());
+      }
+      remote_.push_back(call);
+    }
   }
   if (!aborted.ok()) {
     call->Finish(aborted, Tensor(), false);
