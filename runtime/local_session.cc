@@ -14,17 +14,13 @@
 #include "runtime/core/device_memory.h"
 #include "runtime/executable_graph.h"
 #include "runtime/executor_observer.h"
+#include "runtime/session_graph.h"
 #include "runtime/gpu/gpu_devices.h"
 #include "runtime/core/local_device_mgr.h"
 #include "runtime/core/rendezvous.h"
 #include "runtime/core/status.h"
 
 namespace weft {
-
-struct LocalSession::GraphState {
-  tensorflow::GraphDef def;  // as given (defaults not added)
-  std::unique_ptr<Graph> graph;
-};
 
 struct LocalSession::PreparedRun {
   std::vector<FeedSpec> feeds;  // _Arg i takes the signature's feed i
@@ -129,9 +125,8 @@ absl::Status LocalSession::Create(const tensorflow::GraphDef& graph) {
           "the session already has a graph; use Extend to add nodes");
     }
   }
-  auto state = std::make_shared<GraphState>();
-  state->def = graph;
-  WEFT_ASSIGN_OR_RETURN(state->graph, ConvertGraphDefToGraph(graph, *ops_));
+  WEFT_ASSIGN_OR_RETURN(std::shared_ptr<const SessionGraph> state,
+                        SessionGraph::Create(graph, *ops_));
   absl::MutexLock lock(&mu_);
   if (closed_) return absl::FailedPreconditionError("session is closed");
   if (graph_ != nullptr) {
@@ -147,55 +142,20 @@ absl::Status LocalSession::Extend(const tensorflow::GraphDef& graph) {
   // Extends are serialised by taking the graph under the lock and swapping
   // it back only if nobody changed it meanwhile.
   for (;;) {
-    std::shared_ptr<const GraphState> current;
+    std::shared_ptr<const SessionGraph> current;
     {
       absl::MutexLock lock(&mu_);
       if (closed_) return absl::FailedPreconditionError("session is closed");
       current = graph_;
     }
-    auto state = std::make_shared<GraphState>();
-    if (current == nullptr) {
-      state->def = graph;
-    } else {
-      state->def = current->def;
-      const tensorflow::VersionDef& have = current->def.versions();
-      const tensorflow::VersionDef& add = graph.versions();
-      if (graph.has_versions() && current->def.has_versions() &&
-          (add.producer() != have.producer() ||
-           add.min_consumer() != have.min_consumer())) {
-        return absl::InvalidArgumentError(absl::StrCat(
-            "Extend: the extension's versions (producer ", add.producer(),
-            ", min_consumer ", add.min_consumer(),
-            ") differ from the session graph's (producer ", have.producer(),
-            ", min_consumer ", have.min_consumer(), ")"));
-      }
-      for (const tensorflow::NodeDef& node : graph.node()) {
-        if (current->graph->FindNode(node.name()) != nullptr) {
-          return absl::InvalidArgumentError(absl::StrCat(
-              "Extend: node '", node.name(),
-              "' is already in the session's graph (Extend can only add "
-              "nodes)"));
-        }
-        *state->def.add_node() = node;
-      }
-      for (const tensorflow::FunctionDef& f : graph.library().function()) {
-        bool present = false;
-        for (const tensorflow::FunctionDef& g :
-             current->def.library().function()) {
-          present |= g.signature().name() == f.signature().name();
-        }
-        if (!present) *state->def.mutable_library()->add_function() = f;
-      }
-      for (const auto& g : graph.library().gradient()) {
-        *state->def.mutable_library()->add_gradient() = g;
-      }
-    }
-    WEFT_ASSIGN_OR_RETURN(state->graph,
-                          ConvertGraphDefToGraph(state->def, *ops_));
+    absl::StatusOr<std::shared_ptr<const SessionGraph>> state =
+        current == nullptr ? SessionGraph::Create(graph, *ops_)
+                           : current->Extend(graph, *ops_);
+    WEFT_RETURN_IF_ERROR(state.status());
     absl::MutexLock lock(&mu_);
     if (closed_) return absl::FailedPreconditionError("session is closed");
     if (graph_ != current) continue;  // raced with another Extend: redo
-    graph_ = std::move(state);
+    graph_ = *std::move(state);
     return absl::OkStatus();
   }
 }
@@ -217,7 +177,7 @@ absl::Status LocalSession::Run(
   if (outputs == nullptr && !fetches.empty()) {
     return absl::InvalidArgumentError("Run: fetches given but outputs is null");
   }
-  std::shared_ptr<const GraphState> graph;
+  std::shared_ptr<const SessionGraph> graph;
   {
     absl::MutexLock lock(&mu_);
     if (closed_) return absl::FailedPreconditionError("session is closed");
@@ -257,7 +217,7 @@ absl::Status LocalSession::Run(
 }
 
 absl::StatusOr<std::shared_ptr<const LocalSession::PreparedRun>>
-LocalSession::GetOrPrepare(const std::shared_ptr<const GraphState>& graph,
+LocalSession::GetOrPrepare(const std::shared_ptr<const SessionGraph>& graph,
                            const RunSignature& signature) {
   const std::string key = signature.Key();
   {
@@ -277,7 +237,7 @@ LocalSession::GetOrPrepare(const std::shared_ptr<const GraphState>& graph,
 // The prepare pipeline: prune for the signature, place on this process's
 // devices, partition per device and build the executors.
 absl::StatusOr<std::shared_ptr<const LocalSession::PreparedRun>>
-LocalSession::Prepare(const GraphState& state, const RunSignature& signature) {
+LocalSession::Prepare(const SessionGraph& state, const RunSignature& signature) {
   WEFT_ASSIGN_OR_RETURN(ClientGraph client,
                         BuildClientGraph(*state.graph, signature));
   const tensorflow::ConfigProto& config = options_.config;

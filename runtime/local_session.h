@@ -54,6 +54,7 @@
 #include "ops/framework/op_registry.h"
 #include "runtime/core/cancellation.h"
 #include "runtime/client_graph.h"
+#include "runtime/session_graph.h"
 #include "runtime/core/device.h"
 #include "runtime/kernel_cache.h"
 #include "runtime/session.h"
@@ -93,14 +94,13 @@ class LocalSession : public Session {
   int num_cached_runs() const;
 
  private:
-  struct GraphState;   // the validated full graph
   struct PreparedRun;  // one cached Run signature
 
   absl::StatusOr<std::shared_ptr<const PreparedRun>> GetOrPrepare(
-      const std::shared_ptr<const GraphState>& graph,
+      const std::shared_ptr<const SessionGraph>& graph,
       const RunSignature& signature);
   absl::StatusOr<std::shared_ptr<const PreparedRun>> Prepare(
-      const GraphState& graph, const RunSignature& signature);
+      const SessionGraph& graph, const RunSignature& signature);
   absl::Status Execute(const PreparedRun& run, std::vector<Tensor> args,
                        int64_t timeout_ms, bool trace,
                        std::vector<Tensor>* outputs,
@@ -125,7 +125,7 @@ class LocalSession : public Session {
 
   mutable absl::Mutex mu_;
   bool closed_ ABSL_GUARDED_BY(mu_) = false;
-  std::shared_ptr<const GraphState> graph_ ABSL_GUARDED_BY(mu_);
+  std::shared_ptr<const SessionGraph> graph_ ABSL_GUARDED_BY(mu_);
   absl::flat_hash_map<std::string, std::shared_ptr<const PreparedRun>> cache_
       ABSL_GUARDED_BY(mu_);
   // Steps in flight, cancelled by Close().
