@@ -170,6 +170,11 @@ StepRendezvousTable::FindOrCreate(int64_t step_id) {
   absl::MutexLock lock(&mu_);
   auto it = steps_.find(step_id);
   if (it != steps_.end()) return it->second;
+  if (ended_.contains(step_id)) {
+    return absl::AbortedError(absl::StrCat(
+        "step ", step_id, " has already ended on task ", task_,
+        " (the master cleaned it up, or aborted it)"));
+  }
   if (static_cast<int>(steps_.size()) >= kMaxSteps) {
     return absl::ResourceExhaustedError(absl::StrCat(
         "task ", task_, " already holds the rendezvous of ", kMaxSteps,
@@ -186,6 +191,13 @@ void StepRendezvousTable::Cleanup(int64_t step_id) {
   std::shared_ptr<StepRendezvous> rv;
   {
     absl::MutexLock lock(&mu_);
+    if (ended_.insert(step_id).second) {
+      ended_order_.push_back(step_id);
+      if (static_cast<int>(ended_order_.size()) > kMaxEnded) {
+        ended_.erase(ended_order_.front());
+        ended_order_.pop_front();
+      }
+    }
     auto it = steps_.find(step_id);
     if (it == steps_.end()) return;
     rv = std::move(it->second);

@@ -17,7 +17,10 @@
 // the master cleans the step up there.
 //
 // A RecvTensor may reach a task before the step starts there, so
-// FindOrCreate makes the rendezvous on first use by either side.
+// FindOrCreate makes the rendezvous on first use by either side. Once a
+// step is cleaned up, the table remembers its id for a while (the last
+// kMaxEnded), so a RunGraph or RecvTensor that arrives after the master's
+// abort is refused instead of waiting on a step that has ended.
 //
 // Thread safety: both classes are thread-safe. A StepRendezvous lives as long
 // as anyone holds it; Cleanup only drops the table's reference.
@@ -25,12 +28,14 @@
 #define WEFT_DISTRIBUTED_STEP_RENDEZVOUS_H_
 
 #include <cstdint>
+#include <deque>
 #include <memory>
 #include <string>
 #include <vector>
 
 #include "absl/base/thread_annotations.h"
 #include "absl/container/flat_hash_map.h"
+#include "absl/container/flat_hash_set.h"
 #include "absl/synchronization/mutex.h"
 #include "distributed/worker_interface.h"
 #include "runtime/core/device.h"
@@ -81,6 +86,8 @@ class StepRendezvousTable {
   // Most steps a task keeps a rendezvous for at once; a peer asking for
   // more (RecvTensor with ever new step ids) gets RESOURCE_EXHAUSTED.
   static constexpr int kMaxSteps = 1 << 16;
+  // How many ended step ids the table remembers.
+  static constexpr int kMaxEnded = 1 << 16;
 
   StepRendezvousTable(const DeviceMgr* devices, std::string task,
                       WorkerCache* workers);
@@ -88,9 +95,11 @@ class StepRendezvousTable {
   StepRendezvousTable(const StepRendezvousTable&) = delete;
   StepRendezvousTable& operator=(const StepRendezvousTable&) = delete;
 
+  // ABORTED naming the step once it was cleaned up.
   absl::StatusOr<std::shared_ptr<StepRendezvous>> FindOrCreate(
       int64_t step_id);
-  // Aborts the step's rendezvous (ABORTED naming the step) and forgets it.
+  // Aborts the step's rendezvous (ABORTED naming the step), forgets it and
+  // remembers that it ended.
   void Cleanup(int64_t step_id);
   // Cleanup for every step.
   void CleanupAll();
@@ -103,6 +112,8 @@ class StepRendezvousTable {
   mutable absl::Mutex mu_;
   absl::flat_hash_map<int64_t, std::shared_ptr<StepRendezvous>> steps_
       ABSL_GUARDED_BY(mu_);
+  absl::flat_hash_set<int64_t> ended_ ABSL_GUARDED_BY(mu_);
+  std::deque<int64_t> ended_order_ ABSL_GUARDED_BY(mu_);  // oldest first
 };
 
 }  // namespace weft

@@ -1,5 +1,6 @@
 #include "distributed/worker.h"
 
+#include <algorithm>
 #include <utility>
 #include <vector>
 
@@ -60,10 +61,24 @@ Worker::Worker(const WorkerOptions& options)
       legacy_(std::make_shared<Session>()) {}
 
 Worker::~Worker() {
-  steps_.CleanupAll();
+  AbortAllSteps();
   absl::MutexLock lock(&mu_);
   mu_.Await(absl::Condition(
       +[](int* running) { return *running == 0; }, &running_steps_));
+}
+
+void Worker::AbortAllSteps() {
+  steps_.CleanupAll();
+  std::vector<std::shared_ptr<CancellationManager>> running;
+  {
+    absl::MutexLock lock(&mu_);
+    for (const auto& [step, list] : cancel_) {
+      for (const auto& weak : list) {
+        if (auto cm = weak.lock()) running.push_back(std::move(cm));
+      }
+    }
+  }
+  for (const auto& cm : running) cm->StartCancel();
 }
 
 absl::StatusOr<std::shared_ptr<Worker::Session>> Worker::FindSession(
@@ -259,7 +274,8 @@ void Worker::RunGraph(const tensorflow::RunGraphRequest* request,
   struct Step {
     std::shared_ptr<const RegisteredGraph> graph;
     std::shared_ptr<StepRendezvous> rendezvous;
-    CancellationManager cancellation;
+    std::shared_ptr<CancellationManager> cancellation =
+        std::make_shared<CancellationManager>();
     Executor::StepArgs args;
   };
   auto step = std::make_shared<Step>();
@@ -267,12 +283,13 @@ void Worker::RunGraph(const tensorflow::RunGraphRequest* request,
   step->rendezvous = *rendezvous;
   step->args.step_id = request->step_id();
   step->args.rendezvous = step->rendezvous.get();
-  step->args.cancellation = &step->cancellation;
+  step->args.cancellation = step->cancellation.get();
   {
     absl::MutexLock lock(&mu_);
     ++running_steps_;
+    cancel_[request->step_id()].push_back(step->cancellation);
   }
-  graph->exec->RunAsync(step->args, [this, step, request, response,
+  Executor::DoneCallback finished = [this, step, request, response,
                                      done = std::move(done)](
                                         absl::Status s) mutable {
     if (s.ok()) {
@@ -301,16 +318,58 @@ void Worker::RunGraph(const tensorflow::RunGraphRequest* request,
         TensorToProto(value, out->mutable_tensor());
       }
     }
+    if (!s.ok()) {
+      // Peers waiting for this step's tensors stop now. ABORTED, so the
+      // master reports this task's error rather than theirs.
+      step->rendezvous->StartAbort(absl::AbortedError(absl::StrCat(
+          "step ", step->args.step_id, " failed on task ", options_.task,
+          ": ", s.message())));
+    }
+    const int64_t step_id = step->args.step_id;
+    const std::weak_ptr<CancellationManager> mine = step->cancellation;
     step.reset();  // the graph and rendezvous, before the worker may go
     done(s);
     absl::MutexLock lock(&mu_);
     --running_steps_;
-  });
+    auto it = cancel_.find(step_id);
+    if (it != cancel_.end()) {
+      auto& list = it->second;
+      list.erase(std::remove_if(list.begin(), list.end(),
+                                [&mine](const auto& w) {
+                                  return w.expired() ||
+                                         (!w.owner_before(mine) &&
+                                          !mine.owner_before(w));
+                                }),
+                 list.end());
+      if (list.empty()) cancel_.erase(it);
+    }
+  };
+  // On the pool, so that RunGraph returns at once: the master starts every
+  // task's partition before any of them has finished.
+  auto start = [graph, step, finished = std::move(finished)]() mutable {
+    graph->exec->RunAsync(step->args, std::move(finished));
+  };
+  if (options_.inter_op_pool != nullptr) {
+    options_.inter_op_pool->Schedule(std::move(start));
+  } else {
+    start();
+  }
 }
 
 void Worker::CleanupGraphAsync(const tensorflow::CleanupGraphRequest* request,
                                tensorflow::CleanupGraphResponse*, Done done) {
   steps_.Cleanup(request->step_id());
+  std::vector<std::shared_ptr<CancellationManager>> running;
+  {
+    absl::MutexLock lock(&mu_);
+    auto it = cancel_.find(request->step_id());
+    if (it != cancel_.end()) {
+      for (const auto& weak : it->second) {
+        if (auto cm = weak.lock()) running.push_back(std::move(cm));
+      }
+    }
+  }
+  for (const auto& cm : running) cm->StartCancel();
   done(absl::OkStatus());
 }
 

@@ -23,8 +23,10 @@
 // partition, and returns the values of `recv_key` (client-terminated
 // _Sends). Errors name this task; with store_errors_in_response_body they
 // come back in the response and the call itself succeeds, as TensorFlow's
-// masters expect. CleanupGraph aborts and forgets a step's rendezvous, so a
-// step blocked on a dead peer ends at once.
+// masters expect. CleanupGraph aborts and forgets a step's rendezvous and
+// cancels the step if it still runs here, so a step blocked on a dead peer,
+// or one the master gave up on, ends at once; a RunGraph or RecvTensor for
+// a step already cleaned up is ABORTED.
 //
 // Thread safety: thread-safe; steps run concurrently. The options' pointers
 // must outlive the worker. Destroying the worker waits for its running
@@ -35,6 +37,7 @@
 #include <cstdint>
 #include <memory>
 #include <string>
+#include <vector>
 
 #include "absl/base/thread_annotations.h"
 #include "absl/container/flat_hash_map.h"
@@ -44,6 +47,7 @@
 #include "distributed/worker_interface.h"
 #include "ops/framework/kernel_registry.h"
 #include "ops/framework/op_registry.h"
+#include "runtime/core/cancellation.h"
 #include "runtime/core/device.h"
 #include "runtime/core/thread_pool.h"
 
@@ -54,8 +58,9 @@ struct WorkerOptions {
   const DeviceMgr* devices = nullptr;  // required; named under `task`
   const OpRegistry* ops = nullptr;     // null: the global registries
   const KernelRegistry* kernels = nullptr;
-  // Runs expensive kernels and the partitions of a step; null runs them on
-  // the caller's thread.
+  // Starts each RunGraph's step, and runs expensive kernels and the
+  // partitions of a step; null runs them on the caller's thread (then
+  // RunGraph returns only once the step waits or ends: tests only).
   ThreadPool* inter_op_pool = nullptr;
   WorkerCache* workers = nullptr;      // required: the cluster's tasks
 };
@@ -95,6 +100,10 @@ class Worker final : public WorkerInterface {
                        tensorflow::RecvTensorResponse* response,
                        Done done) override;
 
+  // Aborts every step in flight (their RunGraph calls end with the abort);
+  // how a server shutting down lets its calls finish.
+  void AbortAllSteps();
+
   const std::string& task() const { return options_.task; }
   // Steps whose rendezvous the task holds (for tests).
   int num_step_rendezvous() const { return steps_.size(); }
@@ -120,6 +129,10 @@ class Worker final : public WorkerInterface {
       ABSL_GUARDED_BY(mu_);
   int64_t next_graph_id_ ABSL_GUARDED_BY(mu_) = 1;
   int running_steps_ ABSL_GUARDED_BY(mu_) = 0;
+  // The cancellation of each running RunGraph, by step id: CleanupGraph
+  // cancels them.
+  absl::flat_hash_map<int64_t, std::vector<std::weak_ptr<CancellationManager>>>
+      cancel_ ABSL_GUARDED_BY(mu_);
 };
 
 }  // namespace weft

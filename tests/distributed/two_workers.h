@@ -46,6 +46,10 @@ class TwoWorkersTest : public ::testing::Test {
       w.task = "/job:worker/replica:0/task:" + std::to_string(t);
       w.devices = devices_[t].get();
       w.workers = &cache_;
+      pools_[t] = ThreadPool::Create("worker" + std::to_string(t), 4).value();
+      w.inter_op_pool = pools_[t].get();
+      w.ops = ops_;
+      w.kernels = kernels_;
       workers_[t] = std::make_unique<Worker>(w);
       cache_.Add(w.task, workers_[t].get());
     }
@@ -58,7 +62,12 @@ class TwoWorkersTest : public ::testing::Test {
     return devices_[t]->default_device()->attributes().incarnation();
   }
 
+  // Registries for the workers (null: the global ones); a derived fixture
+  // sets them in its constructor.
+  const OpRegistry* ops_ = nullptr;
+  const KernelRegistry* kernels_ = nullptr;
   std::unique_ptr<DeviceMgr> devices_[2];
+  std::unique_ptr<ThreadPool> pools_[2];
   InProcessWorkerCache cache_;
   std::unique_ptr<Worker> workers_[2];
 };

@@ -444,7 +444,9 @@ class IterIdOp : public OpKernel {
   }
 };
 
-void RegisterOps(OpRegistry* r) {
+}  // namespace
+
+void RegisterTestOps(OpRegistry* r) {
   r->Register(OpDefBuilder("Less")
                   .Input("x: int32")
                   .Input("y: int32")
@@ -580,7 +582,7 @@ void RegisterOps(OpRegistry* r) {
   }
 }
 
-void RegisterKernels(KernelRegistry* r) {
+void RegisterTestKernels(KernelRegistry* r) {
   auto cpu = [](const char* op) { return KernelDef(op, "CPU"); };
   r->Register(cpu("Const"), MakeKernel<ConstOp>);
   r->Register(cpu("Placeholder"), MakeKernel<PlaceholderOp>);
@@ -622,12 +624,10 @@ void RegisterKernels(KernelRegistry* r) {
   r->Register(cpu("StatefulCounter"), MakeKernel<StatefulCounterOp>);
 }
 
-}  // namespace
-
 const OpRegistry& TestOps() {
   static const OpRegistry* ops = [] {
     auto* r = new OpRegistry;
-    RegisterOps(r);
+    RegisterTestOps(r);
     return r;
   }();
   return *ops;
@@ -636,7 +636,7 @@ const OpRegistry& TestOps() {
 const KernelRegistry& TestKernels() {
   static const KernelRegistry* kernels = [] {
     auto* r = new KernelRegistry;
-    RegisterKernels(r);
+    RegisterTestKernels(r);
     return r;
   }();
   return *kernels;

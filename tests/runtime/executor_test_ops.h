@@ -44,6 +44,10 @@ namespace testing {
 
 const OpRegistry& TestOps();
 const KernelRegistry& TestKernels();
+// What TestOps and TestKernels hold, for registries that add more (the
+// distributed tests add _Send and _Recv).
+void RegisterTestOps(OpRegistry* r);
+void RegisterTestKernels(KernelRegistry* r);
 
 // Total runs of CountRuns kernels named `name` since the last reset.
 int64_t RunCount(const std::string& name);
