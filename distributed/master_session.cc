@@ -1,0 +1,591 @@
+#include "distributed/master_session.h"
+
+#include <cstdio>
+#include <map>
+#include <utility>
+
+#include "absl/random/random.h"
+#include "absl/strings/match.h"
+#include "absl/strings/str_cat.h"
+#include "absl/strings/str_join.h"
+#include "distributed/fanout.h"
+#include "distributed/run_plan.h"
+#include "runtime/core/allocator.h"
+#include "runtime/core/status.h"
+#include "runtime/core/tensor_proto.h"
+
+namespace weft {
+
+struct MasterSession::Plan {
+  RunPlan plan;
+  std::map<std::string, std::string> graph_handles;  // task -> handle
+  std::vector<std::string> recv_keys;  // plan.fetch_keys without repeats
+};
+
+namespace {
+
+// The code and message a RunGraph call ended with: the call's own status,
+// or the one its response body carries.
+absl::Status CallStatus(const absl::Status& rpc,
+                        const tensorflow::RunGraphResponse& response) {
+  if (!rpc.ok()) return rpc;
+  if (response.status_code() == tensorflow::error::OK) return absl::OkStatus();
+  return absl::Status(static_cast<absl::StatusCode>(response.status_code()),
+                      response.status_error_message());
+}
+
+// An error that another task's failure caused (the step was aborted or
+// cancelled there because it failed here): reported only when no cause is.
+bool IsDerived(const absl::Status& s) {
+  return absl::IsAborted(s) || absl::IsCancelled(s);
+}
+
+std::string Tasks(const std::deque<std::string>& tasks) {
+  return absl::StrJoin(tasks, ", ");
+}
+
+absl::Status ClosedError(const std::string& handle) {
+  return absl::AbortedError(absl::StrCat(
+      "session '", handle, "' is closed (create a new session)"));
+}
+
+int64_t NewStepId() {
+  static absl::Mutex mu(absl::kConstInit);
+  static absl::BitGen* gen = new absl::BitGen();
+  absl::MutexLock lock(&mu);
+  // Top 7 bits clear, as TensorFlow's masters make them (it reserves the
+  // rest of the range).
+  return static_cast<int64_t>(absl::Uniform<uint64_t>(*gen) >> 7);
+}
+
+}  // namespace
+
+MasterSession::MasterSession(MasterSessionOptions options)
+    : options_(std::move(options)) {}
+
+absl::StatusOr<std::unique_ptr<MasterSession>> MasterSession::Create(
+    MasterSessionOptions options, const tensorflow::GraphDef& graph) {
+  if (options.workers == nullptr || options.tasks.empty()) {
+    return absl::InvalidArgumentError(
+        "MasterSession needs the cluster's tasks and a worker cache");
+  }
+  const OpRegistry& ops =
+      options.ops != nullptr ? *options.ops : GlobalOpRegistry();
+  WEFT_ASSIGN_OR_RETURN(std::shared_ptr<const SessionGraph> state,
+                        SessionGraph::Create(graph, ops));
+  std::unique_ptr<MasterSession> session(new MasterSession(std::move(options)));
+  const MasterSessionOptions& o = session->options_;
+
+  using Calls = Fanout<tensorflow::CreateWorkerSessionRequest,
+                       tensorflow::CreateWorkerSessionResponse>;
+  auto calls = Calls::Make();
+  for (const std::string& task : o.tasks) {
+    WEFT_ASSIGN_OR_RETURN(WorkerInterface * worker, o.workers->GetWorker(task));
+    auto& call = calls->Add(task, worker);
+    call.request.set_session_handle(o.handle);
+    call.request.set_master_task(o.tasks.front());
+    *call.request.mutable_server_def()->mutable_default_session_config() =
+        o.config;
+  }
+  calls->Start(&WorkerInterface::CreateWorkerSessionAsync);
+  absl::Status status;
+  if (!calls->WaitUntil(absl::Now() + o.call_timeout)) {
+    status = absl::DeadlineExceededError(absl::StrCat(
+        "CreateSession: no answer to CreateWorkerSession within ",
+        absl::FormatDuration(o.call_timeout), " from ",
+        Tasks(calls->Unanswered()),
+        " (is the task overloaded or stuck? see its log)"));
+  } else {
+    for (int i = 0; i < calls->size(); ++i) status.Update(calls->call(i).status);
+  }
+  if (!status.ok()) {
+    session->Close().IgnoreError();  // deletes what was created
+    return status;
+  }
+  absl::MutexLock lock(&session->mu_);
+  session->graph_ = std::move(state);
+  return session;
+}
+
+MasterSession::~MasterSession() { Close().IgnoreError(); }
+
+absl::Status MasterSession::Extend(
+    const tensorflow::ExtendSessionRequest& request,
+    tensorflow::ExtendSessionResponse* response) {
+  const OpRegistry& ops =
+      options_.ops != nullptr ? *options_.ops : GlobalOpRegistry();
+  // Extends are serialised by version: the one that builds on the current
+  // graph wins, another one racing it is refused like a stale client.
+  std::shared_ptr<const SessionGraph> current;
+  {
+    absl::MutexLock lock(&mu_);
+    if (closed_) return ClosedError(options_.handle);
+    if (request.current_graph_version() != graph_version_) {
+      return absl::AbortedError(absl::StrCat(
+          "ExtendSession: the session's graph is at version ", graph_version_,
+          " but the request extends version ",
+          request.current_graph_version()));
+    }
+    current = graph_;
+  }
+  WEFT_ASSIGN_OR_RETURN(std::shared_ptr<const SessionGraph> next,
+                        current->Extend(request.graph_def(), ops));
+  absl::MutexLock lock(&mu_);
+  if (closed_) return ClosedError(options_.handle);
+  if (graph_ != current) {
+    return absl::AbortedError(absl::StrCat(
+        "ExtendSession: another ExtendSession changed the graph to version ",
+        graph_version_, " meanwhile; extend that version"));
+  }
+  graph_ = std::move(next);
+  response->set_new_graph_version(++graph_version_);
+  return absl::OkStatus();
+}
+
+absl::StatusOr<std::shared_ptr<const MasterSession::Plan>>
+MasterSession::GetOrRegister(const std::shared_ptr<const SessionGraph>& graph,
+                             const RunSignature& signature) {
+  const std::string key = signature.Key();
+  {
+    absl::MutexLock lock(&mu_);
+    auto it = plans_.find(key);
+    if (it != plans_.end()) return it->second;
+  }
+  WEFT_ASSIGN_OR_RETURN(std::shared_ptr<const Plan> plan,
+                        Register(*graph, signature));
+  std::shared_ptr<const Plan> unused;
+  absl::Status status;
+  {
+    absl::MutexLock lock(&mu_);
+    if (closed_) {
+      unused = plan;
+      status = ClosedError(options_.handle);
+    } else {
+      // Another step may have registered the same signature meanwhile.
+      auto [it, inserted] = plans_.emplace(key, plan);
+      if (!inserted) unused = std::exchange(plan, it->second);
+    }
+  }
+  if (unused != nullptr) Deregister(*unused);
+  WEFT_RETURN_IF_ERROR(status);
+  return plan;
+}
+
+absl::StatusOr<std::shared_ptr<const MasterSession::Plan>>
+MasterSession::Register(const SessionGraph& graph,
+                        const RunSignature& signature) {
+  ClusterPlacement where;
+  where.devices = options_.devices;
+  where.client_device = options_.client_device;
+  where.allow_soft_placement = options_.config.allow_soft_placement();
+  where.ops = options_.ops;
+  where.kernels = options_.kernels;
+  auto plan = std::make_shared<Plan>();
+  WEFT_ASSIGN_OR_RETURN(plan->plan, PlanRun(*graph.graph, signature, where));
+  absl::flat_hash_set<std::string> seen;
+  for (const std::string& key : plan->plan.fetch_keys) {
+    if (seen.insert(key).second) plan->recv_keys.push_back(key);
+  }
+
+  using Calls = Fanout<tensorflow::RegisterGraphRequest,
+                       tensorflow::RegisterGraphResponse>;
+  auto calls = Calls::Make();
+  for (auto& [task, partition] : plan->plan.partitions) {
+    WEFT_ASSIGN_OR_RETURN(WorkerInterface * worker,
+                          options_.workers->GetWorker(task));
+    auto& call = calls->Add(task, worker);
+    call.request.set_session_handle(options_.handle);
+    call.request.set_create_worker_session_called(true);
+    *call.request.mutable_graph_def() = partition;
+    *call.request.mutable_graph_options() = options_.config.graph_options();
+    *call.request.mutable_config_proto() = options_.config;
+  }
+  calls->Start(&WorkerInterface::RegisterGraphAsync);
+  absl::Status status;
+  if (!calls->WaitUntil(absl::Now() + options_.call_timeout)) {
+    status = absl::DeadlineExceededError(absl::StrCat(
+        "RegisterGraph: no answer within ",
+        absl::FormatDuration(options_.call_timeout), " from ",
+        Tasks(calls->Unanswered()), " (is the task stuck? see its log)"));
+  }
+  for (int i = 0; i < calls->size(); ++i) {
+    if (!calls->finished(i)) continue;
+    auto& call = calls->call(i);
+    if (call.status.ok()) {
+      plan->graph_handles[call.task] = call.response.graph_handle();
+    } else {
+      status.Update(call.status);
+    }
+  }
+  if (!status.ok()) {
+    Deregister(*plan);  // what did register
+    return status;
+  }
+  return std::shared_ptr<const Plan>(std::move(plan));
+}
+
+void MasterSession::Deregister(const Plan& plan) {
+  using Calls = Fanout<tensorflow::DeregisterGraphRequest,
+                       tensorflow::DeregisterGraphResponse>;
+  auto calls = Calls::Make();
+  for (const auto& [task, handle] : plan.graph_handles) {
+    absl::StatusOr<WorkerInterface*> worker = options_.workers->GetWorker(task);
+    if (!worker.ok()) continue;
+    auto& call = calls->Add(task, *worker);
+    call.request.set_session_handle(options_.handle);
+    call.request.set_create_worker_session_called(true);
+    call.request.set_graph_handle(handle);
+  }
+  calls->Start(&WorkerInterface::DeregisterGraphAsync);
+  // Not awaited: deleting the worker session drops the graphs anyway.
+}
+
+void MasterSession::CleanupStep(int64_t step_id, absl::Time wait_until) {
+  using Calls = Fanout<tensorflow::CleanupGraphRequest,
+                       tensorflow::CleanupGraphResponse>;
+  auto calls = Calls::Make();
+  for (const std::string& task : options_.tasks) {
+    absl::StatusOr<WorkerInterface*> worker = options_.workers->GetWorker(task);
+    if (!worker.ok()) continue;
+    calls->Add(task, *worker).request.set_step_id(step_id);
+  }
+  calls->Start(&WorkerInterface::CleanupGraphAsync);
+  calls->WaitUntil(wait_until);
+}
+
+absl::Status MasterSession::RunStep(
+    const Plan& plan, const std::vector<const tensorflow::TensorProto*>& feeds,
+    const tensorflow::RunOptions& options,
+    std::vector<tensorflow::TensorProto>* fetched,
+    tensorflow::RunMetadata* metadata) {
+  const int64_t step_id = NewStepId();
+  {
+    absl::MutexLock lock(&mu_);
+    if (closed_) return ClosedError(options_.handle);
+    running_.insert(step_id);
+  }
+  int64_t timeout_ms = options.timeout_in_ms();
+  if (timeout_ms <= 0) timeout_ms = options_.config.operation_timeout_in_ms();
+  const absl::Time deadline = timeout_ms > 0
+                                  ? absl::Now() + absl::Milliseconds(timeout_ms)
+                                  : absl::InfiniteFuture();
+
+  using Calls =
+      Fanout<tensorflow::RunGraphRequest, tensorflow::RunGraphResponse>;
+  auto calls = Calls::Make();
+  int client = -1;
+  absl::Status status;
+  for (const auto& [task, handle] : plan.graph_handles) {
+    absl::StatusOr<WorkerInterface*> worker = options_.workers->GetWorker(task);
+    if (!worker.ok()) {
+      status = worker.status();
+      break;
+    }
+    if (task == plan.plan.client_task) client = calls->size();
+    auto& call = calls->Add(task, *worker);
+    tensorflow::RunGraphRequest& request = call.request;
+    request.set_session_handle(options_.handle);
+    request.set_create_worker_session_called(true);
+    request.set_graph_handle(handle);
+    request.set_step_id(step_id);
+    request.set_store_errors_in_response_body(true);
+    if (task == plan.plan.client_task) {
+      for (size_t i = 0; i < feeds.size(); ++i) {
+        tensorflow::NamedTensorProto* send = request.add_send();
+        send->set_name(plan.plan.feed_keys[i]);
+        *send->mutable_tensor() = *feeds[i];
+      }
+      for (const std::string& key : plan.recv_keys) request.add_recv_key(key);
+    }
+  }
+  if (status.ok() && client < 0 &&
+      (!feeds.empty() || !plan.recv_keys.empty())) {
+    status = absl::InternalError(absl::StrCat(
+        "the plan has feeds or fetches but no partition on the client task ",
+        plan.plan.client_task));
+  }
+  if (!status.ok()) {
+    absl::MutexLock lock(&mu_);
+    running_.erase(step_id);
+    return status;
+  }
+
+  // Errors come back in the response body (store_errors_in_response_body).
+  calls->set_body_failed([](const tensorflow::RunGraphResponse& r) {
+    return r.status_code() != tensorflow::error::OK;
+  });
+  calls->Start(&WorkerInterface::RunGraphAsync);
+  const bool all_done = calls->WaitUntil(deadline, /*stop_on_error=*/true);
+  bool ended = true;
+  std::deque<std::string> running;  // when the step was aborted
+  if (all_done) {
+    // Nothing waits on the step any more: drop its state without waiting.
+    CleanupStep(step_id, absl::InfinitePast());
+  } else {
+    // A task failed or the deadline passed: abort the step everywhere, so
+    // the others stop waiting for tensors that will not come.
+    running = calls->Unanswered();
+    const absl::Time abort_deadline = absl::Now() + options_.call_timeout;
+    CleanupStep(step_id, abort_deadline);
+    ended = calls->WaitUntil(abort_deadline);
+  }
+  {
+    absl::MutexLock lock(&mu_);
+    running_.erase(step_id);
+  }
+  // The cause of a failure, not the aborts it caused elsewhere.
+  absl::Status derived;
+  for (int i = 0; i < calls->size() && status.ok(); ++i) {
+    if (!calls->finished(i)) continue;
+    const absl::Status s =
+        CallStatus(calls->call(i).status, calls->call(i).response);
+    if (s.ok()) continue;
+    if (IsDerived(s)) {
+      derived.Update(s);
+    } else {
+      status = s;
+    }
+  }
+  if (status.ok() && !all_done && absl::Now() >= deadline) {
+    status = absl::DeadlineExceededError(absl::StrCat(
+        "step ", step_id, " did not finish within ", timeout_ms,
+        " ms (RunOptions.timeout_in_ms / operation_timeout_in_ms) and was "
+        "aborted; it was still running on ", Tasks(running)));
+  }
+  if (status.ok()) status = derived;
+  if (!ended) {
+    status = absl::Status(
+        status.ok() ? absl::StatusCode::kDeadlineExceeded : status.code(),
+        absl::StrCat(status.message(), status.ok() ? "" : "; then ",
+                     Tasks(calls->Unanswered()), " did not stop within ",
+                     absl::FormatDuration(options_.call_timeout),
+                     " of the step's abort (see its log)"));
+  }
+  WEFT_RETURN_IF_ERROR(status);
+
+  fetched->clear();
+  if (client >= 0) {
+    const tensorflow::RunGraphResponse& response = calls->call(client).response;
+    absl::flat_hash_map<std::string, const tensorflow::TensorProto*> by_key;
+    for (const tensorflow::NamedTensorProto& t : response.recv()) {
+      by_key[t.name()] = &t.tensor();
+    }
+    for (const std::string& key : plan.plan.fetch_keys) {
+      auto it = by_key.find(key);
+      if (it == by_key.end()) {
+        return absl::InternalError(absl::StrCat(
+            "task ", plan.plan.client_task,
+            " returned no value for the fetch under '", key, "' in step ",
+            step_id));
+      }
+      fetched->push_back(*it->second);
+    }
+  }
+  if (metadata != nullptr && options.output_partition_graphs()) {
+    for (const auto& [task, partition] : plan.plan.partitions) {
+      *metadata->add_partition_graphs() = partition;
+    }
+  }
+  return absl::OkStatus();
+}
+
+absl::Status MasterSession::RunNamed(
+    const std::vector<std::pair<std::string, const tensorflow::TensorProto*>>&
+        feeds,
+    const std::vector<std::string>& fetches,
+    const std::vector<std::string>& targets,
+    const tensorflow::RunOptions& options,
+    std::vector<tensorflow::TensorProto>* fetched,
+    tensorflow::RunMetadata* metadata) {
+  std::shared_ptr<const SessionGraph> graph;
+  {
+    absl::MutexLock lock(&mu_);
+    if (closed_) return ClosedError(options_.handle);
+    graph = graph_;
+  }
+  std::vector<std::string> names;
+  names.reserve(feeds.size());
+  for (const auto& [name, value] : feeds) names.push_back(name);
+  WEFT_ASSIGN_OR_RETURN(const RunSignature signature,
+                        RunSignature::Make(names, fetches, targets));
+  WEFT_ASSIGN_OR_RETURN(std::shared_ptr<const Plan> plan,
+                        GetOrRegister(graph, signature));
+  std::vector<const tensorflow::TensorProto*> values(feeds.size());
+  for (size_t i = 0; i < signature.feed_order.size(); ++i) {
+    const auto& [name, proto] = feeds[signature.feed_order[i]];
+    // Checked here, so that a bad feed is named as the client named it.
+    absl::StatusOr<Tensor> value = TensorFromProto(*proto, CpuAllocator());
+    if (!value.ok()) {
+      return WithContext(value.status(), absl::StrCat("feed '", name, "'"));
+    }
+    WEFT_RETURN_IF_ERROR(plan->plan.feeds[i].Check(*value));
+    values[i] = proto;
+  }
+  return RunStep(*plan, values, options, fetched, metadata);
+}
+
+absl::Status MasterSession::Run(const tensorflow::RunStepRequest& request,
+                                tensorflow::RunStepResponse* response) {
+  if (!request.partial_run_handle().empty()) {
+    return absl::UnimplementedError(
+        "partial runs (RunStepRequest.partial_run_handle) are not supported; "
+        "run the whole step with every feed and fetch");
+  }
+  std::vector<std::pair<std::string, const tensorflow::TensorProto*>> feeds;
+  for (const tensorflow::NamedTensorProto& f : request.feed()) {
+    feeds.emplace_back(f.name(), &f.tensor());
+  }
+  const std::vector<std::string> fetches(request.fetch().begin(),
+                                         request.fetch().end());
+  const std::vector<std::string> targets(request.target().begin(),
+                                         request.target().end());
+  std::vector<tensorflow::TensorProto> fetched;
+  WEFT_RETURN_IF_ERROR(RunNamed(feeds, fetches, targets, request.options(),
+                                &fetched, response->mutable_metadata()));
+  for (size_t j = 0; j < fetched.size(); ++j) {
+    tensorflow::NamedTensorProto* out = response->add_tensor();
+    out->set_name(fetches[j]);
+    *out->mutable_tensor() = std::move(fetched[j]);
+  }
+  return absl::OkStatus();
+}
+
+absl::Status MasterSession::MakeCallable(
+    const tensorflow::MakeCallableRequest& request,
+    tensorflow::MakeCallableResponse* response) {
+  const tensorflow::CallableOptions& options = request.options();
+  if (options.tensor_connection_size() > 0) {
+    return absl::UnimplementedError(
+        "CallableOptions.tensor_connection is not supported; feed the "
+        "tensor instead");
+  }
+  // The signature is checked (and registered) now, so a bad name fails
+  // here rather than at the first call.
+  std::shared_ptr<const SessionGraph> graph;
+  {
+    absl::MutexLock lock(&mu_);
+    if (closed_) return ClosedError(options_.handle);
+    graph = graph_;
+  }
+  WEFT_ASSIGN_OR_RETURN(
+      const RunSignature signature,
+      RunSignature::Make({options.feed().begin(), options.feed().end()},
+                         {options.fetch().begin(), options.fetch().end()},
+                         {options.target().begin(), options.target().end()}));
+  WEFT_RETURN_IF_ERROR(GetOrRegister(graph, signature).status());
+  absl::MutexLock lock(&mu_);
+  if (closed_) return ClosedError(options_.handle);
+  const int64_t handle = next_callable_++;
+  callables_[handle] = options;
+  response->set_handle(handle);
+  return absl::OkStatus();
+}
+
+absl::Status MasterSession::RunCallable(
+    const tensorflow::RunCallableRequest& request,
+    tensorflow::RunCallableResponse* response) {
+  tensorflow::CallableOptions options;
+  {
+    absl::MutexLock lock(&mu_);
+    if (closed_) return ClosedError(options_.handle);
+    auto it = callables_.find(request.handle());
+    if (it == callables_.end()) {
+      return absl::InvalidArgumentError(absl::StrCat(
+          "RunCallableRequest.handle ", request.handle(),
+          " is not a callable of session '", options_.handle,
+          "' (released, or never made)"));
+    }
+    options = it->second;
+  }
+  if (request.feed_size() != options.feed_size()) {
+    return absl::InvalidArgumentError(absl::StrCat(
+        "RunCallable: the callable takes ", options.feed_size(),
+        " feed(s) but the request has ", request.feed_size()));
+  }
+  std::vector<std::pair<std::string, const tensorflow::TensorProto*>> feeds;
+  for (int i = 0; i < request.feed_size(); ++i) {
+    feeds.emplace_back(options.feed(i), &request.feed(i));
+  }
+  std::vector<tensorflow::TensorProto> fetched;
+  WEFT_RETURN_IF_ERROR(
+      RunNamed(feeds, {options.fetch().begin(), options.fetch().end()},
+               {options.target().begin(), options.target().end()},
+               options.run_options(), &fetched, response->mutable_metadata()));
+  for (tensorflow::TensorProto& t : fetched) {
+    *response->add_fetch() = std::move(t);
+  }
+  return absl::OkStatus();
+}
+
+absl::Status MasterSession::ReleaseCallable(
+    const tensorflow::ReleaseCallableRequest& request) {
+  absl::MutexLock lock(&mu_);
+  if (closed_) return ClosedError(options_.handle);
+  if (callables_.erase(request.handle()) == 0) {
+    return absl::InvalidArgumentError(absl::StrCat(
+        "ReleaseCallableRequest.handle ", request.handle(),
+        " is not a callable of session '", options_.handle, "'"));
+  }
+  return absl::OkStatus();
+}
+
+void MasterSession::ListDevices(tensorflow::ListDevicesResponse* response) const {
+  const std::string local = options_.tasks.front() + "/";
+  for (const tensorflow::DeviceAttributes& d : options_.devices) {
+    if (absl::StartsWith(d.name(), local)) {
+      *response->add_local_device() = d;
+    } else {
+      *response->add_remote_device() = d;
+    }
+  }
+}
+
+absl::Status MasterSession::Close() {
+  std::vector<int64_t> running;
+  absl::flat_hash_map<std::string, std::shared_ptr<const Plan>> plans;
+  {
+    absl::MutexLock lock(&mu_);
+    if (closed_) return absl::OkStatus();
+    closed_ = true;
+    running.assign(running_.begin(), running_.end());
+  }
+  // Steps in flight end with the abort; wait for them to return.
+  const absl::Time deadline = absl::Now() + options_.call_timeout;
+  for (int64_t step : running) CleanupStep(step, deadline);
+  {
+    absl::MutexLock lock(&mu_);
+    mu_.AwaitWithDeadline(
+        absl::Condition(
+            +[](absl::flat_hash_set<int64_t>* r) { return r->empty(); },
+            &running_),
+        deadline);
+    plans.swap(plans_);
+    callables_.clear();
+  }
+  using Calls = Fanout<tensorflow::DeleteWorkerSessionRequest,
+                       tensorflow::DeleteWorkerSessionResponse>;
+  auto calls = Calls::Make();
+  for (const std::string& task : options_.tasks) {
+    absl::StatusOr<WorkerInterface*> worker = options_.workers->GetWorker(task);
+    if (!worker.ok()) continue;
+    calls->Add(task, *worker).request.set_session_handle(options_.handle);
+  }
+  calls->Start(&WorkerInterface::DeleteWorkerSessionAsync);
+  if (!calls->WaitUntil(absl::Now() + options_.call_timeout)) {
+    return absl::DeadlineExceededError(absl::StrCat(
+        "CloseSession '", options_.handle, "': ", Tasks(calls->Unanswered()),
+        " did not answer DeleteWorkerSession within ",
+        absl::FormatDuration(options_.call_timeout),
+        "; its session state stays until the task restarts"));
+  }
+  absl::Status status;
+  for (int i = 0; i < calls->size(); ++i) status.Update(calls->call(i).status);
+  return status;
+}
+
+int MasterSession::num_registered_plans() const {
+  absl::MutexLock lock(&mu_);
+  return static_cast<int>(plans_.size());
+}
+
+}  // namespace weft

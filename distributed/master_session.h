@@ -1,0 +1,149 @@
+// MasterSession: one client session on the master, the distributed
+// counterpart of runtime/local_session.h. It holds the client's graph, and
+// per Run signature a plan (distributed/run_plan.h) whose partitions are
+// registered once on their tasks; each step then runs every task's
+// partition concurrently under one step id.
+//
+//   MasterSessionOptions o;  o.handle = ...; o.devices = ...; o.workers = ...;
+//   WEFT_ASSIGN_OR_RETURN(auto session, MasterSession::Create(o, graph_def));
+//   WEFT_RETURN_IF_ERROR(session->Run(run_step_request, &run_step_response));
+//   session->Close();
+//
+// A step: a random step id (the top 7 bits clear, as TensorFlow's); feeds
+// are checked against the graph here, then sent with RunGraph to the client
+// task, which holds the client-terminated _Recvs and _Sends; every other
+// task runs its partition at the same time and pulls what it needs from
+// its peers (RecvTensor). The first task that fails, or the step's
+// deadline (RunOptions.timeout_in_ms, else ConfigProto.
+// operation_timeout_in_ms), aborts the step on every task (CleanupGraph),
+// and the error names the task; derived errors (ABORTED, CANCELLED from
+// other tasks' aborts) give way to the cause. After every step, failed or
+// not, CleanupGraph drops the step's state on every task.
+//
+// Extend adds nodes (runtime/session_graph.h); plans already registered
+// stay valid, since an extension cannot change the nodes they hold.
+// Callables (MakeCallable) are named Run signatures. Partial runs are
+// UNIMPLEMENTED.
+//
+// Thread safety: thread-safe; steps run concurrently. Close cancels running
+// steps, waits for them, and deletes the worker sessions; afterwards every
+// call is ABORTED naming the session. The options' pointers must outlive
+// the session.
+#ifndef WEFT_DISTRIBUTED_MASTER_SESSION_H_
+#define WEFT_DISTRIBUTED_MASTER_SESSION_H_
+
+#include <cstdint>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "absl/base/thread_annotations.h"
+#include "absl/container/flat_hash_map.h"
+#include "absl/container/flat_hash_set.h"
+#include "absl/status/statusor.h"
+#include "absl/synchronization/mutex.h"
+#include "absl/time/time.h"
+#include "distributed/worker_interface.h"
+#include "ops/framework/kernel_registry.h"
+#include "ops/framework/op_registry.h"
+#include "proto/config.pb.h"
+#include "proto/master.pb.h"
+#include "runtime/client_graph.h"
+#include "runtime/session_graph.h"
+
+namespace weft {
+
+struct MasterSessionOptions {
+  std::string handle;  // also the worker sessions' handle
+  tensorflow::ConfigProto config;
+  // The session's tasks ("/job:J/replica:R/task:T") and their devices, the
+  // client device's task first (its devices are "local" in ListDevices).
+  std::vector<std::string> tasks;
+  std::vector<tensorflow::DeviceAttributes> devices;
+  std::string client_device;  // where feeds enter and fetches leave
+  WorkerCache* workers = nullptr;  // required
+  const OpRegistry* ops = nullptr;  // null: the global registries
+  const KernelRegistry* kernels = nullptr;
+  // Bounds each control call to a task (CreateWorkerSession, RegisterGraph,
+  // CleanupGraph, DeleteWorkerSession); a task that does not answer in
+  // time is named in the error.
+  absl::Duration call_timeout = absl::Seconds(60);
+};
+
+class MasterSession {
+ public:
+  // Validates the graph and creates a worker session on every task. On
+  // error nothing is left on any task that answered.
+  static absl::StatusOr<std::unique_ptr<MasterSession>> Create(
+      MasterSessionOptions options, const tensorflow::GraphDef& graph);
+  ~MasterSession();  // Close()
+  MasterSession(const MasterSession&) = delete;
+  MasterSession& operator=(const MasterSession&) = delete;
+
+  const std::string& handle() const { return options_.handle; }
+
+  // ABORTED when current_graph_version is not this session's version.
+  absl::Status Extend(const tensorflow::ExtendSessionRequest& request,
+                      tensorflow::ExtendSessionResponse* response);
+  absl::Status Run(const tensorflow::RunStepRequest& request,
+                   tensorflow::RunStepResponse* response);
+  absl::Status MakeCallable(const tensorflow::MakeCallableRequest& request,
+                            tensorflow::MakeCallableResponse* response);
+  absl::Status RunCallable(const tensorflow::RunCallableRequest& request,
+                           tensorflow::RunCallableResponse* response);
+  absl::Status ReleaseCallable(const tensorflow::ReleaseCallableRequest& request);
+  void ListDevices(tensorflow::ListDevicesResponse* response) const;
+  // Idempotent. Errors of tasks that could not delete their session are
+  // returned, but the session is closed regardless.
+  absl::Status Close();
+
+  // Prepared Run signatures (for tests).
+  int num_registered_plans() const;
+
+ private:
+  struct Plan;  // one Run signature, registered on its tasks
+
+  explicit MasterSession(MasterSessionOptions options);
+  absl::StatusOr<std::shared_ptr<const Plan>> GetOrRegister(
+      const std::shared_ptr<const SessionGraph>& graph,
+      const RunSignature& signature);
+  absl::StatusOr<std::shared_ptr<const Plan>> Register(
+      const SessionGraph& graph, const RunSignature& signature);
+  // Drops `plan`'s graphs from its tasks; errors only logged.
+  void Deregister(const Plan& plan);
+  // One step: `feeds[i]` is the value of signature feed i; fetched values
+  // go to `fetched[j]` for signature fetch j.
+  absl::Status RunStep(const Plan& plan,
+                       const std::vector<const tensorflow::TensorProto*>& feeds,
+                       const tensorflow::RunOptions& options,
+                       std::vector<tensorflow::TensorProto>* fetched,
+                       tensorflow::RunMetadata* metadata);
+  // Aborts (or, after the step, cleans up) `step_id` on every task.
+  void CleanupStep(int64_t step_id, absl::Time wait_until);
+  // Named feeds to signature order, checked; the common half of Run and
+  // RunCallable.
+  absl::Status RunNamed(
+      const std::vector<std::pair<std::string, const tensorflow::TensorProto*>>& feeds,
+      const std::vector<std::string>& fetches,
+      const std::vector<std::string>& targets,
+      const tensorflow::RunOptions& options,
+      std::vector<tensorflow::TensorProto>* fetched,
+      tensorflow::RunMetadata* metadata);
+
+  const MasterSessionOptions options_;
+
+  mutable absl::Mutex mu_;
+  bool closed_ ABSL_GUARDED_BY(mu_) = false;
+  std::shared_ptr<const SessionGraph> graph_ ABSL_GUARDED_BY(mu_);
+  int64_t graph_version_ ABSL_GUARDED_BY(mu_) = 0;
+  absl::flat_hash_map<std::string, std::shared_ptr<const Plan>> plans_
+      ABSL_GUARDED_BY(mu_);
+  absl::flat_hash_map<int64_t, tensorflow::CallableOptions> callables_
+      ABSL_GUARDED_BY(mu_);
+  int64_t next_callable_ ABSL_GUARDED_BY(mu_) = 1;
+  absl::flat_hash_set<int64_t> running_ ABSL_GUARDED_BY(mu_);  // step ids
+};
+
+}  // namespace weft
+
+#endif  // WEFT_DISTRIBUTED_MASTER_SESSION_H_

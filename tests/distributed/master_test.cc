@@ -1,0 +1,396 @@
+// The MasterService in-process over two in-process workers: sessions whose
+// steps span both tasks, state that outlives sessions until Reset, and the
+// ways a step or a session ends badly (a failing node, a deadline, a task
+// that never answers), each with an error naming what to fix.
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "absl/strings/str_join.h"
+#include "absl/synchronization/mutex.h"
+#include "distributed/master.h"
+#include "gmock/gmock.h"
+#include "gtest/gtest.h"
+#include "ops/registration.h"
+#include "runtime/core/tensor_proto.h"
+#include "runtime/local_session.h"
+#include "tests/distributed/two_workers.h"
+#include "tests/runtime/executor_test_ops.h"
+
+namespace weft {
+namespace {
+
+using ::testing::HasSubstr;
+using testing::Attr;
+using testing::GraphDefBuilder;
+
+// The test ops (Fail, Block, VariableV2, ...) and _Send/_Recv.
+const OpRegistry& Ops() {
+  static const OpRegistry* ops = [] {
+    auto* r = new OpRegistry;
+    testing::RegisterTestOps(r);
+    RegisterSendRecvOps(r);
+    return r;
+  }();
+  return *ops;
+}
+const KernelRegistry& Kernels() {
+  static const KernelRegistry* kernels = [] {
+    auto* r = new KernelRegistry;
+    testing::RegisterTestKernels(r);
+    RegisterSendRecvKernels(r);
+    return r;
+  }();
+  return *kernels;
+}
+
+// x -> y = x + c on task 1 -> z = -y (unconstrained: the master's task).
+tensorflow::GraphDef Sample() {
+  GraphDefBuilder b;
+  b.Placeholder("x", DT_FLOAT, Attr::Shape({2}))
+      .ConstF("c", 1.5f)
+      .Op("y", "AddV2", {"x", "c"}, {{"T", DT_FLOAT}})
+      .Op("z", "Neg", {"y"}, {{"T", DT_FLOAT}});
+  tensorflow::GraphDef def = b.Build();
+  for (tensorflow::NodeDef& n : *def.mutable_node()) {
+    if (n.name() == "c" || n.name() == "y") n.set_device("/job:worker/task:1");
+  }
+  return def;
+}
+
+tensorflow::TensorProto Proto(std::vector<float> values) {
+  Tensor t(DT_FLOAT, TensorShape({static_cast<int64_t>(values.size())}));
+  for (size_t i = 0; i < values.size(); ++i) t.flat<float>()[i] = values[i];
+  tensorflow::TensorProto p;
+  TensorToProto(t, &p);
+  return p;
+}
+
+std::vector<float> Values(const tensorflow::TensorProto& p) {
+  Tensor t = TensorFromProto(p).value();
+  std::vector<float> out;
+  for (int64_t i = 0; i < t.NumElements(); ++i) out.push_back(t.flat<float>()[i]);
+  return out;
+}
+
+class MasterTest : public testing::TwoWorkersTest {
+ protected:
+  MasterTest() {
+    ops_ = &Ops();
+    kernels_ = &Kernels();
+  }
+
+  void SetUp() override {
+    TwoWorkersTest::SetUp();
+    master_ = NewMaster("worker=127.0.0.1:20001,127.0.0.1:20002");
+  }
+
+  std::unique_ptr<Master> NewMaster(const std::string& cluster,
+                                    absl::Duration wait = absl::Seconds(10)) {
+    MasterOptions o;
+    o.task = "/job:worker/replica:0/task:0";
+    o.cluster = ParseClusterSpec(cluster).value();
+    o.workers = &cache_;
+    o.ops = &Ops();
+    o.kernels = &Kernels();
+    o.wait_for_tasks = wait;
+    o.wait_log_interval = absl::Milliseconds(100);
+    o.log = [this](absl::string_view line) {
+      absl::MutexLock lock(&log_mu_);
+      log_.emplace_back(line);
+    };
+    return std::make_unique<Master>(o);
+  }
+
+  std::string Log() {
+    absl::MutexLock lock(&log_mu_);
+    return absl::StrJoin(log_, "\n");
+  }
+
+  absl::StatusOr<std::string> Create(const tensorflow::GraphDef& graph,
+                                     Master* master = nullptr,
+                                     tensorflow::ConfigProto config = {}) {
+    tensorflow::CreateSessionRequest req;
+    *req.mutable_graph_def() = graph;
+    *req.mutable_config() = config;
+    tensorflow::CreateSessionResponse resp;
+    absl::Status s = (master ? master : master_.get())->CreateSession(req, &resp);
+    if (!s.ok()) return s;
+    return resp.session_handle();
+  }
+
+  // One RunStep; the fetched values in fetch order.
+  absl::StatusOr<std::vector<std::vector<float>>> Run(
+      const std::string& handle,
+      std::vector<std::pair<std::string, std::vector<float>>> feeds,
+      std::vector<std::string> fetches, std::vector<std::string> targets = {},
+      int64_t timeout_ms = 0) {
+    tensorflow::RunStepRequest req;
+    req.set_session_handle(handle);
+    for (auto& [name, values] : feeds) {
+      auto* f = req.add_feed();
+      f->set_name(name);
+      *f->mutable_tensor() = Proto(values);
+    }
+    for (auto& f : fetches) req.add_fetch(f);
+    for (auto& t : targets) req.add_target(t);
+    req.mutable_options()->set_timeout_in_ms(timeout_ms);
+    tensorflow::RunStepResponse resp;
+    absl::Status s = master_->RunStep(req, &resp);
+    if (!s.ok()) return s;
+    std::vector<std::vector<float>> out;
+    for (int j = 0; j < resp.tensor_size(); ++j) {
+      EXPECT_EQ(resp.tensor(j).name(), fetches[j]);
+      out.push_back(Values(resp.tensor(j).tensor()));
+    }
+    return out;
+  }
+
+  absl::Mutex log_mu_;
+  std::vector<std::string> log_;
+  std::unique_ptr<Master> master_;
+};
+
+TEST_F(MasterTest, AStepSpansBothTasksWithTheLocalSessionsNumbers) {
+  auto handle = Create(Sample());
+  ASSERT_TRUE(handle.ok()) << handle.status();
+  EXPECT_EQ(handle->size(), 16u);
+  for (int run = 0; run < 2; ++run) {  // the second reuses the plan
+    auto got = Run(*handle, {{"x", {2.0f, -4.0f}}}, {"z", "y", "z"});
+    ASSERT_TRUE(got.ok()) << got.status();
+    ASSERT_EQ(got->size(), 3u);
+    EXPECT_EQ((*got)[0], (std::vector<float>{-3.5f, 2.5f}));
+    EXPECT_EQ((*got)[1], (std::vector<float>{3.5f, -2.5f}));
+    EXPECT_EQ((*got)[2], (*got)[0]);
+  }
+
+  // The same graph in a local session (no task 1 there).
+  tensorflow::GraphDef local_def = Sample();
+  for (auto& n : *local_def.mutable_node()) n.clear_device();
+  LocalSession local(SessionOptions(), Ops(), Kernels());
+  ASSERT_TRUE(local.Create(local_def).ok());
+  Tensor x = TensorFromProto(Proto({2.0f, -4.0f})).value();
+  std::vector<Tensor> want;
+  ASSERT_TRUE(local.Run({{"x", x}}, {"z"}, {}, &want).ok());
+  EXPECT_EQ(want[0].flat<float>()[0], -3.5f);
+  EXPECT_EQ(want[0].flat<float>()[1], 2.5f);
+
+  // A step leaves nothing behind on either task.
+  EXPECT_EQ(workers_[0]->num_step_rendezvous(), 0);
+  EXPECT_EQ(workers_[1]->num_step_rendezvous(), 0);
+}
+
+TEST_F(MasterTest, VariablesOnATaskOutliveSessionsUntilReset) {
+  GraphDefBuilder b;
+  b.Placeholder("x", DT_FLOAT, Attr::Shape({2}))
+      .Op("v", "VariableV2", {}, {{"dtype", DT_FLOAT}, {"shape", Attr::Shape({2})}})
+      .Op("assign", "Assign", {"v", "x"}, {{"T", DT_FLOAT}})
+      .Op("read", "Identity", {"v"}, {{"T", DT_FLOAT}});
+  tensorflow::GraphDef def = b.Build();
+  for (auto& n : *def.mutable_node()) {
+    if (n.name() == "v" || n.name() == "assign") n.set_device("/job:worker/task:1");
+  }
+  auto a = Create(def);
+  ASSERT_TRUE(a.ok()) << a.status();
+  ASSERT_TRUE(Run(*a, {{"x", {7.0f, 8.0f}}}, {}, {"assign"}).ok());
+
+  // Another client's session on the same cluster sees the value.
+  auto b2 = Create(def);
+  ASSERT_TRUE(b2.ok());
+  auto got = Run(*b2, {}, {"read"});
+  ASSERT_TRUE(got.ok()) << got.status();
+  EXPECT_EQ((*got)[0], (std::vector<float>{7.0f, 8.0f}));
+
+  // Reset clears the containers on every task and closes every session.
+  tensorflow::ResetRequest reset;
+  tensorflow::ResetResponse ignored;
+  ASSERT_TRUE(master_->Reset(reset, &ignored).ok());
+  EXPECT_EQ(master_->num_sessions(), 0);
+  EXPECT_TRUE(absl::IsAborted(Run(*b2, {}, {"read"}).status()));
+  auto c = Create(def);
+  ASSERT_TRUE(c.ok());
+  got = Run(*c, {}, {"read"});
+  EXPECT_EQ(got.status().code(), absl::StatusCode::kFailedPrecondition);
+  EXPECT_THAT(std::string(got.status().message()), HasSubstr("uninitialized"));
+}
+
+TEST_F(MasterTest, AFailingNodeIsReportedFromItsTaskNotTheAbortsItCaused) {
+  tensorflow::GraphDef def = Sample();
+  GraphDefBuilder extra;
+  extra.Op("bad", "Fail", {"y"}, {{"T", DT_FLOAT}})
+      .Op("w", "Neg", {"bad"}, {{"T", DT_FLOAT}});
+  const tensorflow::GraphDef added = extra.Build();
+  for (auto n : added.node()) {
+    if (n.name() == "bad") n.set_device("/job:worker/task:1");
+    *def.add_node() = n;
+  }
+  auto handle = Create(def);
+  ASSERT_TRUE(handle.ok());
+  auto got = Run(*handle, {{"x", {1.0f, 2.0f}}}, {"w", "z"});
+  EXPECT_EQ(got.status().code(), absl::StatusCode::kInvalidArgument);
+  EXPECT_THAT(std::string(got.status().message()),
+              HasSubstr("/job:worker/replica:0/task:1"));
+  EXPECT_THAT(std::string(got.status().message()), HasSubstr("boom from bad"));
+  // The session still serves.
+  got = Run(*handle, {{"x", {1.0f, 2.0f}}}, {"z"});
+  ASSERT_TRUE(got.ok()) << got.status();
+
+  // A bad feed is named as the client named it, before any task runs.
+  got = Run(*handle, {{"x", {1.0f, 2.0f, 3.0f}}}, {"z"});
+  EXPECT_EQ(got.status().code(), absl::StatusCode::kInvalidArgument);
+  EXPECT_THAT(std::string(got.status().message()), HasSubstr("feed 'x:0'"));
+}
+
+TEST_F(MasterTest, AStepPastItsDeadlineIsAbortedOnEveryTask) {
+  tensorflow::GraphDef def = Sample();
+  GraphDefBuilder extra;
+  extra.Op("stuck", "Block", {"y"}, {{"T", DT_FLOAT}})
+      .Op("w", "Neg", {"stuck"}, {{"T", DT_FLOAT}});
+  const tensorflow::GraphDef added = extra.Build();
+  for (auto n : added.node()) {
+    if (n.name() == "stuck") n.set_device("/job:worker/task:1");
+    *def.add_node() = n;
+  }
+  auto handle = Create(def);
+  ASSERT_TRUE(handle.ok());
+  const absl::Time start = absl::Now();
+  auto got = Run(*handle, {{"x", {1.0f, 2.0f}}}, {"w"}, {}, /*timeout_ms=*/200);
+  EXPECT_LT(absl::Now() - start, absl::Seconds(10));
+  EXPECT_EQ(got.status().code(), absl::StatusCode::kDeadlineExceeded);
+  EXPECT_THAT(std::string(got.status().message()), HasSubstr("200 ms"));
+  EXPECT_THAT(std::string(got.status().message()),
+              HasSubstr("/job:worker/replica:0/task:1"));
+  EXPECT_EQ(workers_[1]->num_step_rendezvous(), 0);
+}
+
+TEST_F(MasterTest, CreateSessionWaitsForEveryTaskAndNamesTheMissingOne) {
+  auto master = NewMaster("worker=127.0.0.1:20001,127.0.0.1:20002,127.0.0.1:20003",
+                          absl::Milliseconds(400));
+  auto handle = Create(Sample(), master.get());
+  EXPECT_EQ(handle.status().code(), absl::StatusCode::kDeadlineExceeded);
+  const std::string message(handle.status().message());
+  EXPECT_THAT(message, HasSubstr("/job:worker/replica:0/task:2 at 127.0.0.1:20003"));
+  EXPECT_THAT(message, HasSubstr("not in the cluster"));  // its last error
+  EXPECT_THAT(message, ::testing::Not(HasSubstr("task:1 at")));
+  EXPECT_THAT(Log(), HasSubstr("waiting"));
+  EXPECT_THAT(Log(), HasSubstr("/job:worker/replica:0/task:2"));
+
+  // device_filters leave the missing task out.
+  tensorflow::ConfigProto config;
+  config.add_device_filters("/job:worker/task:1");
+  handle = Create(Sample(), master.get(), config);
+  ASSERT_TRUE(handle.ok()) << handle.status();
+  tensorflow::ListDevicesRequest list;
+  list.set_session_handle(*handle);
+  tensorflow::ListDevicesResponse devices;
+  ASSERT_TRUE(master->ListDevices(list, &devices).ok());
+  ASSERT_EQ(devices.local_device_size(), 1);
+  EXPECT_EQ(devices.local_device(0).name(), dev(0));
+  ASSERT_EQ(devices.remote_device_size(), 1);
+  EXPECT_EQ(devices.remote_device(0).name(), dev(1));
+}
+
+TEST_F(MasterTest, ExtendChecksTheVersionAndAddsNodes) {
+  auto handle = Create(Sample());
+  ASSERT_TRUE(handle.ok());
+  GraphDefBuilder more;
+  more.Op("zz", "Neg", {"z"}, {{"T", DT_FLOAT}});
+  tensorflow::ExtendSessionRequest req;
+  req.set_session_handle(*handle);
+  *req.mutable_graph_def() = more.Build();
+  req.mutable_graph_def()->clear_node();
+  *req.mutable_graph_def()->add_node() = more.Build().node(0);
+  req.set_current_graph_version(3);
+  tensorflow::ExtendSessionResponse resp;
+  absl::Status s = master_->ExtendSession(req, &resp);
+  EXPECT_TRUE(absl::IsAborted(s)) << s;
+  EXPECT_THAT(std::string(s.message()), HasSubstr("version 0"));
+  req.set_current_graph_version(0);
+  ASSERT_TRUE(master_->ExtendSession(req, &resp).ok());
+  EXPECT_EQ(resp.new_graph_version(), 1);
+  auto got = Run(*handle, {{"x", {2.0f, -4.0f}}}, {"zz"});
+  ASSERT_TRUE(got.ok()) << got.status();
+  EXPECT_EQ((*got)[0], (std::vector<float>{3.5f, -2.5f}));
+  // Redefining a node is refused, naming it.
+  req.set_current_graph_version(1);
+  s = master_->ExtendSession(req, &resp);
+  EXPECT_THAT(std::string(s.message()), HasSubstr("'zz'"));
+}
+
+TEST_F(MasterTest, CallablesRunTheirSignature) {
+  auto handle = Create(Sample());
+  ASSERT_TRUE(handle.ok());
+  tensorflow::MakeCallableRequest make;
+  make.set_session_handle(*handle);
+  make.mutable_options()->add_feed("x");
+  make.mutable_options()->add_fetch("z");
+  tensorflow::MakeCallableResponse made;
+  ASSERT_TRUE(master_->MakeCallable(make, &made).ok());
+  tensorflow::RunCallableRequest run;
+  run.set_session_handle(*handle);
+  run.set_handle(made.handle());
+  *run.add_feed() = Proto({0.5f, 1.5f});
+  tensorflow::RunCallableResponse ran;
+  ASSERT_TRUE(master_->RunCallable(run, &ran).ok());
+  ASSERT_EQ(ran.fetch_size(), 1);
+  EXPECT_EQ(Values(ran.fetch(0)), (std::vector<float>{-2.0f, -3.0f}));
+
+  tensorflow::ReleaseCallableRequest release;
+  release.set_session_handle(*handle);
+  release.set_handle(made.handle());
+  tensorflow::ReleaseCallableResponse released;
+  ASSERT_TRUE(master_->ReleaseCallable(release, &released).ok());
+  ran.Clear();
+  absl::Status s = master_->RunCallable(run, &ran);
+  EXPECT_EQ(s.code(), absl::StatusCode::kInvalidArgument);
+  // A bad name fails when the callable is made.
+  make.mutable_options()->set_fetch(0, "nope");
+  s = master_->MakeCallable(make, &made);
+  EXPECT_THAT(std::string(s.message()), HasSubstr("nope"));
+}
+
+TEST_F(MasterTest, SessionsEndByCloseOrIdleness) {
+  auto handle = Create(Sample());
+  ASSERT_TRUE(handle.ok());
+  tensorflow::CloseSessionRequest close;
+  close.set_session_handle(*handle);
+  tensorflow::CloseSessionResponse closed;
+  ASSERT_TRUE(master_->CloseSession(close, &closed).ok());
+  absl::Status s = Run(*handle, {{"x", {1, 2}}}, {"z"}).status();
+  EXPECT_TRUE(absl::IsAborted(s));
+  EXPECT_THAT(std::string(s.message()), HasSubstr(*handle));
+  EXPECT_TRUE(absl::IsAborted(master_->CloseSession(close, &closed)));
+
+  handle = Create(Sample());
+  ASSERT_TRUE(handle.ok());
+  EXPECT_EQ(master_->CollectIdleSessions(absl::Now()), 0);
+  EXPECT_EQ(master_->CollectIdleSessions(absl::Now() + absl::Hours(2)), 1);
+  EXPECT_TRUE(absl::IsAborted(Run(*handle, {{"x", {1, 2}}}, {"z"}).status()));
+  EXPECT_THAT(Log(), HasSubstr("idle"));
+}
+
+TEST_F(MasterTest, ErrorsGoInTheBodyWhenTheClientAsks) {
+  tensorflow::RunStepRequest req;
+  req.set_session_handle("0123456789abcdef");
+  req.set_store_errors_in_response_body(true);
+  tensorflow::RunStepResponse resp;
+  ASSERT_TRUE(master_->RunStep(req, &resp).ok());
+  EXPECT_EQ(resp.status_code(), tensorflow::error::ABORTED);
+  EXPECT_THAT(resp.status_error_message(), HasSubstr("0123456789abcdef"));
+
+  tensorflow::PartialRunSetupRequest partial;
+  tensorflow::PartialRunSetupResponse partial_resp;
+  absl::Status s = master_->PartialRunSetup(partial, &partial_resp);
+  EXPECT_EQ(s.code(), absl::StatusCode::kUnimplemented);
+  EXPECT_THAT(std::string(s.message()), HasSubstr("partial run"));
+
+  tensorflow::CreateSessionRequest create;
+  create.mutable_config()->mutable_cluster_def()->add_job()->set_name("worker");
+  tensorflow::CreateSessionResponse created;
+  s = master_->CreateSession(create, &created);
+  EXPECT_EQ(s.code(), absl::StatusCode::kUnimplemented);
+  EXPECT_THAT(std::string(s.message()), HasSubstr("cluster_def"));
+}
+
+}  // namespace
+}  // namespace weft
