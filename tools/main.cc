@@ -14,6 +14,7 @@ constexpr char kUsage[] =
     "  graphgen  write a training graph for a built-in model\n"
     "  train     train a model locally with a progress line\n"
     "  inspect   summarize a GraphDef: ops, devices, variables, inputs, outputs\n"
+    "  server    serve one task of a cluster (TensorFlow's gRPC services)\n"
     "\n"
     "Run 'weft <command> --help' for the command's flags.\n";
 
@@ -32,6 +33,9 @@ int main(int argc, char** argv) {
   }
   if (std::strcmp(command, "graphgen") == 0) {
     return weft::GraphgenCommand(argc - 2, argv + 2);
+  }
+  if (std::strcmp(command, "server") == 0) {
+    return weft::ServerCommand(argc - 2, argv + 2);
   }
   if (std::strcmp(command, "train") == 0) {
     return weft::TrainCommand(argc - 2, argv + 2);

@@ -1,0 +1,339 @@
+#include "distributed/rpc/grpc_server.h"
+
+#include <algorithm>
+#include <cstdio>
+#include <utility>
+
+#include "absl/container/flat_hash_map.h"
+#include "absl/strings/ascii.h"
+#include "absl/strings/match.h"
+#include "absl/strings/numbers.h"
+#include "absl/strings/str_cat.h"
+#include "absl/strings/str_split.h"
+#include "absl/strings/strip.h"
+#include "absl/synchronization/notification.h"
+#include "distributed/master.h"
+#include "distributed/rpc/grpc_coding.h"
+#include "distributed/rpc/grpc_worker_cache.h"
+#include "distributed/worker.h"
+#include "grpcpp/generic/async_generic_service.h"
+#include "grpcpp/security/server_credentials.h"
+#include "grpcpp/server.h"
+#include "grpcpp/server_builder.h"
+#include "runtime/core/local_device_mgr.h"
+#include "runtime/core/status.h"
+#include "runtime/core/thread_pool.h"
+#include "runtime/gpu/gpu_devices.h"
+
+namespace weft {
+namespace {
+
+// Serves one call: `finish` (called once, on any thread) ends it with the
+// response left in `out`.
+using CallHandler = std::function<void(const grpc::ByteBuffer& in,
+                                   grpc::ByteBuffer* out,
+                                   std::function<void(grpc::Status)> finish)>;
+
+class UnaryReactor final : public grpc::ServerGenericBidiReactor {
+ public:
+  explicit UnaryReactor(const CallHandler* handler) : handler_(handler) {
+    StartRead(&request_);
+  }
+  void OnReadDone(bool ok) override {
+    if (!ok) {
+      Finish(grpc::Status(grpc::StatusCode::INVALID_ARGUMENT,
+                          "the call carried no request message"));
+      return;
+    }
+    (*handler_)(request_, &response_, [this](grpc::Status s) {
+      if (s.ok()) {
+        StartWriteAndFinish(&response_, grpc::WriteOptions(), s);
+      } else {
+        Finish(s);
+      }
+    });
+  }
+  void OnDone() override { delete this; }
+
+ private:
+  const CallHandler* const handler_;
+  grpc::ByteBuffer request_;
+  grpc::ByteBuffer response_;
+};
+
+class RefusingReactor final : public grpc::ServerGenericBidiReactor {
+ public:
+  explicit RefusingReactor(grpc::Status status) { Finish(status); }
+  void OnDone() override { delete this; }
+};
+
+class Dispatcher final : public grpc::CallbackGenericService {
+ public:
+  void Add(absl::string_view prefix, absl::string_view method, CallHandler h) {
+    handlers_[absl::StrCat(prefix, method)] = std::move(h);
+  }
+  grpc::ServerGenericBidiReactor* CreateReactor(
+      grpc::GenericCallbackServerContext* context) override {
+    auto it = handlers_.find(context->method());
+    if (it == handlers_.end()) {
+      return new RefusingReactor(grpc::Status(
+          grpc::StatusCode::UNIMPLEMENTED,
+          absl::StrCat("Weft does not implement ", context->method())));
+    }
+    return new UnaryReactor(&it->second);
+  }
+
+ private:
+  absl::flat_hash_map<std::string, CallHandler> handlers_;  // fixed after Start
+};
+
+// A method: the request parsed as `name`, `invoke` called (on `pool` when
+// not null), and the response serialized when it is done.
+template <typename Req, typename Resp>
+CallHandler Serve(
+    std::string name, ThreadPool* pool,
+    std::function<void(const Req&, Resp*, std::function<void(absl::Status)>)>
+        invoke) {
+  return [=](const grpc::ByteBuffer& in, grpc::ByteBuffer* out,
+             std::function<void(grpc::Status)> finish) {
+    auto call = std::make_shared<std::pair<Req, Resp>>();
+    absl::Status s = ParseFromByteBuffer(in, &call->first, name);
+    if (!s.ok()) {
+      finish(ToGrpcStatus(s));
+      return;
+    }
+    auto run = [invoke, call, out, finish = std::move(finish)] {
+      invoke(call->first, &call->second, [call, out, finish](absl::Status s) {
+        if (s.ok()) s = SerializeToByteBuffer(call->second, out);
+        finish(ToGrpcStatus(s));
+      });
+    };
+    if (pool != nullptr) {
+      pool->Schedule(std::move(run));
+    } else {
+      run();
+    }
+  };
+}
+
+// A WorkerService method: asynchronous already; `pool` for the ones that
+// do their work before they return (RegisterGraph builds executors).
+template <typename Req, typename Resp>
+CallHandler WorkerMethod(WorkerInterface* worker,
+                         void (WorkerInterface::*method)(const Req*, Resp*,
+                                                         WorkerInterface::Done),
+                         ThreadPool* pool, std::string name) {
+  return Serve<Req, Resp>(
+      std::move(name), pool,
+      [worker, method](const Req& req, Resp* resp,
+                       std::function<void(absl::Status)> done) {
+        (worker->*method)(&req, resp, std::move(done));
+      });
+}
+
+// A MasterService method: it blocks, so it runs on `pool`.
+template <typename Req, typename Resp>
+CallHandler MasterMethod(Master* master,
+                         absl::Status (Master::*method)(const Req&, Resp*),
+                         ThreadPool* pool, std::string name) {
+  return Serve<Req, Resp>(
+      std::move(name), pool,
+      [master, method](const Req& req, Resp* resp,
+                       std::function<void(absl::Status)> done) {
+        done((master->*method)(req, resp));
+      });
+}
+
+// Splits "host:port" ("[::1]:2222" for IPv6); the spec checked the form.
+std::pair<std::string, int> SplitAddress(absl::string_view address) {
+  const size_t colon = address.rfind(':');
+  int port = 0;
+  (void)absl::SimpleAtoi(address.substr(colon + 1), &port);
+  return {std::string(address.substr(0, colon)), port};
+}
+
+}  // namespace
+
+bool IsLoopbackHost(absl::string_view host) {
+  host = absl::StripPrefix(absl::StripSuffix(host, "]"), "[");
+  if (absl::EqualsIgnoreCase(host, "localhost") || host == "::1") return true;
+  if (!absl::StartsWith(host, "127.")) return false;
+  int parts = 0;
+  for (absl::string_view p : absl::StrSplit(host, '.')) {
+    int v;
+    if (!absl::SimpleAtoi(p, &v) || v < 0 || v > 255) return false;
+    ++parts;
+  }
+  return parts == 4;
+}
+
+struct GrpcServer::Impl {
+  ServerOptions options;
+  std::string task_name;
+  std::string address;
+  std::unique_ptr<DeviceMgr> devices;
+  std::unique_ptr<ThreadPool> inter_op;  // the worker's steps
+  std::unique_ptr<ThreadPool> control;   // blocking calls
+  std::unique_ptr<ThreadPool> timer;     // session GC
+  std::unique_ptr<GrpcWorkerCache> cache;
+  std::unique_ptr<Worker> worker;
+  std::unique_ptr<Master> master;
+  Dispatcher service;
+  std::unique_ptr<grpc::Server> server;
+  absl::Notification stop;
+  absl::Mutex mu;
+  bool shut_down ABSL_GUARDED_BY(mu) = false;
+};
+
+GrpcServer::GrpcServer(std::unique_ptr<Impl> impl) : impl_(std::move(impl)) {}
+
+GrpcServer::~GrpcServer() { Shutdown(); }
+
+const std::string& GrpcServer::task_name() const { return impl_->task_name; }
+const std::string& GrpcServer::address() const { return impl_->address; }
+const DeviceMgr& GrpcServer::devices() const { return *impl_->devices; }
+
+absl::StatusOr<std::unique_ptr<GrpcServer>> GrpcServer::Start(
+    const ServerOptions& options) {
+  auto impl = std::make_unique<Impl>();
+  impl->options = options;
+  const TaskId& task = options.task;
+  if (!options.cluster.HasTask(task)) {
+    return absl::InvalidArgumentError(absl::StrCat(
+        "task ", task.ToString(), " is not in the cluster ",
+        options.cluster.ToString(), " (check --job and --task)"));
+  }
+  impl->task_name = task.DeviceNamePrefix();
+  WEFT_ASSIGN_OR_RETURN(impl->address, options.cluster.Address(task));
+  auto [host, port] = SplitAddress(impl->address);
+  if (port == 0 && options.cluster.NumTasks() > 1) {
+    return absl::InvalidArgumentError(absl::StrCat(
+        "task ", task.ToString(), " has port 0 in the cluster spec; the other "
+        "tasks could not find it: give every task its port"));
+  }
+  const bool loopback = IsLoopbackHost(host);
+  if (!loopback && !options.allow_non_loopback) {
+    return absl::InvalidArgumentError(absl::StrCat(
+        "task ", task.ToString(), " would listen on ", impl->address,
+        ", which is not a loopback address: the services accept graphs and "
+        "run them, so serving the network must be asked for explicitly "
+        "(weft server --allow-non-loopback)"));
+  }
+
+  LocalDeviceOptions device_options;
+  device_options.job = task.job;
+  device_options.task = task.index;
+  device_options.num_cpus = options.num_cpus;
+  device_options.intra_op_threads = options.intra_op_threads;
+  device_options.host_memory_limit_bytes = options.memory_limit_bytes;
+  GpuDevices gpus =
+      NewLocalGpuDevices(task.job, 0, task.index, options.max_gpus);
+  WEFT_ASSIGN_OR_RETURN(impl->devices,
+                        NewLocalDeviceMgr(device_options, std::move(gpus.devices)));
+  WEFT_ASSIGN_OR_RETURN(
+      impl->inter_op,
+      ThreadPool::Create("weft_inter_op", options.inter_op_threads > 0
+                                              ? options.inter_op_threads
+                                              : DefaultThreadCount()));
+  WEFT_ASSIGN_OR_RETURN(impl->control, ThreadPool::Create("weft_rpc", 16));
+  WEFT_ASSIGN_OR_RETURN(impl->timer, ThreadPool::Create("weft_gc", 1));
+
+  GrpcChannelOptions channel;
+  channel.max_message_bytes = options.max_message_bytes;
+  impl->cache = std::make_unique<GrpcWorkerCache>(options.cluster,
+                                                  impl->task_name, nullptr,
+                                                  channel);
+  WorkerOptions w;
+  w.task = impl->task_name;
+  w.devices = impl->devices.get();
+  w.inter_op_pool = impl->inter_op.get();
+  w.workers = impl->cache.get();
+  impl->worker = std::make_unique<Worker>(w);
+  impl->cache->set_local(impl->worker.get());
+
+  MasterOptions m;
+  m.task = impl->task_name;
+  m.cluster = options.cluster;
+  m.workers = impl->cache.get();
+  m.wait_for_tasks = options.wait_for_tasks;
+  m.session_gc = options.session_gc;
+  m.log = options.log;
+  impl->master = std::make_unique<Master>(m);
+
+  Dispatcher& d = impl->service;
+  Worker* worker = impl->worker.get();
+  ThreadPool* control = impl->control.get();
+  constexpr absl::string_view kW = kWorkerServicePrefix;
+  d.Add(kW, "GetStatus", WorkerMethod(worker, &WorkerInterface::GetStatusAsync, nullptr, "GetStatusRequest"));
+  d.Add(kW, "CreateWorkerSession", WorkerMethod(worker, &WorkerInterface::CreateWorkerSessionAsync, nullptr, "CreateWorkerSessionRequest"));
+  d.Add(kW, "DeleteWorkerSession", WorkerMethod(worker, &WorkerInterface::DeleteWorkerSessionAsync, control, "DeleteWorkerSessionRequest"));
+  d.Add(kW, "RegisterGraph", WorkerMethod(worker, &WorkerInterface::RegisterGraphAsync, control, "RegisterGraphRequest"));
+  d.Add(kW, "DeregisterGraph", WorkerMethod(worker, &WorkerInterface::DeregisterGraphAsync, control, "DeregisterGraphRequest"));
+  d.Add(kW, "RunGraph", WorkerMethod(worker, &WorkerInterface::RunGraphAsync, nullptr, "RunGraphRequest"));
+  d.Add(kW, "CleanupGraph", WorkerMethod(worker, &WorkerInterface::CleanupGraphAsync, nullptr, "CleanupGraphRequest"));
+  d.Add(kW, "CleanupAll", WorkerMethod(worker, &WorkerInterface::CleanupAllAsync, control, "CleanupAllRequest"));
+  d.Add(kW, "RecvTensor", WorkerMethod(worker, &WorkerInterface::RecvTensorAsync, nullptr, "RecvTensorRequest"));
+  Master* master = impl->master.get();
+  constexpr absl::string_view kM = kMasterServicePrefix;
+  d.Add(kM, "CreateSession", MasterMethod(master, &Master::CreateSession, control, "CreateSessionRequest"));
+  d.Add(kM, "ExtendSession", MasterMethod(master, &Master::ExtendSession, control, "ExtendSessionRequest"));
+  d.Add(kM, "PartialRunSetup", MasterMethod(master, &Master::PartialRunSetup, control, "PartialRunSetupRequest"));
+  d.Add(kM, "RunStep", MasterMethod(master, &Master::RunStep, control, "RunStepRequest"));
+  d.Add(kM, "CloseSession", MasterMethod(master, &Master::CloseSession, control, "CloseSessionRequest"));
+  d.Add(kM, "ListDevices", MasterMethod(master, &Master::ListDevices, control, "ListDevicesRequest"));
+  d.Add(kM, "Reset", MasterMethod(master, &Master::Reset, control, "ResetRequest"));
+  d.Add(kM, "MakeCallable", MasterMethod(master, &Master::MakeCallable, control, "MakeCallableRequest"));
+  d.Add(kM, "RunCallable", MasterMethod(master, &Master::RunCallable, control, "RunCallableRequest"));
+  d.Add(kM, "ReleaseCallable", MasterMethod(master, &Master::ReleaseCallable, control, "ReleaseCallableRequest"));
+
+  grpc::ServerBuilder builder;
+  const std::string listen =
+      loopback ? impl->address : absl::StrCat("[::]:", port);
+  int bound_port = 0;
+  builder.AddListeningPort(listen, grpc::InsecureServerCredentials(),
+                           &bound_port);
+  builder.SetMaxReceiveMessageSize(options.max_message_bytes);
+  builder.SetMaxSendMessageSize(options.max_message_bytes);
+  builder.RegisterCallbackGenericService(&impl->service);
+  impl->server = builder.BuildAndStart();
+  if (impl->server == nullptr || bound_port == 0) {
+    impl->server.reset();
+    return absl::FailedPreconditionError(absl::StrCat(
+        "task ", task.ToString(), " could not listen on ", listen,
+        " (is another process using the port, or is the host not an "
+        "address of this machine?)"));
+  }
+  if (port == 0) impl->address = absl::StrCat(host, ":", bound_port);
+
+  Impl* raw = impl.get();
+  if (options.session_gc > absl::ZeroDuration()) {
+    const absl::Duration every =
+        std::min(absl::Seconds(30), options.session_gc / 4);
+    raw->timer->Schedule([raw, every] {
+      while (!raw->stop.WaitForNotificationWithTimeout(every)) {
+        raw->master->CollectIdleSessions(absl::Now());
+      }
+    });
+  }
+  return std::unique_ptr<GrpcServer>(new GrpcServer(std::move(impl)));
+}
+
+void GrpcServer::Shutdown() {
+  Impl& impl = *impl_;
+  {
+    absl::MutexLock lock(&impl.mu);
+    if (impl.shut_down) return;
+    impl.shut_down = true;
+  }
+  impl.stop.Notify();
+  // Steps in flight end now, so the calls waiting on them can answer.
+  impl.worker->AbortAllSteps();
+  impl.server->Shutdown(absl::ToChronoTime(absl::Now() + absl::Seconds(5)));
+  impl.master.reset();  // closes the sessions still open
+  impl.timer.reset();
+  impl.control.reset();
+  impl.worker.reset();
+  impl.inter_op.reset();
+}
+
+}  // namespace weft

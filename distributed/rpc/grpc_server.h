@@ -1,0 +1,95 @@
+// GrpcServer: one task of a cluster, serving TensorFlow's MasterService and
+// WorkerService over gRPC on the address its cluster spec names (what
+// tf.distribute.Server is to TensorFlow). It owns the task's devices, its
+// Worker (distributed/worker.h) and its Master (distributed/master.h), and
+// reaches the other tasks through a GrpcWorkerCache.
+//
+//   ServerOptions o;
+//   o.cluster = spec;  o.task = {"worker", 0};
+//   WEFT_ASSIGN_OR_RETURN(std::unique_ptr<GrpcServer> server, GrpcServer::Start(o));
+//   // a TensorFlow client: tf.compat.v1.Session("grpc://" + server->address())
+//   server->Shutdown();
+//
+// Listening: the task's own address from the spec. A host that is not a
+// loopback name or address (localhost, 127.0.0.0/8, ::1) is refused unless
+// `allow_non_loopback`; then the server listens on every interface at that
+// port, as TensorFlow's does. Port 0 in the spec is not allowed (the other
+// tasks could not find this one), except for a cluster of this task alone.
+//
+// Calls: the methods are TensorFlow's paths (/tensorflow.MasterService/
+// RunStep, ...); an unknown path is UNIMPLEMENTED naming it, a malformed
+// request INVALID_ARGUMENT naming the message, an oversize one
+// RESOURCE_EXHAUSTED (the limit is `max_message_bytes`). The master's
+// calls, which block, and the worker's control calls run on a pool of the
+// server's; RunGraph and RecvTensor never hold a thread while they wait.
+//
+// Thread safety: Start, then any thread may call Shutdown (idempotent);
+// the destructor shuts down. Shutdown cancels the steps in flight, closes
+// every session, and stops listening; calls still pending then end with
+// CANCELLED.
+#ifndef WEFT_DISTRIBUTED_RPC_GRPC_SERVER_H_
+#define WEFT_DISTRIBUTED_RPC_GRPC_SERVER_H_
+
+#include <functional>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "absl/status/statusor.h"
+#include "absl/strings/string_view.h"
+#include "absl/synchronization/mutex.h"
+#include "absl/time/time.h"
+#include "distributed/cluster_spec.h"
+
+namespace weft {
+
+class DeviceMgr;
+
+struct ServerOptions {
+  ClusterSpec cluster;
+  TaskId task;
+  bool allow_non_loopback = false;
+  int max_message_bytes = 1 << 30;
+  int num_cpus = 1;            // CPU devices of the task
+  int max_gpus = -1;           // -1: every GPU the machine has
+  int intra_op_threads = 0;    // 0: the cores
+  int inter_op_threads = 0;    // 0: the cores
+  int64_t memory_limit_bytes = 0;  // host memory the task may hold; 0: no limit
+  // The master's waits (distributed/master.h).
+  absl::Duration wait_for_tasks = absl::Minutes(2);
+  absl::Duration session_gc = absl::Hours(1);
+  std::function<void(absl::string_view)> log;  // null: stderr
+};
+
+class GrpcServer {
+ public:
+  // FAILED_PRECONDITION naming the address when it cannot be bound (in use,
+  // not local), INVALID_ARGUMENT for a task not in the cluster or a
+  // non-loopback host without allow_non_loopback.
+  static absl::StatusOr<std::unique_ptr<GrpcServer>> Start(
+      const ServerOptions& options);
+  ~GrpcServer();
+  GrpcServer(const GrpcServer&) = delete;
+  GrpcServer& operator=(const GrpcServer&) = delete;
+
+  // "/job:J/replica:0/task:T".
+  const std::string& task_name() const;
+  // host:port as the cluster spec names it (the port bound).
+  const std::string& address() const;
+  const DeviceMgr& devices() const;
+
+  void Shutdown();
+
+  struct Impl;
+
+ private:
+  explicit GrpcServer(std::unique_ptr<Impl> impl);
+  std::unique_ptr<Impl> impl_;
+};
+
+// True for localhost, 127.0.0.0/8 and ::1 (brackets optional).
+bool IsLoopbackHost(absl::string_view host);
+
+}  // namespace weft
+
+#endif  // WEFT_DISTRIBUTED_RPC_GRPC_SERVER_H_

@@ -1,0 +1,169 @@
+#include "distributed/rpc/grpc_worker_cache.h"
+
+#include <utility>
+
+#include "absl/strings/str_cat.h"
+#include "distributed/rpc/grpc_coding.h"
+#include "distributed/task_name.h"
+#include "grpcpp/create_channel.h"
+#include "grpcpp/generic/generic_stub.h"
+#include "grpcpp/security/credentials.h"
+#include "grpcpp/support/channel_arguments.h"
+
+namespace weft {
+namespace {
+
+class GrpcRemoteWorker final : public WorkerInterface {
+ public:
+  GrpcRemoteWorker(std::string task, std::string address,
+                   const GrpcChannelOptions& options)
+      : peer_(absl::StrCat(task, " at ", address)), options_(options) {
+    grpc::ChannelArguments args;
+    args.SetMaxReceiveMessageSize(options.max_message_bytes);
+    args.SetMaxSendMessageSize(options.max_message_bytes);
+    // Reconnect soon after a task comes up (gRPC's default backoff grows
+    // to two minutes).
+    args.SetInt(GRPC_ARG_MAX_RECONNECT_BACKOFF_MS, 1000);
+    args.SetInt(GRPC_ARG_INITIAL_RECONNECT_BACKOFF_MS, 100);
+    args.SetInt(GRPC_ARG_MIN_RECONNECT_BACKOFF_MS, 100);
+    channel_ = grpc::CreateCustomChannel(
+        address, grpc::InsecureChannelCredentials(), args);
+    stub_ = std::make_unique<grpc::GenericStub>(channel_);
+  }
+
+  void GetStatusAsync(const tensorflow::GetStatusRequest* request,
+                      tensorflow::GetStatusResponse* response,
+                      Done done) override {
+    Call("GetStatus", *request, response, options_.status_timeout,
+         std::move(done));
+  }
+  void CreateWorkerSessionAsync(
+      const tensorflow::CreateWorkerSessionRequest* request,
+      tensorflow::CreateWorkerSessionResponse* response, Done done) override {
+    Call("CreateWorkerSession", *request, response, options_.control_timeout,
+         std::move(done));
+  }
+  void DeleteWorkerSessionAsync(
+      const tensorflow::DeleteWorkerSessionRequest* request,
+      tensorflow::DeleteWorkerSessionResponse* response, Done done) override {
+    Call("DeleteWorkerSession", *request, response, options_.control_timeout,
+         std::move(done));
+  }
+  void RegisterGraphAsync(const tensorflow::RegisterGraphRequest* request,
+                          tensorflow::RegisterGraphResponse* response,
+                          Done done) override {
+    Call("RegisterGraph", *request, response, options_.control_timeout,
+         std::move(done));
+  }
+  void DeregisterGraphAsync(const tensorflow::DeregisterGraphRequest* request,
+                            tensorflow::DeregisterGraphResponse* response,
+                            Done done) override {
+    Call("DeregisterGraph", *request, response, options_.control_timeout,
+         std::move(done));
+  }
+  void RunGraphAsync(const tensorflow::RunGraphRequest* request,
+                     tensorflow::RunGraphResponse* response,
+                     Done done) override {
+    Call("RunGraph", *request, response, absl::InfiniteDuration(),
+         std::move(done));
+  }
+  void CleanupGraphAsync(const tensorflow::CleanupGraphRequest* request,
+                         tensorflow::CleanupGraphResponse* response,
+                         Done done) override {
+    Call("CleanupGraph", *request, response, options_.control_timeout,
+         std::move(done));
+  }
+  void CleanupAllAsync(const tensorflow::CleanupAllRequest* request,
+                       tensorflow::CleanupAllResponse* response,
+                       Done done) override {
+    Call("CleanupAll", *request, response, options_.control_timeout,
+         std::move(done));
+  }
+  void RecvTensorAsync(const tensorflow::RecvTensorRequest* request,
+                       tensorflow::RecvTensorResponse* response,
+                       Done done) override {
+    Call("RecvTensor", *request, response, absl::InfiniteDuration(),
+         std::move(done));
+  }
+
+ private:
+  struct Pending {
+    grpc::ClientContext context;
+    grpc::ByteBuffer request;
+    grpc::ByteBuffer response;
+  };
+
+  void Call(const char* method, const google::protobuf::MessageLite& request,
+            google::protobuf::MessageLite* response, absl::Duration timeout,
+            Done done) {
+    auto pending = std::make_shared<Pending>();
+    absl::Status s = SerializeToByteBuffer(request, &pending->request);
+    if (!s.ok()) {
+      done(absl::Status(s.code(), absl::StrCat(method, " to ", peer_, ": ",
+                                               s.message())));
+      return;
+    }
+    if (timeout != absl::InfiniteDuration()) {
+      pending->context.set_deadline(absl::ToChronoTime(absl::Now() + timeout));
+    }
+    std::string path = absl::StrCat(kWorkerServicePrefix, method);
+    stub_->UnaryCall(
+        &pending->context, path, grpc::StubOptions(), &pending->request,
+        &pending->response,
+        // Copies, not `this`: a call may answer after the cache is gone.
+        [peer = peer_, pending, method, response, done = std::move(done)](
+            grpc::Status status) {
+          absl::Status s = FromGrpcStatus(status, peer, method);
+          if (s.ok()) {
+            s = ParseFromByteBuffer(pending->response, response,
+                                    absl::StrCat(method, " answer from ", peer));
+          }
+          done(std::move(s));
+        });
+  }
+
+  const std::string peer_;
+  const GrpcChannelOptions options_;
+  std::shared_ptr<grpc::Channel> channel_;
+  std::unique_ptr<grpc::GenericStub> stub_;
+};
+
+}  // namespace
+
+std::unique_ptr<WorkerInterface> NewGrpcRemoteWorker(
+    const std::string& task, const std::string& address,
+    const GrpcChannelOptions& options) {
+  return std::make_unique<GrpcRemoteWorker>(task, address, options);
+}
+
+GrpcWorkerCache::GrpcWorkerCache(ClusterSpec cluster, std::string local_task,
+                                 WorkerInterface* local,
+                                 GrpcChannelOptions options)
+    : cluster_(std::move(cluster)),
+      local_task_(std::move(local_task)),
+      local_(local),
+      options_(options) {}
+
+GrpcWorkerCache::~GrpcWorkerCache() = default;
+
+absl::StatusOr<WorkerInterface*> GrpcWorkerCache::GetWorker(
+    const std::string& task) {
+  if (local_ != nullptr && task == local_task_) return local_;
+  absl::MutexLock lock(&mu_);
+  auto it = remote_.find(task);
+  if (it != remote_.end()) return it->second.get();
+  std::string address;
+  for (const TaskId& id : cluster_.Tasks()) {
+    if (id.DeviceNamePrefix() == task) address = *cluster_.Address(id);
+  }
+  if (address.empty()) {
+    return absl::UnavailableError(absl::StrCat(
+        "task ", task, " is not in the cluster ", cluster_.ToString()));
+  }
+  auto worker = NewGrpcRemoteWorker(task, address, options_);
+  WorkerInterface* out = worker.get();
+  remote_.emplace(task, std::move(worker));
+  return out;
+}
+
+}  // namespace weft

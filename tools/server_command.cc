@@ -1,0 +1,134 @@
+// weft server: one task of a cluster, serving TensorFlow's MasterService and
+// WorkerService over gRPC until SIGTERM or SIGINT (distributed/rpc/
+// grpc_server.h). What tf.distribute.Server(cluster, job, task).join() is to
+// a TensorFlow job: a TensorFlow 1.x client reaches it with
+// tf.compat.v1.Session("grpc://ADDRESS").
+#include <pthread.h>
+#include <signal.h>
+
+#include <cstdio>
+#include <cstdlib>
+#include <map>
+#include <optional>
+#include <string>
+
+#include "absl/strings/str_cat.h"
+#include "absl/strings/str_join.h"
+#include "distributed/cluster_spec.h"
+#include "distributed/rpc/grpc_server.h"
+#include "runtime/core/device.h"
+#include "tools/cluster_flags.h"
+#include "tools/command_line.h"
+#include "tools/commands.h"
+
+namespace weft {
+namespace {
+
+constexpr char kUsage[] =
+    "usage: weft server --cluster SPEC --job NAME --task I [flags]\n"
+    "       weft server            (cluster and task from TF_CONFIG)\n"
+    "\n"
+    "Serves one task of the cluster (MasterService and WorkerService, the\n"
+    "gRPC services of TensorFlow's distributed runtime) on the address the\n"
+    "spec gives it, until SIGTERM or SIGINT.\n"
+    "\n"
+    "  --cluster SPEC        'ps=host:port;worker=host:port,host:port', a JSON\n"
+    "                        ClusterSpec, or @FILE holding either\n"
+    "  --job NAME --task I   this process's task in the spec\n"
+    "  --cpus N              CPU devices of the task (default 1)\n"
+    "  --gpus N              GPUs to use (default all; 0 for none)\n"
+    "  --memory-limit BYTES  host memory the task may hold (512M, 4G, ...)\n"
+    "  --max-message-mb N    largest gRPC message, both ways (default 1024)\n"
+    "  --wait-for-tasks-s N  how long a session waits for every task to be\n"
+    "                        up (default 120)\n"
+    "  --session-gc-s N      close sessions idle for N s (default 3600)\n"
+    "  --allow-non-loopback  serve a non-loopback address (every interface)\n";
+
+sigset_t TerminationSignals() {
+  sigset_t set;
+  sigemptyset(&set);
+  sigaddset(&set, SIGTERM);
+  sigaddset(&set, SIGINT);
+  return set;
+}
+
+}  // namespace
+
+int ServerCommand(int argc, char** argv) {
+  // Blocked before any thread starts, so every thread inherits the mask and
+  // the signals reach only the sigwait below.
+  const sigset_t signals = TerminationSignals();
+  pthread_sigmask(SIG_BLOCK, &signals, nullptr);
+
+  CommandLine cl({{"cluster", kValue},
+                  {"job", kValue},
+                  {"task", kValue},
+                  {"cpus", kValue},
+                  {"gpus", kValue},
+                  {"memory-limit", kValue},
+                  {"max-message-mb", kValue},
+                  {"wait-for-tasks-s", kValue},
+                  {"session-gc-s", kValue},
+                  {"allow-non-loopback", kSwitch},
+                  {"help", kSwitch}});
+  if (std::optional<int> rc = StartCommand(argc, argv, kUsage, {}, &cl)) {
+    return *rc;
+  }
+  absl::StatusOr<ClusterAndTask> where = ClusterAndTaskFromFlags(cl);
+  if (!where.ok()) return ReportUsage(where.status(), kUsage);
+
+  ServerOptions options;
+  options.cluster = where->cluster;
+  options.task = where->task;
+  options.allow_non_loopback = cl.Get("allow-non-loopback") == "true";
+  absl::StatusOr<int64_t> cpus = cl.GetPositiveInt("cpus", 1, 1024);
+  absl::StatusOr<int64_t> max_mb = cl.GetPositiveInt("max-message-mb", 1024, 2047);
+  absl::StatusOr<int64_t> wait = cl.GetPositiveInt("wait-for-tasks-s", 120);
+  absl::StatusOr<int64_t> gc = cl.GetPositiveInt("session-gc-s", 3600);
+  absl::StatusOr<int64_t> memory = cl.GetByteSize("memory-limit", 0);
+  for (const absl::Status& s : {cpus.status(), max_mb.status(), wait.status(),
+                                gc.status(), memory.status()}) {
+    if (!s.ok()) return ReportUsage(s, kUsage);
+  }
+  if (cl.Has("gpus")) {
+    absl::StatusOr<int64_t> gpus = cl.Get("gpus") == "0"
+                                       ? absl::StatusOr<int64_t>(0)
+                                       : cl.GetPositiveInt("gpus", -1, 1024);
+    if (!gpus.ok()) return ReportUsage(gpus.status(), kUsage);
+    options.max_gpus = static_cast<int>(*gpus);
+  }
+  options.num_cpus = static_cast<int>(*cpus);
+  options.max_message_bytes = static_cast<int>(*max_mb << 20);
+  options.wait_for_tasks = absl::Seconds(*wait);
+  options.session_gc = absl::Seconds(*gc);
+  options.memory_limit_bytes = *memory;
+  options.log = [](absl::string_view line) {
+    std::fprintf(stderr, "weft server: %.*s\n", static_cast<int>(line.size()),
+                 line.data());
+  };
+
+  absl::StatusOr<std::unique_ptr<GrpcServer>> server = GrpcServer::Start(options);
+  if (!server.ok()) return ReportError(server.status());
+  std::vector<std::string> devices;
+  for (const Device* d : (*server)->devices().devices()) {
+    devices.push_back(d->name());
+  }
+  std::fprintf(stderr,
+               "weft server: %s serving MasterService and WorkerService on %s "
+               "(pid %d)\nweft server: devices: %s\n",
+               (*server)->task_name().c_str(), (*server)->address().c_str(),
+               static_cast<int>(getpid()), absl::StrJoin(devices, ", ").c_str());
+  std::fflush(stderr);
+
+  int signal_number = 0;
+  sigwait(&signals, &signal_number);
+  std::fprintf(stderr, "weft server: %s shutting down (%s)\n",
+               (*server)->task_name().c_str(),
+               signal_number == SIGINT ? "SIGINT" : "SIGTERM");
+  (*server)->Shutdown();
+  server->reset();
+  std::fprintf(stderr, "weft server: stopped\n");
+  return kExitOk;
+}
+
+}  // namespace weft
