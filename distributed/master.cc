@@ -311,7 +311,14 @@ absl::Status Master::CloseSession(const tensorflow::CloseSessionRequest& request
     session = std::move(it->second.session);
     sessions_.erase(it);
   }
-  return session->Close();
+  // Closed here whatever the tasks answer: a task that has died holds
+  // nothing of the session any more, and a client cannot do better.
+  absl::Status s = session->Close();
+  if (!s.ok()) {
+    Log(absl::StrCat("master ", options_.task, ": closing session '",
+                     request.session_handle(), "': ", s.message()));
+  }
+  return absl::OkStatus();
 }
 
 absl::Status Master::ListDevices(const tensorflow::ListDevicesRequest& request,

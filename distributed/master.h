@@ -28,6 +28,8 @@
 //
 // Errors are values: an unknown session is ABORTED naming the handle, as
 // TensorFlow's master answers; a failure on a task names the task.
+// CloseSession succeeds even when a task cannot be reached (it is logged):
+// the session is gone from the master either way.
 //
 // Thread safety: thread-safe; the calls block until they are answered, so
 // a transport runs each on a thread of its own. The options' pointers

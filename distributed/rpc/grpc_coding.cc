@@ -1,5 +1,6 @@
 #include "distributed/rpc/grpc_coding.h"
 
+#include <cstdlib>
 #include <limits>
 #include <vector>
 
@@ -7,9 +8,26 @@
 #include "absl/strings/str_cat.h"
 #include "google/protobuf/io/coded_stream.h"
 #include "google/protobuf/io/zero_copy_stream_impl_lite.h"
+#include "grpc/support/log.h"
 #include "grpcpp/support/slice.h"
 
 namespace weft {
+namespace {
+
+void DropLog(gpr_log_func_args*) {}
+
+}  // namespace
+
+void QuietGrpcLogging() {
+  static const bool once = [] {
+    if (std::getenv("GRPC_VERBOSITY") == nullptr &&
+        std::getenv("GRPC_TRACE") == nullptr) {
+      gpr_set_log_function(&DropLog);
+    }
+    return true;
+  }();
+  (void)once;
+}
 
 grpc::Status ToGrpcStatus(const absl::Status& status) {
   if (status.ok()) return grpc::Status::OK;

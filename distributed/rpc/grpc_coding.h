@@ -28,6 +28,11 @@ inline constexpr size_t kMaxStatusMessage = 3072;
 inline constexpr absl::string_view kMasterServicePrefix = "/tensorflow.MasterService/";
 inline constexpr absl::string_view kWorkerServicePrefix = "/tensorflow.WorkerService/";
 
+// gRPC's own log lines (raw error blobs on stderr) are dropped unless the
+// user asks for them with GRPC_VERBOSITY or GRPC_TRACE: every failure they
+// describe reaches the caller as a status that says it plainly. Idempotent.
+void QuietGrpcLogging();
+
 grpc::Status ToGrpcStatus(const absl::Status& status);
 
 // The status of a call to `method` (its short name, "RunGraph") on `peer`

@@ -195,6 +195,7 @@ const DeviceMgr& GrpcServer::devices() const { return *impl_->devices; }
 
 absl::StatusOr<std::unique_ptr<GrpcServer>> GrpcServer::Start(
     const ServerOptions& options) {
+  QuietGrpcLogging();
   auto impl = std::make_unique<Impl>();
   impl->options = options;
   const TaskId& task = options.task;
@@ -292,6 +293,9 @@ absl::StatusOr<std::unique_ptr<GrpcServer>> GrpcServer::Start(
   int bound_port = 0;
   builder.AddListeningPort(listen, grpc::InsecureServerCredentials(),
                            &bound_port);
+  // gRPC shares a port between processes by default (SO_REUSEPORT): then a
+  // second task started on a busy port would answer half of its calls.
+  builder.AddChannelArgument(GRPC_ARG_ALLOW_REUSEPORT, 0);
   builder.SetMaxReceiveMessageSize(options.max_message_bytes);
   builder.SetMaxSendMessageSize(options.max_message_bytes);
   builder.RegisterCallbackGenericService(&impl->service);

@@ -1,0 +1,231 @@
+// Servers over real loopback sockets: a step across two tasks' gRPC
+// servers, and the inputs and failures a server must survive with a clean
+// error (a task that is not running, garbage bytes, unknown methods, an
+// oversize message, a port in use, a non-loopback address).
+#include <netinet/in.h>
+#include <sys/socket.h>
+#include <unistd.h>
+
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "absl/strings/str_cat.h"
+#include "distributed/rpc/grpc_coding.h"
+#include "distributed/rpc/grpc_master_client.h"
+#include "distributed/rpc/grpc_server.h"
+#include "gmock/gmock.h"
+#include "gtest/gtest.h"
+#include "proto/master.pb.h"
+#include "runtime/core/tensor_proto.h"
+
+namespace weft {
+namespace {
+
+using ::testing::HasSubstr;
+
+// A port nothing listens on now (the kernel's next ephemeral one).
+int FreePort() {
+  const int fd = socket(AF_INET, SOCK_STREAM, 0);
+  sockaddr_in addr{};
+  addr.sin_family = AF_INET;
+  addr.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+  addr.sin_port = 0;
+  EXPECT_EQ(bind(fd, reinterpret_cast<sockaddr*>(&addr), sizeof(addr)), 0);
+  socklen_t len = sizeof(addr);
+  getsockname(fd, reinterpret_cast<sockaddr*>(&addr), &len);
+  close(fd);
+  return ntohs(addr.sin_port);
+}
+
+ServerOptions Options(const std::string& cluster, int task) {
+  ServerOptions o;
+  o.cluster = ParseClusterSpec(cluster).value();
+  o.task = {"worker", task};
+  o.max_gpus = 0;
+  o.inter_op_threads = 2;
+  o.intra_op_threads = 1;
+  o.wait_for_tasks = absl::Seconds(10);
+  o.log = [](absl::string_view) {};
+  return o;
+}
+
+// x (fed) -> y = x + c with c and y on task 1 -> z = -y on task 0.
+tensorflow::GraphDef Sample() {
+  tensorflow::GraphDef def;
+  auto* x = def.add_node();
+  x->set_name("x");
+  x->set_op("Placeholder");
+  (*x->mutable_attr())["dtype"].set_type(tensorflow::DT_FLOAT);
+  auto* c = def.add_node();
+  c->set_name("c");
+  c->set_op("Const");
+  c->set_device("/job:worker/task:1");
+  (*c->mutable_attr())["dtype"].set_type(tensorflow::DT_FLOAT);
+  Tensor one(DT_FLOAT, TensorShape({}));
+  one.flat<float>()[0] = 1.5f;
+  TensorToProto(one, (*c->mutable_attr())["value"].mutable_tensor());
+  auto* y = def.add_node();
+  y->set_name("y");
+  y->set_op("AddV2");
+  y->set_device("/job:worker/task:1");
+  y->add_input("x");
+  y->add_input("c");
+  (*y->mutable_attr())["T"].set_type(tensorflow::DT_FLOAT);
+  auto* z = def.add_node();
+  z->set_name("z");
+  z->set_op("Neg");
+  z->add_input("y");
+  (*z->mutable_attr())["T"].set_type(tensorflow::DT_FLOAT);
+  return def;
+}
+
+tensorflow::TensorProto Floats(int64_t n, float value) {
+  Tensor t(DT_FLOAT, TensorShape({n}));
+  for (int64_t i = 0; i < n; ++i) t.flat<float>()[i] = value;
+  tensorflow::TensorProto p;
+  TensorToProto(t, &p);
+  return p;
+}
+
+class GrpcServerTest : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    ports_ = {FreePort(), FreePort()};
+    cluster_ = absl::StrCat("worker=127.0.0.1:", ports_[0], ",127.0.0.1:",
+                            ports_[1]);
+    for (int t = 0; t < 2; ++t) {
+      auto server = GrpcServer::Start(Options(cluster_, t));
+      ASSERT_TRUE(server.ok()) << server.status();
+      servers_.push_back(*std::move(server));
+    }
+    master_ = std::make_unique<GrpcMasterClient>(servers_[0]->address());
+  }
+
+  absl::StatusOr<std::string> CreateSession() {
+    tensorflow::CreateSessionRequest req;
+    *req.mutable_graph_def() = Sample();
+    tensorflow::CreateSessionResponse resp;
+    absl::Status s = master_->Call("CreateSession", req, &resp, absl::Seconds(30));
+    if (!s.ok()) return s;
+    return resp.session_handle();
+  }
+
+  std::vector<int> ports_;
+  std::string cluster_;
+  std::vector<std::unique_ptr<GrpcServer>> servers_;
+  std::unique_ptr<GrpcMasterClient> master_;
+};
+
+TEST_F(GrpcServerTest, AStepSpansTwoServers) {
+  auto handle = CreateSession();
+  ASSERT_TRUE(handle.ok()) << handle.status();
+  tensorflow::RunStepRequest run;
+  run.set_session_handle(*handle);
+  auto* feed = run.add_feed();
+  feed->set_name("x");
+  *feed->mutable_tensor() = Floats(3, 2.0f);
+  run.add_fetch("z");
+  run.add_fetch("y");
+  for (int step = 0; step < 3; ++step) {
+    tensorflow::RunStepResponse resp;
+    ASSERT_TRUE(master_->Call("RunStep", run, &resp, absl::Seconds(30)).ok());
+    ASSERT_EQ(resp.tensor_size(), 2);
+    Tensor z = TensorFromProto(resp.tensor(0).tensor()).value();
+    Tensor y = TensorFromProto(resp.tensor(1).tensor()).value();
+    ASSERT_EQ(z.NumElements(), 3);
+    EXPECT_EQ(z.flat<float>()[2], -3.5f);
+    EXPECT_EQ(y.flat<float>()[0], 3.5f);
+  }
+  tensorflow::ListDevicesRequest list;
+  list.set_session_handle(*handle);
+  tensorflow::ListDevicesResponse devices;
+  ASSERT_TRUE(master_->Call("ListDevices", list, &devices).ok());
+  EXPECT_EQ(devices.local_device_size(), 1);
+  EXPECT_EQ(devices.remote_device_size(), 1);
+  tensorflow::CloseSessionRequest close;
+  close.set_session_handle(*handle);
+  tensorflow::CloseSessionResponse closed;
+  EXPECT_TRUE(master_->Call("CloseSession", close, &closed).ok());
+}
+
+TEST_F(GrpcServerTest, ATaskThatIsNotRunningIsNamedWithItsAddress) {
+  const int missing = FreePort();
+  servers_.clear();
+  const std::string cluster =
+      absl::StrCat(cluster_, ",127.0.0.1:", missing);
+  for (int t = 0; t < 2; ++t) {
+    ServerOptions o = Options(cluster, t);
+    o.wait_for_tasks = absl::Seconds(1);
+    servers_.push_back(GrpcServer::Start(o).value());
+  }
+  absl::StatusOr<std::string> handle = CreateSession();
+  EXPECT_EQ(handle.status().code(), absl::StatusCode::kDeadlineExceeded);
+  const std::string message(handle.status().message());
+  EXPECT_THAT(message, HasSubstr(absl::StrCat(
+                           "/job:worker/replica:0/task:2 at 127.0.0.1:", missing)));
+  EXPECT_THAT(message, HasSubstr("unreachable"));
+  EXPECT_THAT(message, ::testing::Not(HasSubstr("task:1 at")));
+}
+
+TEST_F(GrpcServerTest, BadRequestsGetCleanErrorsAndTheServerServesOn) {
+  // Bytes that are no RunStepRequest: field 1 (session_handle, a proto3
+  // string) holding invalid UTF-8.
+  tensorflow::NamedTensorProto garbage;
+  garbage.set_name(std::string("\xff\xfe", 2));
+  tensorflow::RunStepResponse ignored;
+  absl::Status s = master_->Call("RunStep", garbage, &ignored);
+  EXPECT_EQ(s.code(), absl::StatusCode::kInvalidArgument) << s;
+  EXPECT_THAT(std::string(s.message()), HasSubstr("RunStepRequest"));
+  // An unknown method.
+  tensorflow::CreateSessionRequest req;
+  s = master_->Call("Frobnicate", req, &ignored);
+  EXPECT_EQ(s.code(), absl::StatusCode::kUnimplemented);
+  EXPECT_THAT(std::string(s.message()),
+              HasSubstr("/tensorflow.MasterService/Frobnicate"));
+  // A request over the size limit.
+  servers_.clear();
+  for (int t = 0; t < 2; ++t) {
+    ServerOptions o = Options(cluster_, t);
+    o.max_message_bytes = 1 << 20;
+    servers_.push_back(GrpcServer::Start(o).value());
+  }
+  auto handle = CreateSession();
+  ASSERT_TRUE(handle.ok()) << handle.status();
+  tensorflow::RunStepRequest run;
+  run.set_session_handle(*handle);
+  auto* feed = run.add_feed();
+  feed->set_name("x");
+  *feed->mutable_tensor() = Floats(1 << 19, 1.0f);  // 2 MiB
+  run.add_fetch("z");
+  tensorflow::RunStepResponse resp;
+  s = master_->Call("RunStep", run, &resp);
+  EXPECT_EQ(s.code(), absl::StatusCode::kResourceExhausted) << s;
+  // The server still serves.
+  *feed->mutable_tensor() = Floats(4, 1.0f);
+  s = master_->Call("RunStep", run, &resp);
+  EXPECT_TRUE(s.ok()) << s;
+}
+
+TEST_F(GrpcServerTest, AddressesAreCheckedBeforeListening) {
+  // The port of a running server.
+  auto again = GrpcServer::Start(Options(cluster_, 0));
+  EXPECT_EQ(again.status().code(), absl::StatusCode::kFailedPrecondition);
+  EXPECT_THAT(std::string(again.status().message()),
+              HasSubstr(absl::StrCat("127.0.0.1:", ports_[0])));
+  // Not loopback, not asked for.
+  auto remote = GrpcServer::Start(Options("worker=10.1.2.3:2222", 0));
+  EXPECT_EQ(remote.status().code(), absl::StatusCode::kInvalidArgument);
+  EXPECT_THAT(std::string(remote.status().message()),
+              HasSubstr("--allow-non-loopback"));
+  // A task the spec lacks.
+  auto absent = GrpcServer::Start(Options(cluster_, 5));
+  EXPECT_EQ(absent.status().code(), absl::StatusCode::kInvalidArgument);
+  EXPECT_TRUE(IsLoopbackHost("127.0.0.2"));
+  EXPECT_TRUE(IsLoopbackHost("[::1]"));
+  EXPECT_FALSE(IsLoopbackHost("127.0.0.1.example.com"));
+  EXPECT_FALSE(IsLoopbackHost("0.0.0.0"));
+}
+
+}  // namespace
+}  // namespace weft

@@ -1,0 +1,267 @@
+"""A real TensorFlow 2.21 client driving a cluster of `weft server` tasks.
+
+Starts ps and worker tasks as child processes on loopback with free ports,
+then runs tf.compat.v1 sessions against them over gRPC, as a TensorFlow
+1.x job would: in-graph replication with variables on the ps task and one
+tower per worker task (compared step by step with the same graph in a local
+TensorFlow session), variables shared by the sessions of two clients (the
+between-graph replication pattern, with device_filters), and the errors a
+user sees for a failing node and for a task that has died.
+
+usage: tf_cluster_test.py PATH_TO_WEFT
+Prints 'SKIPPED: ...' and exits 0 when TensorFlow is not installed.
+"""
+import os
+import signal
+import socket
+import subprocess
+import sys
+import tempfile
+import time
+
+try:
+    import numpy as np
+    import tensorflow as tf
+except ImportError as e:  # pragma: no cover
+    print(f"SKIPPED: tensorflow not installed ({e})")
+    sys.exit(0)
+
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+from tf_compare import check, summary_exit_code  # noqa: E402
+
+tf1 = tf.compat.v1
+tf1.disable_eager_execution()
+
+WEFT = os.path.abspath(sys.argv[1])
+WORK = tempfile.mkdtemp(prefix="weft_cluster_")
+STEP_TIMEOUT_MS = 60000
+
+
+def free_port():
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return s.getsockname()[1]
+
+
+class Cluster:
+    """`weft server` children, one per task; killed by pid on exit."""
+
+    def __init__(self, jobs):
+        self.addresses = {job: [f"127.0.0.1:{free_port()}" for _ in range(n)]
+                          for job, n in jobs.items()}
+        self.spec = ";".join(f"{job}={','.join(addrs)}"
+                             for job, addrs in self.addresses.items())
+        self.procs = {}
+        for job, addrs in self.addresses.items():
+            for i, _ in enumerate(addrs):
+                log = open(os.path.join(WORK, f"{job}{i}.log"), "w")
+                self.procs[(job, i)] = (subprocess.Popen(
+                    [WEFT, "server", "--cluster", self.spec, "--job", job,
+                     "--task", str(i), "--wait-for-tasks-s", "20"],
+                    stdout=log, stderr=subprocess.STDOUT), log)
+        deadline = time.time() + 30
+        for (job, i), (proc, _) in self.procs.items():
+            while "serving" not in self.log(job, i):
+                if proc.poll() is not None or time.time() > deadline:
+                    raise RuntimeError(f"task {job}:{i} did not start:\n"
+                                       + self.log(job, i))
+                time.sleep(0.05)
+
+    def log(self, job, i):
+        with open(os.path.join(WORK, f"{job}{i}.log")) as f:
+            return f.read()
+
+    def target(self, job="worker", i=0):
+        return "grpc://" + self.addresses[job][i]
+
+    def kill(self, job, i, sig=signal.SIGKILL):
+        proc, _ = self.procs[(job, i)]
+        proc.send_signal(sig)
+        proc.wait(timeout=30)
+
+    def close(self):
+        for (job, i), (proc, log) in self.procs.items():
+            if proc.poll() is None:
+                proc.send_signal(signal.SIGTERM)
+        for (job, i), (proc, log) in self.procs.items():
+            try:
+                proc.wait(timeout=15)
+            except subprocess.TimeoutExpired:
+                proc.kill()
+                proc.wait()
+            log.close()
+
+
+def run_options():
+    return tf1.RunOptions(timeout_in_ms=STEP_TIMEOUT_MS)
+
+
+def in_graph_model(devices):
+    """A linear model trained by towers: `devices` is (ps device, [tower
+    devices]); None for all places means one local device."""
+    ps, towers = devices
+    g = tf1.Graph()
+    rng = np.random.RandomState(3)
+    with g.as_default():
+        with tf1.device(ps):
+            w = tf1.Variable(rng.randn(4, 2).astype(np.float32), name="w")
+            b = tf1.Variable(np.zeros(2, np.float32), name="b")
+        x = tf1.placeholder(tf.float32, [None, 4], name="x")
+        y = tf1.placeholder(tf.float32, [None, 2], name="y")
+        xs = tf1.split(x, len(towers))
+        ys = tf1.split(y, len(towers))
+        losses, grads = [], []
+        for k, dev in enumerate(towers):
+            with tf1.device(dev), tf1.name_scope(f"tower{k}"):
+                pred = tf1.matmul(xs[k], w) + b
+                loss = tf1.reduce_mean(tf1.square(pred - ys[k]))
+                losses.append(loss)
+                grads.append(tf1.gradients(loss, [w, b]))
+        with tf1.device(ps):
+            avg = [tf1.add_n([gr[i] for gr in grads]) / len(towers)
+                   for i in range(2)]
+            train = tf1.train.GradientDescentOptimizer(0.1).apply_gradients(
+                list(zip(avg, [w, b])))
+            total = tf1.add_n(losses) / len(towers)
+        init = tf1.global_variables_initializer()
+    return g, x, y, total, train, init
+
+
+def data(step):
+    rng = np.random.RandomState(100 + step)
+    xv = rng.randn(8, 4).astype(np.float32)
+    yv = (xv @ np.array([[1, 0], [0, 1], [1, 1], [-1, 2]], np.float32)).astype(np.float32)
+    return xv, yv
+
+
+def test_in_graph_replication(cluster):
+    ps = "/job:ps/task:0"
+    towers = ["/job:worker/task:0", "/job:worker/task:1"]
+    g, x, y, total, train, init = in_graph_model((ps, towers))
+    got = []
+    with tf1.Session(cluster.target(), graph=g) as sess:
+        sess.run(init, options=run_options())
+        for step in range(5):
+            xv, yv = data(step)
+            loss, _ = sess.run([total, train], {x: xv, y: yv}, options=run_options())
+            got.append(loss)
+        names = sorted(d.name for d in sess.list_devices())
+    check("list_devices names every task's CPU",
+          names == sorted(["/job:ps/replica:0/task:0/device:CPU:0",
+                           "/job:worker/replica:0/task:0/device:CPU:0",
+                           "/job:worker/replica:0/task:1/device:CPU:0"]),
+          str(names))
+    # The same graph in a local TensorFlow session.
+    g2, x2, y2, total2, train2, init2 = in_graph_model((None, [None, None]))
+    want = []
+    with tf1.Session(graph=g2) as sess:
+        sess.run(init2)
+        for step in range(5):
+            xv, yv = data(step)
+            loss, _ = sess.run([total2, train2], {x2: xv, y2: yv})
+            want.append(loss)
+    check("in-graph replication: 2 worker towers, variables on ps, TF's losses",
+          np.allclose(got, want, rtol=1e-5, atol=1e-6), f"weft {got} tf {want}")
+    check("in-graph replication: the loss goes down", got[-1] < got[0], str(got))
+
+
+def shared_variable_graph(task):
+    g = tf1.Graph()
+    with g.as_default():
+        with tf1.device("/job:ps/task:0"):
+            v = tf1.Variable(np.zeros(3, np.float32), name="shared")
+        with tf1.device(f"/job:worker/task:{task}"):
+            delta = tf1.ones([3]) * float(task + 1)
+        inc = tf1.assign_add(v, delta)  # with the variable, on ps
+        init = tf1.global_variables_initializer()
+    return g, v, inc, init
+
+
+def test_sessions_of_two_clients_share_ps_variables(cluster):
+    sessions = []
+    for task in range(2):
+        g, v, inc, init = shared_variable_graph(task)
+        config = tf1.ConfigProto(device_filters=["/job:ps", f"/job:worker/task:{task}"])
+        sess = tf1.Session(cluster.target("worker", task), graph=g, config=config)
+        sessions.append((sess, v, inc, init))
+    s0, v0, inc0, init0 = sessions[0]
+    s1, v1, inc1, init1 = sessions[1]
+    s0.run(init0, options=run_options())
+    s0.run(inc0, options=run_options())      # + 1
+    s1.run(inc1, options=run_options())      # + 2
+    seen0 = s0.run(v0, options=run_options())
+    seen1 = s1.run(v1, options=run_options())
+    for s, _, _, _ in sessions:
+        s.close()
+    check("two clients' sessions share the ps task's variable",
+          np.array_equal(seen0, [3, 3, 3]) and np.array_equal(seen1, [3, 3, 3]),
+          f"{seen0} {seen1}")
+
+
+def test_a_failing_node_is_a_clear_error(cluster):
+    g = tf1.Graph()
+    with g.as_default():
+        x = tf1.placeholder(tf.float32, [None], name="x")
+        with tf1.device("/job:worker/task:1"):
+            y = tf1.reshape(x, [2, 2], name="square") * 2.0
+    with tf1.Session(cluster.target(), graph=g) as sess:
+        try:
+            sess.run(y, {x: np.ones(3, np.float32)}, options=run_options())
+            check("a failing node is InvalidArgumentError", False, "no error")
+        except tf.errors.InvalidArgumentError as e:
+            check("a failing node on another task is InvalidArgumentError "
+                  "naming the node and the task",
+                  "square" in e.message and "/job:worker/replica:0/task:1" in e.message,
+                  e.message)
+        # The session serves on.
+        out = sess.run(y, {x: np.ones(4, np.float32)}, options=run_options())
+        check("the session serves on after an error",
+              np.array_equal(out, np.full((2, 2), 2.0)), str(out))
+
+
+def test_a_dead_task_is_named(cluster):
+    g = tf1.Graph()
+    with g.as_default():
+        x = tf1.placeholder(tf.float32, [2], name="x")
+        with tf1.device("/job:worker/task:1"):
+            y = x + 1.0
+    sess = tf1.Session(cluster.target(), graph=g)
+    sess.run(y, {x: np.ones(2, np.float32)}, options=run_options())
+    cluster.kill("worker", 1)
+    start = time.time()
+    try:
+        sess.run(y, {x: np.ones(2, np.float32)}, options=run_options())
+        check("a step on a dead task fails", False, "no error")
+    except tf.errors.OpError as e:
+        took = time.time() - start
+        check("a step on a dead task fails fast, naming the task and address",
+              took < 30 and "/job:worker/replica:0/task:1" in e.message
+              and cluster.addresses["worker"][1] in e.message,
+              f"{took:.1f}s {type(e).__name__}: {e.message}")
+        print(f"  (the error: {type(e).__name__}: {e.message})")
+    sess.close()  # succeeds though a task of the session is gone
+
+
+def main():
+    cluster = Cluster({"ps": 1, "worker": 2})
+    try:
+        test_in_graph_replication(cluster)
+        test_sessions_of_two_clients_share_ps_variables(cluster)
+        test_a_failing_node_is_a_clear_error(cluster)
+        test_a_dead_task_is_named(cluster)
+        cluster.close()
+        check("every task shut down cleanly on SIGTERM",
+              all(p.returncode == 0 for (job, i), (p, _) in cluster.procs.items()
+                  if (job, i) != ("worker", 1)),
+              str({k: p.returncode for k, (p, _) in cluster.procs.items()}))
+    except Exception as e:  # noqa: BLE001 - reported as a failure
+        check("cluster test ran to the end", False, f"{type(e).__name__}: {e}")
+        for (job, i) in cluster.procs:
+            print(f"--- {job}:{i} log ---\n{cluster.log(job, i)[-3000:]}")
+    finally:
+        cluster.close()
+    return summary_exit_code()
+
+
+if __name__ == "__main__":
+    sys.exit(main())
