@@ -23,6 +23,7 @@ int InspectCommand(int argc, char** argv);
 int GraphgenCommand(int argc, char** argv);
 int TrainCommand(int argc, char** argv);
 int ServerCommand(int argc, char** argv);
+int LaunchCommand(int argc, char** argv);
 
 
 // Prints "error: CODE: message" to stderr and returns kExitError.

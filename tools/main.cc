@@ -15,6 +15,7 @@ constexpr char kUsage[] =
     "  train     train a model locally with a progress line\n"
     "  inspect   summarize a GraphDef: ops, devices, variables, inputs, outputs\n"
     "  server    serve one task of a cluster (TensorFlow's gRPC services)\n"
+    "  launch    start a cluster's local tasks and watch them\n"
     "\n"
     "Run 'weft <command> --help' for the command's flags.\n";
 
@@ -33,6 +34,9 @@ int main(int argc, char** argv) {
   }
   if (std::strcmp(command, "graphgen") == 0) {
     return weft::GraphgenCommand(argc - 2, argv + 2);
+  }
+  if (std::strcmp(command, "launch") == 0) {
+    return weft::LaunchCommand(argc - 2, argv + 2);
   }
   if (std::strcmp(command, "server") == 0) {
     return weft::ServerCommand(argc - 2, argv + 2);

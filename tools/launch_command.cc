@@ -1,0 +1,352 @@
+// weft launch: every task of a cluster that lives on this machine, as child
+// `weft server` processes, watched until Ctrl-C or until one of them dies
+// (what torchrun is to a PyTorch job, for a TensorFlow-style cluster).
+#include <fcntl.h>
+#include <signal.h>
+#include <sys/prctl.h>
+#include <sys/socket.h>
+#include <sys/wait.h>
+#include <netinet/in.h>
+#include <unistd.h>
+
+#include <cerrno>
+#include <cstdio>
+#include <cstdlib>
+#include <cstring>
+#include <fstream>
+#include <map>
+#include <memory>
+#include <optional>
+#include <sstream>
+#include <string>
+#include <vector>
+
+#include "absl/strings/numbers.h"
+#include "absl/strings/str_cat.h"
+#include "absl/strings/str_join.h"
+#include "absl/synchronization/notification.h"
+#include "absl/time/clock.h"
+#include "absl/time/time.h"
+#include "distributed/cluster_spec.h"
+#include "distributed/rpc/grpc_server.h"
+#include "distributed/rpc/grpc_worker_cache.h"
+#include "proto/worker.pb.h"
+#include "tools/cluster_flags.h"
+#include "tools/command_line.h"
+#include "tools/commands.h"
+
+namespace weft {
+namespace {
+
+constexpr char kUsage[] =
+    "usage: weft launch --cluster SPEC [flags]\n"
+    "       weft launch --ps N --workers M [flags]\n"
+    "\n"
+    "Starts every task of the cluster whose host is this machine (loopback\n"
+    "addresses) as a child 'weft server', waits until each answers, prints\n"
+    "one line per task, and watches them: Ctrl-C (or SIGTERM) stops them\n"
+    "all; when one dies the others are stopped and its exit status and the\n"
+    "end of its log are printed.\n"
+    "\n"
+    "  --cluster SPEC        as for weft server (flag form, JSON or @FILE)\n"
+    "  --ps N --workers M    a cluster of N ps and M worker tasks on free\n"
+    "                        loopback ports (127.0.0.1)\n"
+    "  --log-dir DIR         where each task's log goes (default: a new\n"
+    "                        directory under /tmp)\n"
+    "  --start-timeout-s N   how long to wait for every task to answer\n"
+    "                        (default 60)\n"
+    "  --cpus N              CPU devices per task (default 1)\n";
+
+struct Child {
+  TaskId task;
+  std::string address;
+  std::string log;
+  pid_t pid = -1;
+  bool running = false;
+  int status = 0;
+};
+
+int FreeLoopbackPort() {
+  const int fd = socket(AF_INET, SOCK_STREAM, 0);
+  if (fd < 0) return -1;
+  sockaddr_in addr{};
+  addr.sin_family = AF_INET;
+  addr.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+  int port = -1;
+  socklen_t len = sizeof(addr);
+  if (bind(fd, reinterpret_cast<sockaddr*>(&addr), sizeof(addr)) == 0 &&
+      getsockname(fd, reinterpret_cast<sockaddr*>(&addr), &len) == 0) {
+    port = ntohs(addr.sin_port);
+  }
+  close(fd);
+  return port;
+}
+
+absl::StatusOr<ClusterSpec> LocalCluster(int64_t ps, int64_t workers) {
+  std::vector<std::string> jobs;
+  for (const auto& [job, n] : {std::pair<const char*, int64_t>{"ps", ps},
+                               {"worker", workers}}) {
+    std::vector<std::string> addresses;
+    for (int64_t i = 0; i < n; ++i) {
+      const int port = FreeLoopbackPort();
+      if (port <= 0) {
+        return absl::ResourceExhaustedError(absl::StrCat(
+            "could not find a free loopback port: ", std::strerror(errno)));
+      }
+      addresses.push_back(absl::StrCat("127.0.0.1:", port));
+    }
+    if (n > 0) jobs.push_back(absl::StrCat(job, "=", absl::StrJoin(addresses, ",")));
+  }
+  return ParseClusterSpec(absl::StrJoin(jobs, ";"));
+}
+
+std::string Host(const std::string& address) {
+  return address.substr(0, address.rfind(':'));
+}
+
+std::string Tail(const std::string& path, size_t bytes = 2000) {
+  std::ifstream in(path, std::ios::binary);
+  std::stringstream ss;
+  ss << in.rdbuf();
+  std::string text = ss.str();
+  if (text.size() > bytes) text = "..." + text.substr(text.size() - bytes);
+  return text;
+}
+
+std::string ExitText(int status) {
+  if (WIFEXITED(status)) return absl::StrCat("exit status ", WEXITSTATUS(status));
+  if (WIFSIGNALED(status)) {
+    return absl::StrCat("killed by signal ", WTERMSIG(status), " (",
+                        strsignal(WTERMSIG(status)), ")");
+  }
+  return "ended";
+}
+
+// Starts `weft server` for the child's task; its output goes to its log.
+absl::Status Spawn(const ClusterSpec& spec, const std::string& cpus,
+                   const sigset_t& blocked, Child* c) {
+  const int fd = open(c->log.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
+  if (fd < 0) {
+    return absl::FailedPreconditionError(absl::StrCat(
+        "cannot write the log ", c->log, ": ", std::strerror(errno)));
+  }
+  std::vector<std::string> args = {"weft", "server", "--cluster", spec.ToString(),
+                                   "--job", c->task.job, "--task",
+                                   std::to_string(c->task.index), "--cpus", cpus};
+  std::vector<char*> argv;
+  for (std::string& a : args) argv.push_back(a.data());
+  argv.push_back(nullptr);
+  const pid_t parent = getpid();
+  const pid_t pid = fork();
+  if (pid < 0) {
+    close(fd);
+    return absl::ResourceExhaustedError(absl::StrCat(
+        "cannot start a process for ", c->task.ToString(), ": ",
+        std::strerror(errno)));
+  }
+  if (pid == 0) {
+    // The child: stopped with the launcher however it ends.
+    prctl(PR_SET_PDEATHSIG, SIGTERM);
+    if (getppid() != parent) _exit(1);
+    dup2(fd, STDOUT_FILENO);
+    dup2(fd, STDERR_FILENO);
+    sigprocmask(SIG_UNBLOCK, &blocked, nullptr);
+    execv("/proc/self/exe", argv.data());
+    std::fprintf(stderr, "weft launch: cannot run /proc/self/exe: %s\n",
+                 std::strerror(errno));
+    _exit(127);
+  }
+  close(fd);
+  c->pid = pid;
+  c->running = true;
+  return absl::OkStatus();
+}
+
+// Asks the task for its devices until it answers or `deadline`.
+absl::Status WaitUntilServing(const Child& c, absl::Time deadline) {
+  GrpcChannelOptions options;
+  options.status_timeout = absl::Seconds(2);
+  std::unique_ptr<WorkerInterface> worker =
+      NewGrpcRemoteWorker(c.task.DeviceNamePrefix(), c.address, options);
+  absl::Status last;
+  while (absl::Now() < deadline) {
+    tensorflow::GetStatusRequest req;
+    tensorflow::GetStatusResponse resp;
+    absl::Notification done;
+    worker->GetStatusAsync(&req, &resp, [&](absl::Status s) {
+      last = s;
+      done.Notify();
+    });
+    done.WaitForNotification();
+    if (last.ok()) return last;
+    int status;
+    if (waitpid(c.pid, &status, WNOHANG) == c.pid) {
+      return absl::AbortedError(absl::StrCat(
+          c.task.ToString(), " ended before it answered (", ExitText(status),
+          "); the end of its log ", c.log, ":\n", Tail(c.log)));
+    }
+    absl::SleepFor(absl::Milliseconds(100));
+  }
+  return absl::DeadlineExceededError(absl::StrCat(
+      c.task.ToString(), " at ", c.address, " did not answer GetStatus in time (",
+      last.message(), "); see its log ", c.log));
+}
+
+void StopAll(std::vector<Child>* children) {
+  for (Child& c : *children) {
+    if (c.running) kill(c.pid, SIGTERM);
+  }
+  const absl::Time deadline = absl::Now() + absl::Seconds(15);
+  for (Child& c : *children) {
+    while (c.running) {
+      const pid_t r = waitpid(c.pid, &c.status, WNOHANG);
+      if (r == c.pid || r < 0) {
+        c.running = false;
+      } else if (absl::Now() > deadline) {
+        kill(c.pid, SIGKILL);
+        waitpid(c.pid, &c.status, 0);
+        c.running = false;
+      } else {
+        absl::SleepFor(absl::Milliseconds(20));
+      }
+    }
+  }
+}
+
+}  // namespace
+
+int LaunchCommand(int argc, char** argv) {
+  sigset_t blocked;
+  sigemptyset(&blocked);
+  sigaddset(&blocked, SIGINT);
+  sigaddset(&blocked, SIGTERM);
+  sigaddset(&blocked, SIGCHLD);
+  pthread_sigmask(SIG_BLOCK, &blocked, nullptr);
+
+  CommandLine cl({{"cluster", kValue},
+                  {"ps", kValue},
+                  {"workers", kValue},
+                  {"log-dir", kValue},
+                  {"start-timeout-s", kValue},
+                  {"cpus", kValue},
+                  {"help", kSwitch}});
+  if (std::optional<int> rc = StartCommand(argc, argv, kUsage, {}, &cl)) {
+    return *rc;
+  }
+  absl::StatusOr<ClusterSpec> spec;
+  if (cl.Has("cluster")) {
+    if (cl.Has("ps") || cl.Has("workers")) {
+      return ReportUsage(absl::InvalidArgumentError(
+                             "give --cluster or --ps/--workers, not both"),
+                         kUsage);
+    }
+    spec = ClusterFromFlag(cl.Get("cluster"));
+  } else if (cl.Has("workers")) {
+    absl::StatusOr<int64_t> workers = cl.GetPositiveInt("workers", 1, 256);
+    absl::StatusOr<int64_t> ps =
+        cl.Get("ps", "0") == "0" ? absl::StatusOr<int64_t>(0)
+                                 : cl.GetPositiveInt("ps", 0, 256);
+    if (!workers.ok()) return ReportUsage(workers.status(), kUsage);
+    if (!ps.ok()) return ReportUsage(ps.status(), kUsage);
+    spec = LocalCluster(*ps, *workers);
+  } else {
+    return ReportUsage(
+        absl::InvalidArgumentError("give --cluster SPEC, or --ps N --workers M"),
+        kUsage);
+  }
+  if (!spec.ok()) return ReportUsage(spec.status(), kUsage);
+  absl::StatusOr<int64_t> timeout = cl.GetPositiveInt("start-timeout-s", 60);
+  absl::StatusOr<int64_t> cpus = cl.GetPositiveInt("cpus", 1, 1024);
+  if (!timeout.ok()) return ReportUsage(timeout.status(), kUsage);
+  if (!cpus.ok()) return ReportUsage(cpus.status(), kUsage);
+
+  std::string log_dir = cl.Get("log-dir");
+  if (log_dir.empty()) {
+    char tmpl[] = "/tmp/weft-launch-XXXXXX";
+    if (mkdtemp(tmpl) == nullptr) {
+      return ReportError(absl::FailedPreconditionError(
+          absl::StrCat("cannot make a log directory: ", std::strerror(errno))));
+    }
+    log_dir = tmpl;
+  }
+
+  std::vector<Child> children;
+  for (const TaskId& task : spec->Tasks()) {
+    Child c;
+    c.task = task;
+    c.address = *spec->Address(task);
+    if (!IsLoopbackHost(Host(c.address))) {
+      std::fprintf(stderr, "weft launch: %s at %s is not on this machine; start it there\n",
+                   task.ToString().c_str(), c.address.c_str());
+      continue;
+    }
+    c.log = absl::StrCat(log_dir, "/", task.job, "-", task.index, ".log");
+    children.push_back(std::move(c));
+  }
+  if (children.empty()) {
+    return ReportError(absl::InvalidArgumentError(
+        "no task of the cluster has a loopback address; nothing to launch here"));
+  }
+  for (Child& c : children) {
+    absl::Status s = Spawn(*spec, std::to_string(*cpus), blocked, &c);
+    if (!s.ok()) {
+      StopAll(&children);
+      return ReportError(s);
+    }
+  }
+  const absl::Time deadline = absl::Now() + absl::Seconds(*timeout);
+  for (Child& c : children) {
+    absl::Status s = WaitUntilServing(c, deadline);
+    if (!s.ok()) {
+      StopAll(&children);
+      return ReportError(s);
+    }
+  }
+  std::printf("weft launch: cluster %s\n", spec->ToString().c_str());
+  for (const Child& c : children) {
+    std::printf("  %-8s task %-3d %-22s pid %-7d log %s\n", c.task.job.c_str(),
+                c.task.index, c.address.c_str(), static_cast<int>(c.pid),
+                c.log.c_str());
+  }
+  // Clients talk to the chief: the "chief" task, else the first worker.
+  const Child* chief = &children.front();
+  for (const char* job : {"worker", "chief"}) {  // the later one wins
+    for (const Child& c : children) {
+      if (c.task.job == job) {
+        chief = &c;
+        break;
+      }
+    }
+  }
+  std::printf("weft launch: %zu task(s) serving; clients connect to grpc://%s; "
+              "Ctrl-C stops them\n",
+              children.size(), chief->address.c_str());
+  std::fflush(stdout);
+
+  for (;;) {
+    siginfo_t info;
+    const int sig = sigwaitinfo(&blocked, &info);
+    if (sig == SIGINT || sig == SIGTERM) {
+      std::printf("weft launch: stopping %zu task(s)\n", children.size());
+      StopAll(&children);
+      std::printf("weft launch: stopped\n");
+      return kExitOk;
+    }
+    if (sig != SIGCHLD) continue;
+    for (Child& c : children) {
+      if (!c.running) continue;
+      if (waitpid(c.pid, &c.status, WNOHANG) != c.pid) continue;
+      c.running = false;
+      std::fprintf(stderr,
+                   "weft launch: %s at %s (pid %d) died: %s; stopping the "
+                   "others. The end of its log %s:\n%s\n",
+                   c.task.ToString().c_str(), c.address.c_str(),
+                   static_cast<int>(c.pid), ExitText(c.status).c_str(),
+                   c.log.c_str(), Tail(c.log).c_str());
+      StopAll(&children);
+      return kExitError;
+    }
+  }
+}
+
+}  // namespace weft
