@@ -24,6 +24,7 @@ int GraphgenCommand(int argc, char** argv);
 int TrainCommand(int argc, char** argv);
 int ServerCommand(int argc, char** argv);
 int LaunchCommand(int argc, char** argv);
+int SubmitCommand(int argc, char** argv);
 
 
 // Prints "error: CODE: message" to stderr and returns kExitError.

@@ -16,6 +16,7 @@ constexpr char kUsage[] =
     "  inspect   summarize a GraphDef: ops, devices, variables, inputs, outputs\n"
     "  server    serve one task of a cluster (TensorFlow's gRPC services)\n"
     "  launch    start a cluster's local tasks and watch them\n"
+    "  submit    run a GraphDef on a cluster through its master\n"
     "\n"
     "Run 'weft <command> --help' for the command's flags.\n";
 
@@ -34,6 +35,9 @@ int main(int argc, char** argv) {
   }
   if (std::strcmp(command, "graphgen") == 0) {
     return weft::GraphgenCommand(argc - 2, argv + 2);
+  }
+  if (std::strcmp(command, "submit") == 0) {
+    return weft::SubmitCommand(argc - 2, argv + 2);
   }
   if (std::strcmp(command, "launch") == 0) {
     return weft::LaunchCommand(argc - 2, argv + 2);

@@ -5,12 +5,16 @@ then runs tf.compat.v1 sessions against them over gRPC, as a TensorFlow
 1.x job would: in-graph replication with variables on the ps task and one
 tower per worker task (compared step by step with the same graph in a local
 TensorFlow session), variables shared by the sessions of two clients (the
-between-graph replication pattern, with device_filters), and the errors a
+between-graph replication pattern, with device_filters), the same training
+against a Weft cluster, a TensorFlow cluster and a mixed one (a Weft ps
+under TensorFlow's master and worker), `weft submit` against a Weft and a
+TensorFlow cluster, and the errors a
 user sees for a failing node and for a task that has died.
 
 usage: tf_cluster_test.py PATH_TO_WEFT
 Prints 'SKIPPED: ...' and exits 0 when TensorFlow is not installed.
 """
+import json
 import os
 import signal
 import socket
@@ -27,7 +31,7 @@ except ImportError as e:  # pragma: no cover
     sys.exit(0)
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from tf_compare import check, summary_exit_code  # noqa: E402
+from tf_compare import check, feed_arg, summary_exit_code  # noqa: E402
 
 tf1 = tf.compat.v1
 tf1.disable_eager_execution()
@@ -43,23 +47,41 @@ def free_port():
         return s.getsockname()[1]
 
 
-class Cluster:
-    """`weft server` children, one per task; killed by pid on exit."""
+# A TensorFlow task: tf.distribute.Server for (cluster JSON, job, index).
+TF_SERVER = """
+import json, sys
+import tensorflow as tf
+cluster = tf.train.ClusterSpec(json.loads(sys.argv[1]))
+server = tf.distribute.Server(cluster, job_name=sys.argv[2],
+                              task_index=int(sys.argv[3]), start=True)
+print("serving", flush=True)
+server.join()
+"""
 
-    def __init__(self, jobs):
+
+class Cluster:
+    """One child process per task: `weft server`, or a TensorFlow server for
+    the jobs in `tf_jobs`; killed by pid on exit."""
+
+    def __init__(self, jobs, tf_jobs=(), name="weft"):
         self.addresses = {job: [f"127.0.0.1:{free_port()}" for _ in range(n)]
                           for job, n in jobs.items()}
         self.spec = ";".join(f"{job}={','.join(addrs)}"
                              for job, addrs in self.addresses.items())
+        spec_json = json.dumps(self.addresses)
+        self.name = name
         self.procs = {}
         for job, addrs in self.addresses.items():
             for i, _ in enumerate(addrs):
-                log = open(os.path.join(WORK, f"{job}{i}.log"), "w")
+                log = open(self.log_path(job, i), "w")
+                if job in tf_jobs:
+                    cmd = [sys.executable, "-c", TF_SERVER, spec_json, job, str(i)]
+                else:
+                    cmd = [WEFT, "server", "--cluster", self.spec, "--job", job,
+                           "--task", str(i), "--wait-for-tasks-s", "60"]
                 self.procs[(job, i)] = (subprocess.Popen(
-                    [WEFT, "server", "--cluster", self.spec, "--job", job,
-                     "--task", str(i), "--wait-for-tasks-s", "20"],
-                    stdout=log, stderr=subprocess.STDOUT), log)
-        deadline = time.time() + 30
+                    cmd, stdout=log, stderr=subprocess.STDOUT), log)
+        deadline = time.time() + 120  # TensorFlow takes a while to import
         for (job, i), (proc, _) in self.procs.items():
             while "serving" not in self.log(job, i):
                 if proc.poll() is not None or time.time() > deadline:
@@ -67,8 +89,11 @@ class Cluster:
                                        + self.log(job, i))
                 time.sleep(0.05)
 
+    def log_path(self, job, i):
+        return os.path.join(WORK, f"{self.name}-{job}{i}.log")
+
     def log(self, job, i):
-        with open(os.path.join(WORK, f"{job}{i}.log")) as f:
+        with open(self.log_path(job, i)) as f:
             return f.read()
 
     def target(self, job="worker", i=0):
@@ -242,12 +267,84 @@ def test_a_dead_task_is_named(cluster):
     sess.close()  # succeeds though a task of the session is gone
 
 
+def ps_worker_model():
+    """Variables on ps, the model and its gradients on worker 0."""
+    g = tf1.Graph()
+    with g.as_default():
+        rng = np.random.RandomState(3)
+        with tf1.device("/job:ps/task:0"):
+            w = tf1.Variable(rng.randn(4, 2).astype(np.float32), name="w")
+            b = tf1.Variable(np.zeros(2, np.float32), name="b")
+        with tf1.device("/job:worker/task:0"):
+            x = tf1.placeholder(tf.float32, [None, 4], name="x")
+            y = tf1.placeholder(tf.float32, [None, 2], name="y")
+            loss = tf1.reduce_mean(tf1.square(tf1.matmul(x, w) + b - y), name="loss")
+            train = tf1.train.GradientDescentOptimizer(0.1).minimize(loss, name="train")
+        init = tf1.global_variables_initializer()
+    return g, x, y, loss, train, init
+
+
+def train_ps_worker(target, steps=20):
+    g, x, y, loss, train, init = ps_worker_model()
+    losses = []
+    with tf1.Session(target, graph=g) as sess:
+        sess.run(init, options=run_options())
+        for step in range(steps):
+            xv, yv = data(step)
+            l, _ = sess.run([loss, train], {x: xv, y: yv}, options=run_options())
+            losses.append(float(l))
+    return losses
+
+
+def submit(target, graph_path, xv, yv):
+    return subprocess.run(
+        [WEFT, "submit", "--target", target, "--graph", graph_path,
+         "--init", "init", "--target-node", "train", "--steps", "20",
+         "--feed", feed_arg("x", xv), "--feed", feed_arg("y", yv),
+         "--fetch", "loss", "--fetch", "w/Read/ReadVariableOp", "--format", "json"],
+        capture_output=True, text=True, timeout=300)
+
+
+def test_weft_tensorflow_and_mixed_clusters_agree(weft_cluster, tf_cluster, mixed):
+    weft = train_ps_worker(weft_cluster.target())
+    tf_losses = train_ps_worker(tf_cluster.target())
+    mixed_losses = train_ps_worker(mixed.target())
+    check("20 steps, a TensorFlow client: a Weft cluster's losses equal a "
+          "TensorFlow cluster's",
+          np.allclose(weft, tf_losses, rtol=1e-4, atol=1e-6), f"{weft} vs {tf_losses}")
+    check("a Weft ps under TensorFlow's master and worker: the losses equal "
+          "an all-TensorFlow cluster's",
+          np.allclose(mixed_losses, tf_losses, rtol=1e-4, atol=1e-6),
+          f"{mixed_losses} vs {tf_losses}")
+    # weft submit against both clusters: the model's GraphDef, one batch.
+    g, *_ = ps_worker_model()
+    path = os.path.join(WORK, "ps_worker.pbtxt")
+    tf1.train.write_graph(g.as_graph_def(), WORK, os.path.basename(path), as_text=True)
+    xv, yv = data(0)
+    runs = [submit(c.target(), path, xv, yv) for c in (weft_cluster, tf_cluster)]
+    ok = all(r.returncode == 0 for r in runs)
+    detail = " | ".join(r.stderr[-800:] for r in runs)
+    if ok:
+        got = [json.loads(r.stdout)["fetches"] for r in runs]
+        vals = [np.concatenate([np.asarray(f[k]["values"], np.float64).reshape(-1)
+                                for k in ("loss", "w/Read/ReadVariableOp")])
+                for f in got]
+        ok = np.allclose(vals[0], vals[1], rtol=1e-4, atol=1e-6)
+        detail = f"weft cluster {vals[0]} tf cluster {vals[1]}"
+    check("weft submit: a Weft cluster and a TensorFlow cluster give the same "
+          "numbers", ok, detail)
+
+
 def main():
     cluster = Cluster({"ps": 1, "worker": 2})
+    tf_cluster = mixed = None
     try:
         test_in_graph_replication(cluster)
         test_sessions_of_two_clients_share_ps_variables(cluster)
         test_a_failing_node_is_a_clear_error(cluster)
+        tf_cluster = Cluster({"ps": 1, "worker": 1}, tf_jobs=("ps", "worker"), name="tf")
+        mixed = Cluster({"ps": 1, "worker": 1}, tf_jobs=("worker",), name="mixed")
+        test_weft_tensorflow_and_mixed_clusters_agree(cluster, tf_cluster, mixed)
         test_a_dead_task_is_named(cluster)
         cluster.close()
         check("every task shut down cleanly on SIGTERM",
@@ -259,7 +356,9 @@ def main():
         for (job, i) in cluster.procs:
             print(f"--- {job}:{i} log ---\n{cluster.log(job, i)[-3000:]}")
     finally:
-        cluster.close()
+        for c in (cluster, tf_cluster, mixed):
+            if c is not None:
+                c.close()
     return summary_exit_code()
 
 
