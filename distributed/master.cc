@@ -177,7 +177,7 @@ absl::StatusOr<Master::Discovered> Master::DiscoverDevices(
       for (const Pending& p : tasks) {
         if (!p.done) missing.push_back(describe(p));
       }
-      return absl::DeadlineExceededError(absl::StrCat(
+      return absl::UnavailableError(absl::StrCat(
           "CreateSession: ", missing.size(), " task(s) did not answer GetStatus within ",
           absl::FormatDuration(options_.wait_for_tasks), ": ",
           absl::StrJoin(missing, "; "),

@@ -15,7 +15,7 @@
 // any order, so a task that does not answer yet is asked again, and every
 // `wait_log_interval` a line names the tasks still awaited, their
 // addresses and their last error. After `wait_for_tasks` CreateSession
-// fails with DEADLINE_EXCEEDED naming them. Then it creates a worker
+// fails with UNAVAILABLE naming them. Then it creates a worker
 // session on each, under a new session handle (16 hex digits). The client
 // device is this task's first device.
 //

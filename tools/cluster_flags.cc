@@ -10,6 +10,36 @@
 
 namespace weft {
 
+namespace {
+constexpr const char* kSecurityFlags[] = {"tls-cert", "tls-key", "tls-ca",
+                                          "auth-token-file"};
+}  // namespace
+
+void AddSecurityFlags(std::map<std::string, FlagKind>* flags) {
+  for (const char* f : kSecurityFlags) (*flags)[f] = kValue;
+}
+
+absl::StatusOr<std::shared_ptr<const Security>> SecurityFromFlags(
+    const CommandLine& cl) {
+  SecurityFiles files;
+  files.tls_cert = cl.Get("tls-cert");
+  files.tls_key = cl.Get("tls-key");
+  files.tls_ca = cl.Get("tls-ca");
+  files.auth_token = cl.Get("auth-token-file");
+  return Security::Load(files);
+}
+
+std::vector<std::string> SecurityArgs(const CommandLine& cl) {
+  std::vector<std::string> args;
+  for (const char* f : kSecurityFlags) {
+    if (cl.Has(f)) {
+      args.push_back(absl::StrCat("--", f));
+      args.push_back(cl.Get(f));
+    }
+  }
+  return args;
+}
+
 absl::StatusOr<ClusterSpec> ClusterFromFlag(const std::string& value) {
   if (absl::StartsWith(value, "@")) {
     const std::string path = value.substr(1);

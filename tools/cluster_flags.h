@@ -5,8 +5,14 @@
 #ifndef WEFT_TOOLS_CLUSTER_FLAGS_H_
 #define WEFT_TOOLS_CLUSTER_FLAGS_H_
 
+#include <map>
+#include <memory>
+#include <string>
+#include <vector>
+
 #include "absl/status/statusor.h"
 #include "distributed/cluster_spec.h"
+#include "distributed/rpc/grpc_security.h"
 #include "tools/command_line.h"
 
 namespace weft {
@@ -18,6 +24,20 @@ struct ClusterAndTask {
 
 // INVALID_ARGUMENT naming the flag or the TF_CONFIG field at fault.
 absl::StatusOr<ClusterAndTask> ClusterAndTaskFromFlags(const CommandLine& cl);
+
+// --tls-cert, --tls-key, --tls-ca and --auth-token-file: add them to a
+// command's flags, and load what they name (Security::None() without any).
+void AddSecurityFlags(std::map<std::string, FlagKind>* flags);
+inline constexpr char kSecurityFlagsUsage[] =
+    "  --tls-cert FILE --tls-key FILE  serve (and call) with TLS\n"
+    "  --tls-ca FILE         verify peers with this CA; servers then require\n"
+    "                        client certificates (mutual TLS)\n"
+    "  --auth-token-file FILE  every call presents the token in FILE; servers\n"
+    "                        refuse calls without it (UNAUTHENTICATED)\n";
+absl::StatusOr<std::shared_ptr<const Security>> SecurityFromFlags(
+    const CommandLine& cl);
+// The same flags as arguments, for a child process.
+std::vector<std::string> SecurityArgs(const CommandLine& cl);
 
 // The spec of --cluster alone (for commands without a task of their own).
 absl::StatusOr<ClusterSpec> ClusterFromFlag(const std::string& value);

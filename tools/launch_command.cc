@@ -55,7 +55,9 @@ constexpr char kUsage[] =
     "                        directory under /tmp)\n"
     "  --start-timeout-s N   how long to wait for every task to answer\n"
     "                        (default 60)\n"
-    "  --cpus N              CPU devices per task (default 1)\n";
+    "  --cpus N              CPU devices per task (default 1)\n"
+    "  --tls-cert, --tls-key, --tls-ca, --auth-token-file: passed to every\n"
+    "                        task (see weft server --help)\n";
 
 struct Child {
   TaskId task;
@@ -124,6 +126,7 @@ std::string ExitText(int status) {
 
 // Starts `weft server` for the child's task; its output goes to its log.
 absl::Status Spawn(const ClusterSpec& spec, const std::string& cpus,
+                   const std::vector<std::string>& extra,
                    const sigset_t& blocked, Child* c) {
   const int fd = open(c->log.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
   if (fd < 0) {
@@ -133,6 +136,7 @@ absl::Status Spawn(const ClusterSpec& spec, const std::string& cpus,
   std::vector<std::string> args = {"weft", "server", "--cluster", spec.ToString(),
                                    "--job", c->task.job, "--task",
                                    std::to_string(c->task.index), "--cpus", cpus};
+  args.insert(args.end(), extra.begin(), extra.end());
   std::vector<char*> argv;
   for (std::string& a : args) argv.push_back(a.data());
   argv.push_back(nullptr);
@@ -163,8 +167,11 @@ absl::Status Spawn(const ClusterSpec& spec, const std::string& cpus,
 }
 
 // Asks the task for its devices until it answers or `deadline`.
-absl::Status WaitUntilServing(const Child& c, absl::Time deadline) {
+absl::Status WaitUntilServing(const Child& c,
+                              std::shared_ptr<const Security> security,
+                              absl::Time deadline) {
   GrpcChannelOptions options;
+  options.security = std::move(security);
   options.status_timeout = absl::Seconds(2);
   std::unique_ptr<WorkerInterface> worker =
       NewGrpcRemoteWorker(c.task.DeviceNamePrefix(), c.address, options);
@@ -223,16 +230,20 @@ int LaunchCommand(int argc, char** argv) {
   sigaddset(&blocked, SIGCHLD);
   pthread_sigmask(SIG_BLOCK, &blocked, nullptr);
 
-  CommandLine cl({{"cluster", kValue},
-                  {"ps", kValue},
-                  {"workers", kValue},
-                  {"log-dir", kValue},
-                  {"start-timeout-s", kValue},
-                  {"cpus", kValue},
-                  {"help", kSwitch}});
+  std::map<std::string, FlagKind> flags = {{"cluster", kValue},
+                                           {"ps", kValue},
+                                           {"workers", kValue},
+                                           {"log-dir", kValue},
+                                           {"start-timeout-s", kValue},
+                                           {"cpus", kValue},
+                                           {"help", kSwitch}};
+  AddSecurityFlags(&flags);
+  CommandLine cl(flags);
   if (std::optional<int> rc = StartCommand(argc, argv, kUsage, {}, &cl)) {
     return *rc;
   }
+  absl::StatusOr<std::shared_ptr<const Security>> security = SecurityFromFlags(cl);
+  if (!security.ok()) return ReportUsage(security.status(), kUsage);
   absl::StatusOr<ClusterSpec> spec;
   if (cl.Has("cluster")) {
     if (cl.Has("ps") || cl.Has("workers")) {
@@ -288,7 +299,8 @@ int LaunchCommand(int argc, char** argv) {
         "no task of the cluster has a loopback address; nothing to launch here"));
   }
   for (Child& c : children) {
-    absl::Status s = Spawn(*spec, std::to_string(*cpus), blocked, &c);
+    absl::Status s =
+        Spawn(*spec, std::to_string(*cpus), SecurityArgs(cl), blocked, &c);
     if (!s.ok()) {
       StopAll(&children);
       return ReportError(s);
@@ -296,7 +308,7 @@ int LaunchCommand(int argc, char** argv) {
   }
   const absl::Time deadline = absl::Now() + absl::Seconds(*timeout);
   for (Child& c : children) {
-    absl::Status s = WaitUntilServing(c, deadline);
+    absl::Status s = WaitUntilServing(c, *security, deadline);
     if (!s.ok()) {
       StopAll(&children);
       return ReportError(s);

@@ -24,7 +24,7 @@
 namespace weft {
 namespace {
 
-constexpr char kUsage[] =
+constexpr char kUsageHead[] =
     "usage: weft server --cluster SPEC --job NAME --task I [flags]\n"
     "       weft server            (cluster and task from TF_CONFIG)\n"
     "\n"
@@ -43,6 +43,7 @@ constexpr char kUsage[] =
     "                        up (default 120)\n"
     "  --session-gc-s N      close sessions idle for N s (default 3600)\n"
     "  --allow-non-loopback  serve a non-loopback address (every interface)\n";
+std::string Usage() { return absl::StrCat(kUsageHead, kSecurityFlagsUsage); }
 
 sigset_t TerminationSignals() {
   sigset_t set;
@@ -60,20 +61,26 @@ int ServerCommand(int argc, char** argv) {
   const sigset_t signals = TerminationSignals();
   pthread_sigmask(SIG_BLOCK, &signals, nullptr);
 
-  CommandLine cl({{"cluster", kValue},
-                  {"job", kValue},
-                  {"task", kValue},
-                  {"cpus", kValue},
-                  {"gpus", kValue},
-                  {"memory-limit", kValue},
-                  {"max-message-mb", kValue},
-                  {"wait-for-tasks-s", kValue},
-                  {"session-gc-s", kValue},
-                  {"allow-non-loopback", kSwitch},
-                  {"help", kSwitch}});
+  std::map<std::string, FlagKind> flags = {{"cluster", kValue},
+                                           {"job", kValue},
+                                           {"task", kValue},
+                                           {"cpus", kValue},
+                                           {"gpus", kValue},
+                                           {"memory-limit", kValue},
+                                           {"max-message-mb", kValue},
+                                           {"wait-for-tasks-s", kValue},
+                                           {"session-gc-s", kValue},
+                                           {"allow-non-loopback", kSwitch},
+                                           {"help", kSwitch}};
+  AddSecurityFlags(&flags);
+  CommandLine cl(flags);
+  const std::string usage = Usage();
+  const char* kUsage = usage.c_str();
   if (std::optional<int> rc = StartCommand(argc, argv, kUsage, {}, &cl)) {
     return *rc;
   }
+  absl::StatusOr<std::shared_ptr<const Security>> security = SecurityFromFlags(cl);
+  if (!security.ok()) return ReportUsage(security.status(), kUsage);
   absl::StatusOr<ClusterAndTask> where = ClusterAndTaskFromFlags(cl);
   if (!where.ok()) return ReportUsage(where.status(), kUsage);
 
@@ -81,6 +88,7 @@ int ServerCommand(int argc, char** argv) {
   options.cluster = where->cluster;
   options.task = where->task;
   options.allow_non_loopback = cl.Get("allow-non-loopback") == "true";
+  options.security = *security;
   absl::StatusOr<int64_t> cpus = cl.GetPositiveInt("cpus", 1, 1024);
   absl::StatusOr<int64_t> max_mb = cl.GetPositiveInt("max-message-mb", 1024, 2047);
   absl::StatusOr<int64_t> wait = cl.GetPositiveInt("wait-for-tasks-s", 120);
@@ -115,8 +123,10 @@ int ServerCommand(int argc, char** argv) {
   }
   std::fprintf(stderr,
                "weft server: %s serving MasterService and WorkerService on %s "
-               "(pid %d)\nweft server: devices: %s\n",
+               "(%s%s, pid %d)\nweft server: devices: %s\n",
                (*server)->task_name().c_str(), (*server)->address().c_str(),
+               (*security)->tls() ? "TLS" : "plaintext",
+               (*security)->has_token() ? ", auth token" : "",
                static_cast<int>(getpid()), absl::StrJoin(devices, ", ").c_str());
   std::fflush(stderr);
 

@@ -1,6 +1,7 @@
 // weft submit: `weft run` on a cluster. The graph goes to the master of the
 // task at --target (a Weft server or a TensorFlow one), which places it over
 // every task; the fetches come back and print as `weft run` prints them.
+#include <map>
 #include <optional>
 #include <string>
 #include <utility>
@@ -11,6 +12,7 @@
 #include "absl/strings/strip.h"
 #include "distributed/rpc/grpc_session.h"
 #include "runtime/core/status.h"
+#include "tools/cluster_flags.h"
 #include "tools/command_line.h"
 #include "tools/commands.h"
 #include "tools/graph_file.h"
@@ -19,7 +21,7 @@
 namespace weft {
 namespace {
 
-constexpr char kUsage[] =
+constexpr char kUsageHead[] =
     "usage: weft submit --target grpc://HOST:PORT --graph FILE --fetch T ...\n"
     "                   [--target-node NODE ...] [--feed T=VALUE ...]\n"
     "                   [--init NODE ...] [--steps N] [--format text|json]\n"
@@ -35,11 +37,12 @@ constexpr char kUsage[] =
     "  --graph, --fetch, --feed, --init, --steps, --format, --timing,\n"
     "  --no-soft-placement, --max-input-bytes: as for weft run. A run longer\n"
     "  than two seconds prints a progress line a second to stderr.\n";
+std::string Usage() { return absl::StrCat(kUsageHead, kSecurityFlagsUsage); }
 
 }  // namespace
 
 int SubmitCommand(int argc, char** argv) {
-  CommandLine cl({{"target", kValue},
+  std::map<std::string, FlagKind> flags = {{"target", kValue},
                   {"graph", kValue},
                   {"fetch", kRepeated},
                   {"target-node", kRepeated},
@@ -52,7 +55,11 @@ int SubmitCommand(int argc, char** argv) {
                   {"no-soft-placement", kSwitch},
                   {"device-filter", kRepeated},
                   {"max-input-bytes", kValue},
-                  {"help", kSwitch}});
+                  {"help", kSwitch}};
+  AddSecurityFlags(&flags);
+  CommandLine cl(flags);
+  const std::string usage = Usage();
+  const char* kUsage = usage.c_str();
   if (std::optional<int> rc =
           StartCommand(argc, argv, kUsage, {"target", "graph"}, &cl)) {
     return *rc;
@@ -90,7 +97,10 @@ int SubmitCommand(int argc, char** argv) {
   for (const std::string& f : cl.GetAll("device-filter")) {
     options.config.add_device_filters(f);
   }
-  std::unique_ptr<Session> session = NewGrpcSession(std::string(address), options);
+  absl::StatusOr<std::shared_ptr<const Security>> security = SecurityFromFlags(cl);
+  if (!security.ok()) return ReportUsage(security.status(), kUsage);
+  std::unique_ptr<Session> session =
+      NewGrpcSession(std::string(address), options, *security);
   if (absl::Status s = session->Create(*graph); !s.ok()) return ReportError(s);
   loop.fetches = cl.GetAll("fetch");
   loop.targets = cl.GetAll("target-node");

@@ -49,7 +49,8 @@ absl::Status FromGrpcStatus(const grpc::Status& status, absl::string_view peer,
       return absl::UnavailableError(absl::StrCat(
           method, " to ", peer, " failed: the task is unreachable (", message,
           "); is it running (weft server / weft launch with the same "
-          "--cluster), and is the address in the cluster spec right?"));
+          "--cluster), is the address in the cluster spec right, and do both "
+          "sides use the same TLS flags?"));
     case grpc::StatusCode::DEADLINE_EXCEEDED:
       if (message == "Deadline Exceeded") {  // gRPC's own, not the task's
         return absl::DeadlineExceededError(absl::StrCat(

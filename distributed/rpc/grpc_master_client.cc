@@ -17,14 +17,15 @@ struct GrpcMasterClient::Stub {
   grpc::GenericStub stub;
 };
 
-GrpcMasterClient::GrpcMasterClient(std::string address, int max_message_bytes)
-    : address_(std::move(address)) {
+GrpcMasterClient::GrpcMasterClient(std::string address, int max_message_bytes,
+                                   std::shared_ptr<const Security> security)
+    : address_(std::move(address)), security_(std::move(security)) {
   QuietGrpcLogging();
   grpc::ChannelArguments args;
   args.SetMaxReceiveMessageSize(max_message_bytes);
   args.SetMaxSendMessageSize(max_message_bytes);
   stub_ = std::make_unique<Stub>(grpc::CreateCustomChannel(
-      address_, grpc::InsecureChannelCredentials(), args));
+      address_, security_->ChannelCredentials(), args));
 }
 
 GrpcMasterClient::~GrpcMasterClient() = default;
@@ -41,6 +42,7 @@ absl::Status GrpcMasterClient::Call(absl::string_view method,
   if (timeout != absl::InfiniteDuration()) {
     context.set_deadline(absl::ToChronoTime(absl::Now() + timeout));
   }
+  security_->Authorize(&context);
   absl::Notification done;
   grpc::Status status;
   stub_->stub.UnaryCall(&context, absl::StrCat(kMasterServicePrefix, method),

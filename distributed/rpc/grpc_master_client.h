@@ -18,6 +18,7 @@
 #include "absl/status/status.h"
 #include "absl/strings/string_view.h"
 #include "absl/time/time.h"
+#include "distributed/rpc/grpc_security.h"
 #include "google/protobuf/message_lite.h"
 
 namespace weft {
@@ -25,8 +26,9 @@ namespace weft {
 class GrpcMasterClient {
  public:
   // `address` is host:port; `max_message_bytes` bounds both directions.
-  explicit GrpcMasterClient(std::string address,
-                            int max_message_bytes = 1 << 30);
+  explicit GrpcMasterClient(
+      std::string address, int max_message_bytes = 1 << 30,
+      std::shared_ptr<const Security> security = Security::None());
   ~GrpcMasterClient();
 
   // Calls MasterService method `method` ("RunStep") and waits for its
@@ -42,6 +44,7 @@ class GrpcMasterClient {
  private:
   struct Stub;  // the gRPC stub, kept out of this header
   const std::string address_;
+  const std::shared_ptr<const Security> security_;
   std::unique_ptr<Stub> stub_;
 };
 

@@ -69,11 +69,20 @@ class RefusingReactor final : public grpc::ServerGenericBidiReactor {
 
 class Dispatcher final : public grpc::CallbackGenericService {
  public:
+  explicit Dispatcher(std::shared_ptr<const Security> security)
+      : security_(std::move(security)) {}
   void Add(absl::string_view prefix, absl::string_view method, CallHandler h) {
     handlers_[absl::StrCat(prefix, method)] = std::move(h);
   }
   grpc::ServerGenericBidiReactor* CreateReactor(
       grpc::GenericCallbackServerContext* context) override {
+    if (!security_->Allows(*context)) {
+      return new RefusingReactor(grpc::Status(
+          grpc::StatusCode::UNAUTHENTICATED,
+          absl::StrCat(context->method(), ": the call did not present this "
+                       "cluster's auth token (give the client the same "
+                       "--auth-token-file as the servers)")));
+    }
     auto it = handlers_.find(context->method());
     if (it == handlers_.end()) {
       return new RefusingReactor(grpc::Status(
@@ -84,6 +93,7 @@ class Dispatcher final : public grpc::CallbackGenericService {
   }
 
  private:
+  const std::shared_ptr<const Security> security_;
   absl::flat_hash_map<std::string, CallHandler> handlers_;  // fixed after Start
 };
 
@@ -178,7 +188,7 @@ struct GrpcServer::Impl {
   std::unique_ptr<GrpcWorkerCache> cache;
   std::unique_ptr<Worker> worker;
   std::unique_ptr<Master> master;
-  Dispatcher service;
+  std::unique_ptr<Dispatcher> service;
   std::unique_ptr<grpc::Server> server;
   absl::Notification stop;
   absl::Mutex mu;
@@ -241,6 +251,7 @@ absl::StatusOr<std::unique_ptr<GrpcServer>> GrpcServer::Start(
 
   GrpcChannelOptions channel;
   channel.max_message_bytes = options.max_message_bytes;
+  channel.security = options.security;
   impl->cache = std::make_unique<GrpcWorkerCache>(options.cluster,
                                                   impl->task_name, nullptr,
                                                   channel);
@@ -261,7 +272,8 @@ absl::StatusOr<std::unique_ptr<GrpcServer>> GrpcServer::Start(
   m.log = options.log;
   impl->master = std::make_unique<Master>(m);
 
-  Dispatcher& d = impl->service;
+  impl->service = std::make_unique<Dispatcher>(options.security);
+  Dispatcher& d = *impl->service;
   Worker* worker = impl->worker.get();
   ThreadPool* control = impl->control.get();
   constexpr absl::string_view kW = kWorkerServicePrefix;
@@ -291,14 +303,15 @@ absl::StatusOr<std::unique_ptr<GrpcServer>> GrpcServer::Start(
   const std::string listen =
       loopback ? impl->address : absl::StrCat("[::]:", port);
   int bound_port = 0;
-  builder.AddListeningPort(listen, grpc::InsecureServerCredentials(),
-                           &bound_port);
+  WEFT_ASSIGN_OR_RETURN(std::shared_ptr<grpc::ServerCredentials> credentials,
+                        options.security->ServerCredentials());
+  builder.AddListeningPort(listen, credentials, &bound_port);
   // gRPC shares a port between processes by default (SO_REUSEPORT): then a
   // second task started on a busy port would answer half of its calls.
   builder.AddChannelArgument(GRPC_ARG_ALLOW_REUSEPORT, 0);
   builder.SetMaxReceiveMessageSize(options.max_message_bytes);
   builder.SetMaxSendMessageSize(options.max_message_bytes);
-  builder.RegisterCallbackGenericService(&impl->service);
+  builder.RegisterCallbackGenericService(impl->service.get());
   impl->server = builder.BuildAndStart();
   if (impl->server == nullptr || bound_port == 0) {
     impl->server.reset();

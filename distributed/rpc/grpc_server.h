@@ -19,7 +19,8 @@
 // Calls: the methods are TensorFlow's paths (/tensorflow.MasterService/
 // RunStep, ...); an unknown path is UNIMPLEMENTED naming it, a malformed
 // request INVALID_ARGUMENT naming the message, an oversize one
-// RESOURCE_EXHAUSTED (the limit is `max_message_bytes`). The master's
+// RESOURCE_EXHAUSTED (the limit is `max_message_bytes`), one without the
+// cluster's auth token UNAUTHENTICATED. The master's
 // calls, which block, and the worker's control calls run on a pool of the
 // server's; RunGraph and RecvTensor never hold a thread while they wait.
 //
@@ -40,6 +41,7 @@
 #include "absl/synchronization/mutex.h"
 #include "absl/time/time.h"
 #include "distributed/cluster_spec.h"
+#include "distributed/rpc/grpc_security.h"
 
 namespace weft {
 
@@ -50,6 +52,9 @@ struct ServerOptions {
   TaskId task;
   bool allow_non_loopback = false;
   int max_message_bytes = 1 << 30;
+  // TLS for the server and for its calls to other tasks; the token every
+  // call must present (grpc_security.h).
+  std::shared_ptr<const Security> security = Security::None();
   int num_cpus = 1;            // CPU devices of the task
   int max_gpus = -1;           // -1: every GPU the machine has
   int intra_op_threads = 0;    // 0: the cores

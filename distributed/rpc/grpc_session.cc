@@ -16,8 +16,9 @@ namespace {
 
 class GrpcSession final : public Session {
  public:
-  GrpcSession(const std::string& address, const SessionOptions& options)
-      : options_(options), master_(address) {}
+  GrpcSession(const std::string& address, const SessionOptions& options,
+              std::shared_ptr<const Security> security)
+      : options_(options), master_(address, 1 << 30, std::move(security)) {}
   ~GrpcSession() override { Close().IgnoreError(); }
 
   absl::Status Create(const tensorflow::GraphDef& graph) override {
@@ -151,9 +152,10 @@ class GrpcSession final : public Session {
 
 }  // namespace
 
-std::unique_ptr<Session> NewGrpcSession(const std::string& address,
-                                        const SessionOptions& options) {
-  return std::make_unique<GrpcSession>(address, options);
+std::unique_ptr<Session> NewGrpcSession(
+    const std::string& address, const SessionOptions& options,
+    std::shared_ptr<const Security> security) {
+  return std::make_unique<GrpcSession>(address, options, std::move(security));
 }
 
 }  // namespace weft

@@ -19,12 +19,14 @@
 #include <memory>
 #include <string>
 
+#include "distributed/rpc/grpc_security.h"
 #include "runtime/session.h"
 
 namespace weft {
 
-std::unique_ptr<Session> NewGrpcSession(const std::string& address,
-                                        const SessionOptions& options);
+std::unique_ptr<Session> NewGrpcSession(
+    const std::string& address, const SessionOptions& options,
+    std::shared_ptr<const Security> security = Security::None());
 
 }  // namespace weft
 

@@ -27,7 +27,7 @@ class GrpcRemoteWorker final : public WorkerInterface {
     args.SetInt(GRPC_ARG_INITIAL_RECONNECT_BACKOFF_MS, 100);
     args.SetInt(GRPC_ARG_MIN_RECONNECT_BACKOFF_MS, 100);
     channel_ = grpc::CreateCustomChannel(
-        address, grpc::InsecureChannelCredentials(), args);
+        address, options.security->ChannelCredentials(), args);
     stub_ = std::make_unique<grpc::GenericStub>(channel_);
   }
 
@@ -106,6 +106,7 @@ class GrpcRemoteWorker final : public WorkerInterface {
     if (timeout != absl::InfiniteDuration()) {
       pending->context.set_deadline(absl::ToChronoTime(absl::Now() + timeout));
     }
+    options_.security->Authorize(&pending->context);
     std::string path = absl::StrCat(kWorkerServicePrefix, method);
     stub_->UnaryCall(
         &pending->context, path, grpc::StubOptions(), &pending->request,

@@ -27,6 +27,7 @@
 #include "absl/synchronization/mutex.h"
 #include "absl/time/time.h"
 #include "distributed/cluster_spec.h"
+#include "distributed/rpc/grpc_security.h"
 #include "distributed/worker_interface.h"
 
 namespace weft {
@@ -36,6 +37,8 @@ struct GrpcChannelOptions {
   int max_message_bytes = 1 << 30;
   absl::Duration status_timeout = absl::Seconds(5);
   absl::Duration control_timeout = absl::Seconds(120);
+  // TLS and the auth token the calls present.
+  std::shared_ptr<const Security> security = Security::None();
 };
 
 class GrpcWorkerCache final : public WorkerCache {
