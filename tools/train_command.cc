@@ -15,6 +15,7 @@
 #include "absl/strings/str_format.h"
 #include "absl/time/clock.h"
 #include "absl/time/time.h"
+#include "absl/strings/strip.h"
 #include "graph/models/datasets.h"
 #include "runtime/gpu/gpu_devices.h"
 #include "runtime/core/local_device_mgr.h"
@@ -23,6 +24,8 @@
 #include "tools/command_line.h"
 #include "tools/commands.h"
 #include "tools/graph_file.h"
+#include "distributed/rpc/grpc_session.h"
+#include "tools/cluster_flags.h"
 #include "tools/local_devices.h"
 #include "tools/model_flags.h"
 
@@ -48,6 +51,10 @@ std::string Usage() {
       "                   (default: about ten lines per run)\n"
       "  --cpu-devices N  CPU devices of the session (default: as many as the\n"
       "                   graph's device requests need, at least 1)\n"
+      "  --target grpc://HOST:PORT  train on a cluster through that task's\n"
+      "                   master; --devices and --param-device may then name\n"
+      "                   tasks (/job:worker/task:0, /job:ps/task:0)\n",
+      kSecurityFlagsUsage,
       "with --model, the model flags of 'weft graphgen':\n",
       kModelFlagsUsage);
 }
@@ -155,6 +162,8 @@ struct Options {
   int64_t log_every = 0;
   int cpu_devices = 0;  // 0: CpuDevicesRequested(graph)
   int64_t memory_limit = 0;  // bytes; 0: no limit
+  std::string target;  // host:port of a cluster's master; empty: local
+  std::shared_ptr<const Security> security = Security::None();
 };
 
 int Train(const tensorflow::GraphDef& graph, const std::string& source,
@@ -164,8 +173,10 @@ int Train(const tensorflow::GraphDef& graph, const std::string& source,
   absl::StatusOr<Dataset> data = LoadData(o.data, info->features, o.data_seed);
   if (!data.ok()) return ReportError(data.status());
   const int cpus = o.cpu_devices > 0 ? o.cpu_devices : CpuDevicesRequested(graph);
-  if (absl::Status s = CheckCpuRequests(graph, cpus); !s.ok()) {
-    return ReportError(s);
+  if (o.target.empty()) {
+    if (absl::Status s = CheckCpuRequests(graph, cpus); !s.ok()) {
+      return ReportError(s);
+    }
   }
   SessionOptions session_options;
   session_options.memory_limit_bytes = o.memory_limit;
@@ -173,18 +184,23 @@ int Train(const tensorflow::GraphDef& graph, const std::string& source,
   // As `weft run`: a node without a kernel on its requested device type
   // falls back to one that has it (CPU ids were checked above).
   session_options.config.set_allow_soft_placement(true);
-  std::unique_ptr<Session> session = NewLocalSession(session_options);
+  std::unique_ptr<Session> session =
+      o.target.empty() ? NewLocalSession(session_options)
+                       : NewGrpcSession(o.target, session_options, o.security);
   if (absl::Status s = session->Create(graph); !s.ok()) return ReportError(s);
   std::vector<Tensor> out;
   if (absl::Status s = session->Run({}, {}, {"init"}, &out); !s.ok()) {
     return ReportError(WithMemoryLimitFlag(WithContext(s, "running 'init'"), o.memory_limit));
   }
+  const std::string where =
+      o.target.empty()
+          ? absl::StrCat(cpus, " CPU device", cpus == 1 ? "" : "s")
+          : absl::StrCat("the cluster at grpc://", o.target);
   std::printf(
-      "training %s on %s data (%lld examples), batch %lld, %lld steps, %d CPU "
-      "device%s\n",
+      "training %s on %s data (%lld examples), batch %lld, %lld steps, %s\n",
       source.c_str(), data->name.c_str(), static_cast<long long>(data->size()),
       static_cast<long long>(info->batch), static_cast<long long>(o.steps),
-      cpus, cpus == 1 ? "" : "s");
+      where.c_str());
   // GPU requests fall back to the CPU where no GPU is usable: say which.
   if (RequestsGpu(graph)) std::printf("%s\n", GpuAvailability().c_str());
   BatchIterator batches(&*data, info->batch, o.data_seed);
@@ -256,8 +272,10 @@ int TrainCommand(int argc, char** argv) {
                                            {"cpu-devices", kValue},
                                            {"max-input-bytes", kValue},
                                            {"memory-limit", kValue},
+                                           {"target", kValue},
                                            {"help", kSwitch}};
   AddModelFlags(&flags);
+  AddSecurityFlags(&flags);
   CommandLine cl(flags);
   auto usage_error = [&](const std::string& message) {
     return ReportUsage(absl::InvalidArgumentError(message), usage.c_str());
@@ -285,6 +303,18 @@ int TrainCommand(int argc, char** argv) {
   o.log_every = *log_every;
   o.cpu_devices = static_cast<int>(*cpu_devices);
   o.memory_limit = *memory_limit;
+  if (cl.Has("target")) {
+    const std::string flag = cl.Get("target");
+    absl::string_view target = flag;
+    if (!absl::ConsumePrefix(&target, "grpc://") || target.empty()) {
+      return usage_error(absl::StrCat("--target must be grpc://HOST:PORT, not '",
+                                      cl.Get("target"), "'"));
+    }
+    o.target = std::string(target);
+    absl::StatusOr<std::shared_ptr<const Security>> security = SecurityFromFlags(cl);
+    if (!security.ok()) return ReportUsage(security.status(), usage.c_str());
+    o.security = *security;
+  }
   if (cl.Has("data-seed") && !absl::SimpleAtoi(cl.Get("data-seed"), &o.data_seed)) {
     return usage_error(absl::StrCat("--data-seed must be a non-negative integer, not '",
                                     cl.Get("data-seed"), "'"));
@@ -310,8 +340,10 @@ int TrainCommand(int argc, char** argv) {
   if (!choice.ok()) return ReportUsage(choice.status(), usage.c_str());
   std::vector<std::string> devices = choice->devices;
   if (!choice->param_device.empty()) devices.push_back(choice->param_device);
-  if (absl::Status s = CheckLocalDevices(devices); !s.ok()) {
-    return ReportUsage(s, usage.c_str());
+  if (o.target.empty()) {
+    if (absl::Status s = CheckLocalDevices(devices); !s.ok()) {
+      return ReportUsage(s, usage.c_str());
+    }
   }
   absl::StatusOr<tensorflow::GraphDef> graph = BuildModelGraph(*choice);
   if (!graph.ok()) return ReportError(graph.status());

@@ -1,8 +1,10 @@
 """`weft launch`: a local cluster started, reported, and stopped by Ctrl-C;
 a task that dies stops the rest and is named with its exit status and log;
-misuse is a usage error.
+`weft train --target` (in-graph and model-parallel over task devices) and
+`weft submit` on the cluster give the local runs' numbers; misuse is a
+usage error.
 
-usage: launch_cli_test.py PATH_TO_WEFT
+usage: launch_cli_test.py PATH_TO_WEFT PATH_TO_LINEAR_REGRESSION_PBTXT
 """
 import os
 import re
@@ -17,6 +19,7 @@ sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)),
 from tf_compare import check, summary_exit_code  # noqa: E402
 
 WEFT = os.path.abspath(sys.argv[1])
+EXAMPLE = os.path.abspath(sys.argv[2])  # tools/examples/linear_regression.pbtxt
 LINE = re.compile(r"^\s+(\w+)\s+task (\d+)\s+(\S+)\s+pid (\d+)\s+log (\S+)$")
 
 
@@ -96,6 +99,44 @@ def test_a_dead_task_stops_the_rest():
         stop(proc, tasks)
 
 
+def final_line(proc):
+    lines = [l for l in proc.stdout.splitlines() if l.startswith("done:")]
+    # The numbers, without the throughput and wall time that follow them.
+    return lines[-1].split("(means")[0] if lines else proc.stdout + proc.stderr
+
+
+def test_training_and_submitting_on_the_cluster_match_local_runs():
+    proc, tasks, ready = start(["--ps", "1", "--workers", "2"])
+    try:
+        target = re.search(r"grpc://\S+", ready)[0].rstrip(";")
+        run = lambda args: subprocess.run([WEFT, *args], capture_output=True,
+                                          text=True, timeout=300)
+        for mode, cluster_devices, local_devices in [
+                ("in-graph", ["--devices", "/job:worker/task:0,/job:worker/task:1",
+                              "--param-device", "/job:ps/task:0"],
+                 ["--devices", "/cpu:0,/cpu:1", "--param-device", "/cpu:0"]),
+                ("model-parallel", ["--devices", "/job:worker/task:0,/job:worker/task:1"],
+                 ["--devices", "/cpu:0,/cpu:1"])]:
+            base = ["train", "--model", "mlp", "--steps", "20", "--mode", mode]
+            remote = run(base + cluster_devices + ["--target", target])
+            local = run(base + local_devices)
+            check(f"weft train --mode {mode} across tasks: the local run's losses",
+                  remote.returncode == 0 and final_line(remote) == final_line(local),
+                  f"{final_line(remote)!r} vs {final_line(local)!r}")
+        graph = EXAMPLE
+        flags = ["--graph", graph, "--init", "init", "--steps", "50",
+                 "--fetch", "w", "--fetch", "b"]
+        remote = run(["submit", "--target", target, "--target-node", "train", *flags])
+        local = run(["run", "--target", "train", *flags])
+        check("weft submit prints what weft run prints",
+              remote.returncode == 0 and remote.stdout == local.stdout,
+              f"{remote.stdout}{remote.stderr} vs {local.stdout}")
+        proc.send_signal(signal.SIGINT)
+        proc.wait(timeout=60)
+    finally:
+        stop(proc, tasks)
+
+
 def test_misuse_is_a_usage_error():
     for args, mention in [(["--ps", "1"], "--cluster"),
                           (["--cluster", "worker=127.0.0.1:1", "--workers", "1"], "not both"),
@@ -109,6 +150,7 @@ def test_misuse_is_a_usage_error():
 def main():
     test_ctrl_c_stops_every_task()
     test_a_dead_task_stops_the_rest()
+    test_training_and_submitting_on_the_cluster_match_local_runs()
     test_misuse_is_a_usage_error()
     return summary_exit_code()
 
