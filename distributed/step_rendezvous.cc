@@ -15,7 +15,7 @@ namespace weft {
 // calls `done`; the other finds `finished` set and does nothing.
 struct StepRendezvous::RemoteCall {
   tensorflow::RecvTensorRequest request;
-  tensorflow::RecvTensorResponse response;
+  RecvTensorResult result;  // written by the answer, read in its callback
   DoneCallback done;
   std::atomic<bool> finished{false};
 
@@ -121,25 +121,14 @@ void StepRendezvous::RecvRemote(const RendezvousKey& parsed,
   }
   call->request.set_step_id(step_id_);
   call->request.set_rendezvous_key(key);
-  (*worker)->RecvTensorAsync(
-      &call->request, &call->response,
-      [call, allocator, what](absl::Status s) {
+  call->result.allocator = allocator;
+  (*worker)->RecvTensorValueAsync(
+      &call->request, &call->result, [call, what](absl::Status s) {
         if (!s.ok()) {
           call->Finish(WithContext(s, what), Tensor(), false);
           return;
         }
-        const bool is_dead = call->response.is_dead();
-        if (is_dead) {
-          call->Finish(absl::OkStatus(), Tensor(), true);
-          return;
-        }
-        absl::StatusOr<Tensor> value =
-            TensorFromProto(call->response.tensor(), allocator);
-        if (!value.ok()) {
-          call->Finish(WithContext(value.status(), what), Tensor(), false);
-          return;
-        }
-        call->Finish(absl::OkStatus(), *value, false);
+        call->Finish(absl::OkStatus(), call->result.tensor, call->result.is_dead);
       });
 }
 

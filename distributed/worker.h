@@ -99,6 +99,8 @@ class Worker final : public WorkerInterface {
   void RecvTensorAsync(const tensorflow::RecvTensorRequest* request,
                        tensorflow::RecvTensorResponse* response,
                        Done done) override;
+  void RecvTensorValueAsync(const tensorflow::RecvTensorRequest* request,
+                            RecvTensorResult* result, Done done) override;
 
   // Aborts every step in flight (their RunGraph calls end with the abort);
   // how a server shutting down lets its calls finish.
@@ -119,6 +121,10 @@ class Worker final : public WorkerInterface {
                              tensorflow::RegisterGraphResponse* response);
   void RunGraph(const tensorflow::RunGraphRequest* request,
                 tensorflow::RunGraphResponse* response, Done done);
+  // What RecvTensor answers: the tensor a _Send of this task makes in the
+  // step, once it is there.
+  void RecvLocal(const tensorflow::RecvTensorRequest& request,
+                 std::function<void(absl::Status, const Tensor&, bool)> done);
 
   const WorkerOptions options_;
   StepRendezvousTable steps_;

@@ -21,13 +21,26 @@
 #define WEFT_DISTRIBUTED_WORKER_INTERFACE_H_
 
 #include <functional>
+#include <memory>
 #include <string>
 
 #include "absl/status/status.h"
 #include "absl/status/statusor.h"
 #include "proto/worker.pb.h"
+#include "runtime/core/allocator.h"
+#include "runtime/core/tensor.h"
+#include "runtime/core/tensor_proto.h"
 
 namespace weft {
+
+// RecvTensor's answer as a tensor, not a proto: how the remote rendezvous
+// asks, so that no side copies a large tensor more than the transport must
+// (in-process: not at all; over gRPC: once on each side).
+struct RecvTensorResult {
+  Allocator* allocator = nullptr;  // in: where a received buffer goes (null: CPU)
+  Tensor tensor;                   // out, unless is_dead
+  bool is_dead = false;            // out
+};
 
 class WorkerInterface {
  public:
@@ -67,6 +80,30 @@ class WorkerInterface {
   virtual void RecvTensorAsync(const tensorflow::RecvTensorRequest* request,
                                tensorflow::RecvTensorResponse* response,
                                Done done) = 0;
+  // The same, answered as a tensor. This default goes through the proto;
+  // implementations override it to skip the copies.
+  virtual void RecvTensorValueAsync(const tensorflow::RecvTensorRequest* request,
+                                    RecvTensorResult* result, Done done) {
+    auto response = std::make_shared<tensorflow::RecvTensorResponse>();
+    RecvTensorAsync(request, response.get(),
+                    [response, result, done = std::move(done)](absl::Status s) {
+                      if (s.ok()) {
+                        result->is_dead = response->is_dead();
+                        if (!result->is_dead) {
+                          absl::StatusOr<Tensor> t = TensorFromProto(
+                              response->tensor(), result->allocator != nullptr
+                                                      ? result->allocator
+                                                      : CpuAllocator());
+                          if (t.ok()) {
+                            result->tensor = *std::move(t);
+                          } else {
+                            s = t.status();
+                          }
+                        }
+                      }
+                      done(s);
+                    });
+  }
 };
 
 // Finds the WorkerInterface of a task by its name ("/job:worker/replica:0/

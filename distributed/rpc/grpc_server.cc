@@ -15,6 +15,7 @@
 #include "distributed/master.h"
 #include "distributed/rpc/grpc_coding.h"
 #include "distributed/rpc/grpc_worker_cache.h"
+#include "distributed/rpc/tensor_coding.h"
 #include "distributed/worker.h"
 #include "grpcpp/generic/async_generic_service.h"
 #include "grpcpp/security/server_credentials.h"
@@ -154,6 +155,32 @@ CallHandler MasterMethod(Master* master,
       });
 }
 
+// RecvTensor: the answer encoded from the tensor's own buffer
+// (tensor_coding.h) rather than through a RecvTensorResponse proto.
+CallHandler RecvTensorMethod(WorkerInterface* worker) {
+  return [worker](const grpc::ByteBuffer& in, grpc::ByteBuffer* out,
+                  std::function<void(grpc::Status)> finish) {
+    struct Call {
+      tensorflow::RecvTensorRequest request;
+      RecvTensorResult result;
+    };
+    auto call = std::make_shared<Call>();
+    absl::Status s = ParseFromByteBuffer(in, &call->request, "RecvTensorRequest");
+    if (!s.ok()) {
+      finish(ToGrpcStatus(s));
+      return;
+    }
+    worker->RecvTensorValueAsync(
+        &call->request, &call->result, [call, out, finish](absl::Status s) {
+          if (s.ok()) {
+            s = EncodeRecvTensorResponse(call->result.tensor,
+                                         call->result.is_dead, out);
+          }
+          finish(ToGrpcStatus(s));
+        });
+  };
+}
+
 // Splits "host:port" ("[::1]:2222" for IPv6); the spec checked the form.
 std::pair<std::string, int> SplitAddress(absl::string_view address) {
   const size_t colon = address.rfind(':');
@@ -285,7 +312,7 @@ absl::StatusOr<std::unique_ptr<GrpcServer>> GrpcServer::Start(
   d.Add(kW, "RunGraph", WorkerMethod(worker, &WorkerInterface::RunGraphAsync, nullptr, "RunGraphRequest"));
   d.Add(kW, "CleanupGraph", WorkerMethod(worker, &WorkerInterface::CleanupGraphAsync, nullptr, "CleanupGraphRequest"));
   d.Add(kW, "CleanupAll", WorkerMethod(worker, &WorkerInterface::CleanupAllAsync, control, "CleanupAllRequest"));
-  d.Add(kW, "RecvTensor", WorkerMethod(worker, &WorkerInterface::RecvTensorAsync, nullptr, "RecvTensorRequest"));
+  d.Add(kW, "RecvTensor", RecvTensorMethod(worker));
   Master* master = impl->master.get();
   constexpr absl::string_view kM = kMasterServicePrefix;
   d.Add(kM, "CreateSession", MasterMethod(master, &Master::CreateSession, control, "CreateSessionRequest"));

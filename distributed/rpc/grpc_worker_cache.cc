@@ -4,6 +4,7 @@
 
 #include "absl/strings/str_cat.h"
 #include "distributed/rpc/grpc_coding.h"
+#include "distributed/rpc/tensor_coding.h"
 #include "distributed/task_name.h"
 #include "grpcpp/create_channel.h"
 #include "grpcpp/generic/generic_stub.h"
@@ -85,6 +86,24 @@ class GrpcRemoteWorker final : public WorkerInterface {
     Call("RecvTensor", *request, response, absl::InfiniteDuration(),
          std::move(done));
   }
+  // The tensor_content straight from the message into `result->allocator`
+  // (distributed/rpc/tensor_coding.h).
+  void RecvTensorValueAsync(const tensorflow::RecvTensorRequest* request,
+                            RecvTensorResult* result, Done done) override {
+    CallRaw("RecvTensor", *request, absl::InfiniteDuration(),
+            [peer = peer_, result, done = std::move(done)](
+                absl::Status s, const grpc::ByteBuffer& response) {
+              if (s.ok()) {
+                s = DecodeRecvTensorResponse(response, result->allocator,
+                                             &result->tensor, &result->is_dead);
+                if (!s.ok()) {
+                  s = absl::Status(s.code(), absl::StrCat("RecvTensor answer from ",
+                                                          peer, ": ", s.message()));
+                }
+              }
+              done(s);
+            });
+  }
 
  private:
   struct Pending {
@@ -96,11 +115,27 @@ class GrpcRemoteWorker final : public WorkerInterface {
   void Call(const char* method, const google::protobuf::MessageLite& request,
             google::protobuf::MessageLite* response, absl::Duration timeout,
             Done done) {
+    CallRaw(method, request, timeout,
+            [peer = peer_, method, response, done = std::move(done)](
+                absl::Status s, const grpc::ByteBuffer& bytes) {
+              if (s.ok()) {
+                s = ParseFromByteBuffer(bytes, response,
+                                        absl::StrCat(method, " answer from ", peer));
+              }
+              done(std::move(s));
+            });
+  }
+
+  // The call, with the answer's bytes as they came.
+  void CallRaw(const char* method, const google::protobuf::MessageLite& request,
+               absl::Duration timeout,
+               std::function<void(absl::Status, const grpc::ByteBuffer&)> done) {
     auto pending = std::make_shared<Pending>();
     absl::Status s = SerializeToByteBuffer(request, &pending->request);
     if (!s.ok()) {
       done(absl::Status(s.code(), absl::StrCat(method, " to ", peer_, ": ",
-                                               s.message())));
+                                               s.message())),
+           pending->response);
       return;
     }
     if (timeout != absl::InfiniteDuration()) {
@@ -112,14 +147,9 @@ class GrpcRemoteWorker final : public WorkerInterface {
         &pending->context, path, grpc::StubOptions(), &pending->request,
         &pending->response,
         // Copies, not `this`: a call may answer after the cache is gone.
-        [peer = peer_, pending, method, response, done = std::move(done)](
+        [peer = peer_, pending, method, done = std::move(done)](
             grpc::Status status) {
-          absl::Status s = FromGrpcStatus(status, peer, method);
-          if (s.ok()) {
-            s = ParseFromByteBuffer(pending->response, response,
-                                    absl::StrCat(method, " answer from ", peer));
-          }
-          done(std::move(s));
+          done(FromGrpcStatus(status, peer, method), pending->response);
         });
   }
 
