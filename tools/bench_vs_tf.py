@@ -20,7 +20,7 @@ TensorFlow runs with Grappler and constant folding off, so both systems run
 the graph as written. Each figure is the median over --repeats measurements,
 each the median step time over many steps.
 
-usage: bench_vs_tf.py WEFT_BINARY [--only executor|matmul|train|kernels|devices]
+usage: bench_vs_tf.py WEFT_BINARY [--only executor|matmul|train|kernels|devices|distributed]
                        [--repeats N]
 """
 import argparse
@@ -44,9 +44,16 @@ tf1.disable_resource_variables()
 
 parser = argparse.ArgumentParser()
 parser.add_argument("weft")
-parser.add_argument("--only", choices=["executor", "matmul", "train", "kernels", "devices"])
+parser.add_argument("--only", choices=["executor", "matmul", "train", "kernels", "devices",
+                                       "distributed"])
 parser.add_argument("--repeats", type=int, default=5)
 args = parser.parse_args()
+if args.only == "distributed":
+    # Clusters of servers, in a script of its own (not part of the default
+    # run: it starts a dozen server processes per repeat).
+    here = os.path.dirname(os.path.abspath(__file__))
+    os.execv(sys.executable, [sys.executable, os.path.join(here, "bench_distributed.py"),
+                              args.weft, "--repeats", str(args.repeats)])
 WORK = tempfile.mkdtemp(prefix="weft_bench_")
 
 

@@ -16,8 +16,6 @@ Prints 'SKIPPED: ...' and exits 0 when TensorFlow is not installed.
 """
 import json
 import os
-import signal
-import socket
 import subprocess
 import sys
 import tempfile
@@ -33,88 +31,16 @@ except ImportError as e:  # pragma: no cover
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 from tf_compare import check, feed_arg, summary_exit_code  # noqa: E402
 
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)),
+                                "..", "..", "tools"))
+import local_cluster  # noqa: E402
+
 tf1 = tf.compat.v1
 tf1.disable_eager_execution()
 
 WEFT = os.path.abspath(sys.argv[1])
 WORK = tempfile.mkdtemp(prefix="weft_cluster_")
 STEP_TIMEOUT_MS = 60000
-
-
-def free_port():
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return s.getsockname()[1]
-
-
-# A TensorFlow task: tf.distribute.Server for (cluster JSON, job, index).
-TF_SERVER = """
-import json, sys
-import tensorflow as tf
-cluster = tf.train.ClusterSpec(json.loads(sys.argv[1]))
-server = tf.distribute.Server(cluster, job_name=sys.argv[2],
-                              task_index=int(sys.argv[3]), start=True)
-print("serving", flush=True)
-server.join()
-"""
-
-
-class Cluster:
-    """One child process per task: `weft server`, or a TensorFlow server for
-    the jobs in `tf_jobs`; killed by pid on exit."""
-
-    def __init__(self, jobs, tf_jobs=(), name="weft"):
-        self.addresses = {job: [f"127.0.0.1:{free_port()}" for _ in range(n)]
-                          for job, n in jobs.items()}
-        self.spec = ";".join(f"{job}={','.join(addrs)}"
-                             for job, addrs in self.addresses.items())
-        spec_json = json.dumps(self.addresses)
-        self.name = name
-        self.procs = {}
-        for job, addrs in self.addresses.items():
-            for i, _ in enumerate(addrs):
-                log = open(self.log_path(job, i), "w")
-                if job in tf_jobs:
-                    cmd = [sys.executable, "-c", TF_SERVER, spec_json, job, str(i)]
-                else:
-                    cmd = [WEFT, "server", "--cluster", self.spec, "--job", job,
-                           "--task", str(i), "--wait-for-tasks-s", "60"]
-                self.procs[(job, i)] = (subprocess.Popen(
-                    cmd, stdout=log, stderr=subprocess.STDOUT), log)
-        deadline = time.time() + 120  # TensorFlow takes a while to import
-        for (job, i), (proc, _) in self.procs.items():
-            while "serving" not in self.log(job, i):
-                if proc.poll() is not None or time.time() > deadline:
-                    raise RuntimeError(f"task {job}:{i} did not start:\n"
-                                       + self.log(job, i))
-                time.sleep(0.05)
-
-    def log_path(self, job, i):
-        return os.path.join(WORK, f"{self.name}-{job}{i}.log")
-
-    def log(self, job, i):
-        with open(self.log_path(job, i)) as f:
-            return f.read()
-
-    def target(self, job="worker", i=0):
-        return "grpc://" + self.addresses[job][i]
-
-    def kill(self, job, i, sig=signal.SIGKILL):
-        proc, _ = self.procs[(job, i)]
-        proc.send_signal(sig)
-        proc.wait(timeout=30)
-
-    def close(self):
-        for (job, i), (proc, log) in self.procs.items():
-            if proc.poll() is None:
-                proc.send_signal(signal.SIGTERM)
-        for (job, i), (proc, log) in self.procs.items():
-            try:
-                proc.wait(timeout=15)
-            except subprocess.TimeoutExpired:
-                proc.kill()
-                proc.wait()
-            log.close()
 
 
 def run_options():
@@ -333,6 +259,10 @@ def test_weft_tensorflow_and_mixed_clusters_agree(weft_cluster, tf_cluster, mixe
         detail = f"weft cluster {vals[0]} tf cluster {vals[1]}"
     check("weft submit: a Weft cluster and a TensorFlow cluster give the same "
           "numbers", ok, detail)
+
+
+def Cluster(jobs, **kwargs):
+    return local_cluster.Cluster(WEFT, WORK, jobs, **kwargs)
 
 
 def main():

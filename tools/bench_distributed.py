@@ -1,0 +1,153 @@
+"""Weft servers against TensorFlow servers on this machine, in one run, with
+the same TensorFlow client driving both (bench_vs_tf.sh --only distributed).
+
+  RecvTensor throughput  a float32 tensor made on worker 1 and reduced on
+                         worker 0 each step: bytes moved per second
+  trivial step latency   a scalar from worker 1 read on worker 0 (median)
+  ps + worker MLP        variables on ps, forward/backward on a worker
+  in-graph, 2 workers    one tower per worker, variables and update on ps
+
+Prints medians of --repeats runs and the ratio Weft / TensorFlow (higher
+is better for rates, lower for latency).
+
+usage: bench_distributed.py WEFT_BINARY [--repeats N] [--quick]
+"""
+import argparse
+import os
+import platform
+import statistics
+import sys
+import tempfile
+import time
+
+import numpy as np
+import tensorflow as tf
+
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+import local_cluster  # noqa: E402
+
+tf1 = tf.compat.v1
+tf1.disable_eager_execution()
+
+parser = argparse.ArgumentParser()
+parser.add_argument("weft")
+parser.add_argument("--repeats", type=int, default=5)
+parser.add_argument("--quick", action="store_true", help="small sizes only")
+args = parser.parse_args()
+WORK = tempfile.mkdtemp(prefix="weft_bench_dist_")
+
+
+def timed(sess, fetch, feed=None, steps=20, warmup=3):
+    for _ in range(warmup):
+        sess.run(fetch, feed)
+    times = []
+    for _ in range(steps):
+        start = time.perf_counter()
+        sess.run(fetch, feed)
+        times.append(time.perf_counter() - start)
+    return statistics.median(times)
+
+
+def recv_throughput(target, nbytes):
+    g = tf1.Graph()
+    with g.as_default():
+        n = nbytes // 4
+        with tf1.device("/job:worker/task:1"):
+            v = tf1.Variable(tf1.zeros([n]), name="big")
+            # A fresh tensor each step (not a cached variable read).
+            big = v + 1.0
+        with tf1.device("/job:worker/task:0"):
+            total = tf1.reduce_sum(big)
+        init = tf1.global_variables_initializer()
+    with tf1.Session(target, graph=g) as sess:
+        sess.run(init)
+        steps = 5 if nbytes >= 64 << 20 else 20
+        seconds = timed(sess, total, steps=steps, warmup=2)
+    return nbytes / seconds / 1e9  # GB/s (per step, compute included)
+
+
+def trivial_latency(target):
+    g = tf1.Graph()
+    with g.as_default():
+        with tf1.device("/job:worker/task:1"):
+            x = tf1.constant(1.0) + 1.0
+        with tf1.device("/job:worker/task:0"):
+            y = x * 2.0
+    with tf1.Session(target, graph=g) as sess:
+        return timed(sess, y, steps=200, warmup=20) * 1e6  # us
+
+
+def mlp(towers, param_device):
+    g = tf1.Graph()
+    with g.as_default():
+        rng = np.random.RandomState(0)
+        with tf1.device(param_device):
+            w1 = tf1.Variable(rng.randn(64, 256).astype(np.float32) * 0.1)
+            w2 = tf1.Variable(rng.randn(256, 256).astype(np.float32) * 0.1)
+            w3 = tf1.Variable(rng.randn(256, 10).astype(np.float32) * 0.1)
+        x = tf1.placeholder(tf.float32, [None, 64])
+        y = tf1.placeholder(tf.int64, [None])
+        xs, ys = tf1.split(x, len(towers)), tf1.split(y, len(towers))
+        grads, losses = [], []
+        for k, dev in enumerate(towers):
+            with tf1.device(dev):
+                h = tf1.nn.relu(tf1.matmul(xs[k], w1))
+                h = tf1.nn.relu(tf1.matmul(h, w2))
+                logits = tf1.matmul(h, w3)
+                loss = tf1.reduce_mean(
+                    tf1.nn.sparse_softmax_cross_entropy_with_logits(labels=ys[k], logits=logits))
+                losses.append(loss)
+                grads.append(tf1.gradients(loss, [w1, w2, w3]))
+        with tf1.device(param_device):
+            avg = [tf1.add_n([gr[i] for gr in grads]) / len(towers) for i in range(3)]
+            train = tf1.train.GradientDescentOptimizer(0.1).apply_gradients(
+                list(zip(avg, [w1, w2, w3])))
+        init = tf1.global_variables_initializer()
+    return g, x, y, train, init
+
+
+def mlp_steps_per_s(target, towers):
+    g, x, y, train, init = mlp(towers, "/job:ps/task:0")
+    rng = np.random.RandomState(1)
+    feed = {x: rng.randn(64, 64).astype(np.float32), y: rng.randint(0, 10, 64)}
+    with tf1.Session(target, graph=g) as sess:
+        sess.run(init)
+        return 1.0 / timed(sess, train, feed, steps=50, warmup=5)
+
+
+def measure(kind):
+    jobs = {"ps": 1, "worker": 2}
+    cluster = local_cluster.Cluster(
+        args.weft, WORK, jobs, tf_jobs=() if kind == "weft" else ("ps", "worker"),
+        name=kind)
+    try:
+        t = cluster.target()
+        out = {}
+        sizes = [4 << 10, 1 << 20] + ([] if args.quick else [64 << 20, 256 << 20])
+        for size in sizes:
+            out[f"recv {size >> 10} KiB (GB/s)"] = recv_throughput(t, size)
+        out["trivial 2-task step (us)"] = trivial_latency(t)
+        out["MLP ps+worker (steps/s)"] = mlp_steps_per_s(t, ["/job:worker/task:0"])
+        out["MLP in-graph 2 workers (steps/s)"] = mlp_steps_per_s(
+            t, ["/job:worker/task:0", "/job:worker/task:1"])
+        return out
+    finally:
+        cluster.close()
+
+
+def main():
+    runs = {"weft": [], "tf": []}
+    for _ in range(args.repeats):
+        for kind in ("weft", "tf"):  # interleaved, so drift hits both
+            runs[kind].append(measure(kind))
+    cpu = platform.processor() or platform.machine()
+    print(f"distributed: {args.repeats} repeats, medians; {os.cpu_count()} cores ({cpu})")
+    print(f"{'measure':36s} {'weft':>12s} {'tensorflow':>12s} {'weft/tf':>8s}")
+    for key in runs["weft"][0]:
+        w = statistics.median(r[key] for r in runs["weft"])
+        t = statistics.median(r[key] for r in runs["tf"])
+        print(f"{key:36s} {w:12.3f} {t:12.3f} {w / t:8.2f}")
+
+
+if __name__ == "__main__":
+    main()
