@@ -61,7 +61,7 @@ int64_t NewStepId() {
 }  // namespace
 
 MasterSession::MasterSession(MasterSessionOptions options)
-    : options_(std::move(options)) {}
+    : options_(std::move(options)), devices_(options_.devices) {}
 
 absl::StatusOr<std::unique_ptr<MasterSession>> MasterSession::Create(
     MasterSessionOptions options, const tensorflow::GraphDef& graph) {
@@ -175,7 +175,10 @@ absl::StatusOr<std::shared_ptr<const MasterSession::Plan>>
 MasterSession::Register(const SessionGraph& graph,
                         const RunSignature& signature) {
   ClusterPlacement where;
-  where.devices = options_.devices;
+  {
+    absl::MutexLock lock(&mu_);
+    where.devices = devices_;
+  }
   where.client_device = options_.client_device;
   where.allow_soft_placement = options_.config.allow_soft_placement();
   where.ops = options_.ops;
@@ -390,6 +393,76 @@ absl::Status MasterSession::RunStep(
   return absl::OkStatus();
 }
 
+std::vector<std::string> MasterSession::RecoverRestartedTasks() {
+  using Calls = Fanout<tensorflow::GetStatusRequest, tensorflow::GetStatusResponse>;
+  // Every task's devices now. A task that has just come back may still be
+  // behind its channel's reconnection backoff (a second at most): asked
+  // again for a little longer than that, so a failed step costs at most
+  // that much more.
+  absl::flat_hash_map<std::string, tensorflow::GetStatusResponse> answers;
+  const absl::Time give_up = absl::Now() + absl::Milliseconds(1500);
+  for (;;) {
+    auto calls = Calls::Make();
+    for (const std::string& task : options_.tasks) {
+      if (answers.contains(task)) continue;
+      absl::StatusOr<WorkerInterface*> worker = options_.workers->GetWorker(task);
+      if (worker.ok()) calls->Add(task, *worker);
+    }
+    if (calls->size() == 0) break;
+    calls->Start(&WorkerInterface::GetStatusAsync);
+    calls->WaitUntil(give_up);
+    for (int i = 0; i < calls->size(); ++i) {
+      if (calls->finished(i) && calls->call(i).status.ok()) {
+        answers[calls->call(i).task] = calls->call(i).response;
+      }
+    }
+    if (absl::Now() >= give_up) break;
+    absl::SleepFor(absl::Milliseconds(200));
+  }
+  absl::flat_hash_map<std::string, uint64_t> known;
+  {
+    absl::MutexLock lock(&mu_);
+    for (const auto& d : devices_) known[d.name()] = d.incarnation();
+  }
+  std::vector<std::string> restarted;
+  absl::flat_hash_map<std::string, tensorflow::DeviceAttributes> fresh;
+  for (const auto& [task, response] : answers) {
+    bool changed = false;
+    for (const auto& d : response.device_attributes()) {
+      auto it = known.find(d.name());
+      if (it != known.end() && it->second != d.incarnation()) {
+        changed = true;
+        fresh[d.name()] = d;
+      }
+    }
+    if (changed) restarted.push_back(task);
+  }
+  if (restarted.empty()) return restarted;
+  using Create = Fanout<tensorflow::CreateWorkerSessionRequest,
+                        tensorflow::CreateWorkerSessionResponse>;
+  auto create = Create::Make();
+  for (const std::string& task : restarted) {
+    auto& call = create->Add(task, *options_.workers->GetWorker(task));
+    call.request.set_session_handle(options_.handle);
+    call.request.set_master_task(options_.tasks.front());
+    *call.request.mutable_server_def()->mutable_default_session_config() =
+        options_.config;
+  }
+  create->Start(&WorkerInterface::CreateWorkerSessionAsync);
+  create->WaitUntil(absl::Now() + options_.call_timeout);
+  absl::flat_hash_map<std::string, std::shared_ptr<const Plan>> stale;
+  {
+    absl::MutexLock lock(&mu_);
+    for (auto& d : devices_) {
+      auto it = fresh.find(d.name());
+      if (it != fresh.end()) d = it->second;
+    }
+    stale.swap(plans_);
+  }
+  for (const auto& [key, plan] : stale) Deregister(*plan);
+  return restarted;
+}
+
 absl::Status MasterSession::RunNamed(
     const std::vector<std::pair<std::string, const tensorflow::TensorProto*>>&
         feeds,
@@ -422,7 +495,19 @@ absl::Status MasterSession::RunNamed(
     WEFT_RETURN_IF_ERROR(plan->plan.feeds[i].Check(*value));
     values[i] = proto;
   }
-  return RunStep(*plan, values, options, fetched, metadata);
+  absl::Status s = RunStep(*plan, values, options, fetched, metadata);
+  if (!s.ok() && !absl::IsDeadlineExceeded(s) && !absl::IsInvalidArgument(s)) {
+    const std::vector<std::string> restarted = RecoverRestartedTasks();
+    if (!restarted.empty()) {
+      s = absl::Status(s.code(), absl::StrCat(
+                                     s.message(), " (", absl::StrJoin(restarted, ", "),
+                                     " restarted since the session began; the "
+                                     "session registers its graphs there again, so "
+                                     "the next step can run: initialise that task's "
+                                     "variables again first)"));
+    }
+  }
+  return s;
 }
 
 absl::Status MasterSession::Run(const tensorflow::RunStepRequest& request,
@@ -532,7 +617,8 @@ absl::Status MasterSession::ReleaseCallable(
 
 void MasterSession::ListDevices(tensorflow::ListDevicesResponse* response) const {
   const std::string local = options_.tasks.front() + "/";
-  for (const tensorflow::DeviceAttributes& d : options_.devices) {
+  absl::MutexLock lock(&mu_);
+  for (const tensorflow::DeviceAttributes& d : devices_) {
     if (absl::StartsWith(d.name(), local)) {
       *response->add_local_device() = d;
     } else {

@@ -20,6 +20,11 @@
 // other tasks' aborts) give way to the cause. After every step, failed or
 // not, CleanupGraph drops the step's state on every task.
 //
+// A task that restarts loses the session's graphs and state; the step that
+// finds out fails, naming it, and the session then re-registers on the new
+// process, so the next step runs (the task's variables must be initialised
+// again, as after any restart).
+//
 // Extend adds nodes (runtime/session_graph.h); plans already registered
 // stay valid, since an extension cannot change the nodes they hold.
 // Callables (MakeCallable) are named Run signatures. Partial runs are
@@ -120,6 +125,12 @@ class MasterSession {
                        tensorflow::RunMetadata* metadata);
   // Aborts (or, after the step, cleans up) `step_id` on every task.
   void CleanupStep(int64_t step_id, absl::Time wait_until);
+  // After a failed step: the tasks that answer GetStatus with devices of
+  // other incarnations than the session knows have restarted. Adopts their
+  // new devices, creates the worker session there again and drops every
+  // plan, so that the next step registers its partitions anew; returns the
+  // tasks that restarted.
+  std::vector<std::string> RecoverRestartedTasks();
   // Named feeds to signature order, checked; the common half of Run and
   // RunCallable.
   absl::Status RunNamed(
@@ -142,6 +153,9 @@ class MasterSession {
       ABSL_GUARDED_BY(mu_);
   int64_t next_callable_ ABSL_GUARDED_BY(mu_) = 1;
   absl::flat_hash_set<int64_t> running_ ABSL_GUARDED_BY(mu_);  // step ids
+  // The cluster's devices as last seen: options_.devices, updated when a
+  // task restarts (RecoverRestartedTasks).
+  std::vector<tensorflow::DeviceAttributes> devices_ ABSL_GUARDED_BY(mu_);
 };
 
 }  // namespace weft

@@ -29,6 +29,23 @@ void QuietGrpcLogging() {
   (void)once;
 }
 
+namespace {
+
+// grpc-status-details-bin of the errors Weft's services return: a
+// GrpcPayloadContainer (what TensorFlow's clients parse there) with one
+// payload, {"weft": "service"}. It tells a Weft client that the error is
+// the service's answer, not the transport's.
+const std::string& ServiceErrorDetails() {
+  static const std::string* details = [] {
+    const std::string entry = std::string("\x0a\x04weft\x12\x07service", 15);
+    return new std::string(std::string("\x0a", 1) + static_cast<char>(entry.size()) +
+                           entry);
+  }();
+  return *details;
+}
+
+}  // namespace
+
 grpc::Status ToGrpcStatus(const absl::Status& status) {
   if (status.ok()) return grpc::Status::OK;
   std::string message(status.message());
@@ -36,7 +53,8 @@ grpc::Status ToGrpcStatus(const absl::Status& status) {
     message.resize(kMaxStatusMessage);
     message += " ... [truncated]";
   }
-  return grpc::Status(static_cast<grpc::StatusCode>(status.code()), message);
+  return grpc::Status(static_cast<grpc::StatusCode>(status.code()), message,
+                      ServiceErrorDetails());
 }
 
 absl::Status FromGrpcStatus(const grpc::Status& status, absl::string_view peer,
@@ -44,6 +62,10 @@ absl::Status FromGrpcStatus(const grpc::Status& status, absl::string_view peer,
   if (status.ok()) return absl::OkStatus();
   const auto code = static_cast<absl::StatusCode>(status.error_code());
   const std::string& message = status.error_message();
+  // A Weft service's own answer: it names the task already.
+  if (status.error_details() == ServiceErrorDetails()) {
+    return absl::Status(code, message);
+  }
   switch (status.error_code()) {
     case grpc::StatusCode::UNAVAILABLE:
       return absl::UnavailableError(absl::StrCat(

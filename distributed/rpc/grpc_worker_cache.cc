@@ -90,7 +90,7 @@ class GrpcRemoteWorker final : public WorkerInterface {
   // (distributed/rpc/tensor_coding.h).
   void RecvTensorValueAsync(const tensorflow::RecvTensorRequest* request,
                             RecvTensorResult* result, Done done) override {
-    CallRaw("RecvTensor", *request, absl::InfiniteDuration(),
+    CallRaw("RecvTensor", *request, absl::InfiniteDuration(), false,
             [peer = peer_, result, done = std::move(done)](
                 absl::Status s, const grpc::ByteBuffer& response) {
               if (s.ok()) {
@@ -114,8 +114,8 @@ class GrpcRemoteWorker final : public WorkerInterface {
 
   void Call(const char* method, const google::protobuf::MessageLite& request,
             google::protobuf::MessageLite* response, absl::Duration timeout,
-            Done done) {
-    CallRaw(method, request, timeout,
+            Done done, bool wait_for_ready = false) {
+    CallRaw(method, request, timeout, wait_for_ready,
             [peer = peer_, method, response, done = std::move(done)](
                 absl::Status s, const grpc::ByteBuffer& bytes) {
               if (s.ok()) {
@@ -128,7 +128,7 @@ class GrpcRemoteWorker final : public WorkerInterface {
 
   // The call, with the answer's bytes as they came.
   void CallRaw(const char* method, const google::protobuf::MessageLite& request,
-               absl::Duration timeout,
+               absl::Duration timeout, bool wait_for_ready,
                std::function<void(absl::Status, const grpc::ByteBuffer&)> done) {
     auto pending = std::make_shared<Pending>();
     absl::Status s = SerializeToByteBuffer(request, &pending->request);
@@ -142,6 +142,7 @@ class GrpcRemoteWorker final : public WorkerInterface {
       pending->context.set_deadline(absl::ToChronoTime(absl::Now() + timeout));
     }
     options_.security->Authorize(&pending->context);
+    pending->context.set_wait_for_ready(wait_for_ready);
     std::string path = absl::StrCat(kWorkerServicePrefix, method);
     stub_->UnaryCall(
         &pending->context, path, grpc::StubOptions(), &pending->request,

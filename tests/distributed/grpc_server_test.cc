@@ -151,6 +151,36 @@ TEST_F(GrpcServerTest, AStepSpansTwoServers) {
   EXPECT_TRUE(master_->Call("CloseSession", close, &closed).ok());
 }
 
+TEST_F(GrpcServerTest, ARestartedTaskRejoinsTheSession) {
+  auto handle = CreateSession();
+  ASSERT_TRUE(handle.ok()) << handle.status();
+  tensorflow::RunStepRequest run;
+  run.set_session_handle(*handle);
+  auto* feed = run.add_feed();
+  feed->set_name("x");
+  *feed->mutable_tensor() = Floats(2, 1.0f);
+  run.add_fetch("z");
+  tensorflow::RunStepResponse resp;
+  ASSERT_TRUE(master_->Call("RunStep", run, &resp, absl::Seconds(30)).ok());
+
+  servers_[1].reset();  // task 1 dies...
+  absl::Status s = master_->Call("RunStep", run, &resp, absl::Seconds(30));
+  EXPECT_EQ(s.code(), absl::StatusCode::kUnavailable) << s;
+  EXPECT_THAT(std::string(s.message()), HasSubstr(absl::StrCat("127.0.0.1:", ports_[1])));
+  auto again = GrpcServer::Start(Options(cluster_, 1));  // ... and comes back
+  ASSERT_TRUE(again.ok()) << again.status();
+  servers_[1] = *std::move(again);
+  // The first step finds the new process (and says so); the next one runs.
+  s = master_->Call("RunStep", run, &resp, absl::Seconds(30));
+  EXPECT_FALSE(s.ok());
+  EXPECT_THAT(std::string(s.message()), HasSubstr("restarted"));
+  resp.Clear();
+  s = master_->Call("RunStep", run, &resp, absl::Seconds(30));
+  ASSERT_TRUE(s.ok()) << s;
+  ASSERT_EQ(resp.tensor_size(), 1);
+  EXPECT_EQ(TensorFromProto(resp.tensor(0).tensor()).value().flat<float>()[0], -2.5f);
+}
+
 TEST_F(GrpcServerTest, ATaskThatIsNotRunningIsNamedWithItsAddress) {
   const int missing = FreePort();
   servers_.clear();
