@@ -351,7 +351,7 @@ TEST(GrpcSecurityTest, MutualTlsAndTokenOnAndOff) {
   EXPECT_THAT(std::string(Security::Load(missing).status().message()),
               HasSubstr("--auth-token-file"));
   servers.clear();
-  std::system(("rm -rf " + dir).c_str());
+  EXPECT_EQ(std::system(("rm -rf " + dir).c_str()), 0);
 }
 
 }  // namespace
