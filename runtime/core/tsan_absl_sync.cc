@@ -243,7 +243,8 @@ ABSL_NAMESPACE_END
 // (distributed/rpc/grpc_server.cc): the handoff is gRPC's. And an
 // absl::Status shared between threads drops its last reference inside
 // Debian's Abseil (Status::UnrefNonInlined), whose atomic decrement TSan
-// cannot see, so the free looks unordered with the other thread's reads.
+// cannot see, so the free looks unordered with the other thread's reads;
+// likewise gRPC's own template code (grpc::internal::) that runs its tags.
 // Races elsewhere in Weft's code are still reported.
 extern "C" const char* __tsan_default_suppressions() {
   return "called_from_lib:libgrpc.so\n"
@@ -251,7 +252,9 @@ extern "C" const char* __tsan_default_suppressions() {
          "called_from_lib:libgrpc++.so\n"
          "race:UnaryReactor\n"
          "race:RefusingReactor\n"
-         "race:absl::*Status::UnrefNonInlined\n";
+         "called_from_lib:libabsl_status.so\n"
+         "race:UnrefNonInlined\n"
+         "race:grpc::internal::\n";
 }
 
 #endif  // WEFT_TSAN
