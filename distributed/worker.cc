@@ -73,9 +73,7 @@ void Worker::AbortAllSteps() {
   {
     absl::MutexLock lock(&mu_);
     for (const auto& [step, list] : cancel_) {
-      for (const auto& weak : list) {
-        if (auto cm = weak.lock()) running.push_back(std::move(cm));
-      }
+      running.insert(running.end(), list.begin(), list.end());
     }
   }
   for (const auto& cm : running) cm->StartCancel();
@@ -326,21 +324,22 @@ void Worker::RunGraph(const tensorflow::RunGraphRequest* request,
           ": ", s.message())));
     }
     const int64_t step_id = step->args.step_id;
-    const std::weak_ptr<CancellationManager> mine = step->cancellation;
+    const CancellationManager* const mine = step->cancellation.get();
     step.reset();  // the graph and rendezvous, before the worker may go
     done(s);
+    std::shared_ptr<CancellationManager> dropped;  // freed unlocked
     absl::MutexLock lock(&mu_);
     --running_steps_;
     auto it = cancel_.find(step_id);
     if (it != cancel_.end()) {
       auto& list = it->second;
-      list.erase(std::remove_if(list.begin(), list.end(),
-                                [&mine](const auto& w) {
-                                  return w.expired() ||
-                                         (!w.owner_before(mine) &&
-                                          !mine.owner_before(w));
-                                }),
-                 list.end());
+      for (auto c = list.begin(); c != list.end(); ++c) {
+        if (c->get() == mine) {
+          dropped = std::move(*c);
+          list.erase(c);
+          break;
+        }
+      }
       if (list.empty()) cancel_.erase(it);
     }
   };
@@ -363,11 +362,7 @@ void Worker::CleanupGraphAsync(const tensorflow::CleanupGraphRequest* request,
   {
     absl::MutexLock lock(&mu_);
     auto it = cancel_.find(request->step_id());
-    if (it != cancel_.end()) {
-      for (const auto& weak : it->second) {
-        if (auto cm = weak.lock()) running.push_back(std::move(cm));
-      }
-    }
+    if (it != cancel_.end()) running = it->second;
   }
   for (const auto& cm : running) cm->StartCancel();
   done(absl::OkStatus());

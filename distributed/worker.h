@@ -136,8 +136,8 @@ class Worker final : public WorkerInterface {
   int64_t next_graph_id_ ABSL_GUARDED_BY(mu_) = 1;
   int running_steps_ ABSL_GUARDED_BY(mu_) = 0;
   // The cancellation of each running RunGraph, by step id: CleanupGraph
-  // cancels them.
-  absl::flat_hash_map<int64_t, std::vector<std::weak_ptr<CancellationManager>>>
+  // cancels them. Held here until the RunGraph ends.
+  absl::flat_hash_map<int64_t, std::vector<std::shared_ptr<CancellationManager>>>
       cancel_ ABSL_GUARDED_BY(mu_);
 };
 
