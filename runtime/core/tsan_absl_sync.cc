@@ -235,7 +235,7 @@ bool Notification::WaitForNotificationWithDeadline(Time deadline) const {
 ABSL_NAMESPACE_END
 }  // namespace absl
 
-// Debian's gRPC is not built with TSan either: its internal synchronisation
+// Debian's gRPC (and its upb, OpenSSL) is not built with TSan either: its internal synchronisation
 // is invisible, so TSan reports races between our code handing it memory
 // and its own threads reading it. Reports raised from inside those
 // libraries are dropped (TSan reads this at start-up), and so are those on
@@ -253,6 +253,10 @@ extern "C" const char* __tsan_default_suppressions() {
          "race:UnaryReactor\n"
          "race:RefusingReactor\n"
          "called_from_lib:libabsl_status.so\n"
+         "called_from_lib:libupb.so\n"
+         "called_from_lib:libssl.so\n"
+         "called_from_lib:libcrypto.so\n"
+         "race:CRYPTO_THREAD_lock_free\n"
          "race:UnrefNonInlined\n"
          "race:grpc::internal::\n";
 }
