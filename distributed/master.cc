@@ -329,13 +329,7 @@ absl::Status Master::ListDevices(const tensorflow::ListDevicesRequest& request,
     return absl::OkStatus();
   }
   WEFT_ASSIGN_OR_RETURN(Discovered found, DiscoverDevices({}));
-  for (tensorflow::DeviceAttributes& d : found.devices) {
-    if (absl::StartsWith(d.name(), options_.task + "/")) {
-      *response->add_local_device() = std::move(d);
-    } else {
-      *response->add_remote_device() = std::move(d);
-    }
-  }
+  FillListDevicesResponse(found.devices, options_.task, response);
   return absl::OkStatus();
 }
 

@@ -74,30 +74,7 @@ absl::StatusOr<std::unique_ptr<MasterSession>> MasterSession::Create(
   WEFT_ASSIGN_OR_RETURN(std::shared_ptr<const SessionGraph> state,
                         SessionGraph::Create(graph, ops));
   std::unique_ptr<MasterSession> session(new MasterSession(std::move(options)));
-  const MasterSessionOptions& o = session->options_;
-
-  using Calls = Fanout<tensorflow::CreateWorkerSessionRequest,
-                       tensorflow::CreateWorkerSessionResponse>;
-  auto calls = Calls::Make();
-  for (const std::string& task : o.tasks) {
-    WEFT_ASSIGN_OR_RETURN(WorkerInterface * worker, o.workers->GetWorker(task));
-    auto& call = calls->Add(task, worker);
-    call.request.set_session_handle(o.handle);
-    call.request.set_master_task(o.tasks.front());
-    *call.request.mutable_server_def()->mutable_default_session_config() =
-        o.config;
-  }
-  calls->Start(&WorkerInterface::CreateWorkerSessionAsync);
-  absl::Status status;
-  if (!calls->WaitUntil(absl::Now() + o.call_timeout)) {
-    status = absl::DeadlineExceededError(absl::StrCat(
-        "CreateSession: no answer to CreateWorkerSession within ",
-        absl::FormatDuration(o.call_timeout), " from ",
-        Tasks(calls->Unanswered()),
-        " (is the task overloaded or stuck? see its log)"));
-  } else {
-    for (int i = 0; i < calls->size(); ++i) status.Update(calls->call(i).status);
-  }
+  absl::Status status = session->CreateWorkerSessions(session->options_.tasks);
   if (!status.ok()) {
     session->Close().IgnoreError();  // deletes what was created
     return status;
@@ -108,6 +85,33 @@ absl::StatusOr<std::unique_ptr<MasterSession>> MasterSession::Create(
 }
 
 MasterSession::~MasterSession() { Close().IgnoreError(); }
+
+absl::Status MasterSession::CreateWorkerSessions(
+    const std::vector<std::string>& tasks) {
+  using Calls = Fanout<tensorflow::CreateWorkerSessionRequest,
+                       tensorflow::CreateWorkerSessionResponse>;
+  auto calls = Calls::Make();
+  for (const std::string& task : tasks) {
+    WEFT_ASSIGN_OR_RETURN(WorkerInterface * worker,
+                          options_.workers->GetWorker(task));
+    auto& call = calls->Add(task, worker);
+    call.request.set_session_handle(options_.handle);
+    call.request.set_master_task(options_.tasks.front());
+    *call.request.mutable_server_def()->mutable_default_session_config() =
+        options_.config;
+  }
+  calls->Start(&WorkerInterface::CreateWorkerSessionAsync);
+  if (!calls->WaitUntil(absl::Now() + options_.call_timeout)) {
+    return absl::DeadlineExceededError(absl::StrCat(
+        "CreateSession: no answer to CreateWorkerSession within ",
+        absl::FormatDuration(options_.call_timeout), " from ",
+        Tasks(calls->Unanswered()),
+        " (is the task overloaded or stuck? see its log)"));
+  }
+  absl::Status status;
+  for (int i = 0; i < calls->size(); ++i) status.Update(calls->call(i).status);
+  return status;
+}
 
 absl::Status MasterSession::Extend(
     const tensorflow::ExtendSessionRequest& request,
@@ -438,18 +442,8 @@ std::vector<std::string> MasterSession::RecoverRestartedTasks() {
     if (changed) restarted.push_back(task);
   }
   if (restarted.empty()) return restarted;
-  using Create = Fanout<tensorflow::CreateWorkerSessionRequest,
-                        tensorflow::CreateWorkerSessionResponse>;
-  auto create = Create::Make();
-  for (const std::string& task : restarted) {
-    auto& call = create->Add(task, *options_.workers->GetWorker(task));
-    call.request.set_session_handle(options_.handle);
-    call.request.set_master_task(options_.tasks.front());
-    *call.request.mutable_server_def()->mutable_default_session_config() =
-        options_.config;
-  }
-  create->Start(&WorkerInterface::CreateWorkerSessionAsync);
-  create->WaitUntil(absl::Now() + options_.call_timeout);
+  // A failure here shows again, naming the task, in the next step.
+  CreateWorkerSessions(restarted).IgnoreError();
   absl::flat_hash_map<std::string, std::shared_ptr<const Plan>> stale;
   {
     absl::MutexLock lock(&mu_);
@@ -616,9 +610,15 @@ absl::Status MasterSession::ReleaseCallable(
 }
 
 void MasterSession::ListDevices(tensorflow::ListDevicesResponse* response) const {
-  const std::string local = options_.tasks.front() + "/";
   absl::MutexLock lock(&mu_);
-  for (const tensorflow::DeviceAttributes& d : devices_) {
+  FillListDevicesResponse(devices_, options_.tasks.front(), response);
+}
+
+void FillListDevicesResponse(
+    const std::vector<tensorflow::DeviceAttributes>& devices,
+    const std::string& local_task, tensorflow::ListDevicesResponse* response) {
+  const std::string local = local_task + "/";
+  for (const tensorflow::DeviceAttributes& d : devices) {
     if (absl::StartsWith(d.name(), local)) {
       *response->add_local_device() = d;
     } else {

@@ -123,6 +123,9 @@ class MasterSession {
                        const tensorflow::RunOptions& options,
                        std::vector<tensorflow::TensorProto>* fetched,
                        tensorflow::RunMetadata* metadata);
+  // Creates the session's worker session on `tasks` (idempotent on a task
+  // that has it), waiting at most call_timeout; the error names the tasks.
+  absl::Status CreateWorkerSessions(const std::vector<std::string>& tasks);
   // Aborts (or, after the step, cleans up) `step_id` on every task.
   void CleanupStep(int64_t step_id, absl::Time wait_until);
   // After a failed step: the tasks that answer GetStatus with devices of
@@ -157,6 +160,12 @@ class MasterSession {
   // task restarts (RecoverRestartedTasks).
   std::vector<tensorflow::DeviceAttributes> devices_ ABSL_GUARDED_BY(mu_);
 };
+
+// `devices` as ListDevices answers: those of `local_task` ("/job:J/replica:R/
+// task:T") are local, the rest remote.
+void FillListDevicesResponse(
+    const std::vector<tensorflow::DeviceAttributes>& devices,
+    const std::string& local_task, tensorflow::ListDevicesResponse* response);
 
 }  // namespace weft
 
