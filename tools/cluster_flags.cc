@@ -40,6 +40,15 @@ std::vector<std::string> SecurityArgs(const CommandLine& cl) {
   return args;
 }
 
+absl::StatusOr<std::string> GrpcTargetAddress(const std::string& flag) {
+  absl::string_view address = flag;
+  if (!absl::ConsumePrefix(&address, "grpc://") || address.empty()) {
+    return absl::InvalidArgumentError(
+        absl::StrCat("--target must be grpc://HOST:PORT, not '", flag, "'"));
+  }
+  return std::string(address);
+}
+
 absl::StatusOr<ClusterSpec> ClusterFromFlag(const std::string& value) {
   if (absl::StartsWith(value, "@")) {
     const std::string path = value.substr(1);

@@ -39,6 +39,10 @@ absl::StatusOr<std::shared_ptr<const Security>> SecurityFromFlags(
 // The same flags as arguments, for a child process.
 std::vector<std::string> SecurityArgs(const CommandLine& cl);
 
+// The host:port of a --target grpc://HOST:PORT; INVALID_ARGUMENT quoting
+// the flag for anything else.
+absl::StatusOr<std::string> GrpcTargetAddress(const std::string& flag);
+
 // The spec of --cluster alone (for commands without a task of their own).
 absl::StatusOr<ClusterSpec> ClusterFromFlag(const std::string& value);
 

@@ -9,7 +9,6 @@
 
 #include "absl/strings/match.h"
 #include "absl/strings/str_cat.h"
-#include "absl/strings/strip.h"
 #include "distributed/rpc/grpc_session.h"
 #include "runtime/core/status.h"
 #include "tools/cluster_flags.h"
@@ -69,14 +68,8 @@ int SubmitCommand(int argc, char** argv) {
         absl::InvalidArgumentError("give at least one --fetch or --target-node"),
         kUsage);
   }
-  const std::string target = cl.Get("target");
-  absl::string_view address = target;
-  if (!absl::ConsumePrefix(&address, "grpc://") || address.empty()) {
-    return ReportUsage(absl::InvalidArgumentError(absl::StrCat(
-                           "--target must be grpc://HOST:PORT, not '",
-                           cl.Get("target"), "'")),
-                       kUsage);
-  }
+  absl::StatusOr<std::string> address = GrpcTargetAddress(cl.Get("target"));
+  if (!address.ok()) return ReportUsage(address.status(), kUsage);
   absl::StatusOr<int64_t> steps = cl.GetPositiveInt("steps", 1);
   absl::StatusOr<int64_t> timeout = cl.GetPositiveInt("step-timeout-s", 0);
   absl::StatusOr<int64_t> max_input =
@@ -100,7 +93,7 @@ int SubmitCommand(int argc, char** argv) {
   absl::StatusOr<std::shared_ptr<const Security>> security = SecurityFromFlags(cl);
   if (!security.ok()) return ReportUsage(security.status(), kUsage);
   std::unique_ptr<Session> session =
-      NewGrpcSession(std::string(address), options, *security);
+      NewGrpcSession(*address, options, *security);
   if (absl::Status s = session->Create(*graph); !s.ok()) return ReportError(s);
   loop.fetches = cl.GetAll("fetch");
   loop.targets = cl.GetAll("target-node");

@@ -15,7 +15,6 @@
 #include "absl/strings/str_format.h"
 #include "absl/time/clock.h"
 #include "absl/time/time.h"
-#include "absl/strings/strip.h"
 #include "graph/models/datasets.h"
 #include "runtime/gpu/gpu_devices.h"
 #include "runtime/core/local_device_mgr.h"
@@ -304,13 +303,9 @@ int TrainCommand(int argc, char** argv) {
   o.cpu_devices = static_cast<int>(*cpu_devices);
   o.memory_limit = *memory_limit;
   if (cl.Has("target")) {
-    const std::string flag = cl.Get("target");
-    absl::string_view target = flag;
-    if (!absl::ConsumePrefix(&target, "grpc://") || target.empty()) {
-      return usage_error(absl::StrCat("--target must be grpc://HOST:PORT, not '",
-                                      cl.Get("target"), "'"));
-    }
-    o.target = std::string(target);
+    absl::StatusOr<std::string> target = GrpcTargetAddress(cl.Get("target"));
+    if (!target.ok()) return ReportUsage(target.status(), usage.c_str());
+    o.target = *std::move(target);
     absl::StatusOr<std::shared_ptr<const Security>> security = SecurityFromFlags(cl);
     if (!security.ok()) return ReportUsage(security.status(), usage.c_str());
     o.security = *security;
