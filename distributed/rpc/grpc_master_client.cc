@@ -5,6 +5,7 @@
 #include "absl/strings/str_cat.h"
 #include "absl/synchronization/notification.h"
 #include "distributed/rpc/grpc_coding.h"
+#include "distributed/rpc/unary_call.h"
 #include "grpcpp/create_channel.h"
 #include "grpcpp/generic/generic_stub.h"
 #include "grpcpp/security/credentials.h"
@@ -35,27 +36,28 @@ absl::Status GrpcMasterClient::Call(absl::string_view method,
                                     google::protobuf::MessageLite* response,
                                     absl::Duration timeout) {
   const std::string peer = absl::StrCat("the master at ", address_);
-  grpc::ByteBuffer request_bytes, response_bytes;
+  grpc::ByteBuffer request_bytes;
   absl::Status s = SerializeToByteBuffer(request, &request_bytes);
   if (!s.ok()) return s;
-  grpc::ClientContext context;
-  if (timeout != absl::InfiniteDuration()) {
-    context.set_deadline(absl::ToChronoTime(absl::Now() + timeout));
-  }
-  security_->Authorize(&context);
+  UnaryCallOptions options;
+  options.timeout = timeout;
+  options.security = security_.get();
   absl::Notification done;
-  grpc::Status status;
-  stub_->stub.UnaryCall(&context, absl::StrCat(kMasterServicePrefix, method),
-                   grpc::StubOptions(), &request_bytes, &response_bytes,
-                   [&](grpc::Status st) {
-                     status = std::move(st);
-                     done.Notify();
-                   });
+  // The answer is parsed in the callback, while the call still holds it;
+  // this frame outlives the call's use of `s` and `response`.
+  StartUnaryCall(&stub_->stub, absl::StrCat(kMasterServicePrefix, method),
+                 std::move(request_bytes), options,
+                 [&](grpc::Status status, const grpc::ByteBuffer& answer) {
+                   s = FromGrpcStatus(status, peer, method);
+                   if (s.ok()) {
+                     s = ParseFromByteBuffer(
+                         answer, response,
+                         absl::StrCat(method, " answer from ", peer));
+                   }
+                   done.Notify();
+                 });
   done.WaitForNotification();  // gRPC ends the call by its deadline
-  s = FromGrpcStatus(status, peer, method);
-  if (!s.ok()) return s;
-  return ParseFromByteBuffer(response_bytes, response,
-                             absl::StrCat(method, " answer from ", peer));
+  return s;
 }
 
 }  // namespace weft

@@ -5,6 +5,7 @@
 #include "absl/strings/str_cat.h"
 #include "distributed/rpc/grpc_coding.h"
 #include "distributed/rpc/tensor_coding.h"
+#include "distributed/rpc/unary_call.h"
 #include "distributed/task_name.h"
 #include "grpcpp/create_channel.h"
 #include "grpcpp/generic/generic_stub.h"
@@ -106,12 +107,6 @@ class GrpcRemoteWorker final : public WorkerInterface {
   }
 
  private:
-  struct Pending {
-    grpc::ClientContext context;
-    grpc::ByteBuffer request;
-    grpc::ByteBuffer response;
-  };
-
   void Call(const char* method, const google::protobuf::MessageLite& request,
             google::protobuf::MessageLite* response, absl::Duration timeout,
             Done done, bool wait_for_ready = false) {
@@ -130,27 +125,27 @@ class GrpcRemoteWorker final : public WorkerInterface {
   void CallRaw(const char* method, const google::protobuf::MessageLite& request,
                absl::Duration timeout, bool wait_for_ready,
                std::function<void(absl::Status, const grpc::ByteBuffer&)> done) {
-    auto pending = std::make_shared<Pending>();
-    absl::Status s = SerializeToByteBuffer(request, &pending->request);
+    grpc::ByteBuffer bytes;
+    absl::Status s = SerializeToByteBuffer(request, &bytes);
     if (!s.ok()) {
       done(absl::Status(s.code(), absl::StrCat(method, " to ", peer_, ": ",
                                                s.message())),
-           pending->response);
+           grpc::ByteBuffer());
       return;
     }
-    if (timeout != absl::InfiniteDuration()) {
-      pending->context.set_deadline(absl::ToChronoTime(absl::Now() + timeout));
-    }
-    options_.security->Authorize(&pending->context);
-    pending->context.set_wait_for_ready(wait_for_ready);
-    std::string path = absl::StrCat(kWorkerServicePrefix, method);
-    stub_->UnaryCall(
-        &pending->context, path, grpc::StubOptions(), &pending->request,
-        &pending->response,
-        // Copies, not `this`: a call may answer after the cache is gone.
-        [peer = peer_, pending, method, done = std::move(done)](
-            grpc::Status status) {
-          done(FromGrpcStatus(status, peer, method), pending->response);
+    UnaryCallOptions call;
+    call.timeout = timeout;
+    call.wait_for_ready = wait_for_ready;
+    call.security = options_.security.get();
+    StartUnaryCall(
+        stub_.get(), absl::StrCat(kWorkerServicePrefix, method), std::move(bytes),
+        call,
+        // Copies, not `this`: a call may answer after the cache is gone
+        // (the security it presents is `security`, kept alive here).
+        [peer = peer_, security = options_.security, method,
+         done = std::move(done)](grpc::Status status,
+                                 const grpc::ByteBuffer& answer) {
+          done(FromGrpcStatus(status, peer, method), answer);
         });
   }
 
