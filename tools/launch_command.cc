@@ -166,15 +166,10 @@ absl::Status Spawn(const ClusterSpec& spec, const std::string& cpus,
   return absl::OkStatus();
 }
 
-// Asks the task for its devices until it answers or `deadline`.
-absl::Status WaitUntilServing(const Child& c,
-                              std::shared_ptr<const Security> security,
+// Asks the task for its devices, through `worker`, until it answers or
+// `deadline`.
+absl::Status WaitUntilServing(const Child& c, WorkerInterface* worker,
                               absl::Time deadline) {
-  GrpcChannelOptions options;
-  options.security = std::move(security);
-  options.status_timeout = absl::Seconds(2);
-  std::unique_ptr<WorkerInterface> worker =
-      NewGrpcRemoteWorker(c.task.DeviceNamePrefix(), c.address, options);
   absl::Status last;
   while (absl::Now() < deadline) {
     tensorflow::GetStatusRequest req;
@@ -307,8 +302,17 @@ int LaunchCommand(int argc, char** argv) {
     }
   }
   const absl::Time deadline = absl::Now() + absl::Seconds(*timeout);
+  // The channels live until the launcher ends: one torn down while gRPC
+  // still tracks its connection (closed when the task stops) made gRPC
+  // abort with 'ref_counted.h: prior > 0'.
+  GrpcChannelOptions channel;
+  channel.security = *security;
+  channel.status_timeout = absl::Seconds(2);
+  std::vector<std::unique_ptr<WorkerInterface>> probes;
   for (Child& c : children) {
-    absl::Status s = WaitUntilServing(c, *security, deadline);
+    probes.push_back(
+        NewGrpcRemoteWorker(c.task.DeviceNamePrefix(), c.address, channel));
+    absl::Status s = WaitUntilServing(c, probes.back().get(), deadline);
     if (!s.ok()) {
       StopAll(&children);
       return ReportError(s);
