@@ -3,7 +3,11 @@ the same TensorFlow client driving both (bench_vs_tf.sh --only distributed).
 
   RecvTensor throughput  a float32 tensor made on worker 1 and reduced on
                          worker 0 each step: bytes moved per second
-  trivial step latency   a scalar from worker 1 read on worker 0 (median)
+  trivial step latency   a variable read and incremented on worker 1, doubled
+                         on worker 0 (median); a variable, because
+                         TensorFlow's master folds constants before it
+                         partitions, and `constant(1.0) + 1.0` on worker 1
+                         would become a one-task step
   ps + worker MLP        variables on ps, forward/backward on a worker
   in-graph, 2 workers    one tower per worker, variables and update on ps
 
@@ -70,10 +74,12 @@ def trivial_latency(target):
     g = tf1.Graph()
     with g.as_default():
         with tf1.device("/job:worker/task:1"):
-            x = tf1.constant(1.0) + 1.0
+            x = tf1.Variable(1.0) + 1.0
         with tf1.device("/job:worker/task:0"):
             y = x * 2.0
+        init = tf1.global_variables_initializer()
     with tf1.Session(target, graph=g) as sess:
+        sess.run(init)
         return timed(sess, y, steps=200, warmup=20) * 1e6  # us
 
 

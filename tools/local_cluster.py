@@ -16,9 +16,9 @@ import subprocess
 import sys
 import time
 
-def free_port():
+def free_port(host="127.0.0.1"):
     with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
+        s.bind((host, 0))
         return s.getsockname()[1]
 
 
@@ -36,36 +36,67 @@ server.join()
 
 class Cluster:
     """One child process per task: `weft server`, or a TensorFlow server for
-    the jobs in `tf_jobs`; killed by pid on exit."""
+    the jobs in `tf_jobs`; killed by pid on exit.
+
+    distinct_hosts: every task on its own loopback address (127.0.0.2,
+    127.0.0.3, ...), as if each ran on a host of its own."""
 
     def __init__(self, weft, work_dir, jobs, tf_jobs=(), name="weft",
-                 server_flags=()):
+                 server_flags=(), distinct_hosts=False):
+        self.weft = weft
         self.work_dir = work_dir
-        self.addresses = {job: [f"127.0.0.1:{free_port()}" for _ in range(n)]
-                          for job, n in jobs.items()}
+        self.tf_jobs = tf_jobs
+        self.server_flags = server_flags
+        self.addresses = {}
+        n = 0
+        for job, count in jobs.items():
+            self.addresses[job] = []
+            for _ in range(count):
+                host = f"127.0.0.{n + 2}" if distinct_hosts else "127.0.0.1"
+                self.addresses[job].append(f"{host}:{free_port(host)}")
+                n += 1
         self.spec = ";".join(f"{job}={','.join(addrs)}"
                              for job, addrs in self.addresses.items())
-        spec_json = json.dumps(self.addresses)
         self.name = name
         self.procs = {}
         for job, addrs in self.addresses.items():
             for i, _ in enumerate(addrs):
-                log = open(self.log_path(job, i), "w")
-                if job in tf_jobs:
-                    cmd = [sys.executable, "-c", TF_SERVER, spec_json, job, str(i)]
-                else:
-                    cmd = [weft, "server", "--cluster", self.spec, "--job", job,
-                           "--task", str(i), "--wait-for-tasks-s", "60",
-                           *server_flags]
-                self.procs[(job, i)] = (subprocess.Popen(
-                    cmd, stdout=log, stderr=subprocess.STDOUT), log)
+                self._start(job, i)
+        for job, addrs in self.addresses.items():
+            for i, _ in enumerate(addrs):
+                self._await(job, i)
+
+    def _start(self, job, i, mode="w"):
+        log = open(self.log_path(job, i), mode)
+        if job in self.tf_jobs:
+            cmd = [sys.executable, "-c", TF_SERVER,
+                   json.dumps(self.addresses), job, str(i)]
+        else:
+            cmd = [self.weft, "server", "--cluster", self.spec, "--job", job,
+                   "--task", str(i), "--wait-for-tasks-s", "60",
+                   *self.server_flags]
+        self.procs[(job, i)] = (subprocess.Popen(
+            cmd, stdout=log, stderr=subprocess.STDOUT), log)
+
+    def _await(self, job, i, after=0):
         deadline = time.time() + 120  # TensorFlow takes a while to import
-        for (job, i), (proc, _) in self.procs.items():
-            while "serving" not in self.log(job, i):
-                if proc.poll() is not None or time.time() > deadline:
-                    raise RuntimeError(f"task {job}:{i} did not start:\n"
-                                       + self.log(job, i))
-                time.sleep(0.05)
+        proc, _ = self.procs[(job, i)]
+        while "serving" not in self.log(job, i)[after:]:
+            if proc.poll() is not None or time.time() > deadline:
+                raise RuntimeError(f"task {job}:{i} did not start:\n"
+                                   + self.log(job, i))
+            time.sleep(0.05)
+
+    def restart(self, job, i):
+        """Starts task (job, i) again on its address, after it has ended
+        (kill first); its log goes on in the same file."""
+        proc, log = self.procs[(job, i)]
+        if proc.poll() is None:
+            raise RuntimeError(f"task {job}:{i} is still running")
+        log.close()
+        after = len(self.log(job, i))
+        self._start(job, i, mode="a")
+        self._await(job, i, after)
 
     def log_path(self, job, i):
         return os.path.join(self.work_dir, f"{self.name}-{job}{i}.log")
