@@ -1,9 +1,15 @@
 #include "runtime/core/allocator.h"
 
+#include <algorithm>
 #include <cstdint>
 #include <cstdlib>
+#include <deque>
+#include <iterator>
+#include <vector>
 
+#include "absl/base/thread_annotations.h"
 #include "absl/strings/str_cat.h"
+#include "absl/synchronization/mutex.h"
 
 #include <malloc.h>
 #include <unistd.h>
@@ -31,6 +37,96 @@ size_t LargestPossibleAllocation() {
   return limit;
 }
 
+#if defined(__SANITIZE_ADDRESS__)
+constexpr bool kKeepLargeBlocks = false;
+#elif defined(__has_feature)
+#if __has_feature(address_sanitizer)
+constexpr bool kKeepLargeBlocks = false;
+#else
+constexpr bool kKeepLargeBlocks = true;
+#endif
+#else
+constexpr bool kKeepLargeBlocks = true;
+#endif
+
+// From this size on a block is large: malloc's per-thread caches serve the
+// smaller ones well, and a mutex costs nothing next to touching 1 MiB.
+constexpr size_t kLargeBlock = size_t{1} << 20;
+// Room for any alignment up to a page, and the block header, in a large
+// block (so that its size class follows from num_bytes alone).
+constexpr size_t kLargeAlignment = 4096;
+constexpr size_t kLargeHeader = kLargeAlignment + sizeof(void*);
+
+// The size a large block of `num_bytes` is allocated with: rounded up to an
+// eighth of the power of two below it (at most 12.5% more).
+size_t LargeClass(size_t num_bytes) {
+  const size_t n = num_bytes + kLargeHeader;
+  size_t top = size_t{1} << (63 - __builtin_clzll(n));
+  const size_t step = top / 8;
+  return (n + step - 1) / step * step;
+}
+
+// Freed large blocks by size class, for the next request of that class.
+// Oldest released first when the bytes kept would pass the limit.
+class LargeBlockCache {
+ public:
+  static LargeBlockCache& Get() {
+    static LargeBlockCache* const cache = new LargeBlockCache;
+    return *cache;
+  }
+
+  // A kept block of exactly `bytes`, or nullptr.
+  void* Take(size_t bytes) {
+    absl::MutexLock lock(&mu_);
+    for (auto it = kept_.rbegin(); it != kept_.rend(); ++it) {
+      if (it->bytes != bytes) continue;
+      void* raw = it->raw;
+      kept_bytes_ -= bytes;
+      kept_.erase(std::next(it).base());
+      return raw;
+    }
+    return nullptr;
+  }
+
+  // Keeps `raw` (a malloc block of `bytes`) or frees it; frees the oldest
+  // kept blocks beyond the limit.
+  void Keep(void* raw, size_t bytes) {
+    std::vector<void*> release;
+    {
+      absl::MutexLock lock(&mu_);
+      if (bytes > limit_) {
+        release.push_back(raw);
+      } else {
+        kept_.push_back({raw, bytes});
+        kept_bytes_ += bytes;
+        while (kept_bytes_ > limit_ || kept_.size() > kMaxBlocks) {
+          release.push_back(kept_.front().raw);
+          kept_bytes_ -= kept_.front().bytes;
+          kept_.pop_front();
+        }
+      }
+    }
+    for (void* r : release) std::free(r);  // unlocked
+  }
+
+ private:
+  static constexpr size_t kMaxBlocks = 256;
+  struct Block {
+    void* raw;
+    size_t bytes;
+  };
+
+  LargeBlockCache() {
+    const size_t eighth = LargestPossibleAllocation() / 8;
+    limit_ = std::min<size_t>(eighth, size_t{2} << 30);
+  }
+
+  absl::Mutex mu_;
+  std::deque<Block> kept_ ABSL_GUARDED_BY(mu_);  // oldest first
+  size_t kept_bytes_ ABSL_GUARDED_BY(mu_) = 0;
+  size_t limit_ = 0;  // fixed at construction
+};
+
 }  // namespace
 
 void* TrackingCpuAllocator::Allocate(size_t alignment, size_t num_bytes) {
@@ -40,10 +136,16 @@ void* TrackingCpuAllocator::Allocate(size_t alignment, size_t num_bytes) {
   // (about 100 ns), while small mallocs come from a per-thread cache. Graphs
   // of scalar ops allocate once per node, so this is the hot path.
   if (alignment < 2 * sizeof(void*)) alignment = 2 * sizeof(void*);
-  void* raw = std::malloc(num_bytes + alignment + sizeof(void*));
+  const bool large = num_bytes >= kLargeBlock;
+  if (large && alignment > kLargeAlignment) return nullptr;  // see header
+  const size_t bytes =
+      large ? LargeClass(num_bytes) : num_bytes + alignment + sizeof(void*);
+  void* raw = large && kKeepLargeBlocks ? LargeBlockCache::Get().Take(bytes)
+                                        : nullptr;
+  if (raw == nullptr) raw = std::malloc(bytes);
   if (raw == nullptr) return nullptr;
-  // `alignment` is a power of two.
   const uintptr_t start = reinterpret_cast<uintptr_t>(raw) + sizeof(void*);
+  // `alignment` is a power of two.
   void* ptr =
       reinterpret_cast<void*>((start + alignment - 1) & ~(alignment - 1));
   static_cast<void**>(ptr)[-1] = raw;
@@ -57,7 +159,12 @@ void TrackingCpuAllocator::Deallocate(void* ptr, size_t num_bytes) {
   if (ptr == nullptr) return;
   counters_.bytes_in_use.fetch_sub(static_cast<int64_t>(num_bytes),
                                    std::memory_order_relaxed);
-  std::free(static_cast<void**>(ptr)[-1]);
+  void* raw = static_cast<void**>(ptr)[-1];
+  if (kKeepLargeBlocks && num_bytes >= kLargeBlock) {
+    LargeBlockCache::Get().Keep(raw, LargeClass(num_bytes));
+  } else {
+    std::free(raw);
+  }
 }
 
 AllocatorStats TrackingCpuAllocator::GetStats() const { return counters_.Read(); }

@@ -48,7 +48,18 @@ struct Counters {
 };
 }  // namespace allocator_internal
 
-// Host memory from the C library, with counters. Thread-safe, lock-free.
+// Host memory from the C library, with counters. Thread-safe.
+//
+// Blocks of 1 MiB and more are kept for reuse when freed (up to 2 GiB or an
+// eighth of the host's memory, whichever is less, oldest released first), in
+// size classes an eighth of a power of two apart. Without that, glibc maps
+// every block above 64 MiB allocated off the main thread (and every block
+// above its mmap threshold) afresh and the kernel faults in and zeroes its
+// pages on each use: a step moving a 64 MiB tensor between two tasks spent
+// a third of its time in page faults (RecvTensor 0.48 GB/s, 0.8 with reuse;
+// BENCHMARKS.md). Small blocks stay lock-free; large ones take one mutex,
+// and ask for an alignment of at most 4096 (nullptr otherwise).
+// Under AddressSanitizer nothing is kept, so a stale pointer is caught.
 class TrackingCpuAllocator final : public Allocator {
  public:
   std::string Name() const override { return "cpu"; }

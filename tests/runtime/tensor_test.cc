@@ -93,6 +93,34 @@ TEST(Allocator, TracksBytesInUseAndPeak) {
   EXPECT_EQ(alloc.GetStats().num_allocs, 2);
 }
 
+TEST(Allocator, LargeBlocksAreAlignedAndReusedBySizeClass) {
+  TrackingCpuAllocator alloc;
+  const size_t mib = size_t{1} << 20;
+  for (size_t alignment : {size_t{64}, size_t{4096}}) {
+    void* p = alloc.Allocate(alignment, 3 * mib);
+    ASSERT_NE(p, nullptr);
+    EXPECT_EQ(reinterpret_cast<uintptr_t>(p) % alignment, 0u);
+    std::memset(p, 1, 3 * mib);  // the whole block is usable
+    alloc.Deallocate(p, 3 * mib);
+  }
+  EXPECT_EQ(alloc.Allocate(8192, 2 * mib), nullptr);  // past a page: refused
+  EXPECT_EQ(alloc.GetStats().bytes_in_use, 0);
+#if !defined(__SANITIZE_ADDRESS__)
+  // A freed large block serves the next request of its size class, the
+  // way a training step allocates the same sizes every time.
+  void* a = alloc.Allocate(64, 5 * mib);
+  alloc.Deallocate(a, 5 * mib);
+  void* b = alloc.Allocate(64, 5 * mib + 100);  // same class
+  EXPECT_EQ(a, b);
+  std::memset(b, 2, 5 * mib + 100);
+  void* c = alloc.Allocate(64, 5 * mib + 100);  // the class is taken now
+  EXPECT_NE(c, b);
+  alloc.Deallocate(b, 5 * mib + 100);
+  alloc.Deallocate(c, 5 * mib + 100);
+  EXPECT_EQ(alloc.GetStats().bytes_in_use, 0);
+#endif
+}
+
 TEST(LimitedAllocator, RefusesPastTheLimitAndTakesBytesBack) {
   LimitedAllocator* limited = LimitedAllocator::New(CpuAllocator(), 1000);
   void* a = limited->Allocate(64, 600);
