@@ -61,21 +61,25 @@ std::string RunSignature::Key() const {
 }
 
 absl::Status FeedSpec::Check(const Tensor& value) const {
-  const FeedSpec& spec = *this;
-  const char* what = spec.is_placeholder ? "the placeholder" : "the fed tensor";
   if (!value.IsInitialized()) {
     return absl::InvalidArgumentError(absl::StrCat(
-        "feed '", spec.name, "' is an empty (uninitialized) tensor"));
+        "feed '", name, "' is an empty (uninitialized) tensor"));
   }
-  if (value.dtype() != spec.dtype) {
+  return Check(value.dtype(), value.shape());
+}
+
+absl::Status FeedSpec::Check(DataType value_dtype,
+                             const TensorShape& value_shape) const {
+  const char* what = is_placeholder ? "the placeholder" : "the fed tensor";
+  if (value_dtype != dtype) {
     return absl::InvalidArgumentError(absl::StrCat(
-        "feed '", spec.name, "' has dtype ", DataTypeString(value.dtype()),
-        " but ", what, " expects ", DataTypeString(spec.dtype)));
+        "feed '", name, "' has dtype ", DataTypeString(value_dtype), " but ",
+        what, " expects ", DataTypeString(dtype)));
   }
-  if (!spec.shape.IsCompatibleWith(value.shape())) {
+  if (!shape.IsCompatibleWith(value_shape)) {
     return absl::InvalidArgumentError(absl::StrCat(
-        "feed '", spec.name, "' has shape ", value.shape().DebugString(),
-        " but ", what, " expects shape ", spec.shape.DebugString()));
+        "feed '", name, "' has shape ", value_shape.DebugString(), " but ",
+        what, " expects shape ", shape.DebugString()));
   }
   return absl::OkStatus();
 }

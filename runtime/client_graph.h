@@ -62,6 +62,9 @@ struct FeedSpec {
   // INVALID_ARGUMENT naming the feed when `value` is uninitialised or has
   // another dtype or an incompatible shape.
   absl::Status Check(const Tensor& value) const;
+  // As above for a value known by its dtype and shape only (a master checks
+  // a feed it forwards without decoding it).
+  absl::Status Check(DataType dtype, const TensorShape& shape) const;
 };
 
 struct ClientGraph {

@@ -243,6 +243,21 @@ TEST_F(MasterTest, AFailingNodeIsReportedFromItsTaskNotTheAbortsItCaused) {
   got = Run(*handle, {{"x", {1.0f, 2.0f, 3.0f}}}, {"z"});
   EXPECT_EQ(got.status().code(), absl::StatusCode::kInvalidArgument);
   EXPECT_THAT(std::string(got.status().message()), HasSubstr("feed 'x:0'"));
+
+  // The master checks a feed's bytes without decoding them: content that
+  // does not fill the shape is named too.
+  tensorflow::RunStepRequest req;
+  req.set_session_handle(*handle);
+  auto* feed = req.add_feed();
+  feed->set_name("x");
+  *feed->mutable_tensor() = Proto({1.0f, 2.0f});
+  feed->mutable_tensor()->mutable_tensor_content()->resize(7);
+  req.add_fetch("z");
+  tensorflow::RunStepResponse resp;
+  const absl::Status short_feed = master_->RunStep(req, &resp);
+  EXPECT_EQ(short_feed.code(), absl::StatusCode::kInvalidArgument);
+  EXPECT_THAT(std::string(short_feed.message()),
+              HasSubstr("feed 'x': TensorProto tensor_content has 7 bytes"));
 }
 
 TEST_F(MasterTest, AStepPastItsDeadlineIsAbortedOnEveryTask) {
