@@ -43,6 +43,13 @@ int GraphgenCommand(int argc, char** argv) {
   }
   absl::StatusOr<ModelChoice> choice = ParseModelFlags(cl);
   if (!choice.ok()) return ReportUsage(choice.status(), usage.c_str());
+  if (choice->mode == "between-async") {
+    return ReportUsage(
+        absl::InvalidArgumentError(
+            "--mode between-async is for weft train --cluster (every worker "
+            "builds its own copy of the graph)"),
+        usage.c_str());
+  }
   if (!cl.Has("out")) {
     return ReportUsage(absl::InvalidArgumentError("--out is required"),
                        usage.c_str());

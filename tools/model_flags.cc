@@ -25,7 +25,9 @@ const char kModelFlagsUsage[] =
     "  --mode M         single (default: one device), in-graph (one tower per\n"
     "                   device on its slice of the batch, gradients averaged\n"
     "                   on the parameter device) or model-parallel\n"
-    "                   (consecutive layers on consecutive devices; mlp, cnn)\n"
+    "                   (consecutive layers on consecutive devices; mlp, cnn);\n"
+    "                   weft train also takes between-async (with --cluster:\n"
+    "                   this process is one worker task of the cluster)\n"
     "  --param-device D in-graph: where variables and the update live\n"
     "                   (default: the first of --devices)\n";
 
@@ -44,6 +46,15 @@ absl::Status ParseParallelFlags(const CommandLine& cl, ModelChoice* c) {
   }
   const size_t n = c->devices.size();
   c->mode = cl.Get("mode", n > 1 ? "" : "single");
+  if (c->mode == "between-async") {
+    // Placement comes from the cluster (tools/train_between.h).
+    if (n > 0 || cl.Has("param-device")) {
+      return absl::InvalidArgumentError(
+          "--mode between-async places variables on the ps tasks and the rest "
+          "on this worker: leave out --devices and --param-device");
+    }
+    return absl::OkStatus();
+  }
   if (c->mode.empty()) {
     return absl::InvalidArgumentError(absl::StrCat(
         "--devices lists ", n,
@@ -53,7 +64,8 @@ absl::Status ParseParallelFlags(const CommandLine& cl, ModelChoice* c) {
   if (c->mode != "single" && c->mode != "in-graph" &&
       c->mode != "model-parallel") {
     return absl::InvalidArgumentError(absl::StrCat(
-        "--mode must be single, in-graph or model-parallel, not '", c->mode,
+        "--mode must be single, in-graph, model-parallel or between-async, "
+        "not '", c->mode,
         "'"));
   }
   if (c->mode == "single" && n > 1) {

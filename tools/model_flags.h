@@ -26,8 +26,10 @@ struct ModelChoice {
   ModelOptions options;
   std::string optimizer = "sgd";
   float learning_rate = 0.1f;
-  // --mode: "single" (default), "in-graph" (one tower per device) or
-  // "model-parallel" (consecutive layers over the devices).
+  // --mode: "single" (default), "in-graph" (one tower per device),
+  // "model-parallel" (consecutive layers over the devices) or
+  // "between-async" (weft train --cluster: the graph is built as "single"
+  // and placed by the replica device setter; graphgen refuses it).
   std::string mode = "single";
   std::vector<std::string> devices;  // canonical specs; empty: no requests
   std::string param_device;          // in-graph: default devices[0]

@@ -27,6 +27,8 @@
 #include "tools/cluster_flags.h"
 #include "tools/local_devices.h"
 #include "tools/model_flags.h"
+#include "tools/train_common.h"
+#include "tools/train_between.h"
 
 namespace weft {
 namespace {
@@ -52,107 +54,22 @@ std::string Usage() {
       "                   graph's device requests need, at least 1)\n"
       "  --target grpc://HOST:PORT  train on a cluster through that task's\n"
       "                   master; --devices and --param-device may then name\n"
-      "                   tasks (/job:worker/task:0, /job:ps/task:0)\n",
+      "                   tasks (/job:worker/task:0, /job:ps/task:0)\n"
+      "  --mode between-async --cluster SPEC --job worker --task I (or\n"
+      "                   TF_CONFIG): between-graph replication; this process\n"
+      "                   serves worker task I and trains its own copy of the\n"
+      "                   model on its shard of the data, variables on the ps\n"
+      "                   tasks ('weft server --job ps'); worker 0 initialises\n"
+      "                   them; --steps counts the shared global step\n"
+      "  --ps-strategy S  round-robin (default) or greedy-bytes: how variables\n"
+      "                   spread over the ps tasks\n"
+      "  --wait-for-chief-s N  how long a worker waits for the chief to\n"
+      "                   initialise the variables (default 120)\n"
+      "  --wait-for-tasks-s N  how long to wait for the ps tasks (default 120)\n",
       kSecurityFlagsUsage,
       "with --model, the model flags of 'weft graphgen':\n",
       kModelFlagsUsage);
 }
-
-struct GraphInfo {
-  int64_t batch = 0, features = 0;
-  bool has_accuracy = false;
-};
-
-// The placeholder shapes and the nodes training needs, or INVALID_ARGUMENT
-// naming what is missing.
-absl::StatusOr<GraphInfo> InspectGraph(const tensorflow::GraphDef& graph,
-                                       const std::string& source) {
-  GraphInfo info;
-  std::map<std::string, const tensorflow::NodeDef*> nodes;
-  for (const auto& n : graph.node()) nodes[n.name()] = &n;
-  for (const char* name : {"images", "labels", "loss", "train_op", "init"}) {
-    if (!nodes.count(name)) {
-      return absl::InvalidArgumentError(absl::StrCat(
-          source, " has no node '", name,
-          "'; weft train needs the node names 'weft graphgen' writes"));
-    }
-  }
-  info.has_accuracy = nodes.count("accuracy") > 0;
-  const tensorflow::NodeDef& images = *nodes["images"];
-  auto it = images.attr().find("shape");
-  if (images.op() != "Placeholder" || it == images.attr().end() ||
-      it->second.shape().dim_size() != 2 ||
-      it->second.shape().dim(0).size() < 1 ||
-      it->second.shape().dim(1).size() < 1) {
-    return absl::InvalidArgumentError(absl::StrCat(
-        source, ": node 'images' must be a Placeholder of static shape "
-                "[batch, features]"));
-  }
-  info.batch = it->second.shape().dim(0).size();
-  info.features = it->second.shape().dim(1).size();
-  return info;
-}
-
-// A fetched metric as a number. The graph is the user's, so its 'loss' may
-// be of any type and shape: anything but one float is INVALID_ARGUMENT
-// naming the node.
-absl::StatusOr<double> ScalarMetric(const Tensor& value, const char* node) {
-  if (value.dtype() != DT_FLOAT || value.NumElements() != 1) {
-    return absl::InvalidArgumentError(absl::StrCat(
-        "node '", node, "' is ", DataTypeString(value.dtype()), " ",
-        value.shape().DebugString(),
-        "; weft train reports it and needs one float32 value (a scalar)"));
-  }
-  return value.flat<float>()[0];
-}
-
-absl::StatusOr<Dataset> LoadData(const std::string& which, int64_t features,
-                                 uint64_t seed) {
-  if (which == "digits") {
-    WEFT_ASSIGN_OR_RETURN(Dataset d, LoadDigits(DefaultDigitsPath()));
-    if (d.features() != features) {
-      return absl::InvalidArgumentError(absl::StrCat(
-          "the digits have ", d.features(), " features, the graph's 'images' ",
-          features));
-    }
-    return d;
-  }
-  SyntheticOptions o;
-  o.seed = seed;
-  if (features != o.rows * o.cols) {
-    o.rows = features;
-    o.cols = 1;
-  }
-  return MakeSyntheticDataset(o);
-}
-
-// The progress line: rewritten in place on a terminal, one line per
-// `every` steps otherwise.
-class Progress {
- public:
-  Progress(int64_t steps, int64_t every)
-      : steps_(steps), every_(every), tty_(isatty(fileno(stdout)) != 0) {}
-
-  void Step(int64_t step, double loss, double accuracy, bool has_accuracy,
-            double examples_per_s) {
-    std::string line = absl::StrFormat("step %*d/%d  loss %.4f", width(), step,
-                                       steps_, loss);
-    if (has_accuracy) absl::StrAppendFormat(&line, "  accuracy %.3f", accuracy);
-    absl::StrAppendFormat(&line, "  %.0f examples/s", examples_per_s);
-    if (tty_) {
-      std::printf("\r%s\033[K", line.c_str());
-      if (step == steps_) std::printf("\n");
-    } else if (step % every_ == 0 || step == steps_ || step == 1) {
-      std::printf("%s\n", line.c_str());
-    }
-    std::fflush(stdout);
-  }
-
- private:
-  int width() const { return static_cast<int>(absl::StrCat(steps_).size()); }
-  int64_t steps_, every_;
-  bool tty_;
-};
 
 struct Options {
   int64_t steps = 100;
@@ -272,6 +189,12 @@ int TrainCommand(int argc, char** argv) {
                                            {"max-input-bytes", kValue},
                                            {"memory-limit", kValue},
                                            {"target", kValue},
+                                           {"cluster", kValue},
+                                           {"job", kValue},
+                                           {"task", kValue},
+                                           {"ps-strategy", kValue},
+                                           {"wait-for-chief-s", kValue},
+                                           {"wait-for-tasks-s", kValue},
                                            {"help", kSwitch}};
   AddModelFlags(&flags);
   AddSecurityFlags(&flags);
@@ -333,6 +256,44 @@ int TrainCommand(int argc, char** argv) {
   }
   absl::StatusOr<ModelChoice> choice = ParseModelFlags(cl);
   if (!choice.ok()) return ReportUsage(choice.status(), usage.c_str());
+  const bool between = choice->mode == "between-async";
+  for (const char* f : {"cluster", "job", "task", "ps-strategy",
+                        "wait-for-chief-s", "wait-for-tasks-s"}) {
+    if (cl.Has(f) && !between) {
+      return usage_error(absl::StrCat("--", f, " goes with --mode between-async"));
+    }
+  }
+  if (between) {
+    if (cl.Has("target")) {
+      return usage_error(
+          "--mode between-async serves its own task and trains through it: "
+          "give --cluster, --job worker and --task (or TF_CONFIG), not --target");
+    }
+    BetweenGraphOptions b;
+    absl::StatusOr<ClusterAndTask> where = ClusterAndTaskFromFlags(cl);
+    if (!where.ok()) return ReportUsage(where.status(), usage.c_str());
+    b.where = *std::move(where);
+    if (absl::Status s = ParsePsStrategy(cl.Get("ps-strategy", "round-robin"),
+                                         &b.strategy);
+        !s.ok()) {
+      return ReportUsage(s, usage.c_str());
+    }
+    absl::StatusOr<int64_t> wait_chief = cl.GetPositiveInt("wait-for-chief-s", 120);
+    absl::StatusOr<int64_t> wait_tasks = cl.GetPositiveInt("wait-for-tasks-s", 120);
+    absl::StatusOr<std::shared_ptr<const Security>> security = SecurityFromFlags(cl);
+    for (const absl::Status& s :
+         {wait_chief.status(), wait_tasks.status(), security.status()}) {
+      if (!s.ok()) return ReportUsage(s, usage.c_str());
+    }
+    b.wait_for_chief = absl::Seconds(*wait_chief);
+    b.wait_for_tasks = absl::Seconds(*wait_tasks);
+    b.security = *security;
+    b.steps = o.steps;
+    b.data = o.data;
+    b.data_seed = o.data_seed;
+    b.log_every = o.log_every;
+    return TrainBetweenGraph(*choice, b);
+  }
   std::vector<std::string> devices = choice->devices;
   if (!choice->param_device.empty()) devices.push_back(choice->param_device);
   if (o.target.empty()) {

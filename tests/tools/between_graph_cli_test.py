@@ -1,0 +1,218 @@
+"""weft train --mode between-async as a user runs it: ps tasks from
+`weft server`, every worker a `weft train` process serving its own task, on
+loopback with free ports; every child killed by pid at the end.
+
+  - 1 ps + 2 workers on the digits data (synthetic where tools/setup.sh has
+    not exported them): both finish, their steps make up the global steps,
+    and the accuracy is within 2 points of one process training on the same
+    number of examples;
+  - a worker started before the chief says what it waits for; one without
+    a chief gives up after --wait-for-chief-s naming the chief and the ps;
+  - a chief started again on the trained ps joins the job where it stands;
+  - 2 ps tasks (greedy by bytes) train as well;
+  - usage errors for flags that do not go together.
+
+usage: between_graph_cli_test.py PATH_TO_WEFT
+"""
+import os
+import pwd
+import re
+import socket
+import subprocess
+import sys
+import tempfile
+import time
+
+WEFT = os.path.abspath(sys.argv[1])
+WORK = tempfile.mkdtemp(prefix="weft_between_")
+results = {"passed": 0, "failed": 0}
+children = []
+
+# The digits data set, where tools/setup.sh exported it (Bazel points HOME
+# at a scratch folder, so the user's home comes from the password database).
+DIGITS = os.path.join(pwd.getpwuid(os.getuid()).pw_dir, ".cache/weft/data")
+DATA = "digits" if os.path.exists(os.path.join(DIGITS, "digits.bin")) else "synthetic"
+ENV = dict(os.environ, WEFT_DATA_DIR=DIGITS)
+
+
+def check(case, ok, detail=""):
+    results["passed" if ok else "failed"] += 1
+    print(f"PASS {case}" if ok else f"FAIL {case}: {detail}")
+
+
+def free_port():
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return s.getsockname()[1]
+
+
+def cluster(ps, workers):
+    ps_addrs = [f"127.0.0.1:{free_port()}" for _ in range(ps)]
+    w_addrs = [f"127.0.0.1:{free_port()}" for _ in range(workers)]
+    return f"ps={','.join(ps_addrs)};worker={','.join(w_addrs)}", ps_addrs
+
+
+def start(name, args):
+    log = open(os.path.join(WORK, name + ".log"), "w+")
+    p = subprocess.Popen([WEFT, *args], stdout=log, stderr=subprocess.STDOUT, env=ENV)
+    children.append((p, log))
+    return p, log
+
+
+def start_ps(spec, n):
+    return [start(f"ps{i}", ["server", "--cluster", spec, "--job", "ps",
+                             "--task", str(i)]) for i in range(n)]
+
+
+def worker_args(spec, task, steps, *extra):
+    return ["train", "--model", "mlp", "--data", DATA, "--mode", "between-async",
+            "--cluster", spec, "--job", "worker", "--task", str(task),
+            "--steps", str(steps), *extra]
+
+
+def finish(proc_log, timeout=180):
+    proc, log = proc_log
+    try:
+        proc.wait(timeout=timeout)
+    except subprocess.TimeoutExpired:
+        proc.kill()
+        proc.wait()
+    log.seek(0)
+    return proc.returncode, log.read()
+
+
+def stop(procs):
+    for p, _ in procs:
+        if p.poll() is None:
+            p.terminate()
+    for p, _ in procs:
+        try:
+            p.wait(timeout=15)
+        except subprocess.TimeoutExpired:
+            p.kill()
+            p.wait()
+
+
+def done_line(out):
+    m = re.search(r"^done: /job:worker/task:\d+ ran (\d+) of the (\d+) global "
+                  r"steps; final loss ([0-9.]+)  accuracy ([0-9.]+)", out, re.M)
+    return (int(m.group(1)), float(m.group(3)), float(m.group(4))) if m else None
+
+
+def test_async_training(steps=1000):
+    spec, ps_addrs = cluster(1, 2)
+    ps = start_ps(spec, 1)
+    try:
+        w1 = start("w1", worker_args(spec, 1, steps))
+        time.sleep(1.5)  # worker 1 first: it waits for the chief
+        w0 = start("w0", worker_args(spec, 0, steps))
+        (rc0, out0), (rc1, out1) = finish(w0), finish(w1)
+        check("two between-async workers finish", rc0 == 0 and rc1 == 0,
+              f"rc {rc0} {rc1}\n{out0[-1500:]}\n{out1[-1500:]}")
+        check("the worker started first waits for the chief, saying so",
+              "waiting for the chief (/job:worker/task:0) to initialise the "
+              f"variables on /job:ps/task:0 ({ps_addrs[0]})" in out1, out1[-800:])
+        check("the chief initialises the variables on the ps",
+              f"initialised 7 variables on /job:ps/task:0 ({ps_addrs[0]})" in out0,
+              out0[-800:])
+        d0, d1 = done_line(out0), done_line(out1)
+        check("each worker's steps count towards the shared global step",
+              d0 and d1 and d0[0] > 0 and d1[0] > 0
+              and steps <= d0[0] + d1[0] <= steps + 2, f"{d0} {d1}")
+        single = subprocess.run(
+            [WEFT, "train", "--model", "mlp", "--data", DATA, "--steps", str(steps)],
+            capture_output=True, text=True, env=ENV, timeout=180)
+        m = re.search(r"^done: steps \d+  final loss ([0-9.]+)  accuracy ([0-9.]+)",
+                      single.stdout, re.M)
+        if d0 and d1 and m:
+            between = (d0[2] + d1[2]) / 2
+            one = float(m.group(2))
+            check(f"async accuracy ({between:.3f}) within 2 points of one "
+                  f"process on as many examples ({one:.3f}, {DATA})",
+                  between >= one - 0.02, f"{between} vs {one}")
+        else:
+            check("async and single-process runs report accuracy", False,
+                  f"{d0} {d1} {single.stdout[-500:]}")
+
+        # A chief started again joins the running job: variables kept, the
+        # global step goes on from where it is.
+        again = finish(start("w0_again", worker_args(spec, 0, steps + 50)))
+        first = re.search(r"^step +(\d+)/", again[1], re.M)
+        check("a restarted chief joins the job where it stands",
+              again[0] == 0 and "are initialised already: joining the running job"
+              in again[1] and first and int(first.group(1)) > steps,
+              again[1][-800:])
+    finally:
+        stop(ps)
+
+
+def test_no_chief_is_named():
+    spec, ps_addrs = cluster(1, 2)
+    ps = start_ps(spec, 1)
+    try:
+        t = time.time()
+        rc, out = finish(start("lonely", worker_args(spec, 1, 10,
+                                                    "--wait-for-chief-s", "2")))
+        check("a worker without a chief gives up after --wait-for-chief-s, "
+              "naming the chief and the ps",
+              rc != 0 and time.time() - t < 60 and "DEADLINE_EXCEEDED" in out
+              and "/job:worker/task:0" in out and ps_addrs[0] in out
+              and "--wait-for-chief-s" in out, out[-800:])
+    finally:
+        stop(ps)
+
+
+def test_two_ps_tasks():
+    spec, _ = cluster(2, 2)
+    ps = start_ps(spec, 2)
+    try:
+        w = [start(f"g{i}", worker_args(spec, i, 100, "--ps-strategy", "greedy-bytes"))
+             for i in range(2)]
+        outs = [finish(p) for p in w]
+        d = [done_line(o) for _, o in outs]
+        check("2 ps tasks, greedy-bytes: both workers finish and learn",
+              all(rc == 0 for rc, _ in outs) and all(x and x[1] < 2.0 for x in d),
+              "\n".join(o[-600:] for _, o in outs))
+    finally:
+        stop(ps)
+
+
+def test_usage_errors():
+    spec, _ = cluster(1, 1)
+    cases = [
+        ("--devices with between-async",
+         worker_args(spec, 0, 1, "--devices", "cpu:0"), "leave out --devices"),
+        ("--target with between-async",
+         worker_args(spec, 0, 1, "--target", "grpc://127.0.0.1:1"), "not --target"),
+        ("--cluster without between-async",
+         ["train", "--model", "mlp", "--cluster", spec, "--job", "worker",
+          "--task", "0"], "--cluster goes with --mode between-async"),
+        ("a ps task given to weft train",
+         ["train", "--model", "mlp", "--mode", "between-async", "--cluster", spec,
+          "--job", "ps", "--task", "0"], "runs a worker task, not /job:ps/task:0"),
+        ("an unknown ps strategy",
+         worker_args(spec, 0, 1, "--ps-strategy", "random"), "unknown ps strategy"),
+    ]
+    for name, args, want in cases:
+        r = subprocess.run([WEFT, *args], capture_output=True, text=True, timeout=60)
+        check(f"usage error: {name}", r.returncode != 0 and want in r.stderr,
+              f"rc {r.returncode}: {r.stderr[-400:]}")
+
+
+def main():
+    try:
+        for test in (test_usage_errors, test_no_chief_is_named,
+                     test_async_training, test_two_ps_tasks):
+            try:
+                test()
+            except Exception as e:  # noqa: BLE001 - reported as a failure
+                check(f"{test.__name__} ran to the end", False,
+                      f"{type(e).__name__}: {e}")
+    finally:
+        stop(children)
+    print(f"{results['passed']} passed, {results['failed']} failed")
+    return 1 if results["failed"] else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

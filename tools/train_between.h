@@ -1,0 +1,50 @@
+// weft train --mode between-async: between-graph replication as TensorFlow
+// 1.x jobs ran it. This process is one worker task of the cluster: it serves
+// that task (MasterService and WorkerService, as `weft server` does), builds
+// its own copy of the model, places it with the replica device setter
+// (variables over the ps tasks, the rest on this task), and trains through
+// its own master on its own shard of the data (example i belongs to worker
+// i mod W). Every worker applies its gradients to the ps variables on its
+// own (asynchronous, Hogwild-style, TensorFlow's default).
+//
+// The chief (worker task 0) initialises the variables unless they already
+// are (a restarted chief joins the running job); every other worker waits
+// until they are, logging every few seconds what it waits for, and gives up
+// after --wait-for-chief-s naming the chief and the ps tasks. Training
+// stops when the shared global step reaches --steps: the workers' steps
+// together make up --steps.
+#ifndef WEFT_TOOLS_TRAIN_BETWEEN_H_
+#define WEFT_TOOLS_TRAIN_BETWEEN_H_
+
+#include <cstdint>
+#include <memory>
+#include <string>
+
+#include "absl/time/time.h"
+#include "distributed/rpc/grpc_security.h"
+#include "graph/builder/device_setter.h"
+#include "tools/cluster_flags.h"
+#include "tools/model_flags.h"
+
+namespace weft {
+
+struct BetweenGraphOptions {
+  ClusterAndTask where;  // a task of the "worker" job
+  PsStrategy strategy = PsStrategy::kRoundRobin;
+  int64_t steps = 100;   // global steps, all workers together
+  std::string data = "synthetic";
+  uint64_t data_seed = 1;
+  int64_t log_every = 0;  // 0: about ten lines per run
+  absl::Duration wait_for_chief = absl::Minutes(2);
+  absl::Duration wait_for_tasks = absl::Minutes(2);
+  std::shared_ptr<const Security> security = Security::None();
+};
+
+// Runs this worker until the global step reaches options.steps; the exit
+// code of the command (errors are printed, naming the task at fault).
+int TrainBetweenGraph(const ModelChoice& choice,
+                      const BetweenGraphOptions& options);
+
+}  // namespace weft
+
+#endif  // WEFT_TOOLS_TRAIN_BETWEEN_H_
