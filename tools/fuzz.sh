@@ -8,7 +8,7 @@
 #   tools/fuzz.sh list
 #
 # TARGET is graphdef_fuzzer, shape_inference_fuzzer, session_fuzzer,
-# feed_fuzzer or tensor_proto_fuzzer. The campaign's corpus and any crash,
+# feed_fuzzer, tensor_proto_fuzzer or service_request_fuzzer. The campaign's corpus and any crash,
 # timeout or out-of-memory input go to ${WEFT_FUZZ_DIR:-/tmp/weft-fuzz}/TARGET/;
 # a finding ends the campaign, and its input replays with
 #   bazel-bin-fuzz/tests/fuzz/TARGET FILE  (or the regular build's binary).
@@ -19,7 +19,7 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 
 targets=(graphdef_fuzzer shape_inference_fuzzer session_fuzzer feed_fuzzer
-         tensor_proto_fuzzer)
+         tensor_proto_fuzzer service_request_fuzzer)
 usage() {
   sed -n '2,18p' "$0" | sed 's/^# \{0,1\}//' >&2
   exit 2
