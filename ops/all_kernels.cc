@@ -21,6 +21,7 @@ const KernelRegistry& GlobalKernelRegistry() {
     RegisterNnActivationKernels(r);
     RegisterMathExtraKernels(r);
     RegisterArrayGradKernels(r);
+    RegisterIoKernels(r);
     RegisterGpuKernels(r);  // none in a build without CUDA
     return r;
   }();

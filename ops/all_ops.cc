@@ -18,6 +18,7 @@ const OpRegistry& GlobalOpRegistry() {
     RegisterNnActivationOps(r);
     RegisterMathExtraOps(r);
     RegisterArrayGradOps(r);
+    RegisterIoOps(r);
     return r;
   }();
   return *registry;

@@ -22,6 +22,7 @@ void RegisterSendRecvOps(OpRegistry* r);
 void RegisterNnActivationOps(OpRegistry* r);  // nn_activation_ops.cc
 void RegisterMathExtraOps(OpRegistry* r);      // math_extra_ops.cc
 void RegisterArrayGradOps(OpRegistry* r);      // array_grad_ops.cc
+void RegisterIoOps(OpRegistry* r);             // io_ops.cc: checkpoints
 
 // CPU kernels, ops/cpu/*.cc.
 void RegisterArrayKernels(KernelRegistry* r);
@@ -40,6 +41,7 @@ void RegisterSendRecvKernels(KernelRegistry* r);
 void RegisterNnActivationKernels(KernelRegistry* r);
 void RegisterMathExtraKernels(KernelRegistry* r);
 void RegisterArrayGradKernels(KernelRegistry* r);
+void RegisterIoKernels(KernelRegistry* r);  // cpu/io_kernels.cc
 
 }  // namespace weft
 

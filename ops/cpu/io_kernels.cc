@@ -1,0 +1,126 @@
+// SaveV2, RestoreV2 and MergeV2Checkpoints on the CPU: whole tensors in
+// one shard per SaveV2 (runtime/checkpoint/tensor_bundle.h). A slice spec
+// (saving or restoring part of a partitioned variable) is UNIMPLEMENTED,
+// naming the tensor.
+#include <string>
+#include <vector>
+
+#include "absl/strings/str_cat.h"
+#include "ops/framework/op_kernel.h"
+#include "ops/registration.h"
+#include "runtime/checkpoint/tensor_bundle.h"
+#include "runtime/core/status.h"
+
+namespace weft {
+namespace {
+
+// The string tensor input `i` as a scalar, or INVALID_ARGUMENT.
+absl::StatusOr<std::string> ScalarString(OpKernelContext* c, int i,
+                                         const char* what) {
+  const Tensor& t = c->input(i);
+  if (t.dtype() != DT_STRING || t.NumElements() != 1) {
+    return absl::InvalidArgumentError(absl::StrCat(
+        what, " must be one string, got ", t.shape().DebugString()));
+  }
+  return t.flat<std::string>()[0];
+}
+
+// Names and slice specs: string vectors of `n` entries, the specs empty.
+absl::Status CheckNamesAndSlices(OpKernelContext* c, int64_t n) {
+  const Tensor& names = c->input(1);
+  const Tensor& slices = c->input(2);
+  if (names.dtype() != DT_STRING || names.dims() != 1 || names.NumElements() != n) {
+    return absl::InvalidArgumentError(absl::StrCat(
+        "tensor_names must be a vector of ", n, " strings (one per tensor), "
+        "got ", names.shape().DebugString()));
+  }
+  if (slices.dtype() != DT_STRING || slices.dims() != 1 ||
+      slices.NumElements() != n) {
+    return absl::InvalidArgumentError(absl::StrCat(
+        "shape_and_slices must be a vector of ", n, " strings, got ",
+        slices.shape().DebugString()));
+  }
+  for (int64_t i = 0; i < n; ++i) {
+    if (!slices.flat<std::string>()[i].empty()) {
+      return absl::UnimplementedError(absl::StrCat(
+          "tensor '", names.flat<std::string>()[i], "': shape_and_slices '",
+          slices.flat<std::string>()[i],
+          "' asks for a slice; only whole tensors (\"\") are supported"));
+    }
+  }
+  return absl::OkStatus();
+}
+
+class SaveV2Op : public OpKernel {
+ public:
+  explicit SaveV2Op(OpKernelConstruction* c) : OpKernel(c) {}
+  void Compute(OpKernelContext* c) override {
+    absl::StatusOr<std::string> prefix = ScalarString(c, 0, "prefix");
+    OP_REQUIRES_OK(c, prefix.status());
+    const int64_t n = c->num_inputs() - 3;
+    OP_REQUIRES_OK(c, CheckNamesAndSlices(c, n));
+    BundleWriter writer(*prefix);
+    for (int64_t i = 0; i < n; ++i) {
+      OP_REQUIRES_OK(c, writer.Add(c->input(1).flat<std::string>()[i],
+                                   c->input(3 + static_cast<int>(i))));
+    }
+    OP_REQUIRES_OK(c, writer.Finish());
+  }
+};
+
+class RestoreV2Op : public OpKernel {
+ public:
+  explicit RestoreV2Op(OpKernelConstruction* c) : OpKernel(c) {}
+  void Compute(OpKernelContext* c) override {
+    absl::StatusOr<std::string> prefix = ScalarString(c, 0, "prefix");
+    OP_REQUIRES_OK(c, prefix.status());
+    const int64_t n = c->num_outputs();
+    OP_REQUIRES_OK(c, CheckNamesAndSlices(c, n));
+    absl::StatusOr<std::unique_ptr<BundleReader>> reader = BundleReader::Open(*prefix);
+    OP_REQUIRES_OK(c, reader.status());
+    for (int i = 0; i < n; ++i) {
+      absl::StatusOr<Tensor> t =
+          (*reader)->Read(c->input(1).flat<std::string>()[i], output_types()[i]);
+      OP_REQUIRES_OK(c, t.status());
+      c->set_output(i, *std::move(t));
+    }
+  }
+};
+
+class MergeV2CheckpointsOp : public OpKernel {
+ public:
+  explicit MergeV2CheckpointsOp(OpKernelConstruction* c) : OpKernel(c) {
+    absl::Status s = c->GetAttr("delete_old_dirs", &delete_old_dirs_);
+    if (s.ok()) s = c->GetAttr("allow_missing_files", &allow_missing_files_);
+    c->SetStatus(s);
+  }
+  void Compute(OpKernelContext* c) override {
+    const Tensor& sources = c->input(0);
+    OP_REQUIRES(c, sources.dtype() == DT_STRING && sources.dims() <= 1,
+                absl::InvalidArgumentError(absl::StrCat(
+                    "checkpoint_prefixes must be a vector of strings, got ",
+                    sources.shape().DebugString())));
+    absl::StatusOr<std::string> destination =
+        ScalarString(c, 1, "destination_prefix");
+    OP_REQUIRES_OK(c, destination.status());
+    std::vector<std::string> list(sources.flat<std::string>().begin(),
+                                  sources.flat<std::string>().end());
+    OP_REQUIRES_OK(c, MergeBundles(list, *destination, delete_old_dirs_,
+                                   allow_missing_files_));
+  }
+
+ private:
+  bool delete_old_dirs_ = true;
+  bool allow_missing_files_ = false;
+};
+
+}  // namespace
+
+void RegisterIoKernels(KernelRegistry* r) {
+  r->Register(KernelDef("SaveV2", kDeviceTypeCpu), MakeKernel<SaveV2Op>);
+  r->Register(KernelDef("RestoreV2", kDeviceTypeCpu), MakeKernel<RestoreV2Op>);
+  r->Register(KernelDef("MergeV2Checkpoints", kDeviceTypeCpu),
+              MakeKernel<MergeV2CheckpointsOp>);
+}
+
+}  // namespace weft
