@@ -12,7 +12,7 @@ void RegisterIoOps(OpRegistry* r) {
                   .Input("tensor_names: string")
                   .Input("shape_and_slices: string")
                   .Input("tensors: dtypes")
-                  .Attr("dtypes: list(type)")
+                  .Attr("dtypes: list(type) >= 1")
                   .SetIsStateful(),
               UnknownShape);
   r->Register(OpDefBuilder("RestoreV2")
@@ -20,7 +20,7 @@ void RegisterIoOps(OpRegistry* r) {
                   .Input("tensor_names: string")
                   .Input("shape_and_slices: string")
                   .Output("tensors: dtypes")
-                  .Attr("dtypes: list(type)")
+                  .Attr("dtypes: list(type) >= 1")
                   .SetIsStateful(),
               UnknownShape);
   r->Register(OpDefBuilder("MergeV2Checkpoints")

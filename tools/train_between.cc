@@ -2,6 +2,7 @@
 
 #include <cstdio>
 #include <deque>
+#include <optional>
 #include <utility>
 #include <string>
 #include <vector>
@@ -15,6 +16,7 @@
 #include "graph/models/datasets.h"
 #include "runtime/core/status.h"
 #include "runtime/session.h"
+#include "tools/checkpoint_dir.h"
 #include "tools/commands.h"
 #include "tools/train_common.h"
 
@@ -92,6 +94,7 @@ class Worker {
   const BetweenGraphOptions& o_;
   const TaskId task_;
   std::vector<std::string> ready_checks_;
+  std::optional<SaverNodes> saver_;
   std::string ps_tasks_;  // "/job:ps/task:0 (127.0.0.1:2222), ..."
 };
 
@@ -111,6 +114,16 @@ absl::Status Worker::InitOrWait(Session* session) {
       Log(absl::StrCat("the ", total, " variables on ", ps_tasks_,
                        " are initialised already: joining the running job"));
       return absl::OkStatus();
+    }
+    if (saver_.has_value()) {
+      WEFT_ASSIGN_OR_RETURN(std::optional<std::string> latest,
+                            LatestCheckpoint(o_.checkpoint_dir));
+      if (latest.has_value()) {
+        WEFT_RETURN_IF_ERROR(RestoreCheckpoint(session, *saver_, *latest));
+        Log(absl::StrCat("restored ", total, " variables on ", ps_tasks_,
+                         " from ", *latest));
+        return absl::OkStatus();
+      }
     }
     std::vector<Tensor> out;
     WEFT_RETURN_IF_ERROR(WithContext(session->Run({}, {}, {"init"}, &out),
@@ -170,6 +183,9 @@ absl::Status Worker::Run() {
   setter.worker_device = absl::StrCat("/job:worker/task:", task_.index);
   setter.strategy = o_.strategy;
   WEFT_RETURN_IF_ERROR(ApplyReplicaDeviceSetter(setter, &graph));
+  if (!o_.checkpoint_dir.empty()) {
+    WEFT_ASSIGN_OR_RETURN(saver_, AddSaver(&graph));
+  }
   ready_checks_ = AddReadinessChecks(&graph);
   const std::string global_step = GlobalStepRead(graph);
   if (global_step.empty()) {
@@ -219,7 +235,16 @@ absl::Status Worker::Run() {
                                   ? o_.log_every
                                   : std::max<int64_t>(1, o_.steps / 10));
   const absl::Time start = absl::Now();
-  int64_t local_steps = 0, step = 0;
+  int64_t local_steps = 0, step = 0, saved_at = -1, next_save = -1;
+  const bool saves = saver_.has_value() && task_.index == 0;
+  auto save = [&]() -> absl::Status {
+    WEFT_ASSIGN_OR_RETURN(std::string prefix,
+                          SaveCheckpoint(session.get(), *saver_, o_.checkpoint_dir, step));
+    Log(absl::StrCat("saved ", prefix, " (", saver_->num_shards, " shard",
+                     saver_->num_shards == 1 ? "" : "s", ")"));
+    saved_at = step;
+    return absl::OkStatus();
+  };
   double loss = 0, accuracy = 0;
   std::deque<std::pair<double, double>> last;  // the last 10 steps' numbers
   std::vector<Tensor> out;
@@ -244,7 +269,16 @@ absl::Status Worker::Run() {
     const double secs = absl::ToDoubleSeconds(absl::Now() - start);
     progress.Step(std::min(step, o_.steps), loss, accuracy, info.has_accuracy,
                   secs > 0 ? local_steps * info.batch / secs : 0.0);
+    if (saves && o_.checkpoint_every > 0) {
+      // The first multiple of checkpoint_every past where this run began.
+      if (next_save < 0) next_save = (step / o_.checkpoint_every + 1) * o_.checkpoint_every;
+      if (step >= next_save && step < o_.steps) {
+        WEFT_RETURN_IF_ERROR(save());
+        next_save = (step / o_.checkpoint_every + 1) * o_.checkpoint_every;
+      }
+    }
   }
+  if (saves && saved_at != step) WEFT_RETURN_IF_ERROR(save());
   const double secs = absl::ToDoubleSeconds(absl::Now() - start);
   loss = accuracy = 0;
   for (const auto& [l, a] : last) {

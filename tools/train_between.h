@@ -12,7 +12,10 @@
 // until they are, logging every few seconds what it waits for, and gives up
 // after --wait-for-chief-s naming the chief and the ps tasks. Training
 // stops when the shared global step reaches --steps: the workers' steps
-// together make up --steps.
+// together make up --steps. With --checkpoint-dir the chief restores the
+// newest checkpoint there rather than initialising (a restarted cluster
+// goes on from the saved global step) and saves every --checkpoint-every
+// global steps and at the end.
 #ifndef WEFT_TOOLS_TRAIN_BETWEEN_H_
 #define WEFT_TOOLS_TRAIN_BETWEEN_H_
 
@@ -38,6 +41,11 @@ struct BetweenGraphOptions {
   absl::Duration wait_for_chief = absl::Minutes(2);
   absl::Duration wait_for_tasks = absl::Minutes(2);
   std::shared_ptr<const Security> security = Security::None();
+  // The chief saves there (tools/checkpoint_dir.h) every checkpoint_every
+  // global steps (0: only at the end) and restores the newest checkpoint
+  // instead of initialising when the variables are not initialised yet.
+  std::string checkpoint_dir;
+  int64_t checkpoint_every = 0;
 };
 
 // Runs this worker until the global step reaches options.steps; the exit

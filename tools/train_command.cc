@@ -65,7 +65,11 @@ std::string Usage() {
       "                   spread over the ps tasks\n"
       "  --wait-for-chief-s N  how long a worker waits for the chief to\n"
       "                   initialise the variables (default 120)\n"
-      "  --wait-for-tasks-s N  how long to wait for the ps tasks (default 120)\n",
+      "  --wait-for-tasks-s N  how long to wait for the ps tasks (default 120)\n"
+      "  --checkpoint-dir DIR  the chief saves TensorFlow V2 checkpoints there\n"
+      "                   (DIR/model-STEP, DIR/checkpoint) at the end and, with\n"
+      "                   --checkpoint-every N, every N global steps; a new\n"
+      "                   cluster resumes from the newest\n",
       kSecurityFlagsUsage,
       "with --model, the model flags of 'weft graphgen':\n",
       kModelFlagsUsage);
@@ -195,6 +199,8 @@ int TrainCommand(int argc, char** argv) {
                                            {"ps-strategy", kValue},
                                            {"wait-for-chief-s", kValue},
                                            {"wait-for-tasks-s", kValue},
+                                           {"checkpoint-dir", kValue},
+                                           {"checkpoint-every", kValue},
                                            {"help", kSwitch}};
   AddModelFlags(&flags);
   AddSecurityFlags(&flags);
@@ -258,7 +264,8 @@ int TrainCommand(int argc, char** argv) {
   if (!choice.ok()) return ReportUsage(choice.status(), usage.c_str());
   const bool between = choice->mode == "between-async";
   for (const char* f : {"cluster", "job", "task", "ps-strategy",
-                        "wait-for-chief-s", "wait-for-tasks-s"}) {
+                        "wait-for-chief-s", "wait-for-tasks-s",
+                        "checkpoint-dir", "checkpoint-every"}) {
     if (cl.Has(f) && !between) {
       return usage_error(absl::StrCat("--", f, " goes with --mode between-async"));
     }
@@ -280,14 +287,20 @@ int TrainCommand(int argc, char** argv) {
     }
     absl::StatusOr<int64_t> wait_chief = cl.GetPositiveInt("wait-for-chief-s", 120);
     absl::StatusOr<int64_t> wait_tasks = cl.GetPositiveInt("wait-for-tasks-s", 120);
+    absl::StatusOr<int64_t> every = cl.GetPositiveInt("checkpoint-every", 0);
     absl::StatusOr<std::shared_ptr<const Security>> security = SecurityFromFlags(cl);
-    for (const absl::Status& s :
-         {wait_chief.status(), wait_tasks.status(), security.status()}) {
+    for (const absl::Status& s : {wait_chief.status(), wait_tasks.status(),
+                                  every.status(), security.status()}) {
       if (!s.ok()) return ReportUsage(s, usage.c_str());
     }
     b.wait_for_chief = absl::Seconds(*wait_chief);
     b.wait_for_tasks = absl::Seconds(*wait_tasks);
     b.security = *security;
+    if (cl.Has("checkpoint-every") && !cl.Has("checkpoint-dir")) {
+      return usage_error("--checkpoint-every goes with --checkpoint-dir");
+    }
+    b.checkpoint_dir = cl.Get("checkpoint-dir", "");
+    b.checkpoint_every = *every;
     b.steps = o.steps;
     b.data = o.data;
     b.data_seed = o.data_seed;

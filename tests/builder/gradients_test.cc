@@ -217,6 +217,8 @@ TEST(GradientsTest, EveryOpHasAGradientEntryOrIsListed) {
       "VarHandleOp", "DestroyResourceOp", "ApplyGradientDescent",
       "ApplyMomentum", "ApplyAdam", "ResourceApplyGradientDescent",
       "ResourceApplyMomentum", "ResourceApplyAdam",
+      // Checkpoints (file I/O).
+      "SaveV2", "RestoreV2", "MergeV2Checkpoints",
       // Ref control flow (variables' refs are not differentiated), and the
       // stacks, which only the gradients of loops build.
       "RefSwitch", "RefMerge", "RefEnter", "RefExit", "RefNextIteration",

@@ -177,6 +177,50 @@ def test_two_ps_tasks():
         stop(ps)
 
 
+def test_checkpoints_resume_a_new_cluster():
+    ckpt = os.path.join(WORK, "ckpt")
+    spec, ps_addrs = cluster(2, 2)
+    ps = start_ps(spec, 2)
+    try:
+        w = [start(f"c{i}", worker_args(spec, i, 200, "--checkpoint-dir", ckpt,
+                                       "--checkpoint-every", "100"))
+             for i in range(2)]
+        outs = [finish(p) for p in w]
+        check("training with --checkpoint-dir finishes",
+              all(rc == 0 for rc, _ in outs), outs[0][1][-800:])
+        saved = re.findall(r"saved (\S+/model-(\d+)) \(2 shards\)", outs[0][1])
+        state = open(os.path.join(ckpt, "checkpoint")).read() \
+            if os.path.exists(os.path.join(ckpt, "checkpoint")) else ""
+        last = saved[-1][0] if saved else None
+        check("the chief saved every 100 global steps and at the end, 2 ps "
+              "shards merged into one checkpoint named by DIR/checkpoint",
+              len(saved) >= 2 and os.path.exists(last + ".index")
+              and os.path.exists(last + ".data-00001-of-00002")
+              and f'model_checkpoint_path: "{os.path.basename(last)}"' in state
+              and not any("_temp" in f for f in os.listdir(ckpt)),
+              f"{saved} {state!r} {os.listdir(ckpt)}")
+        final = done_line(outs[0][1])
+    finally:
+        stop(ps)
+    # A new cluster (fresh ps tasks: no variables) resumes from it.
+    spec, _ = cluster(2, 2)
+    ps = start_ps(spec, 2)
+    try:
+        w = [start(f"r{i}", worker_args(spec, i, 260, "--checkpoint-dir", ckpt))
+             for i in range(2)]
+        outs = [finish(p) for p in w]
+        first = re.search(r"^step +(\d+)/260  loss ([0-9.]+)", outs[0][1], re.M)
+        check("a new cluster resumes from the newest checkpoint: the global "
+              "step goes on and the loss is where it was",
+              all(rc == 0 for rc, _ in outs) and last is not None
+              and f"from {last}" in outs[0][1] and first
+              and int(first.group(1)) > int(saved[-1][1]) and final
+              and float(first.group(2)) < max(3 * final[1], 0.5),
+              f"{final} {outs[0][1][-900:]}")
+    finally:
+        stop(ps)
+
+
 def test_usage_errors():
     spec, _ = cluster(1, 1)
     cases = [
@@ -202,7 +246,8 @@ def test_usage_errors():
 def main():
     try:
         for test in (test_usage_errors, test_no_chief_is_named,
-                     test_async_training, test_two_ps_tasks):
+                     test_async_training, test_two_ps_tasks,
+                     test_checkpoints_resume_a_new_cluster):
             try:
                 test()
             except Exception as e:  # noqa: BLE001 - reported as a failure

@@ -1,0 +1,136 @@
+#include "tools/checkpoint_dir.h"
+
+#include <sys/stat.h>
+
+#include <algorithm>
+#include <cerrno>
+#include <cstdio>
+#include <cstring>
+#include <fstream>
+#include <sstream>
+#include <vector>
+
+#include "absl/strings/match.h"
+#include "absl/strings/str_cat.h"
+#include "absl/strings/str_split.h"
+#include "absl/strings/strip.h"
+#include "runtime/checkpoint/tensor_bundle.h"
+#include "runtime/core/status.h"
+
+namespace weft {
+namespace {
+
+constexpr int kKeep = 5;
+
+std::string StatePath(const std::string& dir) { return dir + "/checkpoint"; }
+
+// The quoted paths of `field` lines in a CheckpointState text.
+std::vector<std::string> Paths(const std::string& text, absl::string_view field) {
+  std::vector<std::string> out;
+  for (absl::string_view line : absl::StrSplit(text, '\n')) {
+    line = absl::StripAsciiWhitespace(line);
+    if (!absl::ConsumePrefix(&line, field) || !absl::ConsumePrefix(&line, ":")) continue;
+    line = absl::StripAsciiWhitespace(line);
+    if (line.size() >= 2 && line.front() == '"' && line.back() == '"') {
+      out.emplace_back(line.substr(1, line.size() - 2));
+    }
+  }
+  return out;
+}
+
+std::string Resolve(const std::string& dir, const std::string& path) {
+  return absl::StartsWith(path, "/") ? path : dir + "/" + path;
+}
+
+absl::Status WriteState(const std::string& dir, const std::vector<std::string>& all) {
+  std::string text = absl::StrCat("model_checkpoint_path: \"", all.back(), "\"\n");
+  for (const std::string& p : all) {
+    absl::StrAppend(&text, "all_model_checkpoint_paths: \"", p, "\"\n");
+  }
+  const std::string tmp = StatePath(dir) + ".tmp";
+  {
+    std::ofstream out(tmp, std::ios::trunc);
+    out << text;
+    out.close();
+    if (!out) {
+      return absl::FailedPreconditionError(
+          absl::StrCat("cannot write ", tmp, ": ", std::strerror(errno)));
+    }
+  }
+  if (std::rename(tmp.c_str(), StatePath(dir).c_str()) != 0) {
+    return absl::FailedPreconditionError(absl::StrCat(
+        "cannot rename ", tmp, " to ", StatePath(dir), ": ", std::strerror(errno)));
+  }
+  return absl::OkStatus();
+}
+
+// Deletes the files of the checkpoint at `prefix` (index first, so no
+// half-deleted checkpoint looks whole).
+void Remove(const std::string& prefix) {
+  auto reader = BundleReader::Open(prefix);
+  const int shards = reader.ok() ? (*reader)->header().num_shards() : 0;
+  std::remove(IndexFilename(prefix).c_str());
+  for (int i = 0; i < shards; ++i) std::remove(DataFilename(prefix, i, shards).c_str());
+}
+
+}  // namespace
+
+absl::StatusOr<std::optional<std::string>> LatestCheckpoint(const std::string& dir) {
+  std::ifstream in(StatePath(dir));
+  if (!in) return std::optional<std::string>();
+  std::stringstream text;
+  text << in.rdbuf();
+  const std::vector<std::string> latest = Paths(text.str(), "model_checkpoint_path");
+  if (latest.empty()) {
+    return absl::DataLossError(absl::StrCat(
+        StatePath(dir), " names no model_checkpoint_path: remove it to start afresh"));
+  }
+  return std::optional<std::string>(Resolve(dir, latest.back()));
+}
+
+absl::StatusOr<std::string> SaveCheckpoint(Session* session, const SaverNodes& saver,
+                                           const std::string& dir, int64_t step) {
+  if (mkdir(dir.c_str(), 0755) != 0 && errno != EEXIST) {
+    return absl::FailedPreconditionError(
+        absl::StrCat("cannot create --checkpoint-dir ", dir, ": ", std::strerror(errno)));
+  }
+  const std::string name = absl::StrCat("model-", step);
+  const std::string prefix = dir + "/" + name;
+  const std::vector<std::string> parts = ShardPrefixes(prefix, saver.num_shards);
+  Tensor parts_t(DT_STRING, TensorShape({static_cast<int64_t>(parts.size())}));
+  for (size_t i = 0; i < parts.size(); ++i) parts_t.flat<std::string>()[i] = parts[i];
+  std::vector<Tensor> out;
+  WEFT_RETURN_IF_ERROR(WithContext(
+      session->Run({{saver.prefix, Tensor::Scalar<std::string>(prefix)},
+                    {saver.parts, parts_t}},
+                   {}, {saver.save}, &out),
+      absl::StrCat("saving checkpoint ", prefix)));
+  std::vector<std::string> all;
+  std::ifstream in(StatePath(dir));
+  if (in) {
+    std::stringstream text;
+    text << in.rdbuf();
+    all = Paths(text.str(), "all_model_checkpoint_paths");
+  }
+  all.erase(std::remove(all.begin(), all.end(), name), all.end());
+  all.push_back(name);
+  std::vector<std::string> dropped;
+  while (static_cast<int>(all.size()) > kKeep) {
+    dropped.push_back(all.front());
+    all.erase(all.begin());
+  }
+  WEFT_RETURN_IF_ERROR(WriteState(dir, all));
+  for (const std::string& old : dropped) Remove(Resolve(dir, old));
+  return prefix;
+}
+
+absl::Status RestoreCheckpoint(Session* session, const SaverNodes& saver,
+                               const std::string& prefix) {
+  std::vector<Tensor> out;
+  return WithContext(
+      session->Run({{saver.prefix, Tensor::Scalar<std::string>(prefix)}}, {},
+                   {saver.restore}, &out),
+      absl::StrCat("restoring checkpoint ", prefix));
+}
+
+}  // namespace weft
