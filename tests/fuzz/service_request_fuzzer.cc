@@ -126,8 +126,14 @@ void MasterCall(absl::Status (Master::*method)(const Req&, Resp*),
                 const uint8_t* data, size_t size, const char* what) {
   Req req;
   if (!req.ParseFromArray(data, static_cast<int>(size))) return;
+  // Steps are bounded as a client bounds them: a mutated ExtendSession may
+  // add a loop that never ends, which only a deadline stops (in
+  // TensorFlow too). A callable's steps take its run_options.
   if constexpr (std::is_same_v<Req, tensorflow::RunStepRequest>) {
     req.mutable_options()->set_timeout_in_ms(2000);
+  }
+  if constexpr (std::is_same_v<Req, tensorflow::MakeCallableRequest>) {
+    req.mutable_options()->mutable_run_options()->set_timeout_in_ms(2000);
   }
   if constexpr (!std::is_same_v<Req, tensorflow::ResetRequest> &&
                 !std::is_same_v<Req, tensorflow::CreateSessionRequest> &&
