@@ -49,6 +49,12 @@ PY
     "$PYTHON" -m pip install -q --disable-pip-version-check \
       "tensorflow-cpu==$TF_VERSION" numpy 2>&1 | grep -v "as the 'root' user" || true
   fi
+  # TensorBoard's own event reader checks the event files weft train writes.
+  if ! "$PYTHON" -c "import tensorboard" 2>/dev/null; then
+    echo "setup: installing tensorboard (test peer)"
+    "$PYTHON" -m pip install -q --disable-pip-version-check "tensorboard~=2.21.0" 2>&1 |
+      grep -v "as the 'root' user" || true
+  fi
 fi
 
 # The digits data set for `weft train --data digits` (graph/models/

@@ -16,6 +16,7 @@
 #include "graph/models/datasets.h"
 #include "runtime/core/status.h"
 #include "runtime/session.h"
+#include "runtime/events/event_writer.h"
 #include "tools/checkpoint_dir.h"
 #include "tools/commands.h"
 #include "tools/train_common.h"
@@ -234,6 +235,11 @@ absl::Status Worker::Run() {
   Progress progress(o_.steps, o_.log_every > 0
                                   ? o_.log_every
                                   : std::max<int64_t>(1, o_.steps / 10));
+  std::unique_ptr<EventWriter> events;
+  if (!o_.logdir.empty() && task_.index == 0) {
+    WEFT_ASSIGN_OR_RETURN(events, EventWriter::Create(o_.logdir));
+    Log(absl::StrCat("TensorBoard events: ", events->path()));
+  }
   const absl::Time start = absl::Now();
   int64_t local_steps = 0, step = 0, saved_at = -1, next_save = -1;
   const bool saves = saver_.has_value() && task_.index == 0;
@@ -267,8 +273,14 @@ absl::Status Worker::Run() {
     last.emplace_back(loss, accuracy);
     if (last.size() > 10) last.pop_front();
     const double secs = absl::ToDoubleSeconds(absl::Now() - start);
-    progress.Step(std::min(step, o_.steps), loss, accuracy, info.has_accuracy,
-                  secs > 0 ? local_steps * info.batch / secs : 0.0);
+    const double rate = secs > 0 ? local_steps * info.batch / secs : 0.0;
+    progress.Step(std::min(step, o_.steps), loss, accuracy, info.has_accuracy, rate);
+    if (events != nullptr) {
+      std::vector<std::pair<std::string, double>> scalars = {
+          {"loss", loss}, {"examples_per_sec", rate}};
+      if (info.has_accuracy) scalars.emplace_back("accuracy", accuracy);
+      WEFT_RETURN_IF_ERROR(events->WriteScalars(step, scalars));
+    }
     if (saves && o_.checkpoint_every > 0) {
       // The first multiple of checkpoint_every past where this run began.
       if (next_save < 0) next_save = (step / o_.checkpoint_every + 1) * o_.checkpoint_every;

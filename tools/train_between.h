@@ -45,6 +45,7 @@ struct BetweenGraphOptions {
   // global steps (0: only at the end) and restores the newest checkpoint
   // instead of initialising when the variables are not initialised yet.
   std::string checkpoint_dir;
+  std::string logdir;  // the chief writes TensorBoard events there
   int64_t checkpoint_every = 0;
 };
 

@@ -27,6 +27,7 @@
 #include "tools/cluster_flags.h"
 #include "tools/local_devices.h"
 #include "tools/model_flags.h"
+#include "runtime/events/event_writer.h"
 #include "tools/train_common.h"
 #include "tools/train_between.h"
 
@@ -48,6 +49,8 @@ std::string Usage() {
       "  --data D         synthetic (default; seeded, learnable) or digits\n"
       "                   (scikit-learn's 8x8 digits, exported by tools/setup.sh)\n"
       "  --data-seed S    seed of the synthetic data and the shuffling (default 1)\n"
+      "  --logdir DIR     write TensorBoard event files there (loss, accuracy,\n"
+      "                   examples_per_sec per step; between-graph: the chief)\n"
       "  --log-every K    progress every K steps when stdout is not a terminal\n"
       "                   (default: about ten lines per run)\n"
       "  --cpu-devices N  CPU devices of the session (default: as many as the\n"
@@ -83,6 +86,7 @@ struct Options {
   int cpu_devices = 0;  // 0: CpuDevicesRequested(graph)
   int64_t memory_limit = 0;  // bytes; 0: no limit
   std::string target;  // host:port of a cluster's master; empty: local
+  std::string logdir;  // TensorBoard events there; empty: none
   std::shared_ptr<const Security> security = Security::None();
 };
 
@@ -129,6 +133,13 @@ int Train(const tensorflow::GraphDef& graph, const std::string& source,
   Progress progress(o.steps,
                     o.log_every > 0 ? o.log_every : std::max<int64_t>(1, o.steps / 10));
   std::vector<double> losses, accuracies;
+  std::unique_ptr<EventWriter> events;
+  if (!o.logdir.empty()) {
+    absl::StatusOr<std::unique_ptr<EventWriter>> w = EventWriter::Create(o.logdir);
+    if (!w.ok()) return ReportError(w.status());
+    events = *std::move(w);
+    std::printf("TensorBoard events: %s\n", events->path().c_str());
+  }
   // Throughput counts from the end of the first step, which also places,
   // partitions and prepares the graph (tens of milliseconds).
   const absl::Time start = absl::Now();
@@ -157,6 +168,14 @@ int Train(const tensorflow::GraphDef& graph, const std::string& source,
     accuracies.push_back(*accuracy);
     progress.Step(step, losses.back(), accuracies.back(), info->has_accuracy,
                   examples_per_s(step));
+    if (events != nullptr) {
+      std::vector<std::pair<std::string, double>> scalars = {
+          {"loss", *loss}, {"examples_per_sec", examples_per_s(step)}};
+      if (info->has_accuracy) scalars.emplace_back("accuracy", *accuracy);
+      if (absl::Status s = events->WriteScalars(step, scalars); !s.ok()) {
+        return ReportError(s);
+      }
+    }
     if (step == 1) steady_start = absl::Now();
   }
   const double secs = absl::ToDoubleSeconds(absl::Now() - start);
@@ -201,6 +220,7 @@ int TrainCommand(int argc, char** argv) {
                                            {"wait-for-tasks-s", kValue},
                                            {"checkpoint-dir", kValue},
                                            {"checkpoint-every", kValue},
+                                           {"logdir", kValue},
                                            {"help", kSwitch}};
   AddModelFlags(&flags);
   AddSecurityFlags(&flags);
@@ -244,6 +264,7 @@ int TrainCommand(int argc, char** argv) {
                                     cl.Get("data-seed"), "'"));
   }
   o.data = cl.Get("data", "synthetic");
+  o.logdir = cl.Get("logdir", "");
   if (o.data != "synthetic" && o.data != "digits") {
     return usage_error(absl::StrCat("--data must be synthetic or digits, not '",
                                     o.data, "'"));
@@ -305,6 +326,7 @@ int TrainCommand(int argc, char** argv) {
     b.data = o.data;
     b.data_seed = o.data_seed;
     b.log_every = o.log_every;
+    b.logdir = o.logdir;
     return TrainBetweenGraph(*choice, b);
   }
   std::vector<std::string> devices = choice->devices;

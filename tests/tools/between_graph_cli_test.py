@@ -166,13 +166,20 @@ def test_two_ps_tasks():
     spec, _ = cluster(2, 2)
     ps = start_ps(spec, 2)
     try:
-        w = [start(f"g{i}", worker_args(spec, i, 100, "--ps-strategy", "greedy-bytes"))
+        logdir = os.path.join(WORK, "tb")
+        w = [start(f"g{i}", worker_args(spec, i, 100, "--ps-strategy", "greedy-bytes",
+                                       "--logdir", logdir))
              for i in range(2)]
         outs = [finish(p) for p in w]
         d = [done_line(o) for _, o in outs]
         check("2 ps tasks, greedy-bytes: both workers finish and learn",
               all(rc == 0 for rc, _ in outs) and all(x and x[1] < 2.0 for x in d),
               "\n".join(o[-600:] for _, o in outs))
+        events = [f for f in os.listdir(logdir) if "tfevents" in f] \
+            if os.path.isdir(logdir) else []
+        check("the chief (only) writes TensorBoard events with --logdir",
+              len(events) == 1 and "TensorBoard events:" in outs[0][1]
+              and "TensorBoard events:" not in outs[1][1], str(events))
     finally:
         stop(ps)
 
