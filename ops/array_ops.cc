@@ -157,6 +157,19 @@ void RegisterArrayOps(OpRegistry* r) {
                   .Attr("Tindices: {int16, int32, int64}")
                   .Attr("Taxis: {int32, int64}"),
               array_shapes::GatherV2Shape);
+  // The coordinates of the true (nonzero) elements, row-major.
+  r->Register(OpDefBuilder("Where")
+                  .Input("input: T")
+                  .Output("index: int64")
+                  .Attr("T: {float, double, int32, uint8, int16, int8, complex64, "
+                        "int64, qint8, quint8, qint32, bfloat16, qint16, quint16, "
+                        "uint16, complex128, half, uint32, uint64, bool} = DT_BOOL"),
+              [](InferenceContext* c) {
+                const PartialShape& in = c->input(0);
+                c->set_output(0, in.known_rank() ? PartialShape({-1, in.rank()})
+                                                 : PartialShape({-1, -1}));
+                return absl::OkStatus();
+              });
   r->Register(OpDefBuilder("OneHot")
                   .Input("indices: TI")
                   .Input("depth: int32")

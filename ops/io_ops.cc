@@ -1,5 +1,7 @@
 // Checkpoint ops: SaveV2, RestoreV2 and MergeV2Checkpoints, as TensorFlow
-// declares them (the V2 format: runtime/checkpoint/tensor_bundle.h).
+// declares them (the V2 format: runtime/checkpoint/tensor_bundle.h), and
+// the string ops TensorFlow's sharded Saver builds its file names with:
+// ShardedFilename, StringJoin, StaticRegexFullMatch.
 #include "ops/framework/op_def_builder.h"
 #include "ops/framework/shape_inference.h"
 #include "ops/registration.h"
@@ -23,6 +25,23 @@ void RegisterIoOps(OpRegistry* r) {
                   .Attr("dtypes: list(type) >= 1")
                   .SetIsStateful(),
               UnknownShape);
+  r->Register(OpDefBuilder("ShardedFilename")
+                  .Input("basename: string")
+                  .Input("shard: int32")
+                  .Input("num_shards: int32")
+                  .Output("filename: string"),
+              ScalarShape);
+  r->Register(OpDefBuilder("StringJoin")
+                  .Input("inputs: N * string")
+                  .Output("output: string")
+                  .Attr("N: int >= 0")
+                  .Attr("separator: string = ''"),
+              UnknownShape);
+  r->Register(OpDefBuilder("StaticRegexFullMatch")
+                  .Input("input: string")
+                  .Output("output: bool")
+                  .Attr("pattern: string"),
+              UnchangedShape);
   r->Register(OpDefBuilder("MergeV2Checkpoints")
                   .Input("checkpoint_prefixes: string")
                   .Input("destination_prefix: string")

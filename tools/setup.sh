@@ -14,6 +14,7 @@ DEBIAN_PACKAGES=(
   protobuf-compiler-grpc
   libprotobuf-dev
   libgrpc++-dev
+  libre2-dev
   libabsl-dev
   libeigen3-dev
   libgtest-dev

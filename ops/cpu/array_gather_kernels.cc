@@ -1,5 +1,5 @@
 // Kernels that pick elements by index or condition: GatherV2, Select,
-// SelectV2.
+// SelectV2, Where.
 #include <algorithm>
 #include <array>
 #include <vector>
@@ -157,9 +157,64 @@ class SelectV2Op : public OpKernel {
   }
 };
 
+// Where: the [num_true, rank] int64 coordinates of the nonzero elements,
+// in row-major order (what boolean_mask and report_uninitialized_variables
+// build on).
+class WhereOp : public OpKernel {
+ public:
+  explicit WhereOp(OpKernelConstruction* c) : OpKernel(c) {}
+  void Compute(OpKernelContext* c) override {
+    const Tensor& in = c->input(0);
+    std::vector<int64_t> hits;
+    switch (in.dtype()) {
+#define WEFT_WHERE_CASE(T)                                              \
+  case DataTypeToEnum<T>::value: {                                      \
+    const T* p = in.data<T>();                                          \
+    for (int64_t i = 0; i < in.NumElements(); ++i) {                    \
+      if (p[i] != T(0)) hits.push_back(i);                              \
+    }                                                                   \
+    break;                                                              \
+  }
+      WEFT_WHERE_CASE(bool)
+      WEFT_WHERE_CASE(float)
+      WEFT_WHERE_CASE(double)
+      WEFT_WHERE_CASE(int8_t)
+      WEFT_WHERE_CASE(uint8_t)
+      WEFT_WHERE_CASE(int16_t)
+      WEFT_WHERE_CASE(uint16_t)
+      WEFT_WHERE_CASE(int32_t)
+      WEFT_WHERE_CASE(uint32_t)
+      WEFT_WHERE_CASE(int64_t)
+      WEFT_WHERE_CASE(uint64_t)
+#undef WEFT_WHERE_CASE
+      default:
+        c->SetStatus(absl::UnimplementedError(absl::StrCat(
+            "Where of ", DataTypeString(in.dtype()), " is not supported")));
+        return;
+    }
+    const int rank = in.dims();
+    Tensor* out = nullptr;
+    OP_REQUIRES_OK(c, c->allocate_output(
+                          0, TensorShape({static_cast<int64_t>(hits.size()), rank}), &out));
+    int64_t* o = out->data<int64_t>();
+    for (int64_t flat : hits) {
+      for (int d = rank - 1; d >= 0; --d) {
+        o[d] = flat % in.dim_size(d);
+        flat /= in.dim_size(d);
+      }
+      o += rank;
+    }
+  }
+};
+
 }  // namespace
 
 void RegisterArrayGatherKernels(KernelRegistry* r) {
+  r->Register(KernelDef("Where", kDeviceTypeCpu)
+                  .TypeConstraint("T", {DT_BOOL, DT_FLOAT, DT_DOUBLE, DT_INT8, DT_UINT8,
+                                        DT_INT16, DT_UINT16, DT_INT32, DT_UINT32,
+                                        DT_INT64, DT_UINT64}),
+              MakeKernel<WhereOp>);
   r->Register(
       KernelDef("GatherV2", kDeviceTypeCpu).TypeConstraint("Tparams", PodAndStringTypes()),
       MakeKernel<GatherV2Op>);

@@ -1,11 +1,17 @@
 // SaveV2, RestoreV2 and MergeV2Checkpoints on the CPU: whole tensors in
 // one shard per SaveV2 (runtime/checkpoint/tensor_bundle.h). A slice spec
 // (saving or restoring part of a partitioned variable) is UNIMPLEMENTED,
-// naming the tensor.
+// naming the tensor. And the Saver's file-name ops: ShardedFilename,
+// StringJoin, StaticRegexFullMatch (RE2, TensorFlow's engine: linear time
+// whatever the pattern).
+#include <memory>
 #include <string>
 #include <vector>
 
+#include "absl/strings/escaping.h"
 #include "absl/strings/str_cat.h"
+#include "absl/strings/str_format.h"
+#include "re2/re2.h"
 #include "ops/framework/op_kernel.h"
 #include "ops/registration.h"
 #include "runtime/checkpoint/tensor_bundle.h"
@@ -114,9 +120,94 @@ class MergeV2CheckpointsOp : public OpKernel {
   bool allow_missing_files_ = false;
 };
 
+class ShardedFilenameOp : public OpKernel {
+ public:
+  explicit ShardedFilenameOp(OpKernelConstruction* c) : OpKernel(c) {}
+  void Compute(OpKernelContext* c) override {
+    absl::StatusOr<std::string> base = ScalarString(c, 0, "basename");
+    OP_REQUIRES_OK(c, base.status());
+    const Tensor& shard = c->input(1);
+    const Tensor& shards = c->input(2);
+    OP_REQUIRES(c, shard.NumElements() == 1 && shards.NumElements() == 1,
+                absl::InvalidArgumentError("shard and num_shards must be scalars"));
+    Tensor* out = nullptr;
+    OP_REQUIRES_OK(c, c->allocate_output(0, TensorShape(), &out));
+    out->flat<std::string>()[0] =
+        absl::StrFormat("%s-%05d-of-%05d", *base, shard.flat<int32_t>()[0],
+                        shards.flat<int32_t>()[0]);
+  }
+};
+
+// Joins elementwise; scalars broadcast against the (equal) shapes of the rest.
+class StringJoinOp : public OpKernel {
+ public:
+  explicit StringJoinOp(OpKernelConstruction* c) : OpKernel(c) {
+    c->SetStatus(c->GetAttr("separator", &separator_));
+  }
+  void Compute(OpKernelContext* c) override {
+    TensorShape shape;
+    for (int i = 0; i < c->num_inputs(); ++i) {
+      const Tensor& t = c->input(i);
+      if (t.dims() == 0) continue;
+      OP_REQUIRES(c, shape.dims() == 0 || shape == t.shape(),
+                  absl::InvalidArgumentError(absl::StrCat(
+                      "StringJoin inputs must be scalars or of one shape: ",
+                      shape.DebugString(), " vs ", t.shape().DebugString())));
+      shape = t.shape();
+    }
+    Tensor* out = nullptr;
+    OP_REQUIRES_OK(c, c->allocate_output(0, shape, &out));
+    auto o = out->flat<std::string>();
+    for (int64_t j = 0; j < out->NumElements(); ++j) {
+      std::string s;
+      for (int i = 0; i < c->num_inputs(); ++i) {
+        const Tensor& t = c->input(i);
+        if (i > 0) s += separator_;
+        s += t.flat<std::string>()[t.dims() == 0 ? 0 : j];
+      }
+      o[j] = std::move(s);
+    }
+  }
+
+ private:
+  std::string separator_;
+};
+
+class StaticRegexFullMatchOp : public OpKernel {
+ public:
+  explicit StaticRegexFullMatchOp(OpKernelConstruction* c) : OpKernel(c) {
+    std::string pattern;
+    absl::Status s = c->GetAttr("pattern", &pattern);
+    if (s.ok()) {
+      re_ = std::make_unique<RE2>(pattern, RE2::Quiet);
+      if (!re_->ok()) {
+        s = absl::InvalidArgumentError(absl::StrCat(
+            "invalid pattern '", absl::CEscape(pattern), "': ", re_->error()));
+      }
+    }
+    c->SetStatus(s);
+  }
+  void Compute(OpKernelContext* c) override {
+    const Tensor& in = c->input(0);
+    Tensor* out = nullptr;
+    OP_REQUIRES_OK(c, c->allocate_output(0, in.shape(), &out));
+    for (int64_t i = 0; i < in.NumElements(); ++i) {
+      out->flat<bool>()[i] = RE2::FullMatch(in.flat<std::string>()[i], *re_);
+    }
+  }
+
+ private:
+  std::unique_ptr<RE2> re_;
+};
+
 }  // namespace
 
 void RegisterIoKernels(KernelRegistry* r) {
+  r->Register(KernelDef("ShardedFilename", kDeviceTypeCpu),
+              MakeKernel<ShardedFilenameOp>);
+  r->Register(KernelDef("StringJoin", kDeviceTypeCpu), MakeKernel<StringJoinOp>);
+  r->Register(KernelDef("StaticRegexFullMatch", kDeviceTypeCpu),
+              MakeKernel<StaticRegexFullMatchOp>);
   r->Register(KernelDef("SaveV2", kDeviceTypeCpu), MakeKernel<SaveV2Op>);
   r->Register(KernelDef("RestoreV2", kDeviceTypeCpu), MakeKernel<RestoreV2Op>);
   r->Register(KernelDef("MergeV2Checkpoints", kDeviceTypeCpu),

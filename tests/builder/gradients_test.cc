@@ -218,7 +218,10 @@ TEST(GradientsTest, EveryOpHasAGradientEntryOrIsListed) {
       "ApplyMomentum", "ApplyAdam", "ResourceApplyGradientDescent",
       "ResourceApplyMomentum", "ResourceApplyAdam",
       // Checkpoints (file I/O).
-      "SaveV2", "RestoreV2", "MergeV2Checkpoints",
+      "SaveV2", "RestoreV2", "MergeV2Checkpoints", "ShardedFilename",
+      "StringJoin", "StaticRegexFullMatch",
+      // Integer coordinates: not differentiable (as in TensorFlow).
+      "Where",
       // Ref control flow (variables' refs are not differentiated), and the
       // stacks, which only the gradients of loops build.
       "RefSwitch", "RefMerge", "RefEnter", "RefExit", "RefNextIteration",
