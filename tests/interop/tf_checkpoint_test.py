@@ -125,7 +125,48 @@ def main():
           r.returncode != 0 and "DATA_LOSS" in r.stderr
           and "Checksum does not match" in r.stderr and tf_path in r.stderr,
           r.stderr[-600:])
+    check_filename_ops_and_where()
     return summary_exit_code()
+
+
+def check_filename_ops_and_where():
+    """The ops a sharded Saver and MonitoredTrainingSession's readiness check
+    add, run by Weft and by TensorFlow on the same graph."""
+    g = tf1.Graph()
+    with g.as_default():
+        base = tf1.constant("/ckpt/model", name="base")
+        tf1.identity(tf1.raw_ops.ShardedFilename(basename=base, shard=3, num_shards=12),
+                     name="sharded")
+        tf1.strings.join([base, tf1.constant(["_a", "_b"]), "_temp"], separator="/",
+                         name="joined")
+        tf1.strings.regex_full_match(tf1.constant(["s3://x/y", "/tmp/s3://", ""]),
+                                     "^s3://.*", name="is_s3")
+        tf1.where(tf1.constant([[True, False, True], [False, False, True]]), name="where_bool")
+        tf1.where(tf1.constant([0.0, -0.0, 2.5, 0.0, -1.0]), name="where_float")
+    names = ["sharded", "joined", "is_s3", "where_bool", "where_float"]
+    with tf1.Session(graph=g) as sess:
+        want = sess.run([f"{n}:0" for n in names])
+    gpath = os.path.join(WORK, "filename_ops.pb")
+    with open(gpath, "wb") as f:
+        f.write(g.as_graph_def().SerializeToString())
+    r = weft_run("--graph", gpath, "--format", "json",
+                 *sum([["--fetch", n] for n in names], []))
+    ok, detail = r.returncode == 0, r.stderr[-600:]
+    if ok:
+        got = json.loads(r.stdout)["fetches"]
+        for n, w in zip(names, want):
+            w = np.asarray(w)
+            v = got[n]["values"]
+            if w.dtype.kind in "OS":  # strings come back as bytes
+                w = [s.decode() for s in w.ravel()]
+                same = list(np.ravel(v)) == w
+            else:
+                same = list(got[n]["shape"]) == list(w.shape) and np.array_equal(
+                    np.ravel(v), w.ravel())
+            if not same:
+                ok, detail = False, f"{n}: {got[n]} vs {w}"
+    check("ShardedFilename, StringJoin, StaticRegexFullMatch and Where give "
+          "TensorFlow's results", ok, detail)
 
 
 if __name__ == "__main__":
