@@ -276,10 +276,8 @@ absl::Status Worker::Run() {
     const double rate = secs > 0 ? local_steps * info.batch / secs : 0.0;
     progress.Step(std::min(step, o_.steps), loss, accuracy, info.has_accuracy, rate);
     if (events != nullptr) {
-      std::vector<std::pair<std::string, double>> scalars = {
-          {"loss", loss}, {"examples_per_sec", rate}};
-      if (info.has_accuracy) scalars.emplace_back("accuracy", accuracy);
-      WEFT_RETURN_IF_ERROR(events->WriteScalars(step, scalars));
+      WEFT_RETURN_IF_ERROR(WriteStepScalars(*events, step, loss, info.has_accuracy,
+                                            accuracy, rate));
     }
     if (saves && o_.checkpoint_every > 0) {
       // The first multiple of checkpoint_every past where this run began.

@@ -169,10 +169,9 @@ int Train(const tensorflow::GraphDef& graph, const std::string& source,
     progress.Step(step, losses.back(), accuracies.back(), info->has_accuracy,
                   examples_per_s(step));
     if (events != nullptr) {
-      std::vector<std::pair<std::string, double>> scalars = {
-          {"loss", *loss}, {"examples_per_sec", examples_per_s(step)}};
-      if (info->has_accuracy) scalars.emplace_back("accuracy", *accuracy);
-      if (absl::Status s = events->WriteScalars(step, scalars); !s.ok()) {
+      if (absl::Status s = WriteStepScalars(*events, step, *loss, info->has_accuracy,
+                                            *accuracy, examples_per_s(step));
+          !s.ok()) {
         return ReportError(s);
       }
     }

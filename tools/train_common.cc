@@ -1,9 +1,12 @@
 #include "tools/train_common.h"
 
 #include <map>
+#include <utility>
+#include <vector>
 
 #include "absl/strings/str_cat.h"
 #include "runtime/core/status.h"
+#include "runtime/events/event_writer.h"
 
 namespace weft {
 
@@ -63,6 +66,15 @@ absl::StatusOr<Dataset> LoadData(const std::string& which, int64_t features,
     o.cols = 1;
   }
   return MakeSyntheticDataset(o);
+}
+
+absl::Status WriteStepScalars(EventWriter& events, int64_t step, double loss,
+                              bool has_accuracy, double accuracy,
+                              double examples_per_s) {
+  std::vector<std::pair<std::string, double>> scalars = {
+      {"loss", loss}, {"examples_per_sec", examples_per_s}};
+  if (has_accuracy) scalars.emplace_back("accuracy", accuracy);
+  return events.WriteScalars(step, scalars);
 }
 
 }  // namespace weft

@@ -33,6 +33,14 @@ absl::StatusOr<GraphInfo> InspectGraph(const tensorflow::GraphDef& graph,
 // naming the node.
 absl::StatusOr<double> ScalarMetric(const Tensor& value, const char* node);
 
+class EventWriter;  // runtime/events/event_writer.h
+
+// One step's numbers as TensorBoard scalars: loss, examples_per_sec, and
+// accuracy when the graph has it (the tags every weft train mode writes).
+absl::Status WriteStepScalars(EventWriter& events, int64_t step, double loss,
+                              bool has_accuracy, double accuracy,
+                              double examples_per_s);
+
 // --data: "synthetic" (seeded) or "digits", checked against the graph's
 // feature count.
 absl::StatusOr<Dataset> LoadData(const std::string& which, int64_t features,
