@@ -1,11 +1,8 @@
 #include "tools/checkpoint_dir.h"
 
-#include <sys/stat.h>
 
 #include <algorithm>
-#include <cerrno>
 #include <cstdio>
-#include <cstring>
 #include <fstream>
 #include <sstream>
 #include <vector>
@@ -14,6 +11,7 @@
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_split.h"
 #include "absl/strings/strip.h"
+#include "runtime/checkpoint/file_util.h"
 #include "runtime/checkpoint/tensor_bundle.h"
 #include "runtime/core/status.h"
 
@@ -47,21 +45,7 @@ absl::Status WriteState(const std::string& dir, const std::vector<std::string>& 
   for (const std::string& p : all) {
     absl::StrAppend(&text, "all_model_checkpoint_paths: \"", p, "\"\n");
   }
-  const std::string tmp = StatePath(dir) + ".tmp";
-  {
-    std::ofstream out(tmp, std::ios::trunc);
-    out << text;
-    out.close();
-    if (!out) {
-      return absl::FailedPreconditionError(
-          absl::StrCat("cannot write ", tmp, ": ", std::strerror(errno)));
-    }
-  }
-  if (std::rename(tmp.c_str(), StatePath(dir).c_str()) != 0) {
-    return absl::FailedPreconditionError(absl::StrCat(
-        "cannot rename ", tmp, " to ", StatePath(dir), ": ", std::strerror(errno)));
-  }
-  return absl::OkStatus();
+  return WriteFileAtomically(StatePath(dir), text);
 }
 
 // Deletes the files of the checkpoint at `prefix` (index first, so no
@@ -90,10 +74,7 @@ absl::StatusOr<std::optional<std::string>> LatestCheckpoint(const std::string& d
 
 absl::StatusOr<std::string> SaveCheckpoint(Session* session, const SaverNodes& saver,
                                            const std::string& dir, int64_t step) {
-  if (mkdir(dir.c_str(), 0755) != 0 && errno != EEXIST) {
-    return absl::FailedPreconditionError(
-        absl::StrCat("cannot create --checkpoint-dir ", dir, ": ", std::strerror(errno)));
-  }
+  WEFT_RETURN_IF_ERROR(WithContext(CreateDirectories(dir), "--checkpoint-dir"));
   const std::string name = absl::StrCat("model-", step);
   const std::string prefix = dir + "/" + name;
   const std::vector<std::string> parts = ShardPrefixes(prefix, saver.num_shards);

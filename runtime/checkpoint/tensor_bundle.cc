@@ -1,66 +1,21 @@
 #include "runtime/checkpoint/tensor_bundle.h"
 
-#include <sys/stat.h>
 #include <unistd.h>
 
-#include <cerrno>
 #include <cstring>
-#include <random>
 
 #include "absl/strings/escaping.h"
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_format.h"
 #include "runtime/checkpoint/coding.h"
 #include "runtime/checkpoint/crc32c.h"
+#include "runtime/checkpoint/file_util.h"
 #include "runtime/checkpoint/table.h"
 #include "runtime/core/status.h"
 #include "runtime/core/tensor_shape.h"
 
 namespace weft {
 namespace {
-
-std::string TempName(const std::string& name) {
-  static thread_local std::mt19937_64 rng(std::random_device{}());
-  return absl::StrCat(name, ".tempstate", rng());
-}
-
-absl::Status FileError(absl::string_view what, const std::string& path) {
-  const int e = errno;
-  const std::string message =
-      absl::StrCat(what, " ", path, ": ", std::strerror(e));
-  if (e == ENOENT) return absl::NotFoundError(message);
-  if (e == ENOSPC || e == EDQUOT) return absl::ResourceExhaustedError(message);
-  return absl::FailedPreconditionError(message);
-}
-
-// Writes `bytes` to `path` under a temporary name, then renames it.
-absl::Status WriteFileAtomically(const std::string& path, const std::string& bytes,
-                                 std::string* tmp_out) {
-  const std::string tmp = TempName(path);
-  *tmp_out = tmp;
-  FILE* f = std::fopen(tmp.c_str(), "wb");
-  if (f == nullptr) return FileError("cannot create", tmp);
-  const bool wrote = std::fwrite(bytes.data(), 1, bytes.size(), f) == bytes.size();
-  const bool closed = std::fclose(f) == 0;
-  if (!wrote || !closed) return FileError("cannot write", tmp);
-  if (std::rename(tmp.c_str(), path.c_str()) != 0) {
-    return FileError(absl::StrCat("cannot rename ", tmp, " to"), path);
-  }
-  tmp_out->clear();
-  return absl::OkStatus();
-}
-
-// mkdir -p of the directory `prefix` is in.
-absl::Status CreateParentDirs(const std::string& prefix) {
-  for (size_t slash = prefix.find('/', 1); slash != std::string::npos;
-       slash = prefix.find('/', slash + 1)) {
-    const std::string dir = prefix.substr(0, slash);
-    if (mkdir(dir.c_str(), 0755) != 0 && errno != EEXIST) {
-      return FileError("cannot create the checkpoint directory", dir);
-    }
-  }
-  return absl::OkStatus();
-}
 
 bool Checkpointable(DataType dtype) {
   return DataTypeIsSupported(dtype) && dtype != DT_RESOURCE &&
@@ -88,13 +43,12 @@ BundleWriter::~BundleWriter() {
   if (data_ != nullptr) std::fclose(data_);
   if (!finished_) {
     if (!data_tmp_.empty()) std::remove(data_tmp_.c_str());
-    if (!index_tmp_.empty()) std::remove(index_tmp_.c_str());
   }
 }
 
 absl::Status BundleWriter::Open() {
   if (data_ != nullptr || !status_.ok()) return status_;
-  status_ = CreateParentDirs(prefix_);
+  status_ = CreateParentDirectories(prefix_);
   if (!status_.ok()) return status_;
   data_tmp_ = TempName(DataFilename(prefix_, 0, 1));
   data_ = std::fopen(data_tmp_.c_str(), "wb");
@@ -186,7 +140,7 @@ absl::Status BundleWriter::Finish() {
   for (const auto& [name, entry] : entries_) {  // sorted by name
     WEFT_RETURN_IF_ERROR(table.Add(name, entry.SerializeAsString()));
   }
-  status_ = WriteFileAtomically(IndexFilename(prefix_), table.Finish(), &index_tmp_);
+  status_ = WriteFileAtomically(IndexFilename(prefix_), table.Finish());
   finished_ = status_.ok();
   return status_;
 }
@@ -356,7 +310,7 @@ absl::Status MergeBundles(const std::vector<std::string>& sources,
         "MergeV2Checkpoints: none of the ", sources.size(),
         " checkpoints to merge into ", destination, " exists"));
   }
-  WEFT_RETURN_IF_ERROR(CreateParentDirs(destination));
+  WEFT_RETURN_IF_ERROR(CreateParentDirectories(destination));
   int total = 0;
   for (const auto& r : readers) total += r->header().num_shards();
   std::map<std::string, tensorflow::BundleEntryProto> merged;
@@ -392,10 +346,7 @@ absl::Status MergeBundles(const std::vector<std::string>& sources,
   for (const auto& [name, entry] : merged) {
     WEFT_RETURN_IF_ERROR(table.Add(name, entry.SerializeAsString()));
   }
-  std::string tmp;
-  absl::Status s = WriteFileAtomically(IndexFilename(destination), table.Finish(), &tmp);
-  if (!tmp.empty()) std::remove(tmp.c_str());
-  WEFT_RETURN_IF_ERROR(s);
+  WEFT_RETURN_IF_ERROR(WriteFileAtomically(IndexFilename(destination), table.Finish()));
   for (const auto& r : readers) {
     std::remove(IndexFilename(r->prefix()).c_str());
     if (delete_old_dirs) {

@@ -66,7 +66,7 @@ class BundleWriter {
   absl::Status Write(const char* data, size_t n, uint32_t* crc);
 
   const std::string prefix_;
-  std::string data_tmp_, index_tmp_;
+  std::string data_tmp_;  // while the data file is being written
   FILE* data_ = nullptr;
   int64_t offset_ = 0;
   std::map<std::string, tensorflow::BundleEntryProto> entries_;

@@ -1,11 +1,8 @@
 #include "runtime/events/event_writer.h"
 
-#include <sys/stat.h>
 #include <unistd.h>
 
 #include <atomic>
-#include <cerrno>
-#include <cstring>
 
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_format.h"
@@ -13,27 +10,17 @@
 #include "proto/summary.pb.h"
 #include "runtime/checkpoint/coding.h"
 #include "runtime/checkpoint/crc32c.h"
+#include "runtime/checkpoint/file_util.h"
 
 namespace weft {
 namespace {
 
 double Now() { return absl::ToUnixMicros(absl::Now()) / 1e6; }
 
-absl::Status MakeDirs(const std::string& dir) {
-  for (size_t slash = dir.find('/', 1);; slash = dir.find('/', slash + 1)) {
-    const std::string part = slash == std::string::npos ? dir : dir.substr(0, slash);
-    if (mkdir(part.c_str(), 0755) != 0 && errno != EEXIST) {
-      return absl::FailedPreconditionError(absl::StrCat(
-          "cannot create the event directory ", part, ": ", std::strerror(errno)));
-    }
-    if (slash == std::string::npos) return absl::OkStatus();
-  }
-}
-
 }  // namespace
 
 absl::StatusOr<std::unique_ptr<EventWriter>> EventWriter::Create(const std::string& dir) {
-  if (absl::Status s = MakeDirs(dir); !s.ok()) return s;
+  if (absl::Status s = CreateDirectories(dir); !s.ok()) return s;
   static std::atomic<int> counter{0};
   char host[256] = "localhost";
   gethostname(host, sizeof(host) - 1);
@@ -42,10 +29,7 @@ absl::StatusOr<std::unique_ptr<EventWriter>> EventWriter::Create(const std::stri
       static_cast<int64_t>(absl::ToUnixSeconds(absl::Now())), host,
       static_cast<int>(getpid()), counter++);
   FILE* f = std::fopen(path.c_str(), "wb");
-  if (f == nullptr) {
-    return absl::FailedPreconditionError(
-        absl::StrCat("cannot create ", path, ": ", std::strerror(errno)));
-  }
+  if (f == nullptr) return FileError("cannot create", path);
   std::unique_ptr<EventWriter> w(new EventWriter(path, f));
   tensorflow::Event first;
   first.set_wall_time(static_cast<double>(absl::ToUnixSeconds(absl::Now())));
@@ -66,8 +50,7 @@ absl::Status EventWriter::Write(const tensorflow::Event& event) {
   coding::PutFixed(&record, MaskCrc(Crc32c(data.data(), data.size())), 4);
   if (std::fwrite(record.data(), 1, record.size(), file_) != record.size() ||
       std::fflush(file_) != 0) {
-    return absl::FailedPreconditionError(
-        absl::StrCat("cannot write ", path_, ": ", std::strerror(errno)));
+    return FileError("cannot write", path_);
   }
   return absl::OkStatus();
 }
