@@ -22,6 +22,8 @@ const KernelRegistry& GlobalKernelRegistry() {
     RegisterMathExtraKernels(r);
     RegisterArrayGradKernels(r);
     RegisterIoKernels(r);
+    RegisterAccumulatorKernels(r);
+    RegisterQueueKernels(r);
     RegisterGpuKernels(r);  // none in a build without CUDA
     return r;
   }();

@@ -19,6 +19,7 @@ const OpRegistry& GlobalOpRegistry() {
     RegisterMathExtraOps(r);
     RegisterArrayGradOps(r);
     RegisterIoOps(r);
+    RegisterDataFlowOps(r);
     return r;
   }();
   return *registry;

@@ -23,6 +23,7 @@ void RegisterNnActivationOps(OpRegistry* r);  // nn_activation_ops.cc
 void RegisterMathExtraOps(OpRegistry* r);      // math_extra_ops.cc
 void RegisterArrayGradOps(OpRegistry* r);      // array_grad_ops.cc
 void RegisterIoOps(OpRegistry* r);             // io_ops.cc: checkpoints
+void RegisterDataFlowOps(OpRegistry* r);       // data_flow_ops.cc
 
 // CPU kernels, ops/cpu/*.cc.
 void RegisterArrayKernels(KernelRegistry* r);
@@ -42,6 +43,8 @@ void RegisterNnActivationKernels(KernelRegistry* r);
 void RegisterMathExtraKernels(KernelRegistry* r);
 void RegisterArrayGradKernels(KernelRegistry* r);
 void RegisterIoKernels(KernelRegistry* r);  // cpu/io_kernels.cc
+void RegisterAccumulatorKernels(KernelRegistry* r);  // cpu/accumulator_kernels.cc
+void RegisterQueueKernels(KernelRegistry* r);        // cpu/queue_kernels.cc
 
 }  // namespace weft
 

@@ -1,0 +1,112 @@
+// Data-flow ops that synchronous between-graph training is built from, as
+// TensorFlow declares them:
+//   - conditional accumulators (resource and ref forms): gradients from
+//     many workers summed until enough arrived, stale ones dropped
+//     (SyncReplicasOptimizer's per-variable aggregation);
+//   - FIFOQueueV2 and its enqueue/dequeue/size/close ops (the token queue
+//     through which the chief releases the workers into the next step).
+// Kernels: ops/cpu/accumulator_kernels.cc, ops/cpu/queue_kernels.cc.
+#include "ops/framework/op_def_builder.h"
+#include "ops/framework/shape_inference.h"
+#include "ops/registration.h"
+
+namespace weft {
+namespace {
+
+// TensorFlow's "numbertypes".
+constexpr char kAccumulatorTypes[] =
+    "dtype: {float, double, int32, uint8, int16, int8, complex64, int64, "
+    "qint8, quint8, qint32, bfloat16, qint16, quint16, uint16, complex128, "
+    "half, uint32, uint64}";
+
+void RegisterAccumulatorOps(OpRegistry* r) {
+  // Each op exists as a ref form (handle: Ref(string), TF 1.x graphs) and a
+  // resource form (what TensorFlow 2.x's SyncReplicasOptimizer builds).
+  struct Form {
+    const char* prefix;  // "" or "Resource"
+    const char* handle;  // the handle's type
+  };
+  for (const Form& f : {Form{"", "Ref(string)"}, Form{"Resource", "resource"}}) {
+    const std::string p = f.prefix;
+    const std::string handle = std::string("handle: ") + f.handle;
+    r->Register(OpDefBuilder(p + "ConditionalAccumulator")
+                    .Output(handle)
+                    .Attr(kAccumulatorTypes)
+                    .Attr("shape: shape")
+                    .Attr("container: string = ''")
+                    .Attr("shared_name: string = ''")
+                    .Attr("reduction_type: {'MEAN', 'SUM'} = 'MEAN'")
+                    .SetIsStateful(),
+                p.empty() ? UnknownShape : ScalarShape);
+    r->Register(OpDefBuilder(p + "AccumulatorNumAccumulated")
+                    .Input(handle)
+                    .Output("num_accumulated: int32"),
+                ScalarShape);
+    r->Register(OpDefBuilder(p + "AccumulatorSetGlobalStep")
+                    .Input(handle)
+                    .Input("new_global_step: int64"),
+                UnknownShape);
+    r->Register(OpDefBuilder(p + "AccumulatorApplyGradient")
+                    .Input(handle)
+                    .Input("local_step: int64")
+                    .Input("gradient: dtype")
+                    .Attr(kAccumulatorTypes),
+                UnknownShape);
+    r->Register(OpDefBuilder(p + "AccumulatorTakeGradient")
+                    .Input(handle)
+                    .Input("num_required: int32")
+                    .Output("average: dtype")
+                    .Attr(kAccumulatorTypes),
+                UnknownShape);
+  }
+}
+
+void RegisterQueueOps(OpRegistry* r) {
+  r->Register(OpDefBuilder("FIFOQueueV2")
+                  .Output("handle: resource")
+                  .Attr("component_types: list(type) >= 1")
+                  .Attr("shapes: list(shape) >= 0 = []")
+                  .Attr("capacity: int = -1")
+                  .Attr("container: string = ''")
+                  .Attr("shared_name: string = ''")
+                  .SetIsStateful(),
+              ScalarShape);
+  for (const char* op : {"QueueEnqueueV2", "QueueEnqueueManyV2"}) {
+    r->Register(OpDefBuilder(op)
+                    .Input("handle: resource")
+                    .Input("components: Tcomponents")
+                    .Attr("Tcomponents: list(type) >= 1")
+                    .Attr("timeout_ms: int = -1"),
+                UnknownShape);
+  }
+  r->Register(OpDefBuilder("QueueDequeueV2")
+                  .Input("handle: resource")
+                  .Output("components: component_types")
+                  .Attr("component_types: list(type) >= 1")
+                  .Attr("timeout_ms: int = -1"),
+              UnknownShape);
+  r->Register(OpDefBuilder("QueueDequeueManyV2")
+                  .Input("handle: resource")
+                  .Input("n: int32")
+                  .Output("components: component_types")
+                  .Attr("component_types: list(type) >= 1")
+                  .Attr("timeout_ms: int = -1"),
+              UnknownShape);
+  r->Register(OpDefBuilder("QueueSizeV2")
+                  .Input("handle: resource")
+                  .Output("size: int32"),
+              ScalarShape);
+  r->Register(OpDefBuilder("QueueCloseV2")
+                  .Input("handle: resource")
+                  .Attr("cancel_pending_enqueues: bool = false"),
+              UnknownShape);
+}
+
+}  // namespace
+
+void RegisterDataFlowOps(OpRegistry* r) {
+  RegisterAccumulatorOps(r);
+  RegisterQueueOps(r);
+}
+
+}  // namespace weft
