@@ -43,11 +43,11 @@ int GraphgenCommand(int argc, char** argv) {
   }
   absl::StatusOr<ModelChoice> choice = ParseModelFlags(cl);
   if (!choice.ok()) return ReportUsage(choice.status(), usage.c_str());
-  if (choice->mode == "between-async") {
+  if (IsBetweenGraph(*choice)) {
     return ReportUsage(
-        absl::InvalidArgumentError(
-            "--mode between-async is for weft train --cluster (every worker "
-            "builds its own copy of the graph)"),
+        absl::InvalidArgumentError(absl::StrCat(
+            "--mode ", choice->mode, " is for weft train --cluster (every "
+            "worker builds its own copy of the graph)")),
         usage.c_str());
   }
   if (!cl.Has("out")) {

@@ -1,9 +1,13 @@
 #include "tools/model_flags.h"
 
+#include <memory>
+#include <utility>
+
 #include "absl/strings/numbers.h"
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_join.h"
 #include "graph/builder/optimizers.h"
+#include "graph/builder/sync_replicas.h"
 #include "runtime/core/status.h"
 #include "tools/local_devices.h"
 
@@ -26,8 +30,8 @@ const char kModelFlagsUsage[] =
     "                   device on its slice of the batch, gradients averaged\n"
     "                   on the parameter device) or model-parallel\n"
     "                   (consecutive layers on consecutive devices; mlp, cnn);\n"
-    "                   weft train also takes between-async (with --cluster:\n"
-    "                   this process is one worker task of the cluster)\n"
+    "                   weft train also takes between-async and between-sync\n"
+    "                   (with --cluster: this process is one worker task)\n"
     "  --param-device D in-graph: where variables and the update live\n"
     "                   (default: the first of --devices)\n";
 
@@ -46,12 +50,12 @@ absl::Status ParseParallelFlags(const CommandLine& cl, ModelChoice* c) {
   }
   const size_t n = c->devices.size();
   c->mode = cl.Get("mode", n > 1 ? "" : "single");
-  if (c->mode == "between-async") {
+  if (IsBetweenGraph(*c)) {
     // Placement comes from the cluster (tools/train_between.h).
     if (n > 0 || cl.Has("param-device")) {
-      return absl::InvalidArgumentError(
-          "--mode between-async places variables on the ps tasks and the rest "
-          "on this worker: leave out --devices and --param-device");
+      return absl::InvalidArgumentError(absl::StrCat(
+          "--mode ", c->mode, " places variables on the ps tasks and the "
+          "rest on this worker: leave out --devices and --param-device"));
     }
     return absl::OkStatus();
   }
@@ -64,7 +68,8 @@ absl::Status ParseParallelFlags(const CommandLine& cl, ModelChoice* c) {
   if (c->mode != "single" && c->mode != "in-graph" &&
       c->mode != "model-parallel") {
     return absl::InvalidArgumentError(absl::StrCat(
-        "--mode must be single, in-graph, model-parallel or between-async, "
+        "--mode must be single, in-graph, model-parallel, between-async or "
+        "between-sync, "
         "not '", c->mode,
         "'"));
   }
@@ -132,9 +137,20 @@ absl::StatusOr<ModelChoice> ParseModelFlags(const CommandLine& cl) {
   return c;
 }
 
+bool IsBetweenGraph(const ModelChoice& c) {
+  return c.mode == "between-async" || c.mode == "between-sync";
+}
+
 absl::StatusOr<tensorflow::GraphDef> BuildModelGraph(const ModelChoice& c) {
   WEFT_ASSIGN_OR_RETURN(std::unique_ptr<Optimizer> opt,
                         NewOptimizerByName(c.optimizer, c.learning_rate));
+  if (c.mode == "between-sync") {
+    SyncReplicasOptions sync;
+    sync.total_num_replicas = c.total_replicas;
+    sync.replicas_to_aggregate =
+        c.replicas_to_aggregate > 0 ? c.replicas_to_aggregate : c.total_replicas;
+    opt = std::make_unique<SyncReplicasOptimizer>(std::move(opt), sync);
+  }
   Scope root = Scope::NewRoot();
   if (c.mode == "in-graph") {
     WEFT_RETURN_IF_ERROR(BuildReplicatedTrainingGraph(root, c.kind, c.options,

@@ -28,12 +28,21 @@ struct ModelChoice {
   float learning_rate = 0.1f;
   // --mode: "single" (default), "in-graph" (one tower per device),
   // "model-parallel" (consecutive layers over the devices) or
-  // "between-async" (weft train --cluster: the graph is built as "single"
-  // and placed by the replica device setter; graphgen refuses it).
+  // "between-async" / "between-sync" (weft train --cluster: the graph is
+  // built as "single", sync wrapping the optimizer in a
+  // SyncReplicasOptimizer, and placed by the replica device setter;
+  // graphgen refuses them).
   std::string mode = "single";
+  // between-sync: gradients aggregated per step (0: every worker's) of
+  // total_replicas workers.
+  int replicas_to_aggregate = 0;
+  int total_replicas = 1;
   std::vector<std::string> devices;  // canonical specs; empty: no requests
   std::string param_device;          // in-graph: default devices[0]
 };
+
+// True for between-async and between-sync.
+bool IsBetweenGraph(const ModelChoice& choice);
 
 // INVALID_ARGUMENT (a usage error) naming the bad flag. --model is required.
 absl::StatusOr<ModelChoice> ParseModelFlags(const CommandLine& cl);

@@ -2,22 +2,28 @@
 
 #include <cstdio>
 #include <deque>
+#include <thread>
 #include <optional>
 #include <utility>
 #include <string>
 #include <vector>
 
+#include "absl/cleanup/cleanup.h"
+#include "absl/strings/match.h"
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_format.h"
 #include "absl/strings/str_join.h"
+#include "absl/synchronization/mutex.h"
 #include "absl/time/clock.h"
 #include "distributed/rpc/grpc_server.h"
 #include "distributed/rpc/grpc_session.h"
+#include "graph/builder/sync_replicas.h"
 #include "graph/models/datasets.h"
 #include "runtime/core/status.h"
 #include "runtime/session.h"
 #include "runtime/events/event_writer.h"
 #include "tools/checkpoint_dir.h"
+#include "tools/cluster_probe.h"
 #include "tools/commands.h"
 #include "tools/train_common.h"
 
@@ -28,6 +34,8 @@ constexpr char kReadyPrefix[] = "weft_ready/";
 
 // One VarIsInitializedOp / IsVariableInitialized per variable, beside it;
 // the names to fetch. Fetching them all tells whether the model is ready.
+// Local variables (on a worker: the sync local step) are each worker's own
+// to initialise and are left out.
 std::vector<std::string> AddReadinessChecks(tensorflow::GraphDef* graph) {
   std::vector<std::string> checks;
   const int n = graph->node_size();
@@ -35,6 +43,7 @@ std::vector<std::string> AddReadinessChecks(tensorflow::GraphDef* graph) {
     const tensorflow::NodeDef& var = graph->node(i);
     const bool resource = var.op() == "VarHandleOp";
     if (!resource && var.op() != "VariableV2") continue;
+    if (absl::StartsWith(var.device(), "/job:worker")) continue;
     tensorflow::NodeDef check;
     check.set_name(absl::StrCat(kReadyPrefix, var.name()));
     check.set_op(resource ? "VarIsInitializedOp" : "IsVariableInitialized");
@@ -90,6 +99,14 @@ class Worker {
   }
   absl::StatusOr<int> CountReady(Session* session) const;
   absl::Status InitOrWait(Session* session);
+  // A step that failed (`s`, from running `what`): when it ran out of time,
+  // says which of the other tasks do not answer, and what to do.
+  absl::Status Diagnose(absl::Status s, const std::string& what) const;
+  tensorflow::RunOptions StepOptions() const {
+    tensorflow::RunOptions r;
+    r.set_timeout_in_ms(absl::ToInt64Milliseconds(o_.step_timeout));
+    return r;
+  }
 
   const ModelChoice& choice_;
   const BetweenGraphOptions& o_;
@@ -155,11 +172,52 @@ absl::Status Worker::InitOrWait(Session* session) {
   return absl::OkStatus();
 }
 
+absl::Status Worker::Diagnose(absl::Status s, const std::string& what) const {
+  if (s.code() != absl::StatusCode::kDeadlineExceeded) {
+    return WithContext(s, absl::StrCat(task_.ToString(), " ", what));
+  }
+  const ClusterSpec& cluster = o_.where.cluster;
+  std::vector<TaskId> others;
+  for (const char* job : {"ps", "worker"}) {
+    for (int i : cluster.TaskIndices(job)) {
+      if (!(TaskId{job, i} == task_)) others.push_back(TaskId{job, i});
+    }
+  }
+  const std::vector<std::string> silent =
+      UnansweringTasks(cluster, others, o_.security, absl::Seconds(3));
+  const std::string resume =
+      o_.checkpoint_dir.empty()
+          ? std::string()
+          : absl::StrCat("; the job resumes from the newest checkpoint in ",
+                         o_.checkpoint_dir);
+  if (!silent.empty()) {
+    return absl::UnavailableError(absl::StrCat(
+        task_.ToString(), " ", what, " did not finish within ",
+        absl::FormatDuration(o_.step_timeout),
+        (choice_.mode == "between-sync"
+             ? " (a synchronous step waits for every worker's gradients "
+               "it aggregates)"
+             : ""),
+        ": ", absl::StrJoin(silent, "; "),
+        ". A task that does not answer has died or is cut off: restart it",
+        resume, choice_.mode == "between-sync"
+                    ? ", or train with backup workers (--replicas-to-aggregate "
+                      "below the number of workers)"
+                    : ""));
+  }
+  return absl::DeadlineExceededError(absl::StrCat(
+      task_.ToString(), " ", what, " did not finish within ",
+      absl::FormatDuration(o_.step_timeout),
+      ", though every task of the cluster answers: a worker may be slow or "
+      "stuck; raise --step-timeout-s if steps take that long"));
+}
+
 absl::Status Worker::Run() {
   const ClusterSpec& cluster = o_.where.cluster;
+  const bool sync = choice_.mode == "between-sync";
   if (task_.job != "worker") {
     return absl::InvalidArgumentError(absl::StrCat(
-        "weft train --mode between-async runs a worker task, not ",
+        "weft train --mode ", choice_.mode, " runs a worker task, not ",
         task_.ToString(), "; start ps tasks with 'weft server --job ps'"));
   }
   const std::vector<int> ps = cluster.TaskIndices("ps");
@@ -178,7 +236,16 @@ absl::Status Worker::Run() {
   ps_tasks_ = absl::StrJoin(ps_names, ", ");
 
   // This worker's copy of the model, placed for the cluster.
-  WEFT_ASSIGN_OR_RETURN(tensorflow::GraphDef graph, BuildModelGraph(choice_));
+  ModelChoice choice = choice_;
+  choice.total_replicas = workers;
+  if (sync && choice.replicas_to_aggregate > workers) {
+    return absl::InvalidArgumentError(absl::StrCat(
+        "--replicas-to-aggregate ", choice.replicas_to_aggregate,
+        " is more than the ", workers, " workers of the cluster"));
+  }
+  const int to_aggregate =
+      choice.replicas_to_aggregate > 0 ? choice.replicas_to_aggregate : workers;
+  WEFT_ASSIGN_OR_RETURN(tensorflow::GraphDef graph, BuildModelGraph(choice));
   ReplicaDeviceSetterOptions setter;
   setter.ps_tasks = static_cast<int>(ps.size());
   setter.worker_device = absl::StrCat("/job:worker/task:", task_.index);
@@ -221,16 +288,37 @@ absl::Status Worker::Run() {
       NewGrpcSession(server->address(), session_options, o_.security);
   WEFT_RETURN_IF_ERROR(session->Create(graph));
   WEFT_RETURN_IF_ERROR(InitOrWait(session.get()));
+  if (sync) {
+    // The chief sets the accumulators' step and its own local step; every
+    // other worker its local step (sync_replicas.h).
+    std::vector<Tensor> none;
+    const char* init = task_.index == 0 ? kSyncChiefInit : kSyncLocalStepInit;
+    WEFT_RETURN_IF_ERROR(
+        Diagnose(session->Run(StepOptions(), {}, {}, {init}, &none, nullptr),
+                 absl::StrCat("running '", init, "'")));
+    if (task_.index == 0) {
+      WEFT_RETURN_IF_ERROR(Diagnose(
+          session->Run(StepOptions(), {}, {}, {kSyncInitTokens}, &none, nullptr),
+          absl::StrCat("running '", kSyncInitTokens, "'")));
+    }
+  }
 
   std::printf(
-      "training %s between-graph (async) as %s of %d workers on %s (%lld "
+      "training %s between-graph (%s) as %s of %d workers on %s (%lld "
       "examples), batch %lld, until global step %lld\n",
-      DescribeModel(choice_).c_str(), task_.ToString().c_str(), workers,
+      DescribeModel(choice_).c_str(),
+      sync ? absl::StrCat("sync, ", to_aggregate, " of ", workers,
+                          " gradients per step").c_str()
+           : "async",
+      task_.ToString().c_str(), workers,
       data.name.c_str(), static_cast<long long>(data.size()),
       static_cast<long long>(info.batch), static_cast<long long>(o_.steps));
   std::fflush(stdout);
   BatchIterator batches(&data, info.batch, o_.data_seed + task_.index);
-  std::vector<std::string> fetches = {"loss", global_step};
+  // Sync: the token this worker dequeued is the global step after the
+  // update its gradients went into.
+  std::vector<std::string> fetches = {
+      "loss", sync ? std::string("sync_token_q_Dequeue:0") : global_step};
   if (info.has_accuracy) fetches.push_back("accuracy");
   Progress progress(o_.steps, o_.log_every > 0
                                   ? o_.log_every
@@ -251,22 +339,63 @@ absl::Status Worker::Run() {
     saved_at = step;
     return absl::OkStatus();
   };
+  // Sync, on the chief: the update loop (TensorFlow's chief queue runner),
+  // until the global step reaches the end.
+  absl::Mutex sync_mu;
+  absl::Status sync_status;
+  std::thread updater;
+  if (sync && task_.index == 0) {
+    updater = std::thread([&] {
+      std::vector<Tensor> got;
+      for (;;) {
+        absl::Status s = session->Run(StepOptions(), {},
+                                      {"sync_op_tokens/global_step:0"},
+                                      {kSyncOp}, &got, nullptr);
+        if (s.ok() && (got.size() != 1 || got[0].dtype() != DT_INT64)) {
+          s = absl::InternalError("sync_op's global step is not an int64");
+        }
+        if (!s.ok()) {
+          s = Diagnose(s, "applying the aggregated gradients (sync_op)");
+          absl::MutexLock lock(&sync_mu);
+          sync_status = s;
+          return;
+        }
+        if (got[0].flat<int64_t>()[0] >= o_.steps) return;
+      }
+    });
+  }
+  // Joined on every way out (an early error return included).
+  absl::Cleanup join_updater = [&] {
+    if (updater.joinable()) updater.join();
+  };
+  auto stop_updater = [&]() -> absl::Status {
+    if (!updater.joinable()) return absl::OkStatus();
+    updater.join();  // its step has a deadline too
+    absl::MutexLock lock(&sync_mu);
+    return sync_status;
+  };
   double loss = 0, accuracy = 0;
   std::deque<std::pair<double, double>> last;  // the last 10 steps' numbers
   std::vector<Tensor> out;
   while (step < o_.steps) {
     WEFT_ASSIGN_OR_RETURN(Batch b, batches.Next());
-    WEFT_RETURN_IF_ERROR(WithContext(
-        session->Run({{"images", b.images}, {"labels", b.labels}}, fetches,
-                     {"train_op"}, &out),
-        absl::StrCat(task_.ToString(), " local step ", local_steps + 1)));
+    absl::Status s = session->Run(
+        StepOptions(), {{"images", b.images}, {"labels", b.labels}}, fetches,
+        {"train_op"}, &out, nullptr);
+    if (!s.ok()) {
+      s = Diagnose(s, absl::StrCat("local step ", local_steps + 1));
+      absl::Status updater_status = stop_updater();
+      // The update loop's error explains more when it failed first.
+      return updater_status.ok() ? s : updater_status;
+    }
     ++local_steps;
     WEFT_ASSIGN_OR_RETURN(loss, ScalarMetric(out[0], "loss"));
     if (out[1].dtype() != DT_INT64 || out[1].NumElements() != 1) {
       return absl::InternalError("global_step is not an int64 scalar");
     }
-    // The value read in this step, before or after this step's increment.
-    step = std::max(step, out[1].flat<int64_t>()[0] + 1);
+    // Async: the value read in this step, before or after this step's
+    // increment. Sync: the step after this one's update.
+    step = std::max(step, out[1].flat<int64_t>()[0] + (sync ? 0 : 1));
     if (info.has_accuracy) {
       WEFT_ASSIGN_OR_RETURN(accuracy, ScalarMetric(out[2], "accuracy"));
     }
@@ -288,6 +417,15 @@ absl::Status Worker::Run() {
       }
     }
   }
+  WEFT_RETURN_IF_ERROR(stop_updater());
+  if (sync && task_.index == 0) {
+    // Tokens for the workers still waiting on one (a backup whose
+    // gradient came too late), so that they see the end.
+    std::vector<Tensor> none;
+    WEFT_RETURN_IF_ERROR(Diagnose(
+        session->Run(StepOptions(), {}, {}, {kSyncEndTokens}, &none, nullptr),
+        absl::StrCat("running '", kSyncEndTokens, "'")));
+  }
   if (saves && saved_at != step) WEFT_RETURN_IF_ERROR(save());
   const double secs = absl::ToDoubleSeconds(absl::Now() - start);
   loss = accuracy = 0;
@@ -295,12 +433,15 @@ absl::Status Worker::Run() {
     loss += l / last.size();
     accuracy += a / last.size();
   }
+  // Sync: a backup worker may compute more than one gradient per global
+  // step (the tokens of a dead or slow worker), or fewer.
   std::printf(
-      "done: %s ran %lld of the %lld global steps; final loss %.4f%s (means "
+      "done: %s %s %lld %s the %lld global steps; final loss %.4f%s (means "
       "of its last %zu steps)  %.0f examples/s on this worker  wall time "
       "%.2fs\n",
-      task_.ToString().c_str(), static_cast<long long>(local_steps),
-      static_cast<long long>(o_.steps), loss,
+      task_.ToString().c_str(), sync ? "computed" : "ran",
+      static_cast<long long>(local_steps),
+      sync ? "gradients for" : "of", static_cast<long long>(o_.steps), loss,
       info.has_accuracy ? absl::StrFormat("  accuracy %.3f", accuracy).c_str()
                         : "",
       last.size(), secs > 0 ? local_steps * info.batch / secs : 0.0, secs);

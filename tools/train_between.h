@@ -1,11 +1,18 @@
-// weft train --mode between-async: between-graph replication as TensorFlow
-// 1.x jobs ran it. This process is one worker task of the cluster: it serves
+// weft train --mode between-async|between-sync: between-graph replication as
+// TensorFlow 1.x jobs ran it. This process is one worker task of the cluster: it serves
 // that task (MasterService and WorkerService, as `weft server` does), builds
 // its own copy of the model, places it with the replica device setter
 // (variables over the ps tasks, the rest on this task), and trains through
 // its own master on its own shard of the data (example i belongs to worker
 // i mod W). Every worker applies its gradients to the ps variables on its
-// own (asynchronous, Hogwild-style, TensorFlow's default).
+// own (asynchronous, Hogwild-style, TensorFlow's default), or, with
+// between-sync, into per-variable accumulators on the ps from which the
+// chief applies the mean of --replicas-to-aggregate gradients once per step
+// (graph/builder/sync_replicas.h; the chief runs the update loop in a
+// thread of its own). Every step has a deadline (--step-timeout-s); a step
+// that misses it fails with the tasks that do not answer named (a dead
+// worker, a dead chief), never a silent wait. With backup workers (more
+// workers than gradients aggregated) a dead worker does not stop the job.
 //
 // The chief (worker task 0) initialises the variables unless they already
 // are (a restarted chief joins the running job); every other worker waits
@@ -40,6 +47,7 @@ struct BetweenGraphOptions {
   int64_t log_every = 0;  // 0: about ten lines per run
   absl::Duration wait_for_chief = absl::Minutes(2);
   absl::Duration wait_for_tasks = absl::Minutes(2);
+  absl::Duration step_timeout = absl::Seconds(60);
   std::shared_ptr<const Security> security = Security::None();
   // The chief saves there (tools/checkpoint_dir.h) every checkpoint_every
   // global steps (0: only at the end) and restores the newest checkpoint

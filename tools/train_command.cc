@@ -64,6 +64,14 @@ std::string Usage() {
       "                   model on its shard of the data, variables on the ps\n"
       "                   tasks ('weft server --job ps'); worker 0 initialises\n"
       "                   them; --steps counts the shared global step\n"
+      "  --mode between-sync ...: the same, with the gradients of every step\n"
+      "                   aggregated on the ps (TensorFlow's\n"
+      "                   SyncReplicasOptimizer) and applied once by the chief\n"
+      "  --replicas-to-aggregate N  between-sync: the first N gradients of a\n"
+      "                   step win (default: every worker's); the other\n"
+      "                   workers are backups, so one of them may die\n"
+      "  --step-timeout-s N  a step that takes longer fails, naming the tasks\n"
+      "                   that do not answer (default 60)\n"
       "  --ps-strategy S  round-robin (default) or greedy-bytes: how variables\n"
       "                   spread over the ps tasks\n"
       "  --wait-for-chief-s N  how long a worker waits for the chief to\n"
@@ -219,6 +227,8 @@ int TrainCommand(int argc, char** argv) {
                                            {"wait-for-tasks-s", kValue},
                                            {"checkpoint-dir", kValue},
                                            {"checkpoint-every", kValue},
+                                           {"replicas-to-aggregate", kValue},
+                                           {"step-timeout-s", kValue},
                                            {"logdir", kValue},
                                            {"help", kSwitch}};
   AddModelFlags(&flags);
@@ -282,19 +292,24 @@ int TrainCommand(int argc, char** argv) {
   }
   absl::StatusOr<ModelChoice> choice = ParseModelFlags(cl);
   if (!choice.ok()) return ReportUsage(choice.status(), usage.c_str());
-  const bool between = choice->mode == "between-async";
+  const bool between = IsBetweenGraph(*choice);
   for (const char* f : {"cluster", "job", "task", "ps-strategy",
                         "wait-for-chief-s", "wait-for-tasks-s",
-                        "checkpoint-dir", "checkpoint-every"}) {
+                        "checkpoint-dir", "checkpoint-every", "step-timeout-s"}) {
     if (cl.Has(f) && !between) {
-      return usage_error(absl::StrCat("--", f, " goes with --mode between-async"));
+      return usage_error(absl::StrCat(
+          "--", f, " goes with --mode between-async or between-sync"));
     }
+  }
+  if (cl.Has("replicas-to-aggregate") && choice->mode != "between-sync") {
+    return usage_error("--replicas-to-aggregate goes with --mode between-sync");
   }
   if (between) {
     if (cl.Has("target")) {
-      return usage_error(
-          "--mode between-async serves its own task and trains through it: "
-          "give --cluster, --job worker and --task (or TF_CONFIG), not --target");
+      return usage_error(absl::StrCat(
+          "--mode ", choice->mode, " serves its own task and trains through "
+          "it: give --cluster, --job worker and --task (or TF_CONFIG), not "
+          "--target"));
     }
     BetweenGraphOptions b;
     absl::StatusOr<ClusterAndTask> where = ClusterAndTaskFromFlags(cl);
@@ -308,13 +323,19 @@ int TrainCommand(int argc, char** argv) {
     absl::StatusOr<int64_t> wait_chief = cl.GetPositiveInt("wait-for-chief-s", 120);
     absl::StatusOr<int64_t> wait_tasks = cl.GetPositiveInt("wait-for-tasks-s", 120);
     absl::StatusOr<int64_t> every = cl.GetPositiveInt("checkpoint-every", 0);
+    absl::StatusOr<int64_t> step_timeout = cl.GetPositiveInt("step-timeout-s", 60, 1 << 20);
+    absl::StatusOr<int64_t> to_aggregate =
+        cl.GetPositiveInt("replicas-to-aggregate", 0, 1 << 20);
     absl::StatusOr<std::shared_ptr<const Security>> security = SecurityFromFlags(cl);
-    for (const absl::Status& s : {wait_chief.status(), wait_tasks.status(),
-                                  every.status(), security.status()}) {
+    for (const absl::Status& s :
+         {wait_chief.status(), wait_tasks.status(), every.status(),
+          step_timeout.status(), to_aggregate.status(), security.status()}) {
       if (!s.ok()) return ReportUsage(s, usage.c_str());
     }
     b.wait_for_chief = absl::Seconds(*wait_chief);
     b.wait_for_tasks = absl::Seconds(*wait_tasks);
+    b.step_timeout = absl::Seconds(*step_timeout);
+    choice->replicas_to_aggregate = static_cast<int>(*to_aggregate);
     b.security = *security;
     if (cl.Has("checkpoint-every") && !cl.Has("checkpoint-dir")) {
       return usage_error("--checkpoint-every goes with --checkpoint-dir");

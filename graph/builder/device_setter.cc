@@ -145,6 +145,8 @@ class Setter {
     if (!request.job || *request.job == options_.ps_job) {
       if (!request.task) ps.task = Choose(*node);
       request = FillFrom(request, ps);
+    } else if (request.job == worker_.job) {
+      request = FillFrom(request, worker_);  // a local variable
     }
     node->set_device(request.ToString());
     placed_[node->name()] = node->device();

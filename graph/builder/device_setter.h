@@ -20,7 +20,9 @@
 //   - Every other node goes to worker_device.
 // As in TensorFlow, a request the graph already makes wins field by field:
 // "/device:CPU:0" becomes worker_device + "/device:CPU:0", and a variable
-// already pinned to another job (or to a ps task) keeps its request.
+// already pinned to another job (or to a ps task) keeps its request. A
+// variable pinned to the worker's own job ("/job:worker": a local variable,
+// such as SyncReplicasOptimizer's local step) gets worker_device.
 //
 // Errors (INVALID_ARGUMENT): ps_tasks < 1, a malformed worker_device, or a
 // node's malformed device (naming the node). A failed call may leave some

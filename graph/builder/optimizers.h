@@ -64,8 +64,9 @@ class Optimizer {
       const GradientOptions& options = GradientOptions()) const;
 
   // The update ops; `global_step` (may be null) is incremented after all of
-  // them. Returns the op to run once per training step.
-  absl::StatusOr<Operation> ApplyGradients(
+  // them. Returns the op to run once per training step. Virtual for
+  // wrappers that aggregate before applying (SyncReplicasOptimizer).
+  virtual absl::StatusOr<Operation> ApplyGradients(
       const Scope& scope, const std::vector<GradAndVar>& grads_and_vars,
       const TrainableVariable* global_step = nullptr);
 
@@ -75,7 +76,7 @@ class Optimizer {
                                          nullptr);
 
   // Initializers of every slot and non-slot variable made so far.
-  std::vector<Operation> initializers() const;
+  virtual std::vector<Operation> initializers() const;
   // Slot `slot` ("Momentum", "m", "v") of variable `var_name`, or null.
   const TrainableVariable* slot(const std::string& var_name,
                                 const std::string& slot) const;

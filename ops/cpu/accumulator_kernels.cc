@@ -296,17 +296,8 @@ class AccumulatorOp : public OpKernel {
 
 absl::StatusOr<std::shared_ptr<Accumulator>> LookupAccumulator(
     OpKernelContext* c) {
-  WEFT_ASSIGN_OR_RETURN(ResourceHandle h,
-                        HandleFromInput(c, 0, "accumulator"));
-  absl::StatusOr<std::shared_ptr<Accumulator>> a =
-      c->resource_manager()->Lookup<Accumulator>(h.container, h.name);
-  if (!a.ok()) {
-    return absl::NotFoundError(absl::StrCat(
-        "accumulator '", h.name, "' (container '", h.container,
-        "') does not exist on ", c->device()->name(),
-        ": run its ConditionalAccumulator op first"));
-  }
-  return a;
+  return LookupSharedResource<Accumulator>(c, "accumulator",
+                                           "ConditionalAccumulator");
 }
 
 absl::StatusOr<int64_t> Int64Scalar(OpKernelContext* c, int i,

@@ -373,16 +373,7 @@ class FifoQueueOp : public OpKernel {
 };
 
 absl::StatusOr<std::shared_ptr<FifoQueue>> LookupQueue(OpKernelContext* c) {
-  WEFT_ASSIGN_OR_RETURN(ResourceHandle h, HandleFromInput(c, 0, "queue"));
-  absl::StatusOr<std::shared_ptr<FifoQueue>> q =
-      c->resource_manager()->Lookup<FifoQueue>(h.container, h.name);
-  if (!q.ok()) {
-    return absl::NotFoundError(absl::StrCat(
-        "queue '", h.name, "' (container '", h.container,
-        "') does not exist on ", c->device()->name(),
-        ": run its FIFOQueueV2 op first"));
-  }
-  return q;
+  return LookupSharedResource<FifoQueue>(c, "queue", "FIFOQueueV2");
 }
 
 // Base of the blocking queue kernels.

@@ -1,7 +1,6 @@
 #include "ops/cpu/shared_resource.h"
 
 #include "absl/strings/str_cat.h"
-#include "runtime/core/resource_mgr.h"
 
 namespace weft {
 
@@ -54,6 +53,15 @@ absl::StatusOr<ResourceHandle> HandleFromInput(OpKernelContext* c, int i,
   return absl::InvalidArgumentError(absl::StrCat(
       "expected a ", what, " handle (a resource scalar or two strings) in "
       "input ", i, ", got ", t.DebugString()));
+}
+
+absl::Status MissingResource(OpKernelContext* c, const ResourceHandle& h,
+                             const std::string& what,
+                             const std::string& creator) {
+  return absl::NotFoundError(absl::StrCat(
+      what, " '", h.name, "' (container '", h.container,
+      "') does not exist on ", c->device()->name(), ": run its ", creator,
+      " op first"));
 }
 
 }  // namespace weft

@@ -20,6 +20,7 @@
 #include "absl/status/statusor.h"
 #include "ops/framework/op_kernel.h"
 #include "runtime/core/cancellation.h"
+#include "runtime/core/resource_mgr.h"
 #include "runtime/core/types.h"
 
 namespace weft {
@@ -38,6 +39,23 @@ Tensor RefHandleTensor(const ResourceHandle& h);
 // it is neither, or names a resource on another device.
 absl::StatusOr<ResourceHandle> HandleFromInput(OpKernelContext* c, int i,
                                                const std::string& what);
+
+absl::Status MissingResource(OpKernelContext* c, const ResourceHandle& h,
+                             const std::string& what,
+                             const std::string& creator);
+
+// The resource of type R named by input 0 (either handle form); NOT_FOUND
+// naming it, the device and `creator` (the op that makes it) if absent.
+template <typename R>
+absl::StatusOr<std::shared_ptr<R>> LookupSharedResource(
+    OpKernelContext* c, const std::string& what, const std::string& creator) {
+  absl::StatusOr<ResourceHandle> h = HandleFromInput(c, 0, what);
+  if (!h.ok()) return h.status();
+  absl::StatusOr<std::shared_ptr<R>> r =
+      c->resource_manager()->Lookup<R>(h->container, h->name);
+  if (!r.ok()) return MissingResource(c, *h, what, creator);
+  return r;
+}
 
 // Blocking ops on a shared resource (a TakeGradient, a Dequeue) wait in the
 // resource's queue of waiters and must end early, CANCELLED, when their step

@@ -10,6 +10,10 @@ loopback with free ports; every child killed by pid at the end.
     a chief gives up after --wait-for-chief-s naming the chief and the ps;
   - a chief started again on the trained ps joins the job where it stands;
   - 2 ps tasks (greedy by bytes) train as well;
+  - between-sync (SyncReplicasOptimizer): 2 workers each compute one
+    gradient per global step; a killed worker stops the job with an error
+    naming it (task and address) within the step timeout, and with a backup
+    worker (--replicas-to-aggregate 2 of 3) the others train on;
   - usage errors for flags that do not go together.
 
 usage: between_graph_cli_test.py PATH_TO_WEFT
@@ -64,8 +68,8 @@ def start_ps(spec, n):
                              "--task", str(i)]) for i in range(n)]
 
 
-def worker_args(spec, task, steps, *extra):
-    return ["train", "--model", "mlp", "--data", DATA, "--mode", "between-async",
+def worker_args(spec, task, steps, *extra, mode="between-async"):
+    return ["train", "--model", "mlp", "--data", DATA, "--mode", mode,
             "--cluster", spec, "--job", "worker", "--task", str(task),
             "--steps", str(steps), *extra]
 
@@ -228,6 +232,82 @@ def test_checkpoints_resume_a_new_cluster():
         stop(ps)
 
 
+def sync_done(out):
+    m = re.search(r"^done: /job:worker/task:\d+ computed (\d+) gradients for the "
+                  r"(\d+) global steps; final loss ([0-9.]+)", out, re.M)
+    return (int(m.group(1)), int(m.group(2)), float(m.group(3))) if m else None
+
+
+def wait_for_line(log, pattern, timeout=60):
+    deadline = time.time() + timeout
+    while time.time() < deadline:
+        log.seek(0)
+        if re.search(pattern, log.read(), re.M):
+            return True
+        time.sleep(0.2)
+    return False
+
+
+def test_sync_training(steps=300):
+    spec, _ = cluster(1, 2)
+    ps = start_ps(spec, 1)
+    try:
+        w = [start(f"s{i}", worker_args(spec, i, steps, mode="between-sync"))
+             for i in (1, 0)]
+        outs = [finish(p) for p in w]
+        d = [sync_done(o) for _, o in outs]
+        check("two between-sync workers finish, each computing one gradient "
+              "per global step, and learn",
+              all(rc == 0 for rc, _ in outs) and all(x and x[0] == steps
+                                                     and x[2] < 1.0 for x in d),
+              "\n".join(o[-600:] for _, o in outs))
+        check("the chief says it aggregates 2 of 2 gradients per step",
+              "between-graph (sync, 2 of 2 gradients per step)" in outs[1][1],
+              outs[1][1][-600:])
+    finally:
+        stop(ps)
+
+
+def test_sync_dead_worker():
+    # No backup: the job stops, naming the dead worker.
+    spec, _ = cluster(1, 2)
+    addr1 = spec.split("worker=")[1].split(",")[1]
+    ps = start_ps(spec, 1)
+    try:
+        args = ("--step-timeout-s", "3", "--log-every", "50")
+        w1 = start("d1", worker_args(spec, 1, 1000000, *args, mode="between-sync"))
+        w0 = start("d0", worker_args(spec, 0, 1000000, *args, mode="between-sync"))
+        started = wait_for_line(w0[1], r"^step +\d+/")
+        w1[0].kill()
+        w1[0].wait()
+        t = time.time()
+        rc, out = finish(w0, timeout=60)
+        check("sync without a backup: a killed worker fails the chief's step "
+              "within the timeout, naming the worker and its address",
+              started and rc != 0 and time.time() - t < 40
+              and f"/job:worker/task:1 ({addr1})" in out and "restart it" in out
+              and "--replicas-to-aggregate" in out, out[-1200:])
+    finally:
+        stop(ps)
+    # A backup worker: 2 of 3 gradients per step; one dies, two train on.
+    spec, _ = cluster(1, 3)
+    ps = start_ps(spec, 1)
+    try:
+        args = ("--step-timeout-s", "10", "--replicas-to-aggregate", "2")
+        w = [start(f"b{i}", worker_args(spec, i, 1500, *args, mode="between-sync"))
+             for i in (2, 1, 0)]
+        started = wait_for_line(w[2][1], r"^step +\d+/")
+        w[0][0].kill()
+        w[0][0].wait()
+        outs = [finish(p) for p in w[1:]]
+        check("sync with a backup worker: the others finish after one is killed",
+              started and all(rc == 0 for rc, _ in outs)
+              and all(sync_done(o) for _, o in outs),
+              "\n".join(o[-800:] for _, o in outs))
+    finally:
+        stop(ps)
+
+
 def test_usage_errors():
     spec, _ = cluster(1, 1)
     cases = [
@@ -243,6 +323,12 @@ def test_usage_errors():
           "--job", "ps", "--task", "0"], "runs a worker task, not /job:ps/task:0"),
         ("an unknown ps strategy",
          worker_args(spec, 0, 1, "--ps-strategy", "random"), "unknown ps strategy"),
+        ("--replicas-to-aggregate without between-sync",
+         worker_args(spec, 0, 1, "--replicas-to-aggregate", "1"),
+         "--replicas-to-aggregate goes with --mode between-sync"),
+        ("more gradients to aggregate than workers",
+         worker_args(spec, 0, 1, "--replicas-to-aggregate", "2",
+                     mode="between-sync"), "is more than the 1 workers"),
     ]
     for name, args, want in cases:
         r = subprocess.run([WEFT, *args], capture_output=True, text=True, timeout=60)
@@ -253,7 +339,8 @@ def test_usage_errors():
 def main():
     try:
         for test in (test_usage_errors, test_no_chief_is_named,
-                     test_async_training, test_two_ps_tasks,
+                     test_async_training, test_sync_training,
+                     test_sync_dead_worker, test_two_ps_tasks,
                      test_checkpoints_resume_a_new_cluster):
             try:
                 test()
