@@ -19,6 +19,12 @@ constexpr char kAccumulatorTypes[] =
     "qint8, quint8, qint32, bfloat16, qint16, quint16, uint16, complex128, "
     "half, uint32, uint64}";
 
+// TensorFlow marks the resource forms stateful, not the ref forms.
+OpDefBuilder StatefulIf(bool stateful, OpDefBuilder b) {
+  if (stateful) b.SetIsStateful();
+  return b;
+}
+
 void RegisterAccumulatorOps(OpRegistry* r) {
   // Each op exists as a ref form (handle: Ref(string), TF 1.x graphs) and a
   // resource form (what TensorFlow 2.x's SyncReplicasOptimizer builds).
@@ -38,21 +44,22 @@ void RegisterAccumulatorOps(OpRegistry* r) {
                     .Attr("reduction_type: {'MEAN', 'SUM'} = 'MEAN'")
                     .SetIsStateful(),
                 p.empty() ? UnknownShape : ScalarShape);
-    r->Register(OpDefBuilder(p + "AccumulatorNumAccumulated")
+    r->Register(StatefulIf(!p.empty(), OpDefBuilder(p + "AccumulatorNumAccumulated"))
                     .Input(handle)
                     .Output("num_accumulated: int32"),
                 ScalarShape);
-    r->Register(OpDefBuilder(p + "AccumulatorSetGlobalStep")
+    r->Register(StatefulIf(!p.empty(), OpDefBuilder(p + "AccumulatorSetGlobalStep"))
                     .Input(handle)
                     .Input("new_global_step: int64"),
                 UnknownShape);
-    r->Register(OpDefBuilder(p + "AccumulatorApplyGradient")
+    r->Register(StatefulIf(!p.empty(), OpDefBuilder(p + "AccumulatorApplyGradient"))
                     .Input(handle)
                     .Input("local_step: int64")
                     .Input("gradient: dtype")
                     .Attr(kAccumulatorTypes),
                 UnknownShape);
-    r->Register(OpDefBuilder(p + "AccumulatorTakeGradient")
+    r->Register(
+        StatefulIf(!p.empty(), OpDefBuilder(p + "AccumulatorTakeGradient"))
                     .Input(handle)
                     .Input("num_required: int32")
                     .Output("average: dtype")
@@ -73,6 +80,7 @@ void RegisterQueueOps(OpRegistry* r) {
               ScalarShape);
   for (const char* op : {"QueueEnqueueV2", "QueueEnqueueManyV2"}) {
     r->Register(OpDefBuilder(op)
+                    .SetIsStateful()
                     .Input("handle: resource")
                     .Input("components: Tcomponents")
                     .Attr("Tcomponents: list(type) >= 1")
@@ -80,12 +88,14 @@ void RegisterQueueOps(OpRegistry* r) {
                 UnknownShape);
   }
   r->Register(OpDefBuilder("QueueDequeueV2")
+                  .SetIsStateful()
                   .Input("handle: resource")
                   .Output("components: component_types")
                   .Attr("component_types: list(type) >= 1")
                   .Attr("timeout_ms: int = -1"),
               UnknownShape);
   r->Register(OpDefBuilder("QueueDequeueManyV2")
+                  .SetIsStateful()
                   .Input("handle: resource")
                   .Input("n: int32")
                   .Output("components: component_types")
@@ -93,10 +103,12 @@ void RegisterQueueOps(OpRegistry* r) {
                   .Attr("timeout_ms: int = -1"),
               UnknownShape);
   r->Register(OpDefBuilder("QueueSizeV2")
+                  .SetIsStateful()
                   .Input("handle: resource")
                   .Output("size: int32"),
               ScalarShape);
   r->Register(OpDefBuilder("QueueCloseV2")
+                  .SetIsStateful()
                   .Input("handle: resource")
                   .Attr("cancel_pending_enqueues: bool = false"),
               UnknownShape);

@@ -34,6 +34,7 @@
 #include "tools/cluster_flags.h"
 #include "tools/command_line.h"
 #include "tools/commands.h"
+#include "tools/local_processes.h"
 
 namespace weft {
 namespace {
@@ -59,111 +60,19 @@ constexpr char kUsage[] =
     "  --tls-cert, --tls-key, --tls-ca, --auth-token-file: passed to every\n"
     "                        task (see weft server --help)\n";
 
-struct Child {
-  TaskId task;
-  std::string address;
-  std::string log;
-  pid_t pid = -1;
-  bool running = false;
-  int status = 0;
-};
-
-int FreeLoopbackPort() {
-  const int fd = socket(AF_INET, SOCK_STREAM, 0);
-  if (fd < 0) return -1;
-  sockaddr_in addr{};
-  addr.sin_family = AF_INET;
-  addr.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
-  int port = -1;
-  socklen_t len = sizeof(addr);
-  if (bind(fd, reinterpret_cast<sockaddr*>(&addr), sizeof(addr)) == 0 &&
-      getsockname(fd, reinterpret_cast<sockaddr*>(&addr), &len) == 0) {
-    port = ntohs(addr.sin_port);
-  }
-  close(fd);
-  return port;
-}
-
-absl::StatusOr<ClusterSpec> LocalCluster(int64_t ps, int64_t workers) {
-  std::vector<std::string> jobs;
-  for (const auto& [job, n] : {std::pair<const char*, int64_t>{"ps", ps},
-                               {"worker", workers}}) {
-    std::vector<std::string> addresses;
-    for (int64_t i = 0; i < n; ++i) {
-      const int port = FreeLoopbackPort();
-      if (port <= 0) {
-        return absl::ResourceExhaustedError(absl::StrCat(
-            "could not find a free loopback port: ", std::strerror(errno)));
-      }
-      addresses.push_back(absl::StrCat("127.0.0.1:", port));
-    }
-    if (n > 0) jobs.push_back(absl::StrCat(job, "=", absl::StrJoin(addresses, ",")));
-  }
-  return ParseClusterSpec(absl::StrJoin(jobs, ";"));
-}
-
 std::string Host(const std::string& address) {
   return address.substr(0, address.rfind(':'));
-}
-
-std::string Tail(const std::string& path, size_t bytes = 2000) {
-  std::ifstream in(path, std::ios::binary);
-  std::stringstream ss;
-  ss << in.rdbuf();
-  std::string text = ss.str();
-  if (text.size() > bytes) text = "..." + text.substr(text.size() - bytes);
-  return text;
-}
-
-std::string ExitText(int status) {
-  if (WIFEXITED(status)) return absl::StrCat("exit status ", WEXITSTATUS(status));
-  if (WIFSIGNALED(status)) {
-    return absl::StrCat("killed by signal ", WTERMSIG(status), " (",
-                        strsignal(WTERMSIG(status)), ")");
-  }
-  return "ended";
 }
 
 // Starts `weft server` for the child's task; its output goes to its log.
 absl::Status Spawn(const ClusterSpec& spec, const std::string& cpus,
                    const std::vector<std::string>& extra,
                    const sigset_t& blocked, Child* c) {
-  const int fd = open(c->log.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
-  if (fd < 0) {
-    return absl::FailedPreconditionError(absl::StrCat(
-        "cannot write the log ", c->log, ": ", std::strerror(errno)));
-  }
-  std::vector<std::string> args = {"weft", "server", "--cluster", spec.ToString(),
+  std::vector<std::string> args = {"server", "--cluster", spec.ToString(),
                                    "--job", c->task.job, "--task",
                                    std::to_string(c->task.index), "--cpus", cpus};
   args.insert(args.end(), extra.begin(), extra.end());
-  std::vector<char*> argv;
-  for (std::string& a : args) argv.push_back(a.data());
-  argv.push_back(nullptr);
-  const pid_t parent = getpid();
-  const pid_t pid = fork();
-  if (pid < 0) {
-    close(fd);
-    return absl::ResourceExhaustedError(absl::StrCat(
-        "cannot start a process for ", c->task.ToString(), ": ",
-        std::strerror(errno)));
-  }
-  if (pid == 0) {
-    // The child: stopped with the launcher however it ends.
-    prctl(PR_SET_PDEATHSIG, SIGTERM);
-    if (getppid() != parent) _exit(1);
-    dup2(fd, STDOUT_FILENO);
-    dup2(fd, STDERR_FILENO);
-    sigprocmask(SIG_UNBLOCK, &blocked, nullptr);
-    execv("/proc/self/exe", argv.data());
-    std::fprintf(stderr, "weft launch: cannot run /proc/self/exe: %s\n",
-                 std::strerror(errno));
-    _exit(127);
-  }
-  close(fd);
-  c->pid = pid;
-  c->running = true;
-  return absl::OkStatus();
+  return SpawnWeft(args, blocked, c);
 }
 
 // Asks the task for its devices, through `worker`, until it answers or
@@ -192,27 +101,6 @@ absl::Status WaitUntilServing(const Child& c, WorkerInterface* worker,
   return absl::DeadlineExceededError(absl::StrCat(
       c.task.ToString(), " at ", c.address, " did not answer GetStatus in time (",
       last.message(), "); see its log ", c.log));
-}
-
-void StopAll(std::vector<Child>* children) {
-  for (Child& c : *children) {
-    if (c.running) kill(c.pid, SIGTERM);
-  }
-  const absl::Time deadline = absl::Now() + absl::Seconds(15);
-  for (Child& c : *children) {
-    while (c.running) {
-      const pid_t r = waitpid(c.pid, &c.status, WNOHANG);
-      if (r == c.pid || r < 0) {
-        c.running = false;
-      } else if (absl::Now() > deadline) {
-        kill(c.pid, SIGKILL);
-        waitpid(c.pid, &c.status, 0);
-        c.running = false;
-      } else {
-        absl::SleepFor(absl::Milliseconds(20));
-      }
-    }
-  }
 }
 
 }  // namespace

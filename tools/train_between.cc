@@ -328,6 +328,10 @@ absl::Status Worker::Run() {
     WEFT_ASSIGN_OR_RETURN(events, EventWriter::Create(o_.logdir));
     Log(absl::StrCat("TensorBoard events: ", events->path()));
   }
+  std::unique_ptr<MetricsLog> metrics;
+  if (!o_.metrics_out.empty()) {
+    WEFT_ASSIGN_OR_RETURN(metrics, MetricsLog::Create(o_.metrics_out));
+  }
   const absl::Time start = absl::Now();
   int64_t local_steps = 0, step = 0, saved_at = -1, next_save = -1;
   const bool saves = saver_.has_value() && task_.index == 0;
@@ -379,6 +383,7 @@ absl::Status Worker::Run() {
   std::vector<Tensor> out;
   while (step < o_.steps) {
     WEFT_ASSIGN_OR_RETURN(Batch b, batches.Next());
+    const absl::Time step_start = absl::Now();
     absl::Status s = session->Run(
         StepOptions(), {{"images", b.images}, {"labels", b.labels}}, fetches,
         {"train_op"}, &out, nullptr);
@@ -404,6 +409,12 @@ absl::Status Worker::Run() {
     const double secs = absl::ToDoubleSeconds(absl::Now() - start);
     const double rate = secs > 0 ? local_steps * info.batch / secs : 0.0;
     progress.Step(std::min(step, o_.steps), loss, accuracy, info.has_accuracy, rate);
+    if (metrics != nullptr) {
+      const absl::Time now = absl::Now();
+      metrics->Write(step, absl::ToDoubleSeconds(now - start),
+                     absl::ToDoubleSeconds(now - step_start), loss,
+                     info.has_accuracy, accuracy, local_steps * info.batch);
+    }
     if (events != nullptr) {
       WEFT_RETURN_IF_ERROR(WriteStepScalars(*events, step, loss, info.has_accuracy,
                                             accuracy, rate));

@@ -54,6 +54,7 @@ struct BetweenGraphOptions {
   // instead of initialising when the variables are not initialised yet.
   std::string checkpoint_dir;
   std::string logdir;  // the chief writes TensorBoard events there
+  std::string metrics_out;  // this worker's MetricsLog (train_common.h)
   int64_t checkpoint_every = 0;
 };
 

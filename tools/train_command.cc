@@ -51,6 +51,8 @@ std::string Usage() {
       "  --data-seed S    seed of the synthetic data and the shuffling (default 1)\n"
       "  --logdir DIR     write TensorBoard event files there (loss, accuracy,\n"
       "                   examples_per_sec per step; between-graph: the chief)\n"
+      "  --metrics-out FILE  one JSON line per step (step, wall_s, step_s,\n"
+      "                   loss, accuracy, examples): what 'weft compare' reads\n"
       "  --log-every K    progress every K steps when stdout is not a terminal\n"
       "                   (default: about ten lines per run)\n"
       "  --cpu-devices N  CPU devices of the session (default: as many as the\n"
@@ -95,6 +97,7 @@ struct Options {
   int64_t memory_limit = 0;  // bytes; 0: no limit
   std::string target;  // host:port of a cluster's master; empty: local
   std::string logdir;  // TensorBoard events there; empty: none
+  std::string metrics_out;  // MetricsLog there; empty: none
   std::shared_ptr<const Security> security = Security::None();
 };
 
@@ -148,6 +151,12 @@ int Train(const tensorflow::GraphDef& graph, const std::string& source,
     events = *std::move(w);
     std::printf("TensorBoard events: %s\n", events->path().c_str());
   }
+  std::unique_ptr<MetricsLog> metrics;
+  if (!o.metrics_out.empty()) {
+    absl::StatusOr<std::unique_ptr<MetricsLog>> m = MetricsLog::Create(o.metrics_out);
+    if (!m.ok()) return ReportError(m.status());
+    metrics = *std::move(m);
+  }
   // Throughput counts from the end of the first step, which also places,
   // partitions and prepares the graph (tens of milliseconds).
   const absl::Time start = absl::Now();
@@ -161,6 +170,7 @@ int Train(const tensorflow::GraphDef& graph, const std::string& source,
     absl::StatusOr<Batch> next = batches.Next();
     if (!next.ok()) return ReportError(next.status());
     Batch& b = *next;
+    const absl::Time step_start = absl::Now();
     absl::Status s = session->Run({{"images", b.images}, {"labels", b.labels}},
                                   fetches, {"train_op"}, &out);
     if (!s.ok()) {
@@ -176,6 +186,12 @@ int Train(const tensorflow::GraphDef& graph, const std::string& source,
     accuracies.push_back(*accuracy);
     progress.Step(step, losses.back(), accuracies.back(), info->has_accuracy,
                   examples_per_s(step));
+    if (metrics != nullptr) {
+      const absl::Time now = absl::Now();
+      metrics->Write(step, absl::ToDoubleSeconds(now - start),
+                     absl::ToDoubleSeconds(now - step_start), *loss,
+                     info->has_accuracy, *accuracy, step * info->batch);
+    }
     if (events != nullptr) {
       if (absl::Status s = WriteStepScalars(*events, step, *loss, info->has_accuracy,
                                             *accuracy, examples_per_s(step));
@@ -230,6 +246,7 @@ int TrainCommand(int argc, char** argv) {
                                            {"replicas-to-aggregate", kValue},
                                            {"step-timeout-s", kValue},
                                            {"logdir", kValue},
+                                           {"metrics-out", kValue},
                                            {"help", kSwitch}};
   AddModelFlags(&flags);
   AddSecurityFlags(&flags);
@@ -274,6 +291,7 @@ int TrainCommand(int argc, char** argv) {
   }
   o.data = cl.Get("data", "synthetic");
   o.logdir = cl.Get("logdir", "");
+  o.metrics_out = cl.Get("metrics-out", "");
   if (o.data != "synthetic" && o.data != "digits") {
     return usage_error(absl::StrCat("--data must be synthetic or digits, not '",
                                     o.data, "'"));
@@ -347,6 +365,7 @@ int TrainCommand(int argc, char** argv) {
     b.data_seed = o.data_seed;
     b.log_every = o.log_every;
     b.logdir = o.logdir;
+    b.metrics_out = o.metrics_out;
     return TrainBetweenGraph(*choice, b);
   }
   std::vector<std::string> devices = choice->devices;

@@ -1,5 +1,7 @@
 #include "tools/train_common.h"
 
+#include <cerrno>
+#include <cstring>
 #include <map>
 #include <utility>
 #include <vector>
@@ -75,6 +77,29 @@ absl::Status WriteStepScalars(EventWriter& events, int64_t step, double loss,
       {"loss", loss}, {"examples_per_sec", examples_per_s}};
   if (has_accuracy) scalars.emplace_back("accuracy", accuracy);
   return events.WriteScalars(step, scalars);
+}
+
+absl::StatusOr<std::unique_ptr<MetricsLog>> MetricsLog::Create(
+    const std::string& path) {
+  std::FILE* f = std::fopen(path.c_str(), "w");
+  if (f == nullptr) {
+    return absl::InvalidArgumentError(absl::StrCat(
+        "--metrics-out: cannot write '", path, "': ", std::strerror(errno)));
+  }
+  return std::unique_ptr<MetricsLog>(new MetricsLog(f));
+}
+
+MetricsLog::~MetricsLog() { std::fclose(f_); }
+
+void MetricsLog::Write(int64_t step, double wall_s, double step_s, double loss,
+                       bool has_accuracy, double accuracy, int64_t examples) {
+  std::string line = absl::StrFormat(
+      "{\"step\": %d, \"wall_s\": %.6f, \"step_s\": %.6f, \"loss\": %.9g",
+      step, wall_s, step_s, loss);
+  if (has_accuracy) absl::StrAppendFormat(&line, ", \"accuracy\": %.6g", accuracy);
+  absl::StrAppendFormat(&line, ", \"examples\": %d}\n", examples);
+  std::fputs(line.c_str(), f_);
+  std::fflush(f_);
 }
 
 }  // namespace weft

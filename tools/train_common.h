@@ -7,6 +7,7 @@
 
 #include <cstdint>
 #include <cstdio>
+#include <memory>
 #include <string>
 
 #include "absl/status/statusor.h"
@@ -40,6 +41,29 @@ class EventWriter;  // runtime/events/event_writer.h
 absl::Status WriteStepScalars(EventWriter& events, int64_t step, double loss,
                               bool has_accuracy, double accuracy,
                               double examples_per_s);
+
+// --metrics-out FILE: one JSON object per line and step, for `weft compare`
+// and other programs: {"step": global step after it, "wall_s": seconds
+// since training began, "step_s": the step's own seconds, "loss",
+// "accuracy" (when the graph has one), "examples": examples this process
+// trained on so far}. Lines are flushed as written, so a reader sees every
+// finished step even if the process is killed.
+class MetricsLog {
+ public:
+  // INVALID_ARGUMENT naming the path when it cannot be written.
+  static absl::StatusOr<std::unique_ptr<MetricsLog>> Create(
+      const std::string& path);
+  ~MetricsLog();
+  MetricsLog(const MetricsLog&) = delete;
+  MetricsLog& operator=(const MetricsLog&) = delete;
+
+  void Write(int64_t step, double wall_s, double step_s, double loss,
+             bool has_accuracy, double accuracy, int64_t examples);
+
+ private:
+  explicit MetricsLog(std::FILE* f) : f_(f) {}
+  std::FILE* f_;
+};
 
 // --data: "synthetic" (seeded) or "digits", checked against the graph's
 // feature count.

@@ -222,6 +222,15 @@ TEST(GradientsTest, EveryOpHasAGradientEntryOrIsListed) {
       "StringJoin", "StaticRegexFullMatch",
       // Integer coordinates: not differentiable (as in TensorFlow).
       "Where",
+      // Synchronous training's accumulators and token queue: what they
+      // hold are gradients already (TensorFlow has no gradient for them).
+      "ConditionalAccumulator", "AccumulatorApplyGradient",
+      "AccumulatorNumAccumulated", "AccumulatorSetGlobalStep",
+      "AccumulatorTakeGradient", "ResourceConditionalAccumulator",
+      "ResourceAccumulatorApplyGradient", "ResourceAccumulatorNumAccumulated",
+      "ResourceAccumulatorSetGlobalStep", "ResourceAccumulatorTakeGradient",
+      "FIFOQueueV2", "QueueEnqueueV2", "QueueEnqueueManyV2", "QueueDequeueV2",
+      "QueueDequeueManyV2", "QueueSizeV2", "QueueCloseV2",
       // Ref control flow (variables' refs are not differentiated), and the
       // stacks, which only the gradients of loops build.
       "RefSwitch", "RefMerge", "RefEnter", "RefExit", "RefNextIteration",

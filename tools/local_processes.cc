@@ -1,0 +1,138 @@
+#include "tools/local_processes.h"
+
+#include <fcntl.h>
+#include <netinet/in.h>
+#include <sys/prctl.h>
+#include <sys/socket.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <cerrno>
+#include <cstdio>
+#include <cstring>
+#include <fstream>
+#include <sstream>
+#include <utility>
+
+#include "absl/strings/str_cat.h"
+#include "absl/strings/str_join.h"
+#include "absl/time/clock.h"
+
+namespace weft {
+
+int FreeLoopbackPort() {
+  const int fd = socket(AF_INET, SOCK_STREAM, 0);
+  if (fd < 0) return -1;
+  sockaddr_in addr{};
+  addr.sin_family = AF_INET;
+  addr.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+  int port = -1;
+  socklen_t len = sizeof(addr);
+  if (bind(fd, reinterpret_cast<sockaddr*>(&addr), sizeof(addr)) == 0 &&
+      getsockname(fd, reinterpret_cast<sockaddr*>(&addr), &len) == 0) {
+    port = ntohs(addr.sin_port);
+  }
+  close(fd);
+  return port;
+}
+
+absl::StatusOr<ClusterSpec> LocalCluster(int64_t ps, int64_t workers) {
+  std::vector<std::string> jobs;
+  for (const auto& [job, n] : {std::pair<const char*, int64_t>{"ps", ps},
+                               {"worker", workers}}) {
+    std::vector<std::string> addresses;
+    for (int64_t i = 0; i < n; ++i) {
+      const int port = FreeLoopbackPort();
+      if (port <= 0) {
+        return absl::ResourceExhaustedError(absl::StrCat(
+            "could not find a free loopback port: ", std::strerror(errno)));
+      }
+      addresses.push_back(absl::StrCat("127.0.0.1:", port));
+    }
+    if (n > 0) jobs.push_back(absl::StrCat(job, "=", absl::StrJoin(addresses, ",")));
+  }
+  return ParseClusterSpec(absl::StrJoin(jobs, ";"));
+}
+
+std::string Tail(const std::string& path, size_t bytes) {
+  std::ifstream in(path, std::ios::binary);
+  std::stringstream ss;
+  ss << in.rdbuf();
+  std::string text = ss.str();
+  if (text.size() > bytes) text = "..." + text.substr(text.size() - bytes);
+  return text;
+}
+
+std::string ExitText(int status) {
+  if (WIFEXITED(status)) return absl::StrCat("exit status ", WEXITSTATUS(status));
+  if (WIFSIGNALED(status)) {
+    return absl::StrCat("killed by signal ", WTERMSIG(status), " (",
+                        strsignal(WTERMSIG(status)), ")");
+  }
+  return "ended";
+}
+
+absl::Status SpawnWeft(const std::vector<std::string>& args,
+                       const sigset_t& blocked, Child* c) {
+  const int fd = open(c->log.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
+  if (fd < 0) {
+    return absl::FailedPreconditionError(absl::StrCat(
+        "cannot write the log ", c->log, ": ", std::strerror(errno)));
+  }
+  std::vector<std::string> all = {"weft"};
+  all.insert(all.end(), args.begin(), args.end());
+  std::vector<char*> argv;
+  for (std::string& a : all) argv.push_back(a.data());
+  argv.push_back(nullptr);
+  const pid_t parent = getpid();
+  const pid_t pid = fork();
+  if (pid < 0) {
+    close(fd);
+    return absl::ResourceExhaustedError(absl::StrCat(
+        "cannot start a process for 'weft ", args.empty() ? "" : args[0],
+        "': ", std::strerror(errno)));
+  }
+  if (pid == 0) {
+    // The child: stopped with its parent however that ends.
+    prctl(PR_SET_PDEATHSIG, SIGTERM);
+    if (getppid() != parent) _exit(1);
+    dup2(fd, STDOUT_FILENO);
+    dup2(fd, STDERR_FILENO);
+    sigprocmask(SIG_UNBLOCK, &blocked, nullptr);
+    execv("/proc/self/exe", argv.data());
+    std::fprintf(stderr, "weft: cannot run /proc/self/exe: %s\n",
+                 std::strerror(errno));
+    _exit(127);
+  }
+  close(fd);
+  c->pid = pid;
+  c->running = true;
+  return absl::OkStatus();
+}
+
+bool StillRunning(Child* c) {
+  if (!c->running) return false;
+  const pid_t r = waitpid(c->pid, &c->status, WNOHANG);
+  if (r == c->pid || r < 0) c->running = false;
+  return c->running;
+}
+
+void StopAll(std::vector<Child>* children, absl::Duration grace) {
+  for (Child& c : *children) {
+    if (c.running) kill(c.pid, SIGTERM);
+  }
+  const absl::Time deadline = absl::Now() + grace;
+  for (Child& c : *children) {
+    while (StillRunning(&c)) {
+      if (absl::Now() > deadline) {
+        kill(c.pid, SIGKILL);
+        waitpid(c.pid, &c.status, 0);
+        c.running = false;
+      } else {
+        absl::SleepFor(absl::Milliseconds(20));
+      }
+    }
+  }
+}
+
+}  // namespace weft
