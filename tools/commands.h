@@ -25,6 +25,7 @@ int TrainCommand(int argc, char** argv);
 int ServerCommand(int argc, char** argv);
 int LaunchCommand(int argc, char** argv);
 int SubmitCommand(int argc, char** argv);
+int CompareCommand(int argc, char** argv);
 
 
 // Prints "error: CODE: message" to stderr and returns kExitError.

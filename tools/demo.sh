@@ -7,7 +7,11 @@
 #   3. an MLP trained on scikit-learn's 8x8 digits on one CPU device, then
 #      with two in-graph replicas (one tower per device, gradients averaged)
 #      and with its layers split over two devices: the same losses, and the
-#      throughput of each way of spreading it.
+#      throughput of each way of spreading it;
+#   4. weft compare: the same MLP in every replication mode (one process,
+#      in-graph over 2 worker tasks, between-graph async and sync with a ps
+#      task), on local clusters it starts and stops; a table, a report and
+#      pictures.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
@@ -35,3 +39,11 @@ for mode in "--mode single" "--devices cpu:0,cpu:1 --mode in-graph" \
   run train --model mlp --data digits --batch 64 --steps 300 \
     --optimizer adam --log-every 100 $mode
 done
+
+# Every replication mode on the same model, data and global batch: local
+# clusters (1 ps, 2 workers) started and stopped by weft compare itself.
+compare_out=$(mktemp -d /tmp/weft-demo-compare-XXXXXX)
+run compare --model mlp --data digits --workers 2 --ps 1 --steps 300 \
+  --optimizer adam --out "$compare_out"
+echo
+echo "The comparison's report and pictures are in $compare_out"

@@ -106,12 +106,7 @@ absl::Status WaitUntilServing(const Child& c, WorkerInterface* worker,
 }  // namespace
 
 int LaunchCommand(int argc, char** argv) {
-  sigset_t blocked;
-  sigemptyset(&blocked);
-  sigaddset(&blocked, SIGINT);
-  sigaddset(&blocked, SIGTERM);
-  sigaddset(&blocked, SIGCHLD);
-  pthread_sigmask(SIG_BLOCK, &blocked, nullptr);
+  const sigset_t blocked = BlockStopSignals();
 
   std::map<std::string, FlagKind> flags = {{"cluster", kValue},
                                            {"ps", kValue},

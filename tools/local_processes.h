@@ -31,6 +31,12 @@ struct Child {
   int status = 0;       // waitpid's, once it ended
 };
 
+// Blocks SIGINT, SIGTERM and SIGCHLD in the calling thread, so that a
+// watcher waits for them (sigwaitinfo, sigtimedwait) between its checks
+// instead of being interrupted; returns that set (SpawnWeft unblocks it in
+// the children). Call before any thread starts, so they inherit the mask.
+sigset_t BlockStopSignals();
+
 // A loopback port nothing listens on now; -1 if none could be had.
 int FreeLoopbackPort();
 // N ps and M worker tasks on free loopback ports (127.0.0.1).

@@ -17,6 +17,7 @@ constexpr char kUsage[] =
     "  server    serve one task of a cluster (TensorFlow's gRPC services)\n"
     "  launch    start a cluster's local tasks and watch them\n"
     "  submit    run a GraphDef on a cluster through its master\n"
+    "  compare   train one model in every replication mode and compare\n"
     "\n"
     "Run 'weft <command> --help' for the command's flags.\n";
 
@@ -44,6 +45,9 @@ int main(int argc, char** argv) {
   }
   if (std::strcmp(command, "server") == 0) {
     return weft::ServerCommand(argc - 2, argv + 2);
+  }
+  if (std::strcmp(command, "compare") == 0) {
+    return weft::CompareCommand(argc - 2, argv + 2);
   }
   if (std::strcmp(command, "train") == 0) {
     return weft::TrainCommand(argc - 2, argv + 2);

@@ -3,7 +3,8 @@
 # everything is already there; safe to run any number of times.
 #   Debian packages: Bazel (offline bootstrap build), protobuf/gRPC compilers
 #   and libraries, Abseil, Eigen, GoogleTest, Google Benchmark, nlohmann-json.
-#   PyPI (tests only): tensorflow-cpu 2.21.0 as a reference peer, numpy.
+#   PyPI (tests only): tensorflow-cpu 2.21.0 as a reference peer, numpy;
+#   matplotlib for weft compare's pictures.
 set -euo pipefail
 
 DEBIAN_PACKAGES=(
@@ -49,6 +50,12 @@ PY
     echo "setup: installing tensorflow-cpu==$TF_VERSION and numpy (test peers)"
     "$PYTHON" -m pip install -q --disable-pip-version-check \
       "tensorflow-cpu==$TF_VERSION" numpy 2>&1 | grep -v "as the 'root' user" || true
+  fi
+  # weft compare draws its pictures with matplotlib.
+  if ! "$PYTHON" -c "import matplotlib" 2>/dev/null; then
+    echo "setup: installing matplotlib (weft compare's pictures)"
+    "$PYTHON" -m pip install -q --disable-pip-version-check matplotlib 2>&1 |
+      grep -v "as the 'root' user" || true
   fi
   # TensorBoard's own event reader checks the event files weft train writes.
   if ! "$PYTHON" -c "import tensorboard" 2>/dev/null; then

@@ -1,0 +1,198 @@
+"""weft compare as a user runs it:
+
+  - every mode on an MLP (2 workers, 1 ps): a table row and a report.json
+    entry per run; one process moves no bytes, the distributed modes some;
+    in-graph replication trains exactly what one process trains (same
+    initial weights, data and global batch: the same final loss), and sync
+    between-graph is close to it; pictures when matplotlib is there;
+  - several worker counts give one run per count;
+  - --link-rate shapes the private loopback (where namespaces and tc are);
+  - Ctrl-C stops it, and no process it started is left;
+  - usage errors.
+
+usage: compare_cli_test.py PATH_TO_WEFT
+"""
+import json
+import os
+import shutil
+import signal
+import subprocess
+import sys
+import tempfile
+import time
+
+WEFT = os.path.abspath(sys.argv[1])
+WORK = tempfile.mkdtemp(prefix="weft_compare_")
+results = {"passed": 0, "failed": 0}
+
+
+def check(case, ok, detail=""):
+    results["passed" if ok else "failed"] += 1
+    print(f"PASS {case}" if ok else f"FAIL {case}: {detail}")
+
+
+def compare(out, *args, timeout=300):
+    return subprocess.run([WEFT, "compare", "--model", "mlp", "--out", out, *args],
+                          capture_output=True, text=True, timeout=timeout)
+
+
+def leftovers(marker):
+    """Processes whose command line names `marker` (our --out directory)."""
+    found = []
+    for pid in os.listdir("/proc"):
+        if not pid.isdigit() or int(pid) == os.getpid():
+            continue
+        try:
+            with open(f"/proc/{pid}/cmdline", "rb") as f:
+                cmd = f.read().replace(b"\0", b" ").decode(errors="replace")
+        except OSError:
+            continue
+        if marker in cmd and "compare_cli_test" not in cmd:
+            found.append(f"{pid}: {cmd[:120]}")
+    return found
+
+
+def test_every_mode():
+    out = os.path.join(WORK, "all")
+    r = compare(out, "--workers", "2", "--ps", "1", "--steps", "80")
+    check("weft compare of every mode exits 0", r.returncode == 0,
+          r.stdout[-1500:] + r.stderr[-1500:])
+    rows = [l.split()[0] for l in r.stdout.splitlines()
+            if l.split() and l.split()[0] in
+            ("single", "in-graph", "between-async", "between-sync")
+            and "examples/s" not in l and "..." not in l]
+    check("the table has a row per mode",
+          rows == ["single", "in-graph", "between-async", "between-sync"],
+          r.stdout[-1500:])
+    try:
+        report = json.load(open(os.path.join(out, "report.json")))
+    except (OSError, ValueError) as e:
+        check("report.json is written", False, str(e))
+        return
+    runs = {x["mode"]: x for x in report["runs"]}
+    check("report.json has every run, all ok",
+          sorted(runs) == ["between-async", "between-sync", "in-graph", "single"]
+          and all(x["ok"] for x in runs.values()), json.dumps(report)[:800])
+    if not all(x.get("ok") for x in runs.values()):
+        return
+    check("one process moves no bytes over the network; the distributed "
+          "modes move some (variables and gradients each step)",
+          runs["single"]["bytes_per_step"] == 0
+          and all(runs[m].get("bytes_per_step", 0) > 1000
+                  for m in ("in-graph", "between-async", "between-sync")),
+          str({m: runs[m].get("bytes_per_step") for m in runs}))
+    single, in_graph = runs["single"]["final_loss"], runs["in-graph"]["final_loss"]
+    check("in-graph over 2 worker tasks trains what one process trains "
+          f"(final loss {in_graph:.6f} vs {single:.6f})",
+          abs(in_graph - single) <= 1e-4 * single)
+    sync = runs["between-sync"]["final_loss"]
+    check(f"sync between-graph learns as much (final loss {sync:.4f} vs "
+          f"{single:.4f}: other shards of the same data)",
+          sync < 1.5 * single + 0.05)
+    check("every run has a loss curve, throughput, step times and the time "
+          "and steps to the target loss",
+          all(x["curve"] and x["examples_per_s"] > 0 and x["step_p99_ms"]
+              >= x["step_p50_ms"] > 0 and "steps_to_target" in x
+              for x in runs.values()), json.dumps(report)[:800])
+    try:
+        import matplotlib  # noqa: F401
+        have_mpl = True
+    except ImportError:
+        have_mpl = False
+    pictures = [os.path.join(out, p) for p in
+                ("loss_vs_time.png", "throughput_vs_workers.png")]
+    if have_mpl:
+        check("the pictures are drawn (matplotlib)",
+              all(os.path.getsize(p) > 10000 for p in pictures if os.path.exists(p))
+              and all(os.path.exists(p) for p in pictures)
+              and "pictures" in r.stdout, r.stdout[-400:])
+    else:
+        check("without matplotlib it says there are no pictures and why",
+              "no pictures" in r.stdout and "matplotlib" in r.stdout, r.stdout[-400:])
+    check("nothing it started is left running", not leftovers(out),
+          "\n".join(leftovers(out)))
+
+
+def test_worker_counts():
+    out = os.path.join(WORK, "counts")
+    r = compare(out, "--modes", "between-async", "--workers", "1,2", "--steps", "40")
+    report = json.load(open(os.path.join(out, "report.json"))) \
+        if os.path.exists(os.path.join(out, "report.json")) else {"runs": []}
+    check("--workers 1,2 gives a run per worker count",
+          r.returncode == 0 and [x["workers"] for x in report["runs"]] == [1, 2],
+          r.stdout[-800:] + r.stderr[-800:])
+
+
+def test_link_rate():
+    out = os.path.join(WORK, "link")
+    r = compare(out, "--modes", "between-sync", "--steps", "30",
+                "--link-rate", "100mbit")
+    if "no private network namespace" in r.stdout:
+        print("SKIP --link-rate: network namespaces are not allowed here")
+        check("--link-rate without namespaces is skipped with a message",
+              r.returncode == 0 and "--link-rate skipped" in r.stdout, r.stdout[-600:])
+        return
+    if shutil.which("tc") is None:
+        print("SKIP --link-rate shaping: tc is not installed")
+        check("--link-rate without tc says the loopback is not shaped",
+              r.returncode == 0 and "NOT shaped" in r.stdout, r.stdout[-600:])
+        return
+    check("--link-rate shapes the private loopback",
+          r.returncode == 0 and "shaped to 100mbit" in r.stdout, r.stdout[-600:])
+
+
+def test_ctrl_c():
+    out = os.path.join(WORK, "interrupted")
+    p = subprocess.Popen([WEFT, "compare", "--model", "mlp", "--out", out,
+                          "--modes", "between-sync", "--steps", "1000000"],
+                         stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)
+    metrics = os.path.join(out, "between-sync-2w-1ps", "worker0.metrics")
+    deadline = time.time() + 60
+    while time.time() < deadline and not (os.path.exists(metrics)
+                                          and os.path.getsize(metrics) > 0):
+        time.sleep(0.2)
+    training = os.path.exists(metrics) and os.path.getsize(metrics) > 0
+    p.send_signal(signal.SIGINT)
+    try:
+        output, _ = p.communicate(timeout=40)
+        rc = p.returncode
+    except subprocess.TimeoutExpired:
+        p.kill()
+        output, rc = p.communicate()[0], "timeout"
+    check("Ctrl-C during a run stops weft compare and the cluster",
+          training and rc == 130 and "stopped" in output, f"rc {rc}: {output[-600:]}")
+    time.sleep(0.5)
+    check("no process of the interrupted run is left", not leftovers(out),
+          "\n".join(leftovers(out)))
+    for line in leftovers(out):
+        os.kill(int(line.split(":")[0]), signal.SIGKILL)
+
+
+def test_usage_errors():
+    cases = [
+        (["--modes", "ring"], "unknown mode 'ring'"),
+        (["--batch", "10", "--workers", "3"], "must divide among 3 workers"),
+        (["--link-rate", "1 gbit; rm"], "--link-rate takes a tc rate"),
+        (["--workers", "0"], "--workers takes a list of counts"),
+    ]
+    for args, want in cases:
+        r = compare(os.path.join(WORK, "usage"), *args, timeout=30)
+        check(f"usage error: {' '.join(args)}", r.returncode == 2 and want in r.stderr,
+              f"rc {r.returncode}: {r.stderr[-300:]}")
+
+
+def main():
+    for test in (test_usage_errors, test_every_mode, test_worker_counts,
+                 test_link_rate, test_ctrl_c):
+        try:
+            test()
+        except Exception as e:  # noqa: BLE001 - reported as a failure
+            check(f"{test.__name__} ran to the end", False, f"{type(e).__name__}: {e}")
+    for line in leftovers(WORK):
+        os.kill(int(line.split(":")[0]), signal.SIGKILL)
+    print(f"{results['passed']} passed, {results['failed']} failed")
+    return 1 if results["failed"] else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
