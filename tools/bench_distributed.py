@@ -10,6 +10,9 @@ the same TensorFlow client driving both (bench_vs_tf.sh --only distributed).
                          would become a one-task step
   ps + worker MLP        variables on ps, forward/backward on a worker
   in-graph, 2 workers    one tower per worker, variables and update on ps
+  between-graph async    2 workers, each its own graph and session (two
+                         threads of this client), replica_device_setter,
+                         variables on ps: examples/s of both together
 
 Prints medians of --repeats runs and the ratio Weft / TensorFlow (higher
 is better for rates, lower for latency).
@@ -121,6 +124,55 @@ def mlp_steps_per_s(target, towers):
         return 1.0 / timed(sess, train, feed, steps=50, warmup=5)
 
 
+def between_async_examples_per_s(cluster, steps=150, batch=32):
+    """Two between-graph workers training the MLP asynchronously."""
+    import threading
+    sessions, trains, feeds = [], [], []
+    rng = np.random.RandomState(1)
+    for k in range(2):
+        g = tf1.Graph()
+        with g.as_default():
+            with tf1.device(tf1.train.replica_device_setter(
+                    ps_tasks=1, worker_device=f"/job:worker/task:{k}")):
+                init_rng = np.random.RandomState(0)
+                w1 = tf1.Variable(init_rng.randn(64, 256).astype(np.float32) * 0.1)
+                w2 = tf1.Variable(init_rng.randn(256, 256).astype(np.float32) * 0.1)
+                w3 = tf1.Variable(init_rng.randn(256, 10).astype(np.float32) * 0.1)
+                x = tf1.placeholder(tf.float32, [batch, 64])
+                y = tf1.placeholder(tf.int64, [batch])
+                h = tf1.nn.relu(tf1.matmul(x, w1))
+                h = tf1.nn.relu(tf1.matmul(h, w2))
+                loss = tf1.reduce_mean(tf1.nn.sparse_softmax_cross_entropy_with_logits(
+                    labels=y, logits=tf1.matmul(h, w3)))
+                train = tf1.train.GradientDescentOptimizer(0.1).minimize(loss)
+                init = tf1.global_variables_initializer()
+        sess = tf1.Session(cluster.target("worker", k), graph=g)
+        if k == 0:
+            sess.run(init)
+        sessions.append(sess)
+        trains.append(train)
+        feeds.append({x: rng.randn(batch, 64).astype(np.float32),
+                      y: rng.randint(0, 10, batch)})
+    for k in range(2):  # warm up: prepare each worker's step
+        for _ in range(3):
+            sessions[k].run(trains[k], feeds[k])
+
+    def work(k):
+        for _ in range(steps):
+            sessions[k].run(trains[k], feeds[k])
+
+    threads = [threading.Thread(target=work, args=(k,)) for k in range(2)]
+    start = time.perf_counter()
+    for t in threads:
+        t.start()
+    for t in threads:
+        t.join()
+    seconds = time.perf_counter() - start
+    for sess in sessions:
+        sess.close()
+    return 2 * steps * batch / seconds
+
+
 def measure(kind):
     jobs = {"ps": 1, "worker": 2}
     cluster = local_cluster.Cluster(
@@ -136,6 +188,7 @@ def measure(kind):
         out["MLP ps+worker (steps/s)"] = mlp_steps_per_s(t, ["/job:worker/task:0"])
         out["MLP in-graph 2 workers (steps/s)"] = mlp_steps_per_s(
             t, ["/job:worker/task:0", "/job:worker/task:1"])
+        out["MLP between-async 2 workers (ex/s)"] = between_async_examples_per_s(cluster)
         return out
     finally:
         cluster.close()
