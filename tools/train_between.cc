@@ -31,6 +31,9 @@ namespace weft {
 namespace {
 
 constexpr char kReadyPrefix[] = "weft_ready/";
+// Variables placed on the workers' job are local variables (the sync local
+// step): each worker initialises its own, and checkpoints leave them out.
+constexpr char kLocalJob[] = "/job:worker";
 
 // One VarIsInitializedOp / IsVariableInitialized per variable, beside it;
 // the names to fetch. Fetching them all tells whether the model is ready.
@@ -43,7 +46,7 @@ std::vector<std::string> AddReadinessChecks(tensorflow::GraphDef* graph) {
     const tensorflow::NodeDef& var = graph->node(i);
     const bool resource = var.op() == "VarHandleOp";
     if (!resource && var.op() != "VariableV2") continue;
-    if (absl::StartsWith(var.device(), "/job:worker")) continue;
+    if (absl::StartsWith(var.device(), kLocalJob)) continue;
     tensorflow::NodeDef check;
     check.set_name(absl::StrCat(kReadyPrefix, var.name()));
     check.set_op(resource ? "VarIsInitializedOp" : "IsVariableInitialized");
@@ -198,8 +201,8 @@ absl::Status Worker::Diagnose(absl::Status s, const std::string& what) const {
              ? " (a synchronous step waits for every worker's gradients "
                "it aggregates)"
              : ""),
-        ": ", absl::StrJoin(silent, "; "),
-        ". A task that does not answer has died or is cut off: restart it",
+        ": not answering: [", absl::StrJoin(silent, "] ["),
+        "]. A task that does not answer has died or is cut off: restart it",
         resume, choice_.mode == "between-sync"
                     ? ", or train with backup workers (--replicas-to-aggregate "
                       "below the number of workers)"
@@ -252,7 +255,7 @@ absl::Status Worker::Run() {
   setter.strategy = o_.strategy;
   WEFT_RETURN_IF_ERROR(ApplyReplicaDeviceSetter(setter, &graph));
   if (!o_.checkpoint_dir.empty()) {
-    WEFT_ASSIGN_OR_RETURN(saver_, AddSaver(&graph));
+    WEFT_ASSIGN_OR_RETURN(saver_, AddSaver(&graph, kLocalJob));
   }
   ready_checks_ = AddReadinessChecks(&graph);
   const std::string global_step = GlobalStepRead(graph);

@@ -70,7 +70,8 @@ std::vector<std::string> ShardPrefixes(const std::string& prefix, int num_shards
   return out;
 }
 
-absl::StatusOr<SaverNodes> AddSaver(tensorflow::GraphDef* graph) {
+absl::StatusOr<SaverNodes> AddSaver(tensorflow::GraphDef* graph,
+                                    const std::string& local_prefix) {
   std::map<std::string, std::vector<Var>> by_device;  // sorted: stable shards
   for (const tensorflow::NodeDef& n : graph->node()) {
     if (n.name().rfind("save/", 0) == 0) {
@@ -79,6 +80,9 @@ absl::StatusOr<SaverNodes> AddSaver(tensorflow::GraphDef* graph) {
     }
     const bool resource = n.op() == "VarHandleOp";
     if (!resource && n.op() != "VariableV2") continue;
+    if (!local_prefix.empty() && n.device().rfind(local_prefix, 0) == 0) {
+      continue;  // a local variable: each task's own, not the model's
+    }
     auto dtype = n.attr().find("dtype");
     if (dtype == n.attr().end()) {
       return absl::InvalidArgumentError(

@@ -36,7 +36,12 @@ struct SaverNodes {
   int num_variables = 0;
 };
 
-absl::StatusOr<SaverNodes> AddSaver(tensorflow::GraphDef* graph);
+// Variables whose device starts with `local_prefix` (when not empty; e.g.
+// "/job:worker", where SyncReplicasOptimizer's local step lives) are local
+// variables, each task's own, and are left out, as TensorFlow's Saver
+// leaves out its LOCAL_VARIABLES.
+absl::StatusOr<SaverNodes> AddSaver(tensorflow::GraphDef* graph,
+                                    const std::string& local_prefix = "");
 
 // "<prefix>_temp/part-00000-of-00002", ...: what `parts` is fed.
 std::vector<std::string> ShardPrefixes(const std::string& prefix, int num_shards);

@@ -268,6 +268,39 @@ def test_sync_training(steps=300):
         stop(ps)
 
 
+def test_sync_checkpoints_resume():
+    ckpt = os.path.join(WORK, "sync_ckpt")
+    spec, _ = cluster(1, 2)
+    ps = start_ps(spec, 1)
+    try:
+        w = [start(f"sc{i}", worker_args(spec, i, 100, "--checkpoint-dir", ckpt,
+                                        mode="between-sync")) for i in (1, 0)]
+        outs = [finish(p) for p in w]
+        saved = re.findall(r"saved (\S+/model-100) \((\d+) shards?\)", outs[1][1])
+        check("sync training saves a checkpoint of the ps variables only (the "
+              "workers' local steps are not saved: one shard for one ps)",
+              all(rc == 0 for rc, _ in outs) and saved and saved[0][1] == "1",
+              outs[1][1][-800:])
+    finally:
+        stop(ps)
+    spec, _ = cluster(1, 2)
+    ps = start_ps(spec, 1)
+    try:
+        w = [start(f"sr{i}", worker_args(spec, i, 150, "--checkpoint-dir", ckpt,
+                                        mode="between-sync")) for i in (1, 0)]
+        outs = [finish(p) for p in w]
+        d = [sync_done(o) for _, o in outs]
+        first = re.search(r"^step +(\d+)/150", outs[1][1], re.M)
+        check("a new sync cluster resumes from the checkpoint: every worker "
+              "computes the remaining 50 steps' gradients",
+              all(rc == 0 for rc, _ in outs) and "restored" in outs[1][1]
+              and first and int(first.group(1)) > 100
+              and all(x and x[0] == 50 for x in d),
+              "\n".join(o[-700:] for _, o in outs))
+    finally:
+        stop(ps)
+
+
 def test_sync_dead_worker():
     # No backup: the job stops, naming the dead worker.
     spec, _ = cluster(1, 2)
@@ -340,6 +373,7 @@ def main():
     try:
         for test in (test_usage_errors, test_no_chief_is_named,
                      test_async_training, test_sync_training,
+                     test_sync_checkpoints_resume,
                      test_sync_dead_worker, test_two_ps_tasks,
                      test_checkpoints_resume_a_new_cluster):
             try:
