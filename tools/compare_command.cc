@@ -71,8 +71,9 @@ constexpr char kUsage[] =
     "DIR/throughput_vs_workers.png (with python3 and matplotlib).\n"
     "\n"
     "  --model M         mlp, cnn or transformer\n"
-    "  --modes LIST      of single, in-graph, between-async, between-sync\n"
-    "                    (default: all of them)\n"
+    "  --modes LIST      of single, model-parallel (one process, layers over\n"
+    "                    2 CPU devices; mlp and cnn), in-graph, between-async,\n"
+    "                    between-sync (default: all of them)\n"
     "  --workers LIST    worker counts to run the distributed modes with\n"
     "                    (default 2)\n"
     "  --ps LIST         ps task counts for the between-graph modes (default 1)\n"
@@ -289,10 +290,11 @@ bool Comparison::Run(const RunSpec& spec, RunResult* r) {
     StopAll(&servers);
     return true;
   };
+  const bool local = spec.mode == "single" || spec.mode == "model-parallel";
   const int w = spec.workers;
   const int64_t per_worker = f_.batch / w;
   absl::StatusOr<ClusterSpec> cluster =
-      spec.mode == "single" ? absl::StatusOr<ClusterSpec>(ClusterSpec())
+      local ? absl::StatusOr<ClusterSpec>(ClusterSpec())
                             : LocalCluster(std::max(spec.ps, 1), w);
   if (!cluster.ok()) return fail(std::string(cluster.status().message()));
   const std::string cspec = cluster->ToString();
@@ -314,9 +316,14 @@ bool Comparison::Run(const RunSpec& spec, RunResult* r) {
     metrics.push_back(absl::StrCat(r->log_dir, "/", name, ".metrics"));
     return metrics.back();
   };
-  if (spec.mode == "single") {
+  if (local) {
     std::vector<std::string> a = {"train", "--steps", absl::StrCat(f_.steps),
                                   "--metrics-out", metrics_file("train")};
+    if (spec.mode == "model-parallel") {
+      for (const char* x : {"--devices", "cpu:0,cpu:1", "--mode", "model-parallel"}) {
+        a.push_back(x);
+      }
+    }
     for (auto& x : ModelArgs(f_.batch)) a.push_back(x);
     if (!spawn(&trainers, a, "train", {})) return fail(r->error);
   } else {
@@ -376,10 +383,12 @@ bool Comparison::Run(const RunSpec& spec, RunResult* r) {
         }
       }
       std::reverse(metrics.begin(), metrics.end());  // worker 0 first
+      std::reverse(trainers.begin(), trainers.end());
     }
   }
-  // Watch: poll the metrics, sample the loopback once every trainer is
-  // past its first step (setup traffic is not a step's), stop on Ctrl-C.
+  // Watch: poll the metrics, sample the loopback once the chief is past
+  // its first step (its setup traffic is not a step's; that of a worker
+  // joining later is counted), stop on Ctrl-C.
   const absl::Time give_up = absl::Now() + f_.run_timeout;
   int64_t bytes0 = -1, examples0 = 0;
   for (;;) {
@@ -408,9 +417,9 @@ bool Comparison::Run(const RunSpec& spec, RunResult* r) {
     if (bytes0 < 0 && !all_done) {
       int64_t examples = 0;
       bool started = true;
-      for (const std::string& m : metrics) {
-        std::vector<Metric> v = ReadMetrics(m);
-        if (v.size() < 2) started = false;
+      for (size_t i = 0; i < metrics.size(); ++i) {
+        std::vector<Metric> v = ReadMetrics(metrics[i]);
+        if (i == 0 && v.size() < 2) started = false;
         if (!v.empty()) examples += v.back().examples;
       }
       if (started) {
@@ -432,8 +441,13 @@ bool Comparison::Run(const RunSpec& spec, RunResult* r) {
   std::vector<std::vector<Metric>> all;
   for (const std::string& m : metrics) all.push_back(ReadMetrics(m));
   int64_t examples1 = 0;
+  // A worker of an async run may find the job done after a step or none.
+  if (all.front().size() < 2) {
+    return fail(absl::StrCat("the chief wrote fewer than 2 steps of metrics (",
+                             metrics.front(), ")"));
+  }
   for (const auto& v : all) {
-    if (v.size() < 2) return fail("a trainer wrote fewer than 2 steps of metrics");
+    if (v.empty()) continue;
     const double span = v.back().wall_s - v.front().wall_s;
     if (span > 0) r->examples_per_s += (v.back().examples - v.front().examples) / span;
     examples1 += v.back().examples;
@@ -444,7 +458,7 @@ bool Comparison::Run(const RunSpec& spec, RunResult* r) {
   r->step_p50_ms = Percentile(step_ms, 0.5);
   r->step_p99_ms = Percentile(step_ms, 0.99);
   const double batches = static_cast<double>(examples1 - examples0) / f_.batch;
-  if (spec.mode == "single") {
+  if (local) {
     r->bytes_per_step = 0;  // one process: nothing crosses a network
   } else if (bytes0 >= 0 && bytes1 >= bytes0 && batches > 0) {
     r->bytes_per_step = (bytes1 - bytes0) / batches;
@@ -456,8 +470,7 @@ bool Comparison::Run(const RunSpec& spec, RunResult* r) {
   }
   r->has_accuracy = chief.back().has_accuracy;
   // The chief's curve, smoothed over 10 steps; its position in global
-  // batches from the examples every trainer has trained on (the chief's
-  // share times the number of trainers).
+  // batches from the global step (async: one per worker update of B/W).
   double sum = 0;
   for (size_t i = 0; i < chief.size(); ++i) {
     sum += chief[i].loss;
@@ -466,8 +479,7 @@ bool Comparison::Run(const RunSpec& spec, RunResult* r) {
     r->curve.emplace_back(chief[i].wall_s, mean);
     r->curve_steps.emplace_back(
         chief[i].wall_s,
-        static_cast<int64_t>(std::llround(static_cast<double>(chief[i].examples) *
-                                          all.size() / f_.batch)));
+        spec.mode == "between-async" ? chief[i].step / w : chief[i].step);
   }
   r->ok = true;
   return true;
@@ -563,15 +575,23 @@ int CompareCommand(int argc, char** argv) {
     }
     f.target_loss = t;
   }
-  const std::vector<std::string> known = {"single", "in-graph", "between-async",
-                                          "between-sync"};
-  f.modes = absl::StrSplit(cl.Get("modes", absl::StrJoin(known, ",")), ',');
+  const std::vector<std::string> known = {"single", "model-parallel", "in-graph",
+                                          "between-async", "between-sync"};
+  // The transformer has no layers to split (graph/models/models.h).
+  std::vector<std::string> defaults = known;
+  if (f.model == "transformer") {
+    defaults.erase(std::find(defaults.begin(), defaults.end(), "model-parallel"));
+  }
+  f.modes = absl::StrSplit(cl.Get("modes", absl::StrJoin(defaults, ",")), ',');
   for (const std::string& m : f.modes) {
     if (std::find(known.begin(), known.end(), m) == known.end()) {
       return usage(absl::StrCat("unknown mode '", m, "' in --modes (",
                                 absl::StrJoin(known, ", "),
-                                "; allreduce, model-parallel and hybrid are not "
-                                "compared yet)"));
+                                "; allreduce and hybrid are not compared yet)"));
+    }
+    if (m == "model-parallel" && f.model == "transformer") {
+      return usage("--modes model-parallel needs mlp or cnn (the transformer's "
+                   "layers are not split)");
     }
   }
   for (int w : f.workers) {
@@ -595,7 +615,7 @@ int CompareCommand(int argc, char** argv) {
 
   std::vector<RunSpec> plan;
   for (const std::string& m : f.modes) {
-    if (m == "single") {
+    if (m == "single" || m == "model-parallel") {
       plan.push_back({m, 1, 0});
     } else if (m == "in-graph") {
       for (int w : f.workers) plan.push_back({m, w, 1});

@@ -47,9 +47,10 @@ def main(report_path, out_dir):
     for mode in modes:
         points = sorted((r["workers"], r["examples_per_s"])
                         for r in runs if r["mode"] == mode)
-        if mode == "single":
-            ax.axhline(points[0][1], color="black", linestyle="--",
-                       label="single (one process)")
+        if mode in ("single", "model-parallel"):
+            ax.axhline(points[0][1], color="black",
+                       linestyle="--" if mode == "single" else ":",
+                       label=f"{mode} (one process)")
             continue
         ax.plot([p[0] for p in points], [p[1] for p in points], marker="o",
                 label=mode)

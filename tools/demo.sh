@@ -9,7 +9,7 @@
 #      and with its layers split over two devices: the same losses, and the
 #      throughput of each way of spreading it;
 #   4. weft compare: the same MLP in every replication mode (one process,
-#      in-graph over 2 worker tasks, between-graph async and sync with a ps
+#      layers over 2 devices, in-graph over 2 worker tasks, between-graph async and sync with a ps
 #      task), on local clusters it starts and stops; a table, a report and
 #      pictures.
 set -euo pipefail

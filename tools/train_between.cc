@@ -169,7 +169,7 @@ absl::Status Worker::InitOrWait(Session* session) {
                        " of ", total, " ready"));
       next_log = now + absl::Seconds(5);
     }
-    absl::SleepFor(absl::Milliseconds(200));
+    absl::SleepFor(absl::Milliseconds(50));
     WEFT_ASSIGN_OR_RETURN(ready, CountReady(session));
   }
   return absl::OkStatus();

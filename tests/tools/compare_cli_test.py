@@ -1,6 +1,6 @@
 """weft compare as a user runs it:
 
-  - every mode on an MLP (2 workers, 1 ps): a table row and a report.json
+  - every mode on an MLP (model parallelism over 2 devices; 2 workers, 1 ps): a table row and a report.json
     entry per run; one process moves no bytes, the distributed modes some;
     in-graph replication trains exactly what one process trains (same
     initial weights, data and global batch: the same final loss), and sync
@@ -59,10 +59,12 @@ def test_every_mode():
           r.stdout[-1500:] + r.stderr[-1500:])
     rows = [l.split()[0] for l in r.stdout.splitlines()
             if l.split() and l.split()[0] in
-            ("single", "in-graph", "between-async", "between-sync")
+            ("single", "model-parallel", "in-graph", "between-async",
+             "between-sync")
             and "examples/s" not in l and "..." not in l]
     check("the table has a row per mode",
-          rows == ["single", "in-graph", "between-async", "between-sync"],
+          rows == ["single", "model-parallel", "in-graph", "between-async",
+                   "between-sync"],
           r.stdout[-1500:])
     try:
         report = json.load(open(os.path.join(out, "report.json")))
@@ -71,13 +73,15 @@ def test_every_mode():
         return
     runs = {x["mode"]: x for x in report["runs"]}
     check("report.json has every run, all ok",
-          sorted(runs) == ["between-async", "between-sync", "in-graph", "single"]
+          sorted(runs) == ["between-async", "between-sync", "in-graph",
+                           "model-parallel", "single"]
           and all(x["ok"] for x in runs.values()), json.dumps(report)[:800])
     if not all(x.get("ok") for x in runs.values()):
         return
     check("one process moves no bytes over the network; the distributed "
           "modes move some (variables and gradients each step)",
           runs["single"]["bytes_per_step"] == 0
+          and runs["model-parallel"]["bytes_per_step"] == 0
           and all(runs[m].get("bytes_per_step", 0) > 1000
                   for m in ("in-graph", "between-async", "between-sync")),
           str({m: runs[m].get("bytes_per_step") for m in runs}))
@@ -85,6 +89,10 @@ def test_every_mode():
     check("in-graph over 2 worker tasks trains what one process trains "
           f"(final loss {in_graph:.6f} vs {single:.6f})",
           abs(in_graph - single) <= 1e-4 * single)
+    split = runs["model-parallel"]["final_loss"]
+    check("model parallelism (layers over 2 devices) trains what one device "
+          f"trains (final loss {split:.6f} vs {single:.6f})",
+          abs(split - single) <= 1e-4 * single)
     sync = runs["between-sync"]["final_loss"]
     check(f"sync between-graph learns as much (final loss {sync:.4f} vs "
           f"{single:.4f}: other shards of the same data)",
@@ -174,6 +182,7 @@ def test_usage_errors():
         (["--batch", "10", "--workers", "3"], "must divide among 3 workers"),
         (["--link-rate", "1 gbit; rm"], "--link-rate takes a tc rate"),
         (["--workers", "0"], "--workers takes a list of counts"),
+        (["--modes", "allreduce"], "allreduce and hybrid are not compared yet"),
     ]
     for args, want in cases:
         r = compare(os.path.join(WORK, "usage"), *args, timeout=30)
