@@ -13,7 +13,8 @@ loopback with free ports; every child killed by pid at the end.
   - between-sync (SyncReplicasOptimizer): 2 workers each compute one
     gradient per global step; a killed worker stops the job with an error
     naming it (task and address) within the step timeout, and with a backup
-    worker (--replicas-to-aggregate 2 of 3) the others train on;
+    worker (--replicas-to-aggregate 2 of 3) the others train on; a killed ps
+    stops every worker, naming it; a sync job resumes from its checkpoint;
   - usage errors for flags that do not go together.
 
 usage: between_graph_cli_test.py PATH_TO_WEFT
@@ -320,6 +321,26 @@ def test_sync_dead_worker():
               started and rc != 0 and time.time() - t < 40
               and f"/job:worker/task:1 ({addr1})" in out and "restart it" in out
               and "--replicas-to-aggregate" in out, out[-1200:])
+    finally:
+        stop(ps)
+    # A dead ps: every worker stops, naming it and its address.
+    spec, ps_addrs = cluster(1, 2)
+    ps = start_ps(spec, 1)
+    try:
+        args = ("--step-timeout-s", "5", "--log-every", "50")
+        w = [start(f"p{i}", worker_args(spec, i, 1000000, *args, mode="between-sync"))
+             for i in (1, 0)]
+        started = wait_for_line(w[1][1], r"^step +\d+/")
+        ps[0][0].kill()
+        ps[0][0].wait()
+        t = time.time()
+        outs = [finish(p, timeout=60) for p in w]
+        check("sync: a killed ps stops every worker within the timeout, naming "
+              "the ps and its address",
+              started and time.time() - t < 40
+              and all(rc != 0 and f"/job:ps/replica:0/task:0 at {ps_addrs[0]}" in o
+                      for rc, o in outs),
+              "\n".join(o[-700:] for _, o in outs))
     finally:
         stop(ps)
     # A backup worker: 2 of 3 gradients per step; one dies, two train on.
