@@ -52,8 +52,8 @@ struct TypeTag {
 };
 
 // Calls fn(TypeTag<S>{}) where S is a type with the size and copy semantics
-// of `dtype`'s elements: uintN_t for plain-memory dtypes, std::string and
-// ResourceHandle for the object dtypes. Returns false for other dtypes.
+// of `dtype`'s elements: uintN_t for plain-memory dtypes, std::string,
+// ResourceHandle and Variant for the object dtypes. Returns false for other dtypes.
 template <typename Fn>
 bool VisitStorage(DataType dtype, Fn&& fn) {
   if (dtype == DT_STRING) {
@@ -62,6 +62,10 @@ bool VisitStorage(DataType dtype, Fn&& fn) {
   }
   if (dtype == DT_RESOURCE) {
     fn(TypeTag<ResourceHandle>{});
+    return true;
+  }
+  if (dtype == DT_VARIANT) {
+    fn(TypeTag<Variant>{});
     return true;
   }
   switch (DataTypeSize(dtype)) {

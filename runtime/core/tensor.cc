@@ -16,6 +16,8 @@ size_t ElementBytes(DataType dtype) {
       return sizeof(std::string);
     case DT_RESOURCE:
       return sizeof(ResourceHandle);
+    case DT_VARIANT:
+      return sizeof(Variant);
     default:
       return DataTypeSize(dtype);
   }
@@ -38,8 +40,8 @@ TensorBuffer* TensorBuffer::New(Allocator* allocator, DataType dtype,
   DeviceMemoryAllocator* device = nullptr;
   if (allocator != CpuAllocator()) {
     device = AsDeviceMemory(allocator);
-    if (device != nullptr && (dtype == DT_STRING || dtype == DT_RESOURCE)) {
-      allocator = CpuAllocator();  // strings and handles live on the host
+    if (device != nullptr && DataTypeIsObject(dtype)) {
+      allocator = CpuAllocator();  // C++ objects live on the host
       device = nullptr;
     }
   }
@@ -69,6 +71,9 @@ TensorBuffer* TensorBuffer::New(Allocator* allocator, DataType dtype,
   } else if (dtype == DT_RESOURCE) {
     auto* p = reinterpret_cast<ResourceHandle*>(buf->data_);
     for (int64_t i = 0; i < num_elements; ++i) new (p + i) ResourceHandle;
+  } else if (dtype == DT_VARIANT) {
+    auto* p = reinterpret_cast<Variant*>(buf->data_);
+    for (int64_t i = 0; i < num_elements; ++i) new (p + i) Variant;
   }
   return buf;
 }
@@ -86,6 +91,9 @@ void TensorBuffer::Unref() {
   } else if (dtype_ == DT_RESOURCE) {
     auto* p = reinterpret_cast<ResourceHandle*>(data_);
     for (int64_t i = 0; i < num_elements_; ++i) p[i].~ResourceHandle();
+  } else if (dtype_ == DT_VARIANT) {
+    auto* p = reinterpret_cast<Variant*>(data_);
+    for (int64_t i = 0; i < num_elements_; ++i) p[i].~Variant();
   }
   Allocator* allocator = allocator_;
   size_t block = block_bytes_;
@@ -173,6 +181,8 @@ Tensor Tensor::DeepCopy() const {
   } else if (dtype_ == DT_RESOURCE) {
     std::copy_n(data<ResourceHandle>(), NumElements(),
                 copy.data<ResourceHandle>());
+  } else if (dtype_ == DT_VARIANT) {
+    std::copy_n(data<Variant>(), NumElements(), copy.data<Variant>());
   } else {
     std::memcpy(copy.data_, data_, TotalBytes());
   }
@@ -191,6 +201,9 @@ std::string ElementToString(const std::string& v) {
 std::string ElementToString(const ResourceHandle& v) {
   return absl::StrCat("<resource ", v.container, "/", v.name, ">");
 }
+std::string ElementToString(const Variant& v) {
+  return v.value == nullptr ? "<empty variant>" : v.value->DebugString();
+}
 std::string ElementToString(Half v) { return absl::StrCat(HalfToFloat(v)); }
 std::string ElementToString(BFloat16 v) {
   return absl::StrCat(BFloat16ToFloat(v));
@@ -204,6 +217,7 @@ std::string ElementToString(uint8_t v) { return absl::StrCat(int{v}); }
 std::string Tensor::ElementString(int64_t i) const {
   std::string out = "?";
   if (!InHostMemory(*this)) return out;
+  if (dtype_ == DT_VARIANT) return ElementToString(data<Variant>()[i]);
   WEFT_SWITCH_ALL_TYPES(dtype_, out = ElementToString(data<T>()[i]), break);
   return out;
 }

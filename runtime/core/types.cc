@@ -65,7 +65,8 @@ size_t DataTypeSize(DataType dtype) {
 }
 
 bool DataTypeIsObject(DataType dtype) {
-  return dtype == tensorflow::DT_STRING || dtype == tensorflow::DT_RESOURCE;
+  return dtype == tensorflow::DT_STRING || dtype == tensorflow::DT_RESOURCE ||
+         dtype == tensorflow::DT_VARIANT;
 }
 
 bool DataTypeIsSupported(DataType dtype) {

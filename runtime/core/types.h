@@ -11,6 +11,7 @@
 #define WEFT_RUNTIME_CORE_TYPES_H_
 
 #include <cstdint>
+#include <memory>
 #include <string>
 #include <vector>
 
@@ -63,6 +64,27 @@ struct ResourceHandle {
   DataType dtype = DT_INVALID;  // of the variable it names, when known
 };
 
+// The element type of DT_VARIANT tensors: an immutable C++ object (a
+// TensorList, ops/cpu/tensor_list.h) shared by every tensor that holds it,
+// or nothing (a default-constructed Variant). Kernels never change a value in
+// place: an op that "modifies" a list makes a new one that shares the
+// unchanged element tensors, so copying a Variant is one reference count.
+class VariantValue {
+ public:
+  virtual ~VariantValue() = default;
+  // TensorFlow's name for the type, e.g. "tensorflow::TensorList".
+  virtual std::string TypeName() const = 0;
+  virtual std::string DebugString() const = 0;
+};
+struct Variant {
+  std::shared_ptr<const VariantValue> value;
+  // The value as a T, or null when it holds nothing or something else.
+  template <typename T>
+  const T* get() const {
+    return dynamic_cast<const T*>(value.get());
+  }
+};
+
 template <typename T>
 struct DataTypeToEnum;
 #define WEFT_MATCH_TYPE_AND_ENUM(TYPE, ENUM)          \
@@ -85,12 +107,14 @@ WEFT_MATCH_TYPE_AND_ENUM(std::string, DT_STRING);
 WEFT_MATCH_TYPE_AND_ENUM(Half, DT_HALF);
 WEFT_MATCH_TYPE_AND_ENUM(BFloat16, DT_BFLOAT16);
 WEFT_MATCH_TYPE_AND_ENUM(ResourceHandle, DT_RESOURCE);
+WEFT_MATCH_TYPE_AND_ENUM(Variant, DT_VARIANT);
 #undef WEFT_MATCH_TYPE_AND_ENUM
 
 // Bytes per element; 0 for types that are not plain memory (string,
-// resource) and for types Weft cannot store.
+// resource, variant) and for types Weft cannot store.
 size_t DataTypeSize(DataType dtype);
-// True for string and resource: elements are C++ objects, not raw bytes.
+// True for string, resource and variant: elements are C++ objects, not raw
+// bytes.
 bool DataTypeIsObject(DataType dtype);
 // True if Weft can hold tensors of this type at all.
 bool DataTypeIsSupported(DataType dtype);
@@ -114,8 +138,8 @@ absl::StatusOr<DataType> ParseDataType(absl::string_view name);
 
 std::string DataTypeVectorString(const DataTypeVector& types);
 
-// Calls fn(T{}) with the C++ type of a plain-memory or string dtype;
-// returns false if the dtype has no C++ mapping here.
+// Calls fn(T{}) with the C++ type of a plain-memory, string or resource
+// dtype (variant is left to DEFAULT: no kernel does arithmetic on it).
 #define WEFT_CASE_TYPE(ENUM, TYPE, ...) \
   case tensorflow::ENUM: {              \
     using T = TYPE;                     \

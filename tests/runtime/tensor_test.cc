@@ -70,11 +70,38 @@ TEST(Tensor, StringsAreObjects) {
   EXPECT_EQ(copy.data<std::string>()[1], "");
 }
 
+// A variant element holds a shared, immutable object: copies of the tensor
+// and deep copies share it, and the last holder frees it.
+TEST(Tensor, VariantsShareTheirValue) {
+  struct Probe : VariantValue {
+    explicit Probe(int* alive) : alive(alive) { ++*alive; }
+    ~Probe() override { --*alive; }
+    std::string TypeName() const override { return "probe"; }
+    std::string DebugString() const override { return "<probe>"; }
+    int* alive;
+  };
+  int alive = 0;
+  {
+    Tensor t(DT_VARIANT, TensorShape({2}));
+    ASSERT_TRUE(t.IsInitialized());
+    EXPECT_EQ(t.data<Variant>()[1].value, nullptr);
+    t.data<Variant>()[0].value = std::make_shared<Probe>(&alive);
+    Tensor deep = t.DeepCopy();
+    t = Tensor();
+    EXPECT_EQ(alive, 1);
+    ASSERT_NE(deep.data<Variant>()[0].get<Probe>(), nullptr);
+    EXPECT_EQ(deep.ElementString(0), "<probe>");
+    EXPECT_EQ(deep.ElementString(1), "<empty variant>");
+  }
+  EXPECT_EQ(alive, 0);
+}
+
 TEST(Tensor, AllocateReportsExhaustion) {
   absl::StatusOr<Tensor> huge = Tensor::Allocate(
       CpuAllocator(), DT_FLOAT, TensorShape({int64_t{1} << 50}));
   EXPECT_EQ(huge.status().code(), absl::StatusCode::kResourceExhausted);
-  EXPECT_EQ(Tensor::Allocate(CpuAllocator(), DT_VARIANT, TensorShape({1}))
+  EXPECT_EQ(Tensor::Allocate(CpuAllocator(), tensorflow::DT_COMPLEX64,
+                             TensorShape({1}))
                 .status()
                 .code(),
             absl::StatusCode::kUnimplemented);
