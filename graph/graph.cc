@@ -21,7 +21,9 @@ void EraseFrom(std::vector<const Edge*>* edges, const Edge* e) {
 }  // namespace
 
 bool Node::IsMerge() const { return OpIs(*this, "Merge", "RefMerge"); }
-bool Node::IsSwitch() const { return OpIs(*this, "Switch", "RefSwitch"); }
+bool Node::IsSwitch() const {
+  return OpIs(*this, "Switch", "RefSwitch") || type_string() == "_SwitchN";
+}
 bool Node::IsEnter() const { return OpIs(*this, "Enter", "RefEnter"); }
 bool Node::IsExit() const { return OpIs(*this, "Exit", "RefExit"); }
 bool Node::IsNextIteration() const {

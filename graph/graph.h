@@ -101,7 +101,7 @@ class Node {
 
   // Op-kind predicates used by the loader, pruner and executor.
   bool IsMerge() const;          // Merge, RefMerge
-  bool IsSwitch() const;         // Switch, RefSwitch
+  bool IsSwitch() const;         // Switch, RefSwitch, _SwitchN
   bool IsEnter() const;          // Enter, RefEnter
   bool IsExit() const;           // Exit, RefExit
   bool IsNextIteration() const;  // NextIteration, RefNextIteration
@@ -165,7 +165,8 @@ class Graph {
 
   const tensorflow::VersionDef& versions() const { return versions_; }
   void set_versions(const tensorflow::VersionDef& v) { versions_ = v; }
-  // Functions are kept and written back; Weft does not run them yet.
+  // Functions are kept and written back; ConvertGraphDefToGraph lowers the
+  // nodes that call them before building the Graph.
   const tensorflow::FunctionDefLibrary& library() const { return library_; }
   tensorflow::FunctionDefLibrary* mutable_library() { return &library_; }
   const OpRegistry& op_registry() const { return *ops_; }

@@ -8,6 +8,7 @@
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_join.h"
 #include "graph/algorithm.h"
+#include "graph/lower_functional_ops.h"
 #include "graph/shape_check.h"
 #include "ops/framework/node_def_util.h"
 #include "runtime/core/status.h"
@@ -118,6 +119,11 @@ absl::StatusOr<std::unique_ptr<Graph>> ConvertGraphDefToGraph(
     const tensorflow::GraphDef& graph_def, const OpRegistry& ops,
     const GraphConversionOptions& options) {
   WEFT_RETURN_IF_ERROR(CheckGraphDefVersions(graph_def.versions()));
+  if (HasFunctionalOps(graph_def, ops)) {
+    WEFT_ASSIGN_OR_RETURN(tensorflow::GraphDef lowered,
+                          LowerFunctionalOps(graph_def, ops));
+    return ConvertGraphDefToGraph(lowered, ops, options);
+  }
   auto graph = std::make_unique<Graph>(&ops);
   graph->set_versions(graph_def.versions());
   *graph->mutable_library() = graph_def.library();

@@ -17,7 +17,10 @@
 //   - cycles:         except loops closed by NextIteration -> Merge;
 //   - static shapes:  every op's shape function, in topological order, with
 //                     Const values visible (graph/shape_check.h).
-// The function library is kept (not run) and written back by ToGraphDef().
+// Function calls and functional control flow (TensorFlow 2.x's
+// PartitionedCall, If, While, Case, ...) are first lowered into plain nodes
+// (graph/lower_functional_ops.h); the library is kept and written back by
+// ToGraphDef().
 //
 // Thread safety: the functions are thread-safe (they share nothing).
 #ifndef WEFT_GRAPH_GRAPH_DEF_LOADER_H_

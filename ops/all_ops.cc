@@ -20,6 +20,9 @@ const OpRegistry& GlobalOpRegistry() {
     RegisterArrayGradOps(r);
     RegisterIoOps(r);
     RegisterDataFlowOps(r);
+    RegisterListOps(r);
+    RegisterFunctionalOps(r);
+    RegisterLoggingOps(r);
     return r;
   }();
   return *registry;

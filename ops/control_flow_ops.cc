@@ -1,5 +1,6 @@
 // Control-flow and function-call ops: NoOp and ControlTrigger, Switch/Merge
-// (conditionals), Enter/Exit/NextIteration/LoopCond (while loops), the Ref*
+// (conditionals; _SwitchN and ToBool for lowered Case and If),
+// Enter/Exit/NextIteration/LoopCond (while loops), the Ref*
 // variants of these that forward a variable's ref, the StackV2 family (the
 // per-step stacks a v1 while loop's gradient saves forward values in), and
 // the _Arg/_Retval pair through which a session's feeds and fetches enter
@@ -50,6 +51,17 @@ absl::Status StackHandleShape(InferenceContext* c) {
 // StackPushV2 passes its element through.
 absl::Status PushShape(InferenceContext* c) {
   c->set_output(0, c->input(1));
+  return absl::OkStatus();
+}
+
+absl::Status SwitchNShape(InferenceContext* c) {
+  WEFT_RETURN_IF_ERROR(c->WithRank(1, 0));  // output_index
+  for (int i = 0; i < c->num_outputs(); ++i) c->set_output(i, c->input(0));
+  return absl::OkStatus();
+}
+
+absl::Status BoolScalarShape(InferenceContext* c) {
+  c->set_output(0, PartialShape({}));
   return absl::OkStatus();
 }
 
@@ -110,6 +122,21 @@ void RegisterControlFlowOps(OpRegistry* r) {
   r->Register(
       OpDefBuilder("LoopCond").Input("input: bool").Output("output: bool"),
       LoopCondShape);
+  // The N-way Switch a lowered Case selects its branch with: `data` goes to
+  // output `output_index`, or to the last one when the index is out of range.
+  r->Register(OpDefBuilder("_SwitchN")
+                  .Input("data: T")
+                  .Input("output_index: int32")
+                  .Output("outputs: num_outs * T")
+                  .Attr("num_outs: int >= 1")
+                  .Attr("T: type"),
+              SwitchNShape);
+  // A tensor's truth as If and While read a non-bool condition: a scalar is
+  // true when nonzero (a string when non-empty), any other tensor when it
+  // has elements.
+  r->Register(
+      OpDefBuilder("ToBool").Input("input: T").Output("output: bool").Attr("T: type"),
+      BoolScalarShape);
   r->Register(OpDefBuilder("StackV2")
                   .Input("max_size: int32")
                   .Output("handle: resource")

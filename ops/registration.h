@@ -24,6 +24,9 @@ void RegisterMathExtraOps(OpRegistry* r);      // math_extra_ops.cc
 void RegisterArrayGradOps(OpRegistry* r);      // array_grad_ops.cc
 void RegisterIoOps(OpRegistry* r);             // io_ops.cc: checkpoints
 void RegisterDataFlowOps(OpRegistry* r);       // data_flow_ops.cc
+void RegisterListOps(OpRegistry* r);           // list_ops.cc: TensorList, TensorArrayV3
+void RegisterFunctionalOps(OpRegistry* r);     // functional_ops.cc: calls, If, While
+void RegisterLoggingOps(OpRegistry* r);        // logging_ops.cc: Assert
 
 // CPU kernels, ops/cpu/*.cc.
 void RegisterArrayKernels(KernelRegistry* r);
@@ -35,6 +38,8 @@ void RegisterStateKernels(KernelRegistry* r);
 void RegisterControlFlowKernels(KernelRegistry* r);
 // Called by RegisterControlFlowKernels (ops/cpu/stack_kernels.cc).
 void RegisterStackKernels(KernelRegistry* r);
+// Called by RegisterControlFlowKernels (ops/cpu/assert_kernel.cc).
+void RegisterAssertKernel(KernelRegistry* r);
 void RegisterRandomKernels(KernelRegistry* r);
 void RegisterConvKernels(KernelRegistry* r);
 void RegisterTrainingKernels(KernelRegistry* r);
@@ -45,6 +50,8 @@ void RegisterArrayGradKernels(KernelRegistry* r);
 void RegisterIoKernels(KernelRegistry* r);  // cpu/io_kernels.cc
 void RegisterAccumulatorKernels(KernelRegistry* r);  // cpu/accumulator_kernels.cc
 void RegisterQueueKernels(KernelRegistry* r);        // cpu/queue_kernels.cc
+void RegisterTensorListKernels(KernelRegistry* r);   // cpu/tensor_list_kernels.cc
+void RegisterTensorArrayKernels(KernelRegistry* r);  // cpu/tensor_array_kernels.cc
 
 }  // namespace weft
 

@@ -11,6 +11,7 @@
 // inputs are dead. _Arg and _Retval move values in and out of the
 // step's CallFrame.
 #include <string>
+#include <type_traits>
 
 #include "absl/strings/str_cat.h"
 #include "ops/framework/call_frame.h"
@@ -53,6 +54,60 @@ class SwitchOp : public OpKernel {
       c->forward_ref_input_to_ref_output(0, taken);
     } else {
       c->set_output(taken, c->input(0));
+    }
+  }
+};
+
+class SwitchNOp : public OpKernel {
+ public:
+  explicit SwitchNOp(OpKernelConstruction* c) : OpKernel(c) {}
+  void Compute(OpKernelContext* c) override {
+    const Tensor& index = c->input(1);
+    OP_REQUIRES(c, index.dims() == 0 && index.dtype() == DT_INT32,
+                absl::InvalidArgumentError(absl::StrCat(
+                    "output_index must be a scalar int32, but it has shape ",
+                    index.shape().DebugString())));
+    const int32_t i = index.scalar<int32_t>();
+    const int n = c->num_outputs();
+    c->set_output(i >= 0 && i < n ? i : n - 1, c->input(0));
+  }
+};
+
+class ToBoolOp : public OpKernel {
+ public:
+  explicit ToBoolOp(OpKernelConstruction* c) : OpKernel(c) {}
+  void Compute(OpKernelContext* c) override {
+    const Tensor& in = c->input(0);
+    bool truth = in.NumElements() > 0;
+    if (in.dims() == 0) {
+      const DataType dt = in.dtype();
+      if (dt == DT_STRING) {
+        truth = !in.scalar<std::string>().empty();
+      } else if (DataTypeSize(dt) > 0 && !DataTypeIsObject(dt)) {
+        WEFT_SWITCH_ALL_TYPES(dt, truth = !IsZero(in.scalar<T>()), {
+          c->SetStatus(absl::InvalidArgumentError(absl::StrCat(
+              "cannot take the truth of a ", DataTypeString(dt), " scalar")));
+          return;
+        });
+      } else {
+        c->SetStatus(absl::InvalidArgumentError(absl::StrCat(
+            "cannot take the truth of a ", DataTypeString(dt), " scalar")));
+        return;
+      }
+    }
+    c->set_output(0, Tensor::Scalar<bool>(truth));
+  }
+
+ private:
+  template <typename T>
+  static bool IsZero(const T& v) {
+    if constexpr (std::is_same_v<T, Half> || std::is_same_v<T, BFloat16>) {
+      return (v.bits & 0x7fff) == 0;
+    } else if constexpr (std::is_same_v<T, std::string> ||
+                         std::is_same_v<T, ResourceHandle>) {
+      return false;
+    } else {
+      return v == T{};
     }
   }
 };
@@ -133,6 +188,8 @@ void RegisterControlFlowKernels(KernelRegistry* r) {
   for (const char* op : {"Switch", "RefSwitch"}) {
     r->Register(KernelDef(op, kDeviceTypeCpu), MakeKernel<SwitchOp>);
   }
+  r->Register(KernelDef("_SwitchN", kDeviceTypeCpu), MakeKernel<SwitchNOp>);
+  r->Register(KernelDef("ToBool", kDeviceTypeCpu), MakeKernel<ToBoolOp>);
   for (const char* op : {"Merge", "RefMerge"}) {
     r->Register(KernelDef(op, kDeviceTypeCpu), MakeKernel<MergeOp>);
   }
@@ -142,6 +199,7 @@ void RegisterControlFlowKernels(KernelRegistry* r) {
     r->Register(KernelDef(op, kDeviceTypeCpu), MakeKernel<ForwardOp>);
   }
   RegisterStackKernels(r);
+  RegisterAssertKernel(r);
   r->Register(KernelDef("_Arg", kDeviceTypeCpu), MakeKernel<ArgOp>);
   r->Register(KernelDef("_Retval", kDeviceTypeCpu), MakeKernel<RetvalOp>);
 }

@@ -85,9 +85,10 @@ absl::Status WrongKind(const NodeDef& node, absl::string_view name,
 // not filled in yet, so the bound cannot be the node's own inputs.)
 constexpr int64_t kMaxArgCount = int64_t{1} << 20;
 
-// Resolves the dtypes of one arg; appends to `types`.
-absl::Status ArgTypes(const NodeDef& node, const OpDef::ArgDef& arg,
-                      DataTypeVector* types) {
+}  // namespace
+
+absl::Status ArgTypesForNode(const NodeDef& node, const OpDef::ArgDef& arg,
+                             DataTypeVector* types) {
   auto finish = [&](DataType dt, int64_t count) {
     for (int64_t i = 0; i < count; ++i) {
       types->push_back(arg.is_ref() ? MakeRefType(dt) : dt);
@@ -124,8 +125,6 @@ absl::Status ArgTypes(const NodeDef& node, const OpDef::ArgDef& arg,
   finish(arg.type(), count);
   return absl::OkStatus();
 }
-
-}  // namespace
 
 std::string NodeLabel(const NodeDef& node) {
   return NodeLabel(node.name(), node.op());
@@ -244,10 +243,10 @@ absl::Status InOutTypesForNode(const NodeDef& node, const OpDef& op_def,
   inputs->clear();
   outputs->clear();
   for (const auto& arg : op_def.input_arg()) {
-    WEFT_RETURN_IF_ERROR(ArgTypes(node, arg, inputs));
+    WEFT_RETURN_IF_ERROR(ArgTypesForNode(node, arg, inputs));
   }
   for (const auto& arg : op_def.output_arg()) {
-    WEFT_RETURN_IF_ERROR(ArgTypes(node, arg, outputs));
+    WEFT_RETURN_IF_ERROR(ArgTypesForNode(node, arg, outputs));
   }
   return absl::OkStatus();
 }

@@ -36,6 +36,13 @@ absl::Status InOutTypesForNode(const tensorflow::NodeDef& node,
                                const tensorflow::OpDef& op_def,
                                DataTypeVector* inputs, DataTypeVector* outputs);
 
+// The dtypes of one input or output arg of `node` (its number, type and
+// type-list attrs resolved), appended to `types`. INVALID_ARGUMENT naming the
+// node when an attr is missing, mistyped or a count is out of range.
+absl::Status ArgTypesForNode(const tensorflow::NodeDef& node,
+                             const tensorflow::OpDef::ArgDef& arg,
+                             DataTypeVector* types);
+
 // Number of data inputs and control inputs ("^name") listed in the node.
 int NumDataInputs(const tensorflow::NodeDef& node);
 
