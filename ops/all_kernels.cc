@@ -24,6 +24,8 @@ const KernelRegistry& GlobalKernelRegistry() {
     RegisterIoKernels(r);
     RegisterAccumulatorKernels(r);
     RegisterQueueKernels(r);
+    RegisterTensorListKernels(r);
+    RegisterTensorArrayKernels(r);
     RegisterGpuKernels(r);  // none in a build without CUDA
     return r;
   }();

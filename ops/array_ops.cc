@@ -96,6 +96,15 @@ void RegisterArrayOps(OpRegistry* r) {
                   .Attr("T: type")
                   .Attr("Tperm: {int32, int64} = DT_INT32"),
               array_shapes::TransposeShape);
+  r->Register(OpDefBuilder("ReverseV2")
+                  .Input("tensor: T")
+                  .Input("axis: Tidx")
+                  .Output("output: T")
+                  .Attr("Tidx: {int32, int64} = DT_INT32")
+                  .Attr("T: {uint8, int8, uint16, int16, int32, uint32, int64, "
+                        "uint64, bool, bfloat16, half, float, double, "
+                        "complex64, complex128, string}"),
+              UnchangedShape);
   r->Register(OpDefBuilder("ConcatV2")
                   .Input("values: N * T")
                   .Input("axis: Tidx")

@@ -118,6 +118,7 @@ void RegisterArrayKernels(KernelRegistry* r) {
   RegisterArrayTileKernels(r);
   RegisterArraySliceKernels(r);
   RegisterArrayGatherKernels(r);
+  RegisterArrayReverseKernels(r);
 }
 
 }  // namespace weft

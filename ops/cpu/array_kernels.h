@@ -22,6 +22,8 @@ void RegisterArrayTileKernels(KernelRegistry* r);
 void RegisterArraySliceKernels(KernelRegistry* r);
 // GatherV2, Select, SelectV2.
 void RegisterArrayGatherKernels(KernelRegistry* r);
+// ReverseV2 (array_reverse_kernels.cc).
+void RegisterArrayReverseKernels(KernelRegistry* r);
 
 }  // namespace weft
 
