@@ -52,10 +52,13 @@ struct Kernels {
 
   // C[R, kCols] = (or +=) Ap * Bp over `depth` steps, for the first R (of
   // kRows) rows of the A sliver. Bp is [depth][kCols] and 64-byte aligned;
-  // Ap is laid out as Layout says.
-  template <typename Layout, int R = kRows>
+  // Ap is laid out as Layout says. With kPackedB false, Bp is instead kCols
+  // columns of a row-major B read in place, its rows `ldb` floats apart
+  // (DirectKernel).
+  template <typename Layout, int R = kRows, bool kPackedB = true>
   static void Kernel(int64_t depth, const float* ap, const float* bp,
-                     float* c, int64_t ldc, bool accumulate) {
+                     float* c, int64_t ldc, bool accumulate,
+                     int64_t ldb = kCols) {
     Vec lo[R], hi[R];
 #pragma GCC unroll 12
     for (int r = 0; r < R; ++r) {
@@ -70,10 +73,9 @@ struct Kernels {
     }
     auto steps = [&](int64_t count) {
       for (int64_t p = 0; p < count; ++p) {
-        const Vec b0 = Isa::Load(bp);
-        const Vec b1 = Isa::Load(bp + kLanes);
-        _mm_prefetch(reinterpret_cast<const char*>(bp + 8 * kCols),
-                     _MM_HINT_T0);
+        const Vec b0 = kPackedB ? Isa::Load(bp) : Isa::LoadU(bp);
+        const Vec b1 = kPackedB ? Isa::Load(bp + kLanes) : Isa::LoadU(bp + kLanes);
+        _mm_prefetch(reinterpret_cast<const char*>(bp + 8 * ldb), _MM_HINT_T0);
 #pragma GCC unroll 12
         for (int r = 0; r < R; ++r) {
           const Vec a = Isa::Broadcast(ap[r * Layout::kRow]);
@@ -81,7 +83,7 @@ struct Kernels {
           hi[r] = Isa::Fma(a, b1, hi[r]);
         }
         ap += Layout::kStep;
-        bp += kCols;
+        bp += kPackedB ? kCols : ldb;
       }
     };
     // Then into L1 near the end: fetched at the start, the lines would
@@ -206,7 +208,30 @@ struct Kernels {
     }
   }
 
+  // C[rows, kCols] = (or +=) Ap * B[:, j0 : j0 + kCols] for a row-major B
+  // read in place (`b` points at its column j0 of the first depth step,
+  // rows `ldb` apart): a small A (a few slivers) reuses each B value only a
+  // few times, so packing B would cost about as much as the product.
+  template <typename Layout>
+  static void DirectKernel(int64_t depth, const float* ap, const float* b,
+                           int64_t ldb, float* c, int64_t ldc,
+                           bool accumulate, int64_t rows) {
+    DirectKernelFor<Layout>(std::make_integer_sequence<int, kRows>(), depth,
+                            ap, b, ldb, c, ldc, accumulate, rows);
+  }
+
  private:
+  template <typename Layout, int... Rs>
+  static void DirectKernelFor(std::integer_sequence<int, Rs...>, int64_t depth,
+                              const float* ap, const float* b, int64_t ldb,
+                              float* c, int64_t ldc, bool accumulate,
+                              int64_t rows) {
+    ((rows == Rs + 1 ? Kernel<Layout, Rs + 1, false>(depth, ap, b, c, ldc,
+                                                     accumulate, ldb)
+                     : void()),
+     ...);
+  }
+
   template <typename Layout, int... Rs>
   static void EdgeKernelFor(std::integer_sequence<int, Rs...>, int64_t depth,
                             const float* ap, const float* bp, float* c,

@@ -143,6 +143,15 @@ TEST(MatMulTest, FloatShallowAndDeep) {
   Check<float>(40, 70, 1287, 1e-5, 20);   // 6 depth blocks: buffers reused
 }
 
+// Up to 32 rows of A on one thread, B's columns whole slivers: B is read in
+// place (RunShort), A packed in bands of equal height.
+TEST(MatMulTest, FloatShortAReadsBInPlace) {
+  Check<float>(16, 512, 128, 1e-5, 22);  // an RNN step: two bands of 8
+  Check<float>(32, 96, 300, 1e-5, 23);   // 3 bands (6 on AVX2), 2 depth blocks
+  Check<float>(7, 64, 5, 1e-5, 24);      // one band, shallow
+  Check<float>(25, 32, 40, 1e-5, 25);    // bands of 9, 9, 7 (five of 5 on AVX2)
+}
+
 TEST(MatMulTest, FloatRaggedBlocks) {
   // Row blocks, column blocks and depth blocks all partial.
   Check<float>(197, 561, 515, 1e-5, 21);
