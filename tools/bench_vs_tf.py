@@ -10,6 +10,10 @@ Benchmarks:
             and the CPU time a step takes, all threads (ms; the mean over the
             steps after the first)
   kernels   the CNN step's heavy kernels alone at its shapes (us per run)
+  models    inference of a Keras LSTM and a Keras GRU (sequence 32, width
+            128, batch 16) exported as TensorFlow 2.x writes them: a
+            functional While over TensorLists (tools/bench_rnn_graphs.py);
+            ms per batch
   devices   in-graph replicated MLP, global batch 256, K towers on K CPU
             devices (K = 1, 2, 4; steps/s), and the same graph with every
             tower on /cpu:0, whose difference (median over repeats of the
@@ -20,7 +24,7 @@ TensorFlow runs with Grappler and constant folding off, so both systems run
 the graph as written. Each figure is the median over --repeats measurements,
 each the median step time over many steps.
 
-usage: bench_vs_tf.py WEFT_BINARY [--only executor|matmul|train|kernels|devices|distributed]
+usage: bench_vs_tf.py WEFT_BINARY [--only executor|matmul|train|kernels|models|devices|distributed]
                        [--repeats N]
 """
 import argparse
@@ -44,8 +48,8 @@ tf1.disable_resource_variables()
 
 parser = argparse.ArgumentParser()
 parser.add_argument("weft")
-parser.add_argument("--only", choices=["executor", "matmul", "train", "kernels", "devices",
-                                       "distributed"])
+parser.add_argument("--only", choices=["executor", "matmul", "train", "kernels", "models",
+                                       "devices", "distributed"])
 parser.add_argument("--repeats", type=int, default=5)
 args = parser.parse_args()
 if args.only == "distributed":
@@ -222,6 +226,26 @@ if args.only in (None, "kernels"):
                        lambda: weft_step_us(path, None, 200, target="target"),
                        lambda: tf_step_us(gd, "target", 200))
         rows.append((f"kernel: {label}, batch 32 (us)", w, t, "lower"))
+
+if args.only in (None, "models"):
+    here = os.path.dirname(os.path.abspath(__file__))
+    listing = subprocess.run([sys.executable, os.path.join(here, "bench_rnn_graphs.py"), WORK],
+                             capture_output=True, text=True, timeout=600, check=True).stdout
+    for line in listing.split("\n"):
+        if not line.strip():
+            continue
+        name, fetch = line.split()
+        path = os.path.join(WORK, name + ".pb")
+        gd = tf1.GraphDef()
+        with open(path, "rb") as f:
+            gd.ParseFromString(f.read())
+        seq = np.load(os.path.join(WORK, name + "_seq.npy"))
+        specs = [f"seq=@{os.path.join(WORK, name + '_seq.npy')}"]
+        w, t = measure(name,
+                       lambda: weft_step_us(path, fetch, 100, specs),
+                       lambda: tf_step_us(gd, fetch, 100, {"seq:0": seq}))
+        rows.append((f"model: Keras {name.upper()} 32x128, batch 16, inference (ms)",
+                     w / 1e3, t / 1e3, "lower"))
 
 if args.only in (None, "devices"):
     # The benchmark model, then a small one whose kernels take a few
