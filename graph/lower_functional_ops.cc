@@ -34,8 +34,7 @@ bool IsWhileOp(absl::string_view op) {
 // A library function shadows no registered op (TensorFlow forbids both).
 bool IsFunctional(absl::string_view op, const OpRegistry& ops,
                   const absl::FunctionRef<bool(absl::string_view)>& in_library) {
-  return IsCallOp(op) || IsIfOp(op) || IsCaseOp(op) || IsWhileOp(op) ||
-         op == "SymbolicGradient" ||
+  return IsLoweredBeforeRun(op) ||
          (in_library(op) && ops.LookUpOpDef(op) == nullptr);
 }
 
@@ -524,6 +523,11 @@ absl::StatusOr<tensorflow::GraphDef> Lowering::Run(
 }
 
 }  // namespace
+
+bool IsLoweredBeforeRun(absl::string_view op) {
+  return IsCallOp(op) || IsIfOp(op) || IsCaseOp(op) || IsWhileOp(op) ||
+         op == "SymbolicGradient";
+}
 
 bool HasFunctionalOps(const tensorflow::GraphDef& graph_def,
                       const OpRegistry& ops) {

@@ -33,6 +33,7 @@
 #define WEFT_GRAPH_LOWER_FUNCTIONAL_OPS_H_
 
 #include "absl/status/statusor.h"
+#include "absl/strings/string_view.h"
 #include "ops/framework/op_registry.h"
 #include "proto/graph.pb.h"
 
@@ -40,6 +41,11 @@ namespace weft {
 
 inline constexpr int kMaxFunctionNesting = 64;
 inline constexpr int kMaxLoweredNodes = 1 << 20;
+
+// True for the ops LowerFunctionalOps always rewrites (calls, If, Case,
+// While and their stateless forms, SymbolicGradient). They have no kernel:
+// no node of theirs reaches an executor.
+bool IsLoweredBeforeRun(absl::string_view op);
 
 // True when `graph_def` has a node that LowerFunctionalOps would rewrite.
 bool HasFunctionalOps(const tensorflow::GraphDef& graph_def,

@@ -32,6 +32,13 @@ absl::Status TransposeGrad(const Scope& s, In in, Dx dx) {
   return absl::OkStatus();
 }
 
+// Reversing is its own inverse: the gradient is the incoming one reversed
+// along the same axes.
+absl::Status ReverseV2Grad(const Scope& s, In in, Dx dx) {
+  (*dx)[0] = AddNode1(s, "ReverseV2", {in.dy[0], in.x[1]});
+  return absl::OkStatus();
+}
+
 // Outputs nobody differentiated contribute zeros.
 std::vector<Output> GradsOrZeros(const Scope& s, In in) {
   std::vector<Output> parts;
@@ -192,6 +199,7 @@ void RegisterArrayGrads(GradRegistry* r) {
   r->Register("ExpandDims", ReshapeBack);
   r->Register("Squeeze", ReshapeBack);
   r->Register("Transpose", TransposeGrad);
+  r->Register("ReverseV2", ReverseV2Grad);
   r->Register("ConcatV2", ConcatV2Grad);
   r->Register("Split", SplitGrad);
   r->Register("SplitV", SplitVGrad);
@@ -212,7 +220,9 @@ void RegisterArrayGrads(GradRegistry* r) {
                          "ConcatOffset", "InvertPermutation", "ListDiff",
                          "Const", "Placeholder", "Range", "OneHot",
                          "RandomStandardNormal", "RandomUniform",
-                         "TruncatedNormal", "VarIsInitializedOp"}) {
+                         "TruncatedNormal", "VarIsInitializedOp",
+                         "TensorListLength", "TensorListElementShape",
+                         "TensorArraySizeV3", "TensorArrayCloseV3"}) {
     r->RegisterNoGradient(op);
   }
 }

@@ -88,6 +88,9 @@ void RegisterControlFlowGrads(GradRegistry* r) {
   }
   r->RegisterNoGradient("LoopCond");
   r->RegisterNoGradient("ControlTrigger");
+  // Booleans and checks: nothing to differentiate.
+  r->RegisterNoGradient("ToBool");
+  r->RegisterNoGradient("Assert");
 }
 
 }  // namespace weft

@@ -6,7 +6,10 @@
 #include "absl/strings/str_cat.h"
 #include "ops/cpu/array_util.h"
 #include "ops/framework/op_kernel.h"
+#include "proto/tensor.pb.h"
+#include "runtime/checkpoint/coding.h"
 #include "runtime/core/status.h"
+#include "runtime/core/tensor_proto.h"
 
 namespace weft {
 namespace {
@@ -35,7 +38,97 @@ void AddInto(const Tensor& a, const Tensor& b, Tensor* out) {
   for (int64_t i = 0, n = a.NumElements(); i < n; ++i) z[i] = x[i] + y[i];
 }
 
+void EncodeTensorList(const VariantValue& value,
+                      tensorflow::VariantTensorDataProto* out) {
+  const auto& list = static_cast<const TensorList&>(value);
+  std::vector<uint64_t> unset;
+  for (size_t i = 0; i < list.tensors.size(); ++i) {
+    if (list.tensors[i].IsInitialized()) {
+      TensorToProto(list.tensors[i], out->add_tensors());
+    } else {
+      unset.push_back(i);
+    }
+  }
+  std::string metadata;
+  coding::PutVarint(&metadata, unset.size());
+  for (uint64_t i : unset) coding::PutVarint(&metadata, i);
+  coding::PutVarint(&metadata, static_cast<uint64_t>(list.element_dtype));
+  coding::PutVarint(&metadata, static_cast<uint64_t>(list.max_num_elements));
+  tensorflow::TensorShapeProto shape;
+  if (!list.element_shape.known_rank()) {
+    shape.set_unknown_rank(true);
+  } else {
+    for (int64_t d : list.element_shape.dims()) shape.add_dim()->set_size(d);
+  }
+  shape.AppendToString(&metadata);
+  out->set_metadata(std::move(metadata));
+}
+
+absl::StatusOr<Variant> DecodeTensorList(
+    const tensorflow::VariantTensorDataProto& in) {
+  auto bad = [](absl::string_view what) {
+    return absl::InvalidArgumentError(
+        absl::StrCat("malformed TensorList variant: ", what));
+  };
+  absl::string_view meta = in.metadata();
+  uint64_t unset = 0, dtype = 0, max = 0;
+  if (!coding::GetVarint(&meta, &unset)) return bad("no count of unset elements");
+  const uint64_t total = unset + static_cast<uint64_t>(in.tensors_size());
+  // Each unset index takes at least a byte of the metadata: a count beyond
+  // what the metadata holds is refused before anything is allocated.
+  if (unset > meta.size()) return bad("more unset elements than metadata bytes");
+  if (unset > static_cast<uint64_t>(kMaxListElements) ||
+      total > static_cast<uint64_t>(kMaxListElements)) {
+    return bad(absl::StrCat("more than ", kMaxListElements, " elements"));
+  }
+  auto list = std::make_shared<TensorList>();
+  list->tensors.resize(total);
+  std::vector<bool> is_unset(total, false);
+  for (uint64_t k = 0; k < unset; ++k) {
+    uint64_t i = 0;
+    if (!coding::GetVarint(&meta, &i) || i >= total || is_unset[i]) {
+      return bad("an unset element's index is missing, repeated or out of range");
+    }
+    is_unset[i] = true;
+  }
+  if (!coding::GetVarint(&meta, &dtype) || !coding::GetVarint(&meta, &max)) {
+    return bad("no element dtype or max_num_elements");
+  }
+  if (dtype > 1000 ||  // checked before it becomes an enum
+      !DataTypeIsSupported(list->element_dtype = static_cast<DataType>(dtype))) {
+    return bad(absl::StrCat("unsupported element dtype ", dtype));
+  }
+  list->max_num_elements = static_cast<int64_t>(max);
+  tensorflow::TensorShapeProto shape;
+  if (!shape.ParseFromArray(meta.data(), static_cast<int>(meta.size()))) {
+    return bad("the element shape is not a TensorShapeProto");
+  }
+  if (shape.dim_size() > kMaxTensorRank) {
+    return bad(absl::StrCat("element shape of rank ", shape.dim_size(),
+                            " (at most ", kMaxTensorRank, ")"));
+  }
+  list->element_shape = PartialShape::FromProto(shape);
+  int next = 0;
+  for (uint64_t i = 0; i < total; ++i) {
+    if (is_unset[i]) continue;
+    WEFT_ASSIGN_OR_RETURN(Tensor t, TensorFromProto(in.tensors(next++)));
+    if (t.dtype() != list->element_dtype) {
+      return bad(absl::StrCat("element ", i, " is ", DataTypeString(t.dtype()),
+                              ", not ", DataTypeString(list->element_dtype)));
+    }
+    list->tensors[i] = std::move(t);
+  }
+  Variant v;
+  v.value = std::move(list);
+  return v;
+}
+
 }  // namespace
+
+void RegisterTensorListCoder() {
+  RegisterVariantCoder("tensorflow::TensorList",
+                       VariantCoder{EncodeTensorList, DecodeTensorList});
+}
 
 std::string TensorList::DebugString() const {
   return absl::StrCat("TensorList<element_dtype=", DataTypeString(element_dtype),

@@ -42,6 +42,13 @@ class TensorList : public VariantValue {
   std::string DebugString() const override;
 };
 
+// Registers the TensorList coder (runtime/core/tensor_proto.h) that sends
+// lists between tasks in TensorFlow's encoding: the set elements as
+// tensors, and metadata of varints (the count and indices of unset
+// elements, element_dtype, max_num_elements) then the element shape as a
+// TensorShapeProto. Called by RegisterTensorListKernels.
+void RegisterTensorListCoder();
+
 // The list in variant input `i` of `c`, checked to hold `element_dtype`
 // (pass DT_INVALID to accept any). The pointer lives as long as the input.
 absl::StatusOr<const TensorList*> GetInputList(OpKernelContext* c, int i,

@@ -547,6 +547,7 @@ void RegisterList(KernelRegistry* r, const char* op, KernelFactory make) {
 }  // namespace
 
 void RegisterTensorListKernels(KernelRegistry* r) {
+  RegisterTensorListCoder();
   RegisterList(r, "EmptyTensorList", MakeKernel<NewListOp<false>>);
   RegisterList(r, "TensorListReserve", MakeKernel<NewListOp<true>>);
   RegisterList(r, "TensorListFromTensor", MakeKernel<FromTensorOp>);

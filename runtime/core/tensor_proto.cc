@@ -1,8 +1,13 @@
 #include "runtime/core/tensor_proto.h"
 
 #include <cstring>
+#include <string>
+#include <vector>
 
+#include "absl/container/flat_hash_map.h"
+#include "absl/strings/escaping.h"
 #include "absl/strings/str_cat.h"
+#include "absl/synchronization/mutex.h"
 #include "proto/resource_handle.pb.h"
 #include "runtime/core/status.h"
 
@@ -35,6 +40,51 @@ absl::Status FillFromTyped(const Repeated& values, int64_t n, T* out,
 template <typename T>
 T Same(T v) {
   return v;
+}
+
+struct VariantCoders {
+  absl::Mutex mu;
+  absl::flat_hash_map<std::string, VariantCoder> by_type ABSL_GUARDED_BY(mu);
+};
+
+VariantCoders& Coders() {
+  static VariantCoders* const coders = new VariantCoders;
+  return *coders;
+}
+
+VariantCoder FindCoder(const std::string& type_name) {
+  VariantCoders& c = Coders();
+  absl::MutexLock lock(&c.mu);
+  auto it = c.by_type.find(type_name);
+  return it == c.by_type.end() ? VariantCoder{} : it->second;
+}
+
+absl::Status DecodeVariant(const tensorflow::VariantTensorDataProto& proto,
+                           Variant* out) {
+  if (proto.type_name().empty() && proto.metadata().empty() &&
+      proto.tensors().empty()) {
+    *out = Variant();
+    return absl::OkStatus();
+  }
+  const VariantCoder coder = FindCoder(proto.type_name());
+  if (coder.decode == nullptr) {
+    return absl::UnimplementedError(absl::StrCat(
+        "variant values of type '", absl::CEscape(proto.type_name()),
+        "' cannot be decoded here (Weft decodes tensorflow::TensorList)"));
+  }
+  // A variant may hold tensors of variants (a list of lists): the sender
+  // chooses the nesting, so it is bounded here, where the recursion is.
+  thread_local int depth = 0;
+  if (depth >= kMaxVariantNesting) {
+    return absl::InvalidArgumentError(absl::StrCat(
+        "variant values nest more than ", kMaxVariantNesting, " deep"));
+  }
+  ++depth;
+  absl::StatusOr<Variant> value = coder.decode(proto);
+  --depth;
+  if (!value.ok()) return value.status();
+  *out = *std::move(value);
+  return absl::OkStatus();
 }
 
 // Decodes DT_STRING tensor_content: varint lengths, then the bytes.
@@ -136,6 +186,18 @@ absl::Status DecodeTyped(const TensorProto& proto, Tensor& t) {
             return r;
           },
           "resource_handle_val");
+    case tensorflow::DT_VARIANT: {
+      if (proto.variant_val_size() != 0 && proto.variant_val_size() != n) {
+        return absl::InvalidArgumentError(absl::StrCat(
+            "TensorProto field variant_val has ", proto.variant_val_size(),
+            " values but the shape holds ", n));
+      }
+      Variant* out = t.data<Variant>();
+      for (int64_t i = 0; i < proto.variant_val_size(); ++i) {
+        WEFT_RETURN_IF_ERROR(DecodeVariant(proto.variant_val(i), &out[i]));
+      }
+      return absl::OkStatus();
+    }
     default:
       return absl::UnimplementedError(absl::StrCat(
           "TensorProto of dtype ", DataTypeString(t.dtype()),
@@ -170,6 +232,21 @@ absl::StatusOr<Tensor> TensorFromProto(const TensorProto& proto,
     if (dtype == DT_RESOURCE) {
       return absl::UnimplementedError(
           "resource handles in tensor_content are not supported");
+    }
+    if (dtype == DT_VARIANT) {  // TensorFlow's form: sizes, then protos
+      std::vector<std::string> parts(n);
+      WEFT_RETURN_IF_ERROR(
+          DecodeStringContent(proto.tensor_content(), n, parts.data()));
+      for (int64_t i = 0; i < n; ++i) {
+        tensorflow::VariantTensorDataProto part;
+        if (!part.ParseFromString(parts[i])) {
+          return absl::InvalidArgumentError(absl::StrCat(
+              "variant tensor_content element ", i,
+              " is not a VariantTensorDataProto"));
+        }
+        WEFT_RETURN_IF_ERROR(DecodeVariant(part, &t.data<Variant>()[i]));
+      }
+      return t;
     }
     if (proto.tensor_content().size() != t.TotalBytes()) {
       return absl::InvalidArgumentError(absl::StrCat(
@@ -248,9 +325,24 @@ void TensorToProto(const Tensor& t, TensorProto* proto,
         h->set_name(v.name);
       });
       break;
+    case tensorflow::DT_VARIANT:
+      EncodeTyped<Variant>(t, [&](const Variant& v) {
+        tensorflow::VariantTensorDataProto* out = proto->add_variant_val();
+        if (v.value == nullptr) return;
+        const VariantCoder coder = FindCoder(v.value->TypeName());
+        out->set_type_name(v.value->TypeName());
+        if (coder.encode != nullptr) coder.encode(*v.value, out);
+      });
+      break;
     default:
       break;
   }
+}
+
+void RegisterVariantCoder(const std::string& type_name, VariantCoder coder) {
+  VariantCoders& c = Coders();
+  absl::MutexLock lock(&c.mu);
+  c.by_type[type_name] = coder;
 }
 
 }  // namespace weft

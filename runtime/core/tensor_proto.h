@@ -25,6 +25,26 @@ enum class ProtoEncoding {
 void TensorToProto(const Tensor& tensor, tensorflow::TensorProto* proto,
                    ProtoEncoding encoding = ProtoEncoding::kTensorContent);
 
+// How one kind of variant value (types.h's VariantValue) crosses processes:
+// as TensorFlow's VariantTensorDataProto (type_name, metadata, tensors),
+// which TensorFlow itself reads. TensorToProto writes variants as
+// variant_val; TensorFromProto reads variant_val or TensorFlow's
+// tensor_content form (varint sizes, then each serialized proto). A value
+// whose type has no coder is written with its type_name only, and reading
+// it back is an error naming the type. An empty Variant is an empty proto.
+// Variants holding variants nest at most kMaxVariantNesting deep.
+inline constexpr int kMaxVariantNesting = 16;
+struct VariantCoder {
+  void (*encode)(const VariantValue& value,
+                 tensorflow::VariantTensorDataProto* out) = nullptr;
+  absl::StatusOr<Variant> (*decode)(
+      const tensorflow::VariantTensorDataProto& in) = nullptr;
+};
+// Registers (or replaces) the coder for `type_name`; thread-safe. The kernels
+// that make such values register it (ops/cpu/tensor_list.cc for
+// "tensorflow::TensorList").
+void RegisterVariantCoder(const std::string& type_name, VariantCoder coder);
+
 }  // namespace weft
 
 #endif  // WEFT_RUNTIME_CORE_TENSOR_PROTO_H_

@@ -128,6 +128,15 @@ TEST(GradientsTest, Transpose) {
   });
 }
 
+TEST(GradientsTest, ReverseV2) {
+  for (int axis : {0, -1}) {
+    Check({{2, 3}}, [axis](S s, X x) {
+      Output r = AddNode1(s, "ReverseV2", {x[0], Const(s, {axis})});
+      return Mul(s, r, x[0]);
+    });
+  }
+}
+
 TEST(GradientsTest, ConcatV2) {
   for (int axis : {0, 1, -1}) {
     Check({{2, 3}, {2, 3}}, [axis](S s, X x) {
@@ -171,7 +180,7 @@ TEST(GradientsTest, EveryRegisteredGradientIsTested) {
       "Identity", "AddN", "Add", "AddV2", "Sub", "Mul", "RealDiv", "Maximum",
       "Minimum", "Pow", "Neg", "Square", "Sqrt", "Rsqrt", "Exp", "Log",
       "Reciprocal", "Tanh", "Sigmoid", "Relu", "MatMul", "BiasAdd", "Sum",
-      "Mean", "Reshape", "ExpandDims", "Squeeze", "Transpose", "ConcatV2",
+      "Mean", "Reshape", "ExpandDims", "Squeeze", "Transpose", "ReverseV2", "ConcatV2",
       "Cast", "Softmax", "SparseSoftmaxCrossEntropyWithLogits", "Fill",
       "ReadVariableOp",
       // more_gradients_test.cc
@@ -236,7 +245,22 @@ TEST(GradientsTest, EveryOpHasAGradientEntryOrIsListed) {
       "RefSwitch", "RefMerge", "RefEnter", "RefExit", "RefNextIteration",
       "NoOp", "StackV2", "StackPushV2", "StackPopV2", "StackCloseV2",
       // Runtime-internal.
-      "_Arg", "_Retval", "_Send", "_Recv", "_HostSend", "_HostRecv"};
+      "_Arg", "_Retval", "_Send", "_Recv", "_HostSend", "_HostRecv",
+      // TensorFlow 2.x graphs: calls and functional control flow are lowered
+      // before a graph runs, and TensorFlow writes the backward passes of
+      // its functions, lists and arrays itself (SymbolicGradient names a
+      // gradient function from the library); the C++ builder makes neither.
+      "PartitionedCall", "StatefulPartitionedCall", "SymbolicGradient", "If",
+      "StatelessIf", "Case", "StatelessCase", "While", "StatelessWhile",
+      "_SwitchN", "EmptyTensorList", "TensorListReserve",
+      "TensorListFromTensor", "TensorListStack", "TensorListGetItem",
+      "TensorListSetItem", "TensorListPushBack", "TensorListPopBack",
+      "TensorListResize", "TensorListConcat", "TensorListConcatV2",
+      "TensorListSplit", "TensorListGather", "TensorListScatter",
+      "TensorListScatterV2", "TensorListScatterIntoExistingList",
+      "TensorArrayV3", "TensorArrayGradV3", "TensorArrayWriteV3",
+      "TensorArrayReadV3", "TensorArrayScatterV3", "TensorArrayGatherV3",
+      "TensorArrayConcatV3", "TensorArraySplitV3"};
   const OpRegistry& ops = GlobalOpRegistry();
   for (const std::string& op : ops.OpNames()) {
     const GradFn* fn = nullptr;

@@ -82,6 +82,42 @@ tensorflow::GraphDef Sample() {
   return def;
 }
 
+tensorflow::NodeDef* AddNode(tensorflow::GraphDef* def, const std::string& name,
+                             const std::string& op, const std::string& device,
+                             const std::vector<std::string>& inputs) {
+  auto* n = def->add_node();
+  n->set_name(name);
+  n->set_op(op);
+  n->set_device(device);
+  for (const std::string& in : inputs) n->add_input(in);
+  return n;
+}
+
+// x (fed, float [3,2]) -> l = TensorListFromTensor(x) on task 1 -> stacked =
+// TensorListStack(l) on task 0: a DT_VARIANT tensor crosses the tasks.
+tensorflow::GraphDef ListAcrossTasks() {
+  tensorflow::GraphDef def;
+  auto set_type = [](tensorflow::NodeDef* n, const char* attr,
+                     tensorflow::DataType t) {
+    (*n->mutable_attr())[attr].set_type(t);
+  };
+  set_type(AddNode(&def, "x", "Placeholder", "", {}), "dtype",
+           tensorflow::DT_FLOAT);
+  auto* shape = AddNode(&def, "shape", "Const", "", {});
+  set_type(shape, "dtype", tensorflow::DT_INT32);
+  Tensor two(DT_INT32, TensorShape({1}));
+  two.flat<int32_t>()[0] = 2;
+  TensorToProto(two, (*shape->mutable_attr())["value"].mutable_tensor());
+  auto* l = AddNode(&def, "l", "TensorListFromTensor", "/job:worker/task:1",
+                    {"x", "shape"});
+  set_type(l, "element_dtype", tensorflow::DT_FLOAT);
+  set_type(l, "shape_type", tensorflow::DT_INT32);
+  auto* stacked = AddNode(&def, "stacked", "TensorListStack",
+                          "/job:worker/task:0", {"l", "shape"});
+  set_type(stacked, "element_dtype", tensorflow::DT_FLOAT);
+  return def;
+}
+
 tensorflow::TensorProto Floats(int64_t n, float value) {
   Tensor t(DT_FLOAT, TensorShape({n}));
   for (int64_t i = 0; i < n; ++i) t.flat<float>()[i] = value;
@@ -104,9 +140,10 @@ class GrpcServerTest : public ::testing::Test {
     master_ = std::make_unique<GrpcMasterClient>(servers_[0]->address());
   }
 
-  absl::StatusOr<std::string> CreateSession() {
+  absl::StatusOr<std::string> CreateSession(
+      tensorflow::GraphDef graph = Sample()) {
     tensorflow::CreateSessionRequest req;
-    *req.mutable_graph_def() = Sample();
+    *req.mutable_graph_def() = std::move(graph);
     tensorflow::CreateSessionResponse resp;
     absl::Status s = master_->Call("CreateSession", req, &resp, absl::Seconds(30));
     if (!s.ok()) return s;
@@ -149,6 +186,35 @@ TEST_F(GrpcServerTest, AStepSpansTwoServers) {
   close.set_session_handle(*handle);
   tensorflow::CloseSessionResponse closed;
   EXPECT_TRUE(master_->Call("CloseSession", close, &closed).ok());
+}
+
+// Variants go over the wire in TensorFlow's encoding: the list crosses from
+// task 1 to task 0 through RecvTensor, and a fetched list reaches the client
+// as a VariantTensorDataProto.
+TEST_F(GrpcServerTest, ATensorListCrossesTasks) {
+  auto handle = CreateSession(ListAcrossTasks());
+  ASSERT_TRUE(handle.ok()) << handle.status();
+  tensorflow::RunStepRequest run;
+  run.set_session_handle(*handle);
+  auto* feed = run.add_feed();
+  feed->set_name("x");
+  Tensor x(DT_FLOAT, TensorShape({3, 2}));
+  for (int i = 0; i < 6; ++i) x.flat<float>()[i] = 0.5f * i;
+  TensorToProto(x, feed->mutable_tensor());
+  run.add_fetch("stacked");
+  run.add_fetch("l");
+  tensorflow::RunStepResponse resp;
+  absl::Status s = master_->Call("RunStep", run, &resp, absl::Seconds(30));
+  ASSERT_TRUE(s.ok()) << s;
+  ASSERT_EQ(resp.tensor_size(), 2);
+  Tensor stacked = TensorFromProto(resp.tensor(0).tensor()).value();
+  ASSERT_EQ(stacked.shape().DebugString(), "[3,2]");
+  for (int i = 0; i < 6; ++i) EXPECT_EQ(stacked.flat<float>()[i], 0.5f * i);
+  const tensorflow::TensorProto& list = resp.tensor(1).tensor();
+  EXPECT_EQ(list.dtype(), tensorflow::DT_VARIANT);
+  ASSERT_EQ(list.variant_val_size(), 1);
+  EXPECT_EQ(list.variant_val(0).type_name(), "tensorflow::TensorList");
+  EXPECT_EQ(list.variant_val(0).tensors_size(), 3);
 }
 
 TEST_F(GrpcServerTest, ARestartedTaskRejoinsTheSession) {

@@ -1,0 +1,174 @@
+// TensorList kernels one at a time (reserve, set, get, stack; a list is
+// never changed in place), and the list's TensorProto coding: the bytes
+// TensorFlow 2.21's tf.io.serialize_tensor writes decode to the same list,
+// Weft's encoding round-trips, and malformed or hostile metadata is an error.
+#include "ops/cpu/tensor_list.h"
+
+#include <string>
+#include <vector>
+
+#include "absl/strings/escaping.h"
+#include "gtest/gtest.h"
+#include "ops/testing/kernel_runner.h"
+#include "proto/tensor.pb.h"
+#include "runtime/checkpoint/coding.h"
+#include "runtime/core/tensor_proto.h"
+
+namespace weft {
+namespace {
+
+Tensor Int32s(const std::vector<int32_t>& v) {
+  return MakeTensor<int32_t>({static_cast<int64_t>(v.size())}, v);
+}
+Tensor Int32(int32_t v) { return MakeTensor<int32_t>({}, {v}); }
+
+// Reserve(3 of float [2]), then item 1 set to {1.5, -2}.
+std::vector<Tensor> ReservedAndSet() {
+  KernelRunner reserve(NodeBuilder("r", "TensorListReserve")
+                           .Attr("element_dtype", DT_FLOAT)
+                           .Attr("shape_type", DT_INT32)
+                           .Build());
+  auto list = reserve.Run({Int32s({2}), Int32(3)});
+  EXPECT_TRUE(list.ok()) << list.status();
+  KernelRunner set(NodeBuilder("s", "TensorListSetItem")
+                       .Attr("element_dtype", DT_FLOAT)
+                       .Build());
+  auto set_list =
+      set.Run({list->at(0), Int32(1), MakeTensor<float>({2}, {1.5f, -2.0f})});
+  EXPECT_TRUE(set_list.ok()) << set_list.status();
+  return {list->at(0), set_list->at(0)};
+}
+
+TEST(TensorListTest, SetMakesANewListAndUnsetItemsReadAsZeros) {
+  std::vector<Tensor> lists = ReservedAndSet();
+  KernelRunner get(NodeBuilder("g", "TensorListGetItem")
+                       .Attr("element_dtype", DT_FLOAT)
+                       .Build());
+  auto before = get.Run({lists[0], Int32(1), Int32s({2})});
+  auto after = get.Run({lists[1], Int32(1), Int32s({2})});
+  ASSERT_TRUE(before.ok() && after.ok());
+  ExpectTensorEqual(before->at(0), MakeTensor<float>({2}, {0, 0}));
+  ExpectTensorEqual(after->at(0), MakeTensor<float>({2}, {1.5f, -2.0f}));
+
+  KernelRunner stack(NodeBuilder("st", "TensorListStack")
+                         .Attr("element_dtype", DT_FLOAT)
+                         .Attr("num_elements", 3)
+                         .Build());
+  auto stacked = stack.Run({lists[1], Int32s({2})});
+  ASSERT_TRUE(stacked.ok()) << stacked.status();
+  ExpectTensorEqual(stacked->at(0),
+                    MakeTensor<float>({3, 2}, {0, 0, 1.5f, -2.0f, 0, 0}));
+
+  auto out_of_range = get.Run({lists[1], Int32(3), Int32s({2})});
+  ASSERT_FALSE(out_of_range.ok());
+  EXPECT_NE(out_of_range.status().message().find("3"), std::string::npos)
+      << out_of_range.status();
+}
+
+// tf.io.serialize_tensor of TensorListReserve([2], 3, float) with item 1 set
+// to [1.5, -2.0], from TensorFlow 2.21: the tensor_content form (a varint
+// size, then the VariantTensorDataProto).
+constexpr char kTensorFlowBytes[] =
+    "081512002241400a1674656e736f72666c6f773a3a54656e736f724c697374121202000201"
+    "ffffffffffffffffff01120208021a1208011204120208022a080000c03f000000c0";
+
+void ExpectTheSetList(const Tensor& t) {
+  ASSERT_EQ(t.dtype(), DT_VARIANT);
+  ASSERT_EQ(t.NumElements(), 1);
+  const TensorList* list = t.data<Variant>()[0].get<TensorList>();
+  ASSERT_NE(list, nullptr);
+  EXPECT_EQ(list->element_dtype, DT_FLOAT);
+  EXPECT_EQ(list->element_shape.DebugString(), "[2]");
+  EXPECT_EQ(list->max_num_elements, -1);
+  ASSERT_EQ(list->tensors.size(), 3u);
+  EXPECT_FALSE(list->tensors[0].IsInitialized());
+  EXPECT_FALSE(list->tensors[2].IsInitialized());
+  ExpectTensorEqual(list->tensors[1], MakeTensor<float>({2}, {1.5f, -2.0f}));
+}
+
+TEST(TensorListCodingTest, ReadsTensorFlowsBytes) {
+  RegisterTensorListCoder();
+  tensorflow::TensorProto proto;
+  ASSERT_TRUE(proto.ParseFromString(absl::HexStringToBytes(kTensorFlowBytes)));
+  auto t = TensorFromProto(proto);
+  ASSERT_TRUE(t.ok()) << t.status();
+  ExpectTheSetList(*t);
+}
+
+TEST(TensorListCodingTest, RoundTripsThroughVariantVal) {
+  RegisterTensorListCoder();
+  Tensor list = ReservedAndSet()[1];
+  tensorflow::TensorProto proto;
+  TensorToProto(list, &proto);
+  ASSERT_EQ(proto.variant_val_size(), 1);
+  EXPECT_EQ(proto.variant_val(0).type_name(), "tensorflow::TensorList");
+  EXPECT_EQ(proto.variant_val(0).tensors_size(), 1);  // the one set item
+  auto back = TensorFromProto(proto);
+  ASSERT_TRUE(back.ok()) << back.status();
+  ExpectTheSetList(*back);
+}
+
+// A list proto with `metadata` and `n_tensors` float [2] tensors.
+tensorflow::TensorProto ListProto(std::string metadata, int n_tensors) {
+  tensorflow::TensorProto proto;
+  proto.set_dtype(tensorflow::DT_VARIANT);
+  auto* v = proto.add_variant_val();
+  v->set_type_name("tensorflow::TensorList");
+  v->set_metadata(std::move(metadata));
+  for (int i = 0; i < n_tensors; ++i) {
+    TensorToProto(MakeTensor<float>({2}, {1, 2}), v->add_tensors());
+  }
+  return proto;
+}
+
+std::string Metadata(const std::vector<uint64_t>& varints,
+                     const std::string& shape = "") {
+  std::string m;
+  for (uint64_t v : varints) coding::PutVarint(&m, v);
+  return m + shape;
+}
+
+void ExpectError(const tensorflow::TensorProto& proto, const std::string& what) {
+  auto t = TensorFromProto(proto);
+  ASSERT_FALSE(t.ok()) << "expected an error about " << what;
+  EXPECT_NE(t.status().message().find(what), std::string::npos) << t.status();
+}
+
+TEST(TensorListCodingTest, MalformedOrHostileMetadataIsAnError) {
+  RegisterTensorListCoder();
+  EXPECT_TRUE(TensorFromProto(ListProto(Metadata({0, 1, ~0ull}), 2)).ok());
+  ExpectError(ListProto("", 1), "no count of unset elements");
+  // 2^40 unset elements claimed by a few bytes: refused before allocating.
+  ExpectError(ListProto(Metadata({uint64_t{1} << 40}), 0), "metadata bytes");
+  ExpectError(ListProto(Metadata({1, 5, 1, 0}), 1), "out of range");
+  ExpectError(ListProto(Metadata({2, 0, 0, 1, 0}), 1), "repeated");
+  ExpectError(ListProto(Metadata({0}), 1), "no element dtype");
+  ExpectError(ListProto(Metadata({0, 1u << 20, 0}), 1), "unsupported element dtype");
+  ExpectError(ListProto(Metadata({0, 3, 0}), 1), "element 0 is float, not int32");
+  ExpectError(ListProto(Metadata({0, 1, 0}, "\xff"), 1), "not a TensorShapeProto");
+  tensorflow::TensorShapeProto deep;
+  for (int i = 0; i < kMaxTensorRank + 1; ++i) deep.add_dim()->set_size(1);
+  ExpectError(ListProto(Metadata({0, 1, 0}, deep.SerializeAsString()), 1),
+              "element shape of rank 255");
+
+  tensorflow::TensorProto unknown = ListProto(Metadata({0, 1, 0}), 0);
+  unknown.mutable_variant_val(0)->set_type_name("tensorflow::Mystery");
+  ExpectError(unknown, "'tensorflow::Mystery' cannot be decoded");
+}
+
+// A list of lists of lists ... nested past kMaxVariantNesting is refused
+// (the decoder recurses once per level).
+TEST(TensorListCodingTest, NestingIsBounded) {
+  RegisterTensorListCoder();
+  tensorflow::TensorProto proto = ListProto(Metadata({0, 1, 0}), 1);
+  for (int level = 0; level < kMaxVariantNesting; ++level) {
+    tensorflow::TensorProto outer =
+        ListProto(Metadata({0, tensorflow::DT_VARIANT, 0}), 0);
+    *outer.mutable_variant_val(0)->add_tensors() = proto;
+    proto = outer;
+  }
+  ExpectError(proto, "nest more than");
+}
+
+}  // namespace
+}  // namespace weft
