@@ -112,7 +112,11 @@ void StepRendezvous::RecvRemote(const RendezvousKey& parsed,
   Allocator* allocator =
       dst.ok() ? (*dst)->allocator() : devices_->default_device()->allocator();
   const std::string what =
-      absl::StrCat("receiving '", parsed.tensor_name, "' of step ", step_id_,
+      absl::StrCat("receiving '", parsed.tensor_name, "' of ",
+                   step_id_ >= kCollectiveStepBase
+                       ? absl::StrCat("collective instance ",
+                                      step_id_ - kCollectiveStepBase)
+                       : absl::StrCat("step ", step_id_),
                    " from task ", src_task, " (RecvTensor)");
   absl::StatusOr<WorkerInterface*> worker = workers_->GetWorker(src_task);
   if (!worker.ok()) {
@@ -195,6 +199,15 @@ void StepRendezvousTable::Cleanup(int64_t step_id) {
   rv->StartAbort(absl::AbortedError(absl::StrCat(
       "step ", step_id, " was cleaned up on task ", task_,
       " (the step ended or was cancelled)")));
+}
+
+int StepRendezvousTable::PendingFrom(int64_t first_step_id) const {
+  absl::MutexLock lock(&mu_);
+  int pending = 0;
+  for (const auto& [id, rv] : steps_) {
+    if (id >= first_step_id) pending += rv->pending();
+  }
+  return pending;
 }
 
 void StepRendezvousTable::CleanupAll() {

@@ -43,6 +43,10 @@
 
 namespace weft {
 
+// Step ids kCollectiveStepBase + i carry collective instance i (the
+// worker's CollectiveRendezvous); masters make ids below 2^57.
+inline constexpr int64_t kCollectiveStepBase = int64_t{1} << 60;
+
 class StepRendezvous final : public Rendezvous {
  public:
   // `devices` and `workers` must outlive the rendezvous.
@@ -64,6 +68,8 @@ class StepRendezvous final : public Rendezvous {
   absl::Status TakeLocal(const std::string& key, Tensor* value,
                          bool* is_dead);
   int64_t step_id() const { return step_id_; }
+  // Values sent here that nobody has received yet, plus waiting receivers.
+  int pending() const { return local_.PendingCount(); }
 
  private:
   struct RemoteCall;
@@ -104,6 +110,8 @@ class StepRendezvousTable {
   // Cleanup for every step.
   void CleanupAll();
   int size() const;
+  // pending() summed over the steps whose id is at least `first_step_id`.
+  int PendingFrom(int64_t first_step_id) const;
 
  private:
   const DeviceMgr* const devices_;

@@ -8,8 +8,10 @@
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_format.h"
 #include "absl/strings/str_join.h"
+#include "absl/time/clock.h"
 #include "graph/graph_def_loader.h"
 #include "runtime/core/cancellation.h"
+#include "runtime/core/collective.h"
 #include "runtime/core/device_name.h"
 #include "runtime/core/resource_mgr.h"
 #include "runtime/core/status.h"
@@ -55,9 +57,41 @@ absl::Status MaybeStoreError(bool in_body, const absl::Status& s,
 
 }  // namespace
 
+class Worker::Collectives final : public CollectiveRendezvous {
+ public:
+  // The most instances in use at once is bounded by the step table.
+  static constexpr int64_t kMaxInstance = (int64_t{1} << 59) - 1;
+
+  Collectives(StepRendezvousTable* steps, std::string task)
+      : steps_(steps), task_(std::move(task)) {}
+
+  absl::StatusOr<std::shared_ptr<Rendezvous>> Instance(
+      int64_t instance) override {
+    if (instance < 0 || instance > kMaxInstance) {
+      return absl::InvalidArgumentError(absl::StrCat(
+          "collective instance ", instance, " on task ", task_,
+          " is outside [0, ", kMaxInstance, "]"));
+    }
+    WEFT_ASSIGN_OR_RETURN(std::shared_ptr<StepRendezvous> rv,
+                          steps_->FindOrCreate(kCollectiveStepBase + instance));
+    return std::shared_ptr<Rendezvous>(std::move(rv));
+  }
+  void Release(int64_t instance) override {
+    if (instance >= 0 && instance <= kMaxInstance) {
+      steps_->Cleanup(kCollectiveStepBase + instance);
+    }
+  }
+  const std::string& task() const override { return task_; }
+
+ private:
+  StepRendezvousTable* const steps_;
+  const std::string task_;
+};
+
 Worker::Worker(const WorkerOptions& options)
     : options_(options),
       steps_(options.devices, options.task, options.workers),
+      collectives_(std::make_unique<Collectives>(&steps_, options.task)),
       legacy_(std::make_shared<Session>()) {}
 
 Worker::~Worker() {
@@ -65,6 +99,15 @@ Worker::~Worker() {
   absl::MutexLock lock(&mu_);
   mu_.Await(absl::Condition(
       +[](int* running) { return *running == 0; }, &running_steps_));
+}
+
+bool Worker::WaitForCollectivesClaimed(absl::Duration max) {
+  const absl::Time give_up = absl::Now() + max;
+  while (steps_.PendingFrom(kCollectiveStepBase) > 0) {
+    if (absl::Now() >= give_up) return false;
+    absl::SleepFor(absl::Milliseconds(10));
+  }
+  return true;
 }
 
 void Worker::AbortAllSteps() {
@@ -281,6 +324,7 @@ void Worker::RunGraph(const tensorflow::RunGraphRequest* request,
   step->rendezvous = *rendezvous;
   step->args.step_id = request->step_id();
   step->args.rendezvous = step->rendezvous.get();
+  step->args.collectives = collectives_.get();
   step->args.cancellation = step->cancellation.get();
   {
     absl::MutexLock lock(&mu_);
@@ -432,7 +476,11 @@ void Worker::RecvLocal(
          Tensor(), false);
     return;
   }
-  if ((*src)->attributes().incarnation() != key->src_incarnation) {
+  // Collective instances are matched by number, not by process: a peer
+  // cannot know this process's incarnation, and sends 0.
+  const bool collective = request.step_id() >= kCollectiveStepBase;
+  if (!collective &&
+      (*src)->attributes().incarnation() != key->src_incarnation) {
     done(absl::AbortedError(absl::StrCat(
              "task ", options_.task, ": RecvTensor expects incarnation ",
              absl::Hex(key->src_incarnation, absl::kZeroPad16), " of ",

@@ -28,6 +28,11 @@
 // or one the master gave up on, ends at once; a RunGraph or RecvTensor for
 // a step already cleaned up is ABORTED.
 //
+// Collective kernels (ops/collective_ops.cc) meet their peers through the
+// worker's CollectiveRendezvous: instance i is the step rendezvous of step
+// id kCollectiveStepBase + i, above every id a master makes, so a peer's
+// RecvTensor for it reaches the same table as any other step's.
+//
 // Thread safety: thread-safe; steps run concurrently. The options' pointers
 // must outlive the worker. Destroying the worker waits for its running
 // steps (it aborts them first).
@@ -43,6 +48,7 @@
 #include "absl/container/flat_hash_map.h"
 #include "absl/status/statusor.h"
 #include "absl/synchronization/mutex.h"
+#include "absl/time/time.h"
 #include "distributed/step_rendezvous.h"
 #include "distributed/worker_interface.h"
 #include "ops/framework/kernel_registry.h"
@@ -105,6 +111,10 @@ class Worker final : public WorkerInterface {
   // Aborts every step in flight (their RunGraph calls end with the abort);
   // how a server shutting down lets its calls finish.
   void AbortAllSteps();
+  // Waits up to `max` until the peers have pulled everything this task's
+  // collectives sent (a task that has finished its last all-reduce may hold
+  // what its successor still needs). False if some remains at `max`.
+  bool WaitForCollectivesClaimed(absl::Duration max);
 
   const std::string& task() const { return options_.task; }
   // Steps whose rendezvous the task holds (for tests).
@@ -113,6 +123,7 @@ class Worker final : public WorkerInterface {
  private:
   struct Session;
   struct RegisteredGraph;
+  class Collectives;
 
   // The session a request names; ABORTED naming the handle if unknown.
   absl::StatusOr<std::shared_ptr<Session>> FindSession(
@@ -128,6 +139,7 @@ class Worker final : public WorkerInterface {
 
   const WorkerOptions options_;
   StepRendezvousTable steps_;
+  const std::unique_ptr<Collectives> collectives_;
 
   absl::Mutex mu_;
   std::shared_ptr<Session> legacy_ ABSL_GUARDED_BY(mu_);

@@ -26,6 +26,7 @@ const KernelRegistry& GlobalKernelRegistry() {
     RegisterQueueKernels(r);
     RegisterTensorListKernels(r);
     RegisterTensorArrayKernels(r);
+    RegisterCollectiveKernels(r);
     RegisterGpuKernels(r);  // none in a build without CUDA
     return r;
   }();

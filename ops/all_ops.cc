@@ -23,6 +23,7 @@ const OpRegistry& GlobalOpRegistry() {
     RegisterListOps(r);
     RegisterFunctionalOps(r);
     RegisterLoggingOps(r);
+    RegisterCollectiveOps(r);
     return r;
   }();
   return *registry;

@@ -27,6 +27,7 @@ void RegisterDataFlowOps(OpRegistry* r);       // data_flow_ops.cc
 void RegisterListOps(OpRegistry* r);           // list_ops.cc: TensorList, TensorArrayV3
 void RegisterFunctionalOps(OpRegistry* r);     // functional_ops.cc: calls, If, While
 void RegisterLoggingOps(OpRegistry* r);        // logging_ops.cc: Assert
+void RegisterCollectiveOps(OpRegistry* r);     // collective_ops.cc: all-reduce
 
 // CPU kernels, ops/cpu/*.cc.
 void RegisterArrayKernels(KernelRegistry* r);
@@ -52,6 +53,7 @@ void RegisterAccumulatorKernels(KernelRegistry* r);  // cpu/accumulator_kernels.
 void RegisterQueueKernels(KernelRegistry* r);        // cpu/queue_kernels.cc
 void RegisterTensorListKernels(KernelRegistry* r);   // cpu/tensor_list_kernels.cc
 void RegisterTensorArrayKernels(KernelRegistry* r);  // cpu/tensor_array_kernels.cc
+void RegisterCollectiveKernels(KernelRegistry* r);   // cpu/collective_kernels.cc
 
 }  // namespace weft
 

@@ -272,6 +272,7 @@ void Executor::Impl::Step::Start(const StepArgs& args, DoneCallback done) {
   base_params_.step_id = args.step_id;
   base_params_.call_frame = args.call_frame;
   base_params_.rendezvous = args.rendezvous;
+  base_params_.collectives = args.collectives;
   base_params_.cancellation = args.cancellation;
   aborted_.store(false, std::memory_order_relaxed);
   cancel_callback_done_.store(false, std::memory_order_relaxed);
@@ -487,6 +488,7 @@ void Executor::Impl::Step::Process(TaggedNode t, int64_t share, ReadyQueue* q,
     params.step_id = base_params_.step_id;
     params.call_frame = base_params_.call_frame;
     params.rendezvous = base_params_.rendezvous;
+    params.collectives = base_params_.collectives;
     params.cancellation = base_params_.cancellation;
     params.is_input_dead = t.dead;
     params.frame_id = t.iter->frame_id;

@@ -92,6 +92,7 @@
 
 namespace weft {
 
+class CollectiveRendezvous;
 class Rendezvous;
 
 struct ExecutorOptions {
@@ -117,6 +118,9 @@ class Executor {
     // graph has none.
     CallFrame* call_frame = nullptr;
     Rendezvous* rendezvous = nullptr;
+    // Optional: where collective kernels meet the other tasks of their group
+    // (runtime/core/collective.h); the worker provides it.
+    CollectiveRendezvous* collectives = nullptr;
     // Optional. Cancelled by the executor when a node fails, so use one per
     // step. Must outlive the step.
     CancellationManager* cancellation = nullptr;

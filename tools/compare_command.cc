@@ -9,6 +9,7 @@
 //                  with a tower per worker task, variables on /job:ps/task:0
 //   between-async  weft server per ps task + weft train --mode
 //   between-sync   between-async|between-sync per worker
+//   allreduce      weft train --mode allreduce per worker (no ps)
 // Every trainer writes --metrics-out lines, which are what the numbers come
 // from. Where Linux allows it, every run gets a private network namespace
 // of its own (unshare(CLONE_NEWNET); its loopback brought up here), so the
@@ -73,7 +74,7 @@ constexpr char kUsage[] =
     "  --model M         mlp, cnn or transformer\n"
     "  --modes LIST      of single, model-parallel (one process, layers over\n"
     "                    2 CPU devices; mlp and cnn), in-graph, between-async,\n"
-    "                    between-sync (default: all of them)\n"
+    "                    between-sync, allreduce (default: all of them)\n"
     "  --workers LIST    worker counts to run the distributed modes with\n"
     "                    (default 2)\n"
     "  --ps LIST         ps task counts for the between-graph modes (default 1)\n"
@@ -295,7 +296,7 @@ bool Comparison::Run(const RunSpec& spec, RunResult* r) {
   const int64_t per_worker = f_.batch / w;
   absl::StatusOr<ClusterSpec> cluster =
       local ? absl::StatusOr<ClusterSpec>(ClusterSpec())
-                            : LocalCluster(std::max(spec.ps, 1), w);
+      : LocalCluster(spec.mode == "allreduce" ? 0 : std::max(spec.ps, 1), w);
   if (!cluster.ok()) return fail(std::string(cluster.status().message()));
   const std::string cspec = cluster->ToString();
   auto spawn = [&](std::vector<Child>* into, const std::vector<std::string>& args,
@@ -329,7 +330,8 @@ bool Comparison::Run(const RunSpec& spec, RunResult* r) {
   } else {
     const bool in_graph = spec.mode == "in-graph";
     std::vector<TaskId> serve;
-    for (int i = 0; i < std::max(spec.ps, 1); ++i) serve.push_back({"ps", i});
+    const int ps_tasks = spec.mode == "allreduce" ? 0 : std::max(spec.ps, 1);
+    for (int i = 0; i < ps_tasks; ++i) serve.push_back({"ps", i});
     if (in_graph) {
       for (int i = 0; i < w; ++i) serve.push_back({"worker", i});
     }
@@ -576,7 +578,8 @@ int CompareCommand(int argc, char** argv) {
     f.target_loss = t;
   }
   const std::vector<std::string> known = {"single", "model-parallel", "in-graph",
-                                          "between-async", "between-sync"};
+                                          "between-async", "between-sync",
+                                          "allreduce"};
   // The transformer has no layers to split (graph/models/models.h).
   std::vector<std::string> defaults = known;
   if (f.model == "transformer") {
@@ -587,7 +590,7 @@ int CompareCommand(int argc, char** argv) {
     if (std::find(known.begin(), known.end(), m) == known.end()) {
       return usage(absl::StrCat("unknown mode '", m, "' in --modes (",
                                 absl::StrJoin(known, ", "),
-                                "; allreduce and hybrid are not compared yet)"));
+                                "; hybrid is not compared yet)"));
     }
     if (m == "model-parallel" && f.model == "transformer") {
       return usage("--modes model-parallel needs mlp or cnn (the transformer's "
@@ -619,6 +622,8 @@ int CompareCommand(int argc, char** argv) {
       plan.push_back({m, 1, 0});
     } else if (m == "in-graph") {
       for (int w : f.workers) plan.push_back({m, w, 1});
+    } else if (m == "allreduce") {
+      for (int w : f.workers) plan.push_back({m, w, 0});
     } else {
       for (int w : f.workers) {
         for (int p : f.ps) plan.push_back({m, w, p});

@@ -6,6 +6,7 @@
 #include "absl/strings/numbers.h"
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_join.h"
+#include "graph/builder/allreduce.h"
 #include "graph/builder/optimizers.h"
 #include "graph/builder/sync_replicas.h"
 #include "runtime/core/status.h"
@@ -30,7 +31,8 @@ const char kModelFlagsUsage[] =
     "                   device on its slice of the batch, gradients averaged\n"
     "                   on the parameter device) or model-parallel\n"
     "                   (consecutive layers on consecutive devices; mlp, cnn);\n"
-    "                   weft train also takes between-async and between-sync\n"
+    "                   weft train also takes between-async, between-sync\n"
+    "                   and allreduce\n"
     "                   (with --cluster: this process is one worker task)\n"
     "  --param-device D in-graph: where variables and the update live\n"
     "                   (default: the first of --devices)\n";
@@ -54,8 +56,10 @@ absl::Status ParseParallelFlags(const CommandLine& cl, ModelChoice* c) {
     // Placement comes from the cluster (tools/train_between.h).
     if (n > 0 || cl.Has("param-device")) {
       return absl::InvalidArgumentError(absl::StrCat(
-          "--mode ", c->mode, " places variables on the ps tasks and the "
-          "rest on this worker: leave out --devices and --param-device"));
+          "--mode ", c->mode, c->mode == "allreduce"
+              ? " places the whole model on this worker"
+              : " places variables on the ps tasks and the rest on this worker",
+          ": leave out --devices and --param-device"));
     }
     return absl::OkStatus();
   }
@@ -68,8 +72,8 @@ absl::Status ParseParallelFlags(const CommandLine& cl, ModelChoice* c) {
   if (c->mode != "single" && c->mode != "in-graph" &&
       c->mode != "model-parallel") {
     return absl::InvalidArgumentError(absl::StrCat(
-        "--mode must be single, in-graph, model-parallel, between-async or "
-        "between-sync, "
+        "--mode must be single, in-graph, model-parallel, between-async, "
+        "between-sync or allreduce, "
         "not '", c->mode,
         "'"));
   }
@@ -138,7 +142,8 @@ absl::StatusOr<ModelChoice> ParseModelFlags(const CommandLine& cl) {
 }
 
 bool IsBetweenGraph(const ModelChoice& c) {
-  return c.mode == "between-async" || c.mode == "between-sync";
+  return c.mode == "between-async" || c.mode == "between-sync" ||
+         c.mode == "allreduce";
 }
 
 absl::StatusOr<tensorflow::GraphDef> BuildModelGraph(const ModelChoice& c) {
@@ -150,6 +155,11 @@ absl::StatusOr<tensorflow::GraphDef> BuildModelGraph(const ModelChoice& c) {
     sync.replicas_to_aggregate =
         c.replicas_to_aggregate > 0 ? c.replicas_to_aggregate : c.total_replicas;
     opt = std::make_unique<SyncReplicasOptimizer>(std::move(opt), sync);
+  } else if (c.mode == "allreduce") {
+    AllReduceOptions all;
+    all.group_tasks = c.group_tasks;
+    all.rank = c.rank;
+    opt = std::make_unique<AllReduceOptimizer>(std::move(opt), all);
   }
   Scope root = Scope::NewRoot();
   if (c.mode == "in-graph") {

@@ -28,20 +28,26 @@ struct ModelChoice {
   float learning_rate = 0.1f;
   // --mode: "single" (default), "in-graph" (one tower per device),
   // "model-parallel" (consecutive layers over the devices) or
-  // "between-async" / "between-sync" (weft train --cluster: the graph is
-  // built as "single", sync wrapping the optimizer in a
-  // SyncReplicasOptimizer, and placed by the replica device setter;
+  // "between-async" / "between-sync" / "allreduce" (weft train --cluster:
+  // the graph is built as "single", sync wrapping the optimizer in a
+  // SyncReplicasOptimizer and allreduce in an AllReduceOptimizer, and
+  // placed by the replica device setter or, allreduce, all on this worker;
   // graphgen refuses them).
   std::string mode = "single";
   // between-sync: gradients aggregated per step (0: every worker's) of
   // total_replicas workers.
   int replicas_to_aggregate = 0;
   int total_replicas = 1;
+  // allreduce (weft train --cluster, no ps): the worker tasks of the ring
+  // and this one's rank (graph/builder/allreduce.h).
+  std::vector<std::string> group_tasks;
+  int rank = 0;
   std::vector<std::string> devices;  // canonical specs; empty: no requests
   std::string param_device;          // in-graph: default devices[0]
 };
 
-// True for between-async and between-sync.
+// True for the modes where every worker task builds its own copy of the
+// graph: between-async, between-sync and allreduce.
 bool IsBetweenGraph(const ModelChoice& choice);
 
 // INVALID_ARGUMENT (a usage error) naming the bad flag. --model is required.

@@ -102,6 +102,9 @@ class Worker {
   }
   absl::StatusOr<int> CountReady(Session* session) const;
   absl::Status InitOrWait(Session* session);
+  // allreduce: until every worker of the ring answers, logging those that
+  // do not, for at most --wait-for-tasks-s.
+  absl::Status WaitForRing() const;
   // A step that failed (`s`, from running `what`): when it ran out of time,
   // says which of the other tasks do not answer, and what to do.
   absl::Status Diagnose(absl::Status s, const std::string& what) const;
@@ -175,6 +178,34 @@ absl::Status Worker::InitOrWait(Session* session) {
   return absl::OkStatus();
 }
 
+absl::Status Worker::WaitForRing() const {
+  std::vector<TaskId> peers;
+  for (int i : o_.where.cluster.TaskIndices("worker")) {
+    if (i != task_.index) peers.push_back(TaskId{"worker", i});
+  }
+  const absl::Time give_up = absl::Now() + o_.wait_for_tasks;
+  absl::Time next_log = absl::Now() + absl::Seconds(2);
+  for (;;) {
+    const std::vector<std::string> silent = UnansweringTasks(
+        o_.where.cluster, peers, o_.security, absl::Seconds(2));
+    if (silent.empty()) return absl::OkStatus();
+    const absl::Time now = absl::Now();
+    if (now >= give_up) {
+      return absl::UnavailableError(absl::StrCat(
+          task_.ToString(), " waited ", absl::FormatDuration(o_.wait_for_tasks),
+          " for the other workers of the all-reduce ring: not answering: [",
+          absl::StrJoin(silent, "] ["), "]. Start them, or raise "
+          "--wait-for-tasks-s"));
+    }
+    if (now >= next_log) {
+      Log(absl::StrCat("waiting for the other workers of the all-reduce "
+                       "ring: [", absl::StrJoin(silent, "] ["), "]"));
+      next_log = now + absl::Seconds(5);
+    }
+    absl::SleepFor(absl::Milliseconds(100));
+  }
+}
+
 absl::Status Worker::Diagnose(absl::Status s, const std::string& what) const {
   if (s.code() != absl::StatusCode::kDeadlineExceeded) {
     return WithContext(s, absl::StrCat(task_.ToString(), " ", what));
@@ -200,6 +231,8 @@ absl::Status Worker::Diagnose(absl::Status s, const std::string& what) const {
         (choice_.mode == "between-sync"
              ? " (a synchronous step waits for every worker's gradients "
                "it aggregates)"
+         : choice_.mode == "allreduce"
+             ? " (an all-reduce step waits for every worker)"
              : ""),
         ": not answering: [", absl::StrJoin(silent, "] ["),
         "]. A task that does not answer has died or is cut off: restart it",
@@ -218,13 +251,14 @@ absl::Status Worker::Diagnose(absl::Status s, const std::string& what) const {
 absl::Status Worker::Run() {
   const ClusterSpec& cluster = o_.where.cluster;
   const bool sync = choice_.mode == "between-sync";
+  const bool allreduce = choice_.mode == "allreduce";
   if (task_.job != "worker") {
     return absl::InvalidArgumentError(absl::StrCat(
         "weft train --mode ", choice_.mode, " runs a worker task, not ",
         task_.ToString(), "; start ps tasks with 'weft server --job ps'"));
   }
   const std::vector<int> ps = cluster.TaskIndices("ps");
-  if (ps.empty()) {
+  if (ps.empty() && !allreduce) {
     return absl::InvalidArgumentError(absl::StrCat(
         "the cluster ", cluster.ToString(),
         " has no ps job; between-graph replication keeps the variables there"));
@@ -237,6 +271,14 @@ absl::Status Worker::Run() {
                                     address.ok() ? *address : "?", ")"));
   }
   ps_tasks_ = absl::StrJoin(ps_names, ", ");
+  const std::string worker_device = absl::StrCat("/job:worker/task:", task_.index);
+  if (allreduce) {
+    ps_tasks_ = worker_device;  // where "the variables" are, for the logs
+    if (!ps.empty()) {
+      Log(absl::StrCat("--mode allreduce does not use the ps tasks of the "
+                       "cluster (", absl::StrJoin(ps_names, ", "), ")"));
+    }
+  }
 
   // This worker's copy of the model, placed for the cluster.
   ModelChoice choice = choice_;
@@ -248,16 +290,31 @@ absl::Status Worker::Run() {
   }
   const int to_aggregate =
       choice.replicas_to_aggregate > 0 ? choice.replicas_to_aggregate : workers;
-  WEFT_ASSIGN_OR_RETURN(tensorflow::GraphDef graph, BuildModelGraph(choice));
-  ReplicaDeviceSetterOptions setter;
-  setter.ps_tasks = static_cast<int>(ps.size());
-  setter.worker_device = absl::StrCat("/job:worker/task:", task_.index);
-  setter.strategy = o_.strategy;
-  WEFT_RETURN_IF_ERROR(ApplyReplicaDeviceSetter(setter, &graph));
-  if (!o_.checkpoint_dir.empty()) {
-    WEFT_ASSIGN_OR_RETURN(saver_, AddSaver(&graph, kLocalJob));
+  if (allreduce) {
+    // The ring: every worker task, in index order.
+    const std::vector<int> all = cluster.TaskIndices("worker");
+    for (size_t k = 0; k < all.size(); ++k) {
+      choice.group_tasks.push_back(
+          absl::StrCat("/job:worker/replica:0/task:", all[k]));
+      if (all[k] == task_.index) choice.rank = static_cast<int>(k);
+    }
   }
-  ready_checks_ = AddReadinessChecks(&graph);
+  WEFT_ASSIGN_OR_RETURN(tensorflow::GraphDef graph, BuildModelGraph(choice));
+  if (allreduce) {
+    for (tensorflow::NodeDef& n : *graph.mutable_node()) {
+      n.set_device(worker_device);  // the whole model, on this worker
+    }
+  } else {
+    ReplicaDeviceSetterOptions setter;
+    setter.ps_tasks = static_cast<int>(ps.size());
+    setter.worker_device = worker_device;
+    setter.strategy = o_.strategy;
+    WEFT_RETURN_IF_ERROR(ApplyReplicaDeviceSetter(setter, &graph));
+    if (!o_.checkpoint_dir.empty()) {
+      WEFT_ASSIGN_OR_RETURN(saver_, AddSaver(&graph, kLocalJob));
+    }
+    ready_checks_ = AddReadinessChecks(&graph);
+  }
   const std::string global_step = GlobalStepRead(graph);
   if (global_step.empty()) {
     return absl::InternalError("the model graph has no global_step read");
@@ -284,13 +341,22 @@ absl::Status Worker::Run() {
                    ps_tasks_));
 
   SessionOptions session_options;
-  session_options.config.add_device_filters("/job:ps");
+  if (!allreduce) session_options.config.add_device_filters("/job:ps");
   session_options.config.add_device_filters(server->task_name());
   session_options.config.set_allow_soft_placement(true);
   std::unique_ptr<Session> session =
       NewGrpcSession(server->address(), session_options, o_.security);
   WEFT_RETURN_IF_ERROR(session->Create(graph));
-  WEFT_RETURN_IF_ERROR(InitOrWait(session.get()));
+  if (allreduce) {
+    // Every worker initialises its own copy, from the same seed: the copies
+    // start equal, and the averaged updates keep them so.
+    WEFT_RETURN_IF_ERROR(WaitForRing());
+    std::vector<Tensor> none;
+    WEFT_RETURN_IF_ERROR(WithContext(session->Run({}, {}, {"init"}, &none),
+                                     absl::StrCat(task_.ToString(), " running 'init'")));
+  } else {
+    WEFT_RETURN_IF_ERROR(InitOrWait(session.get()));
+  }
   if (sync) {
     // The chief sets the accumulators' step and its own local step; every
     // other worker its local step (sync_replicas.h).
@@ -310,9 +376,11 @@ absl::Status Worker::Run() {
       "training %s between-graph (%s) as %s of %d workers on %s (%lld "
       "examples), batch %lld, until global step %lld\n",
       DescribeModel(choice_).c_str(),
-      sync ? absl::StrCat("sync, ", to_aggregate, " of ", workers,
-                          " gradients per step").c_str()
-           : "async",
+      sync        ? absl::StrCat("sync, ", to_aggregate, " of ", workers,
+                                 " gradients per step").c_str()
+      : allreduce ? absl::StrCat("allreduce: gradients averaged over a ring "
+                                 "of ", workers, " workers").c_str()
+                  : "async",
       task_.ToString().c_str(), workers,
       data.name.c_str(), static_cast<long long>(data.size()),
       static_cast<long long>(info.batch), static_cast<long long>(o_.steps));
@@ -462,6 +530,10 @@ absl::Status Worker::Run() {
   std::fflush(stdout);
   session->Close().IgnoreError();
   session.reset();
+  if (allreduce && !server->WaitForCollectivesClaimed(o_.step_timeout)) {
+    Log("the next worker of the ring did not collect this worker's last "
+        "all-reduce chunks; it will report the step as failed");
+  }
   server->Shutdown();
   return absl::OkStatus();
 }

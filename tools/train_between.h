@@ -1,5 +1,5 @@
-// weft train --mode between-async|between-sync: between-graph replication as
-// TensorFlow 1.x jobs ran it. This process is one worker task of the cluster: it serves
+// weft train --mode between-async|between-sync|allreduce: between-graph
+// replication as TensorFlow 1.x jobs ran it, and its all-reduce variant. This process is one worker task of the cluster: it serves
 // that task (MasterService and WorkerService, as `weft server` does), builds
 // its own copy of the model, places it with the replica device setter
 // (variables over the ps tasks, the rest on this task), and trains through
@@ -9,7 +9,12 @@
 // between-sync, into per-variable accumulators on the ps from which the
 // chief applies the mean of --replicas-to-aggregate gradients once per step
 // (graph/builder/sync_replicas.h; the chief runs the update loop in a
-// thread of its own). Every step has a deadline (--step-timeout-s); a step
+// thread of its own). With allreduce there is no ps: every variable lives
+// on this worker, each worker initialises its own copy (the same seed makes
+// them equal), waits until every worker of the ring answers, and averages
+// its gradients with the others' each step (graph/builder/allreduce.h);
+// before its server stops it lets its successor collect the last chunks
+// it sent. Every step has a deadline (--step-timeout-s); a step
 // that misses it fails with the tasks that do not answer named (a dead
 // worker, a dead chief), never a silent wait. With backup workers (more
 // workers than gradients aggregated) a dead worker does not stop the job.

@@ -69,6 +69,9 @@ std::string Usage() {
       "  --mode between-sync ...: the same, with the gradients of every step\n"
       "                   aggregated on the ps (TensorFlow's\n"
       "                   SyncReplicasOptimizer) and applied once by the chief\n"
+      "  --mode allreduce ...: no ps; every worker holds the whole model and\n"
+      "                   the workers average their gradients each step with\n"
+      "                   a ring all-reduce over the worker service\n"
       "  --replicas-to-aggregate N  between-sync: the first N gradients of a\n"
       "                   step win (default: every worker's); the other\n"
       "                   workers are backups, so one of them may die\n"
@@ -316,8 +319,16 @@ int TrainCommand(int argc, char** argv) {
                         "checkpoint-dir", "checkpoint-every", "step-timeout-s"}) {
     if (cl.Has(f) && !between) {
       return usage_error(absl::StrCat(
-          "--", f, " goes with --mode between-async or between-sync"));
+          "--", f, " goes with --mode between-async, between-sync or "
+          "allreduce"));
     }
+  }
+  if (choice->mode == "allreduce" &&
+      (cl.Has("checkpoint-dir") || cl.Has("ps-strategy"))) {
+    return usage_error(
+        "--mode allreduce keeps no variables on ps tasks: --ps-strategy does "
+        "not apply, and its checkpoints are not written yet (leave out "
+        "--checkpoint-dir)");
   }
   if (cl.Has("replicas-to-aggregate") && choice->mode != "between-sync") {
     return usage_error("--replicas-to-aggregate goes with --mode between-sync");

@@ -362,6 +362,11 @@ absl::StatusOr<std::unique_ptr<GrpcServer>> GrpcServer::Start(
   return std::unique_ptr<GrpcServer>(new GrpcServer(std::move(impl)));
 }
 
+bool GrpcServer::WaitForCollectivesClaimed(absl::Duration max) {
+  Worker* worker = impl_->worker.get();  // null once shut down
+  return worker == nullptr || worker->WaitForCollectivesClaimed(max);
+}
+
 void GrpcServer::Shutdown() {
   Impl& impl = *impl_;
   {

@@ -83,6 +83,9 @@ class GrpcServer {
   const std::string& address() const;
   const DeviceMgr& devices() const;
 
+  // Worker::WaitForCollectivesClaimed: call before Shutdown when this
+  // task ran all-reduces, so that its peers can finish theirs.
+  bool WaitForCollectivesClaimed(absl::Duration max);
   void Shutdown();
 
   struct Impl;

@@ -45,6 +45,7 @@ namespace weft {
 
 class CallFrame;
 class CancellationManager;
+class CollectiveRendezvous;
 class Rendezvous;
 class OpKernelContext;
 
@@ -149,6 +150,7 @@ class OpKernelContext {
     int64_t step_id = 0;
     CallFrame* call_frame = nullptr;
     Rendezvous* rendezvous = nullptr;
+    CollectiveRendezvous* collectives = nullptr;  // null outside a worker
     CancellationManager* cancellation = nullptr;
     bool is_input_dead = false;  // for Recv-like kernels that forward deadness
     // The while-loop frame instance and iteration the node runs in (0, 0
@@ -210,6 +212,7 @@ class OpKernelContext {
   int64_t step_id() const { return p_.step_id; }
   CallFrame* call_frame() const { return p_.call_frame; }
   Rendezvous* rendezvous() const { return p_.rendezvous; }
+  CollectiveRendezvous* collectives() const { return p_.collectives; }
   CancellationManager* cancellation() const { return p_.cancellation; }
   bool is_input_dead() const { return p_.is_input_dead; }
   uint64_t frame_id() const { return p_.frame_id; }

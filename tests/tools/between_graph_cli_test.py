@@ -15,6 +15,10 @@ loopback with free ports; every child killed by pid at the end.
     naming it (task and address) within the step timeout, and with a backup
     worker (--replicas-to-aggregate 2 of 3) the others train on; a killed ps
     stops every worker, naming it; a sync job resumes from its checkpoint;
+  - allreduce (no ps): 3 workers, started one by one, each wait for the
+    ring, train every global step together and learn as much as one process
+    on as many examples; a killed worker stops the others at once, naming
+    it;
   - usage errors for flags that do not go together.
 
 usage: between_graph_cli_test.py PATH_TO_WEFT
@@ -362,6 +366,61 @@ def test_sync_dead_worker():
         stop(ps)
 
 
+def ring_cluster(workers):
+    return "worker=" + ",".join(f"127.0.0.1:{free_port()}" for _ in range(workers))
+
+
+def test_allreduce_training(steps=300):
+    spec = ring_cluster(3)
+    w = []
+    for i in (2, 1, 0):
+        w.append(start(f"r{i}", worker_args(spec, i, steps, mode="allreduce")))
+        time.sleep(3 if i == 2 else 0.5)  # worker 2 waits, saying so
+    outs = [finish(p) for p in w]
+    d = [done_line(o) for _, o in outs]
+    check("three allreduce workers finish, every one running every global step",
+          all(rc == 0 for rc, _ in outs) and all(x and x[0] == steps for x in d),
+          "\n".join(o[-800:] for _, o in outs))
+    check("a worker started before the others says it waits for the ring",
+          "waiting for the other workers of the all-reduce ring" in outs[0][1],
+          outs[0][1][-600:])
+    check("the chief says the gradients are averaged over a ring of 3",
+          "allreduce: gradients averaged over a ring of 3 workers" in outs[2][1],
+          outs[2][1][-600:])
+    single = subprocess.run(
+        [WEFT, "train", "--model", "mlp", "--data", DATA, "--steps", str(steps),
+         "--batch", "96"], capture_output=True, text=True, env=ENV, timeout=180)
+    m = re.search(r"^done: steps \d+  final loss ([0-9.]+)  accuracy ([0-9.]+)",
+                  single.stdout, re.M)
+    if all(d) and m:
+        ring = sum(x[2] for x in d) / 3
+        one = float(m.group(2))
+        check(f"allreduce accuracy ({ring:.3f}) within 2 points of one process "
+              f"with the same global batch ({one:.3f}, {DATA})",
+              ring >= one - 0.02, f"{ring} vs {one}")
+    else:
+        check("allreduce and single-process runs report accuracy", False,
+              f"{d} {single.stdout[-500:]}")
+
+
+def test_allreduce_dead_worker():
+    spec = ring_cluster(2)
+    addr0 = spec.split("=")[1].split(",")[0]
+    args = ("--step-timeout-s", "10", "--log-every", "200")
+    w0 = start("a0", worker_args(spec, 0, 10000000, *args, mode="allreduce"))
+    w1 = start("a1", worker_args(spec, 1, 10000000, *args, mode="allreduce"))
+    started = wait_for_line(w1[1], r"^step +\d+/")
+    w0[0].kill()
+    w0[0].wait()
+    t = time.time()
+    rc, out = finish(w1, timeout=60)
+    check("allreduce: a killed worker stops the other within its step "
+          "timeout, naming the worker and its address",
+          started and rc != 0 and time.time() - t < 15
+          and "receiving from rank 0" in out
+          and f"/job:worker/replica:0/task:0 at {addr0}" in out, out[-1200:])
+
+
 def test_usage_errors():
     spec, _ = cluster(1, 1)
     cases = [
@@ -380,6 +439,9 @@ def test_usage_errors():
         ("--replicas-to-aggregate without between-sync",
          worker_args(spec, 0, 1, "--replicas-to-aggregate", "1"),
          "--replicas-to-aggregate goes with --mode between-sync"),
+        ("a checkpoint directory with allreduce",
+         worker_args(spec, 0, 1, "--checkpoint-dir", WORK, mode="allreduce"),
+         "its checkpoints are not written yet"),
         ("more gradients to aggregate than workers",
          worker_args(spec, 0, 1, "--replicas-to-aggregate", "2",
                      mode="between-sync"), "is more than the 1 workers"),
@@ -395,7 +457,8 @@ def main():
         for test in (test_usage_errors, test_no_chief_is_named,
                      test_async_training, test_sync_training,
                      test_sync_checkpoints_resume,
-                     test_sync_dead_worker, test_two_ps_tasks,
+                     test_sync_dead_worker, test_allreduce_training,
+                     test_allreduce_dead_worker, test_two_ps_tasks,
                      test_checkpoints_resume_a_new_cluster):
             try:
                 test()

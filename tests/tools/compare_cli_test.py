@@ -1,6 +1,6 @@
 """weft compare as a user runs it:
 
-  - every mode on an MLP (model parallelism over 2 devices; 2 workers, 1 ps): a table row and a report.json
+  - every mode on an MLP (allreduce too) (model parallelism over 2 devices; 2 workers, 1 ps): a table row and a report.json
     entry per run; one process moves no bytes, the distributed modes some;
     in-graph replication trains exactly what one process trains (same
     initial weights, data and global batch: the same final loss), and sync
@@ -60,11 +60,11 @@ def test_every_mode():
     rows = [l.split()[0] for l in r.stdout.splitlines()
             if l.split() and l.split()[0] in
             ("single", "model-parallel", "in-graph", "between-async",
-             "between-sync")
+             "between-sync", "allreduce")
             and "examples/s" not in l and "..." not in l]
     check("the table has a row per mode",
           rows == ["single", "model-parallel", "in-graph", "between-async",
-                   "between-sync"],
+                   "between-sync", "allreduce"],
           r.stdout[-1500:])
     try:
         report = json.load(open(os.path.join(out, "report.json")))
@@ -73,8 +73,8 @@ def test_every_mode():
         return
     runs = {x["mode"]: x for x in report["runs"]}
     check("report.json has every run, all ok",
-          sorted(runs) == ["between-async", "between-sync", "in-graph",
-                           "model-parallel", "single"]
+          sorted(runs) == ["allreduce", "between-async", "between-sync",
+                           "in-graph", "model-parallel", "single"]
           and all(x["ok"] for x in runs.values()), json.dumps(report)[:800])
     if not all(x.get("ok") for x in runs.values()):
         return
@@ -83,7 +83,8 @@ def test_every_mode():
           runs["single"]["bytes_per_step"] == 0
           and runs["model-parallel"]["bytes_per_step"] == 0
           and all(runs[m].get("bytes_per_step", 0) > 1000
-                  for m in ("in-graph", "between-async", "between-sync")),
+                  for m in ("in-graph", "between-async", "between-sync",
+                            "allreduce")),
           str({m: runs[m].get("bytes_per_step") for m in runs}))
     single, in_graph = runs["single"]["final_loss"], runs["in-graph"]["final_loss"]
     check("in-graph over 2 worker tasks trains what one process trains "
@@ -93,6 +94,11 @@ def test_every_mode():
     check("model parallelism (layers over 2 devices) trains what one device "
           f"trains (final loss {split:.6f} vs {single:.6f})",
           abs(split - single) <= 1e-4 * single)
+    ring = runs["allreduce"]["final_loss"]
+    sync_loss = runs["between-sync"]["final_loss"]
+    check("allreduce over 2 workers and sync between-graph are the same "
+          f"computation (final loss {ring:.6f} vs {sync_loss:.6f})",
+          abs(ring - sync_loss) <= 1e-3 * sync_loss)
     sync = runs["between-sync"]["final_loss"]
     check(f"sync between-graph learns as much (final loss {sync:.4f} vs "
           f"{single:.4f}: other shards of the same data)",
@@ -182,7 +188,7 @@ def test_usage_errors():
         (["--batch", "10", "--workers", "3"], "must divide among 3 workers"),
         (["--link-rate", "1 gbit; rm"], "--link-rate takes a tc rate"),
         (["--workers", "0"], "--workers takes a list of counts"),
-        (["--modes", "allreduce"], "allreduce and hybrid are not compared yet"),
+        (["--modes", "hybrid"], "hybrid is not compared yet"),
     ]
     for args, want in cases:
         r = compare(os.path.join(WORK, "usage"), *args, timeout=30)
