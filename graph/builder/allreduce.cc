@@ -10,21 +10,8 @@ namespace weft {
 
 AllReduceOptimizer::AllReduceOptimizer(std::unique_ptr<Optimizer> wrapped,
                                        AllReduceOptions options)
-    : Optimizer("AllReduce"),
-      wrapped_(std::move(wrapped)),
+    : WrappedOptimizer("AllReduce", std::move(wrapped)),
       options_(std::move(options)) {}
-
-Operation AllReduceOptimizer::ApplyDense(const Scope& scope, const Output&,
-                                         const TrainableVariable& var) {
-  // Never called: ApplyGradients is overridden and delegates the updates.
-  scope.UpdateStatus(absl::InternalError(absl::StrCat(
-      "AllReduceOptimizer has no update of its own for '", var.name, "'")));
-  return Operation();
-}
-
-std::vector<Operation> AllReduceOptimizer::initializers() const {
-  return wrapped_->initializers();
-}
 
 absl::StatusOr<Operation> AllReduceOptimizer::ApplyGradients(
     const Scope& scope, const std::vector<GradAndVar>& grads_and_vars,
@@ -73,7 +60,7 @@ absl::StatusOr<Operation> AllReduceOptimizer::ApplyGradients(
   WEFT_RETURN_IF_ERROR(root.status());
   std::vector<GradAndVar> averaged = grads_and_vars;
   for (size_t i = 0; i < averaged.size(); ++i) averaged[i].grad = means[i];
-  return wrapped_->ApplyGradients(scope, averaged, global_step);
+  return wrapped()->ApplyGradients(scope, averaged, global_step);
 }
 
 }  // namespace weft

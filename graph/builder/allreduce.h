@@ -40,7 +40,7 @@ struct AllReduceOptions {
 
 inline constexpr char kAllReduceNode[] = "allreduce";
 
-class AllReduceOptimizer final : public Optimizer {
+class AllReduceOptimizer final : public WrappedOptimizer {
  public:
   AllReduceOptimizer(std::unique_ptr<Optimizer> wrapped,
                      AllReduceOptions options);
@@ -50,14 +50,8 @@ class AllReduceOptimizer final : public Optimizer {
   absl::StatusOr<Operation> ApplyGradients(
       const Scope& scope, const std::vector<GradAndVar>& grads_and_vars,
       const TrainableVariable* global_step) override;
-  std::vector<Operation> initializers() const override;
-
- protected:
-  Operation ApplyDense(const Scope& scope, const Output& grad,
-                       const TrainableVariable& var) override;
 
  private:
-  const std::unique_ptr<Optimizer> wrapped_;
   const AllReduceOptions options_;
 };
 

@@ -113,6 +113,13 @@ std::vector<Operation> Optimizer::initializers() const {
   return ops;
 }
 
+Operation WrappedOptimizer::ApplyDense(const Scope& scope, const Output&,
+                                       const TrainableVariable& var) {
+  scope.UpdateStatus(absl::InternalError(absl::StrCat(
+      name(), " has no update of its own for '", var.name, "'")));
+  return Operation();
+}
+
 const TrainableVariable* Optimizer::slot(const std::string& var_name,
                                          const std::string& slot) const {
   auto it = slots_.find(var_name);

@@ -120,6 +120,29 @@ class Optimizer {
   bool created_non_slots_ = false;
 };
 
+// An optimizer that transforms the gradients (aggregates them, averages
+// them across tasks) and hands the updates to the optimizer it wraps: a
+// subclass overrides ApplyGradients and calls wrapped()->ApplyGradients.
+// Slots and initializers are the wrapped optimizer's.
+class WrappedOptimizer : public Optimizer {
+ public:
+  std::vector<Operation> initializers() const override {
+    return wrapped_->initializers();
+  }
+
+ protected:
+  WrappedOptimizer(std::string name, std::unique_ptr<Optimizer> wrapped)
+      : Optimizer(std::move(name)), wrapped_(std::move(wrapped)) {}
+  Optimizer* wrapped() const { return wrapped_.get(); }
+  // Never called (ApplyGradients delegates the updates): an INTERNAL error
+  // in the scope naming the variable.
+  Operation ApplyDense(const Scope& scope, const Output& grad,
+                       const TrainableVariable& var) final;
+
+ private:
+  const std::unique_ptr<Optimizer> wrapped_;
+};
+
 struct GradientDescentOptions {
   float learning_rate = 0.01f;
 };

@@ -13,19 +13,11 @@ namespace weft {
 
 SyncReplicasOptimizer::SyncReplicasOptimizer(
     std::unique_ptr<Optimizer> wrapped, SyncReplicasOptions options)
-    : Optimizer("SyncReplicas"), wrapped_(std::move(wrapped)),
+    : WrappedOptimizer("SyncReplicas", std::move(wrapped)),
       options_(std::move(options)) {}
 
-Operation SyncReplicasOptimizer::ApplyDense(const Scope& scope, const Output&,
-                                            const TrainableVariable& var) {
-  // Never called: ApplyGradients is overridden and delegates the updates.
-  scope.UpdateStatus(absl::InternalError(absl::StrCat(
-      "SyncReplicasOptimizer has no update of its own for '", var.name, "'")));
-  return Operation();
-}
-
 std::vector<Operation> SyncReplicasOptimizer::initializers() const {
-  std::vector<Operation> ops = wrapped_->initializers();
+  std::vector<Operation> ops = WrappedOptimizer::initializers();
   if (local_step_.valid()) ops.push_back(local_step_.initializer);
   return ops;
 }
@@ -102,7 +94,7 @@ absl::StatusOr<Operation> SyncReplicasOptimizer::ApplyGradients(
   }
   WEFT_ASSIGN_OR_RETURN(
       Operation update,
-      wrapped_->ApplyGradients(root, aggregated, global_step));
+      wrapped()->ApplyGradients(root, aggregated, global_step));
 
   // The token queue and what goes through it, with the global step.
   const Scope q = root.ColocateWith(global_step->var.op());

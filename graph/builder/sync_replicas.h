@@ -79,7 +79,7 @@ inline constexpr char kSyncEndTokens[] = "sync_end_tokens";
 inline constexpr char kSyncChiefInit[] = "sync_chief_init";
 inline constexpr char kSyncLocalStepInit[] = "sync_rep_local_step_init";
 
-class SyncReplicasOptimizer final : public Optimizer {
+class SyncReplicasOptimizer final : public WrappedOptimizer {
  public:
   SyncReplicasOptimizer(std::unique_ptr<Optimizer> wrapped,
                         SyncReplicasOptions options);
@@ -91,12 +91,7 @@ class SyncReplicasOptimizer final : public Optimizer {
   // The wrapped optimizer's, and the local step's.
   std::vector<Operation> initializers() const override;
 
- protected:
-  Operation ApplyDense(const Scope& scope, const Output& grad,
-                       const TrainableVariable& var) override;
-
  private:
-  const std::unique_ptr<Optimizer> wrapped_;
   const SyncReplicasOptions options_;
   TrainableVariable local_step_;
 };

@@ -195,14 +195,18 @@ void RingAllReduceOp::Start(OpKernelContext* c, std::function<void()> done) {
     finish();
     return;
   }
+  // Before any transfer: fail the node and end.
+  auto refuse = [&ring, c](const absl::Status& s) {
+    c->SetStatus(s);
+    std::function<void()> d = std::move(ring->done);
+    d();
+  };
   CollectiveRendezvous* collectives = c->collectives();
   if (collectives == nullptr) {
-    c->SetStatus(absl::FailedPreconditionError(absl::StrCat(
+    refuse(absl::FailedPreconditionError(absl::StrCat(
         "_RingAllReduce node '", name(), "' ran outside a worker task: an "
         "all-reduce over ", ring->group, " tasks runs in the workers of a "
         "cluster (weft train --mode allreduce)")));
-    std::function<void()> d = std::move(ring->done);
-    d();
     return;
   }
   // This task must be the rank the node says, and its device names the
@@ -210,10 +214,8 @@ void RingAllReduceOp::Start(OpKernelContext* c, std::function<void()> done) {
   const std::string& me = c->device()->name();
   if (collectives->task() != tasks_[rank_] ||
       !absl::StartsWith(me, tasks_[rank_])) {
-    c->SetStatus(Bad(absl::StrCat("is rank ", rank_, " (", tasks_[rank_],
-                                  ") but runs on ", me)));
-    std::function<void()> d = std::move(ring->done);
-    d();
+    refuse(Bad(absl::StrCat("is rank ", rank_, " (", tasks_[rank_],
+                            ") but runs on ", me)));
     return;
   }
   const std::string device_suffix = me.substr(tasks_[rank_].size());
@@ -224,9 +226,7 @@ void RingAllReduceOp::Start(OpKernelContext* c, std::function<void()> done) {
           ? collectives->Instance(instance.data<int64_t>()[0])
           : absl::InvalidArgumentError("instance must be an int64 scalar");
   if (!rv.ok()) {
-    c->SetStatus(Bad(rv.status().message()));
-    std::function<void()> d = std::move(ring->done);
-    d();
+    refuse(Bad(rv.status().message()));
     return;
   }
   ring->rv = *std::move(rv);

@@ -102,6 +102,17 @@ def stop(procs):
             p.wait()
 
 
+def single_accuracy(steps, *extra):
+    """The accuracy one `weft train` process reaches in `steps` steps (None
+    when it reports none), and its output."""
+    r = subprocess.run([WEFT, "train", "--model", "mlp", "--data", DATA,
+                        "--steps", str(steps), *extra],
+                       capture_output=True, text=True, env=ENV, timeout=180)
+    m = re.search(r"^done: steps \d+  final loss ([0-9.]+)  accuracy ([0-9.]+)",
+                  r.stdout, re.M)
+    return (float(m.group(2)) if m else None), r.stdout
+
+
 def done_line(out):
     m = re.search(r"^done: /job:worker/task:\d+ ran (\d+) of the (\d+) global "
                   r"steps; final loss ([0-9.]+)  accuracy ([0-9.]+)", out, re.M)
@@ -128,20 +139,15 @@ def test_async_training(steps=1000):
         check("each worker's steps count towards the shared global step",
               d0 and d1 and d0[0] > 0 and d1[0] > 0
               and steps <= d0[0] + d1[0] <= steps + 2, f"{d0} {d1}")
-        single = subprocess.run(
-            [WEFT, "train", "--model", "mlp", "--data", DATA, "--steps", str(steps)],
-            capture_output=True, text=True, env=ENV, timeout=180)
-        m = re.search(r"^done: steps \d+  final loss ([0-9.]+)  accuracy ([0-9.]+)",
-                      single.stdout, re.M)
-        if d0 and d1 and m:
+        one, single_out = single_accuracy(steps)
+        if d0 and d1 and one is not None:
             between = (d0[2] + d1[2]) / 2
-            one = float(m.group(2))
             check(f"async accuracy ({between:.3f}) within 2 points of one "
                   f"process on as many examples ({one:.3f}, {DATA})",
                   between >= one - 0.02, f"{between} vs {one}")
         else:
             check("async and single-process runs report accuracy", False,
-                  f"{d0} {d1} {single.stdout[-500:]}")
+                  f"{d0} {d1} {single_out[-500:]}")
 
         # A chief started again joins the running job: variables kept, the
         # global step goes on from where it is.
@@ -387,20 +393,15 @@ def test_allreduce_training(steps=300):
     check("the chief says the gradients are averaged over a ring of 3",
           "allreduce: gradients averaged over a ring of 3 workers" in outs[2][1],
           outs[2][1][-600:])
-    single = subprocess.run(
-        [WEFT, "train", "--model", "mlp", "--data", DATA, "--steps", str(steps),
-         "--batch", "96"], capture_output=True, text=True, env=ENV, timeout=180)
-    m = re.search(r"^done: steps \d+  final loss ([0-9.]+)  accuracy ([0-9.]+)",
-                  single.stdout, re.M)
-    if all(d) and m:
+    one, single_out = single_accuracy(steps, "--batch", "96")
+    if all(d) and one is not None:
         ring = sum(x[2] for x in d) / 3
-        one = float(m.group(2))
         check(f"allreduce accuracy ({ring:.3f}) within 2 points of one process "
               f"with the same global batch ({one:.3f}, {DATA})",
               ring >= one - 0.02, f"{ring} vs {one}")
     else:
         check("allreduce and single-process runs report accuracy", False,
-              f"{d} {single.stdout[-500:]}")
+              f"{d} {single_out[-500:]}")
 
 
 def test_allreduce_dead_worker():
