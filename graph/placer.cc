@@ -158,9 +158,34 @@ class Placer {
     return nullptr;
   }
 
+  // Whether `n` takes a variable (a ref or DT_RESOURCE input) from another
+  // node: such a consumer is in its group because of that edge.
+  static bool ConsumesVariable(const Node& n) {
+    for (const Edge* e : n.in_edges()) {
+      if (e->IsControlEdge()) continue;
+      const DataType t = n.input_type(e->dst_input);
+      if (IsRefType(t) || BaseType(t) == DT_RESOURCE) return true;
+    }
+    return false;
+  }
+
+  // The group's merged request. As in TensorFlow, a node that is in the
+  // group only as a variable's consumer (report_uninitialized_variables'
+  // VarIsInitializedOp under a worker's device scope, reading a ps
+  // variable) yields its conflicting request to the variable's: the
+  // producers' requests merge first, and a consumer that conflicts with
+  // them is left out. Conflicts among the rest (`_class` attrs) are errors
+  // unless soft placement is allowed.
   absl::StatusOr<Request> MergeRequests(const ColocationGroup& group) const {
     Request r;
+    std::vector<const Node*> order, consumers;
     for (const Node* n : group.members) {
+      (ConsumesVariable(*n) ? consumers : order).push_back(n);
+    }
+    const size_t producers = order.size();
+    order.insert(order.end(), consumers.begin(), consumers.end());
+    for (size_t i = 0; i < order.size(); ++i) {
+      const Node* n = order[i];
       if (n->requested_device().empty()) continue;
       absl::StatusOr<DeviceSpec> spec = ParseDeviceSpec(n->requested_device());
       if (!spec.ok()) {
@@ -176,7 +201,7 @@ class Placer {
       absl::Status s = merged.MergeFrom(*spec);
       if (s.ok()) {
         r.spec = merged;
-      } else if (!options_.allow_soft_placement) {
+      } else if (!options_.allow_soft_placement && i < producers) {
         return absl::InvalidArgumentError(absl::StrCat(
             "cannot place ", NodeLabel(n->def()), " on its requested device '",
             n->requested_device(), "': it must be colocated with node '",

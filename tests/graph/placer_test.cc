@@ -207,13 +207,24 @@ TEST(PlacerTest, VariableConsumersFollowTheVariable) {
   EXPECT_EQ(placed->at("rv"), Cpu(2));
   EXPECT_EQ(placed->at("av"), Cpu(2));
 
-  // A consumer asking for another device than its variable conflicts.
+  // A consumer asking for another device than its variable's goes to the
+  // variable's, as in TensorFlow (which checks `tf.is_variable_initialized`
+  // and assign_add under a device scope this way): ref and resource alike.
   Request(&b, "inc", "/device:CPU:2");
+  Request(&b, "av", "/device:CPU:0");
+  placed = Place(b, Options(3));
+  ASSERT_TRUE(placed.ok()) << placed.status();
+  EXPECT_EQ(placed->at("inc"), Cpu(1));
+  EXPECT_EQ(placed->at("av"), Cpu(2));
+
+  // Two `_class` members with conflicting requests still conflict, a
+  // variable's consumer among them or not.
+  Request(&b, "read", "/device:CPU:2");
+  Colocate(&b, "read", "init");
   placed = Place(b, Options(3));
   ASSERT_FALSE(placed.ok());
   EXPECT_THAT(std::string(placed.status().message()),
-              HasSubstr("node 'inc' (AssignAdd)"));
-  EXPECT_THAT(std::string(placed.status().message()), HasSubstr("node 'v'"));
+              HasSubstr("conflicting colocation"));
 }
 
 TEST(PlacerTest, NoSuchDeviceAndSoftPlacement) {
