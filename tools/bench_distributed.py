@@ -13,11 +13,15 @@ the same TensorFlow client driving both (bench_vs_tf.sh --only distributed).
   between-graph async    2 workers, each its own graph and session (two
                          threads of this client), replica_device_setter,
                          variables on ps: examples/s of both together
+  between-graph sync     the same with SyncReplicasOptimizer (2 of 2
+                         gradients per step) under MonitoredTrainingSession:
+                         examples of the applied global steps per second
 
 Prints medians of --repeats runs and the ratio Weft / TensorFlow (higher
 is better for rates, lower for latency).
 
-usage: bench_distributed.py WEFT_BINARY [--repeats N] [--quick]
+usage: bench_distributed.py WEFT_BINARY [--repeats N] [--quick] [--only replication]
+(replication: the three replication rows only, 1 ps + 2 workers)
 """
 import argparse
 import os
@@ -40,6 +44,7 @@ parser = argparse.ArgumentParser()
 parser.add_argument("weft")
 parser.add_argument("--repeats", type=int, default=5)
 parser.add_argument("--quick", action="store_true", help="small sizes only")
+parser.add_argument("--only", choices=["replication"])
 args = parser.parse_args()
 WORK = tempfile.mkdtemp(prefix="weft_bench_dist_")
 
@@ -173,6 +178,68 @@ def between_async_examples_per_s(cluster, steps=150, batch=32):
     return 2 * steps * batch / seconds
 
 
+def between_sync_examples_per_s(cluster, steps=100, batch=32, warmup=5):
+    """Two between-graph workers training the MLP with SyncReplicasOptimizer."""
+    import threading
+    spec = tf.train.ClusterSpec(cluster.addresses)
+    ready = threading.Barrier(2, timeout=120)
+    timing, errors = {}, []
+
+    def work(k):
+        g = tf1.Graph()
+        with g.as_default():
+            with tf1.device(tf1.train.replica_device_setter(
+                    worker_device=f"/job:worker/task:{k}", cluster=spec)):
+                init_rng = np.random.RandomState(0)
+                w1 = tf1.Variable(init_rng.randn(64, 256).astype(np.float32) * 0.1)
+                w2 = tf1.Variable(init_rng.randn(256, 256).astype(np.float32) * 0.1)
+                w3 = tf1.Variable(init_rng.randn(256, 10).astype(np.float32) * 0.1)
+                rng = np.random.RandomState(1 + k)
+                x = tf1.constant(rng.randn(batch, 64).astype(np.float32))
+                y = tf1.constant(rng.randint(0, 10, batch))
+                h = tf1.nn.relu(tf1.matmul(x, w1))
+                h = tf1.nn.relu(tf1.matmul(h, w2))
+                loss = tf1.reduce_mean(tf1.nn.sparse_softmax_cross_entropy_with_logits(
+                    labels=y, logits=tf1.matmul(h, w3)))
+                step = tf1.train.get_or_create_global_step()
+                opt = tf1.train.SyncReplicasOptimizer(
+                    tf1.train.GradientDescentOptimizer(0.1),
+                    replicas_to_aggregate=2, total_num_replicas=2)
+                train = opt.minimize(loss, global_step=step)
+            hooks = [opt.make_session_run_hook(k == 0),
+                     tf1.train.StopAtStepHook(last_step=warmup + steps)]
+            config = tf1.ConfigProto(device_filters=["/job:ps", f"/job:worker/task:{k}"])
+            try:
+                if k == 1:
+                    ready.wait()  # after the chief's session: no 30 s readiness poll
+                with tf1.train.MonitoredTrainingSession(
+                        master=cluster.target("worker", k), is_chief=k == 0,
+                        hooks=hooks, config=config, stop_grace_period_secs=5) as sess:
+                    if k == 0:
+                        ready.wait()
+                    # Global steps are counted from when the warm-up ends.
+                    now = 0
+                    while not sess.should_stop():
+                        _, now = sess.run([train, step])
+                        if k == 0 and now >= warmup and "start" not in timing:
+                            timing["start"] = (time.perf_counter(), now)
+                    if k == 0:
+                        timing["end"] = (time.perf_counter(), now)
+            except Exception as e:  # noqa: BLE001 - raised below
+                errors.append(e)
+                ready.abort()
+
+    threads = [threading.Thread(target=work, args=(k,), daemon=True) for k in range(2)]
+    for t in threads:
+        t.start()
+    for t in threads:
+        t.join(300)
+    if errors or "end" not in timing:
+        raise RuntimeError(f"between-sync did not finish: {errors}")
+    (t0, s0), (t1, s1) = timing["start"], timing["end"]
+    return (s1 - s0) * 2 * batch / (t1 - t0)
+
+
 def measure(kind):
     jobs = {"ps": 1, "worker": 2}
     cluster = local_cluster.Cluster(
@@ -181,14 +248,16 @@ def measure(kind):
     try:
         t = cluster.target()
         out = {}
-        sizes = [4 << 10, 1 << 20] + ([] if args.quick else [64 << 20, 256 << 20])
-        for size in sizes:
-            out[f"recv {size >> 10} KiB (GB/s)"] = recv_throughput(t, size)
-        out["trivial 2-task step (us)"] = trivial_latency(t)
-        out["MLP ps+worker (steps/s)"] = mlp_steps_per_s(t, ["/job:worker/task:0"])
+        if args.only != "replication":
+            sizes = [4 << 10, 1 << 20] + ([] if args.quick else [64 << 20, 256 << 20])
+            for size in sizes:
+                out[f"recv {size >> 10} KiB (GB/s)"] = recv_throughput(t, size)
+            out["trivial 2-task step (us)"] = trivial_latency(t)
+            out["MLP ps+worker (steps/s)"] = mlp_steps_per_s(t, ["/job:worker/task:0"])
         out["MLP in-graph 2 workers (steps/s)"] = mlp_steps_per_s(
             t, ["/job:worker/task:0", "/job:worker/task:1"])
         out["MLP between-async 2 workers (ex/s)"] = between_async_examples_per_s(cluster)
+        out["MLP between-sync 2 workers (ex/s)"] = between_sync_examples_per_s(cluster)
         return out
     finally:
         cluster.close()

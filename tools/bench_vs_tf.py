@@ -24,7 +24,8 @@ TensorFlow runs with Grappler and constant folding off, so both systems run
 the graph as written. Each figure is the median over --repeats measurements,
 each the median step time over many steps.
 
-usage: bench_vs_tf.py WEFT_BINARY [--only executor|matmul|train|kernels|models|devices|distributed]
+usage: bench_vs_tf.py WEFT_BINARY [--only executor|matmul|train|kernels|models|devices|distributed|
+                       replication]
                        [--repeats N]
 """
 import argparse
@@ -49,15 +50,17 @@ tf1.disable_resource_variables()
 parser = argparse.ArgumentParser()
 parser.add_argument("weft")
 parser.add_argument("--only", choices=["executor", "matmul", "train", "kernels", "models",
-                                       "devices", "distributed"])
+                                       "devices", "distributed", "replication"])
 parser.add_argument("--repeats", type=int, default=5)
 args = parser.parse_args()
-if args.only == "distributed":
+if args.only in ("distributed", "replication"):
     # Clusters of servers, in a script of its own (not part of the default
-    # run: it starts a dozen server processes per repeat).
+    # run: it starts a dozen server processes per repeat); replication: its
+    # MLP rows only (in-graph, between-graph async and sync).
     here = os.path.dirname(os.path.abspath(__file__))
     os.execv(sys.executable, [sys.executable, os.path.join(here, "bench_distributed.py"),
-                              args.weft, "--repeats", str(args.repeats)])
+                              args.weft, "--repeats", str(args.repeats)]
+             + (["--only", "replication"] if args.only == "replication" else []))
 WORK = tempfile.mkdtemp(prefix="weft_bench_")
 
 

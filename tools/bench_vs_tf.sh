@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # Weft vs TensorFlow on the same graphs, in one run (see bench_vs_tf.py).
-#   tools/bench_vs_tf.sh [--only executor|matmul|train|kernels|models|devices|distributed] [--repeats N]
+#   tools/bench_vs_tf.sh [--only executor|matmul|train|kernels|models|devices|distributed|replication] [--repeats N]
 set -euo pipefail
 cd "$(dirname "$0")/.."
 tools/setup.sh
