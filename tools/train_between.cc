@@ -1,5 +1,6 @@
 #include "tools/train_between.h"
 
+#include <algorithm>
 #include <cstdio>
 #include <deque>
 #include <thread>
@@ -17,6 +18,7 @@
 #include "absl/time/clock.h"
 #include "distributed/rpc/grpc_server.h"
 #include "distributed/rpc/grpc_session.h"
+#include "graph/builder/allreduce.h"
 #include "graph/builder/sync_replicas.h"
 #include "graph/models/datasets.h"
 #include "runtime/core/status.h"
@@ -26,6 +28,7 @@
 #include "tools/cluster_probe.h"
 #include "tools/commands.h"
 #include "tools/train_common.h"
+#include "tools/worker_progress.h"
 
 namespace weft {
 namespace {
@@ -102,9 +105,18 @@ class Worker {
   }
   absl::StatusOr<int> CountReady(Session* session) const;
   absl::Status InitOrWait(Session* session);
+  // The chief's note on the workers behind (worker_progress.h), from the
+  // counters now and `*last` (the previous reading and its time; updated).
+  absl::StatusOr<std::string> Behind(
+      Session* session, std::pair<std::vector<int64_t>, absl::Time>* last) const;
   // allreduce: until every worker of the ring answers, logging those that
   // do not, for at most --wait-for-tasks-s.
   absl::Status WaitForRing() const;
+  // allreduce: every worker initialises its copy, the chief restores the
+  // newest checkpoint over its own, and all take the chief's values (the
+  // ring's broadcast): the copies start equal, and the averaged updates
+  // keep them so.
+  absl::Status InitRing(Session* session) const;
   // A step that failed (`s`, from running `what`): when it ran out of time,
   // says which of the other tasks do not answer, and what to do.
   absl::Status Diagnose(absl::Status s, const std::string& what) const;
@@ -119,6 +131,7 @@ class Worker {
   const TaskId task_;
   std::vector<std::string> ready_checks_;
   std::optional<SaverNodes> saver_;
+  std::optional<WorkerProgressNodes> progress_;  // not with allreduce
   std::string ps_tasks_;  // "/job:ps/task:0 (127.0.0.1:2222), ..."
 };
 
@@ -139,6 +152,10 @@ absl::Status Worker::InitOrWait(Session* session) {
                        " are initialised already: joining the running job"));
       return absl::OkStatus();
     }
+    // The progress counters first: the others wait for the model.
+    std::vector<Tensor> none;
+    WEFT_RETURN_IF_ERROR(WithContext(session->Run({}, {}, {progress_->init}, &none),
+                                     "the chief running 'weft_progress/init'"));
     if (saver_.has_value()) {
       WEFT_ASSIGN_OR_RETURN(std::optional<std::string> latest,
                             LatestCheckpoint(o_.checkpoint_dir));
@@ -175,6 +192,47 @@ absl::Status Worker::InitOrWait(Session* session) {
     absl::SleepFor(absl::Milliseconds(50));
     WEFT_ASSIGN_OR_RETURN(ready, CountReady(session));
   }
+  return absl::OkStatus();
+}
+
+absl::StatusOr<std::string> Worker::Behind(
+    Session* session, std::pair<std::vector<int64_t>, absl::Time>* last) const {
+  std::vector<Tensor> out;
+  WEFT_RETURN_IF_ERROR(Diagnose(
+      session->Run(StepOptions(), {}, progress_->reads, {}, &out, nullptr),
+      "reading the workers' step counters"));
+  std::vector<int64_t> now;
+  for (const Tensor& t : out) {
+    if (t.dtype() != DT_INT64 || t.NumElements() != 1) {
+      return absl::InternalError("a worker step counter is not an int64 scalar");
+    }
+    now.push_back(t.flat<int64_t>()[0]);
+  }
+  const absl::Time at = absl::Now();
+  std::string note = BehindNote(now, last->first, absl::ToDoubleSeconds(at - last->second));
+  *last = {std::move(now), at};
+  return note;
+}
+
+absl::Status Worker::InitRing(Session* session) const {
+  std::vector<Tensor> none;
+  WEFT_RETURN_IF_ERROR(WithContext(session->Run({}, {}, {"init"}, &none),
+                                   absl::StrCat(task_.ToString(), " running 'init'")));
+  std::string from = "initialised";
+  if (task_.index == 0 && saver_.has_value()) {
+    WEFT_ASSIGN_OR_RETURN(std::optional<std::string> latest,
+                          LatestCheckpoint(o_.checkpoint_dir));
+    if (latest.has_value()) {
+      WEFT_RETURN_IF_ERROR(RestoreCheckpoint(session, *saver_, *latest));
+      from = absl::StrCat("restored from ", *latest);
+    }
+  }
+  WEFT_RETURN_IF_ERROR(Diagnose(
+      session->Run(StepOptions(), {}, {}, {kBroadcastNode}, &none, nullptr),
+      "taking the chief's variables (the ring's broadcast)"));
+  Log(task_.index == 0
+          ? absl::StrCat("variables ", from, " and sent to every worker of the ring")
+          : "variables set to the chief's (/job:worker/task:0)");
   return absl::OkStatus();
 }
 
@@ -304,6 +362,13 @@ absl::Status Worker::Run() {
     for (tensorflow::NodeDef& n : *graph.mutable_node()) {
       n.set_device(worker_device);  // the whole model, on this worker
     }
+    if (!o_.checkpoint_dir.empty()) {
+      WEFT_ASSIGN_OR_RETURN(saver_, AddSaver(&graph));  // this copy, whole
+    }
+    AllReduceOptions ring;
+    ring.group_tasks = choice.group_tasks;
+    ring.rank = choice.rank;
+    WEFT_RETURN_IF_ERROR(AddBroadcastFromRankZero(ring, &graph));
   } else {
     ReplicaDeviceSetterOptions setter;
     setter.ps_tasks = static_cast<int>(ps.size());
@@ -314,6 +379,9 @@ absl::Status Worker::Run() {
       WEFT_ASSIGN_OR_RETURN(saver_, AddSaver(&graph, kLocalJob));
     }
     ready_checks_ = AddReadinessChecks(&graph);
+    const std::vector<int> tasks = cluster.TaskIndices("worker");
+    progress_ = AddWorkerProgress(&graph, *std::max_element(tasks.begin(), tasks.end()) + 1,
+                                  absl::StrCat("/job:ps/task:", ps.front()));
   }
   const std::string global_step = GlobalStepRead(graph);
   if (global_step.empty()) {
@@ -348,12 +416,8 @@ absl::Status Worker::Run() {
       NewGrpcSession(server->address(), session_options, o_.security);
   WEFT_RETURN_IF_ERROR(session->Create(graph));
   if (allreduce) {
-    // Every worker initialises its own copy, from the same seed: the copies
-    // start equal, and the averaged updates keep them so.
     WEFT_RETURN_IF_ERROR(WaitForRing());
-    std::vector<Tensor> none;
-    WEFT_RETURN_IF_ERROR(WithContext(session->Run({}, {}, {"init"}, &none),
-                                     absl::StrCat(task_.ToString(), " running 'init'")));
+    WEFT_RETURN_IF_ERROR(InitRing(session.get()));
   } else {
     WEFT_RETURN_IF_ERROR(InitOrWait(session.get()));
   }
@@ -449,6 +513,13 @@ absl::Status Worker::Run() {
     absl::MutexLock lock(&sync_mu);
     return sync_status;
   };
+  // Every worker counts its steps on the ps; the chief's progress lines
+  // name the workers that fall behind (at most one reading a second).
+  std::vector<std::string> targets = {"train_op"};
+  if (progress_.has_value()) targets.push_back(progress_->bump[task_.index]);
+  std::pair<std::vector<int64_t>, absl::Time> counts;
+  std::string behind;
+  absl::Time next_behind = absl::InfinitePast();
   double loss = 0, accuracy = 0;
   std::deque<std::pair<double, double>> last;  // the last 10 steps' numbers
   std::vector<Tensor> out;
@@ -457,7 +528,7 @@ absl::Status Worker::Run() {
     const absl::Time step_start = absl::Now();
     absl::Status s = session->Run(
         StepOptions(), {{"images", b.images}, {"labels", b.labels}}, fetches,
-        {"train_op"}, &out, nullptr);
+        targets, &out, nullptr);
     if (!s.ok()) {
       s = Diagnose(s, absl::StrCat("local step ", local_steps + 1));
       absl::Status updater_status = stop_updater();
@@ -479,7 +550,13 @@ absl::Status Worker::Run() {
     if (last.size() > 10) last.pop_front();
     const double secs = absl::ToDoubleSeconds(absl::Now() - start);
     const double rate = secs > 0 ? local_steps * info.batch / secs : 0.0;
-    progress.Step(std::min(step, o_.steps), loss, accuracy, info.has_accuracy, rate);
+    const int64_t shown = std::min(step, o_.steps);
+    if (task_.index == 0 && progress_.has_value() && progress.Prints(shown) &&
+        absl::Now() >= next_behind) {
+      WEFT_ASSIGN_OR_RETURN(behind, Behind(session.get(), &counts));
+      next_behind = absl::Now() + absl::Seconds(1);  // a terminal: every step
+    }
+    progress.Step(shown, loss, accuracy, info.has_accuracy, rate, behind);
     if (metrics != nullptr) {
       const absl::Time now = absl::Now();
       metrics->Write(step, absl::ToDoubleSeconds(now - start),

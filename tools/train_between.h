@@ -10,9 +10,11 @@
 // chief applies the mean of --replicas-to-aggregate gradients once per step
 // (graph/builder/sync_replicas.h; the chief runs the update loop in a
 // thread of its own). With allreduce there is no ps: every variable lives
-// on this worker, each worker initialises its own copy (the same seed makes
-// them equal), waits until every worker of the ring answers, and averages
-// its gradients with the others' each step (graph/builder/allreduce.h);
+// on this worker; each worker waits until every worker of the ring
+// answers, initialises its copy, and takes the chief's (which the chief
+// restored from --checkpoint-dir where there is one) through the ring's
+// broadcast; then it averages its gradients with the others' each step
+// (graph/builder/allreduce.h);
 // before its server stops it lets its successor collect the last chunks
 // it sent. Every step has a deadline (--step-timeout-s); a step
 // that misses it fails with the tasks that do not answer named (a dead

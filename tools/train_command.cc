@@ -71,7 +71,9 @@ std::string Usage() {
       "                   SyncReplicasOptimizer) and applied once by the chief\n"
       "  --mode allreduce ...: no ps; every worker holds the whole model and\n"
       "                   the workers average their gradients each step with\n"
-      "                   a ring all-reduce over the worker service\n"
+      "                   a ring all-reduce over the worker service; they\n"
+      "                   start from the chief's variables (sent round the\n"
+      "                   ring), which with --checkpoint-dir it restores\n"
       "  --replicas-to-aggregate N  between-sync: the first N gradients of a\n"
       "                   step win (default: every worker's); the other\n"
       "                   workers are backups, so one of them may die\n"
@@ -323,12 +325,10 @@ int TrainCommand(int argc, char** argv) {
           "allreduce"));
     }
   }
-  if (choice->mode == "allreduce" &&
-      (cl.Has("checkpoint-dir") || cl.Has("ps-strategy"))) {
+  if (choice->mode == "allreduce" && cl.Has("ps-strategy")) {
     return usage_error(
         "--mode allreduce keeps no variables on ps tasks: --ps-strategy does "
-        "not apply, and its checkpoints are not written yet (leave out "
-        "--checkpoint-dir)");
+        "not apply");
   }
   if (cl.Has("replicas-to-aggregate") && choice->mode != "between-sync") {
     return usage_error("--replicas-to-aggregate goes with --mode between-sync");

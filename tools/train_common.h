@@ -77,16 +77,23 @@ class Progress {
   Progress(int64_t steps, int64_t every)
       : steps_(steps), every_(every), tty_(isatty(fileno(stdout)) != 0) {}
 
+  // Whether Step(step, ...) prints a line (on a terminal: every step).
+  bool Prints(int64_t step) const {
+    return tty_ || step % every_ == 0 || step == steps_ || step == 1;
+  }
+
+  // `note` ends the line (the chief's "behind: ..."), when not empty.
   void Step(int64_t step, double loss, double accuracy, bool has_accuracy,
-            double examples_per_s) {
+            double examples_per_s, const std::string& note = "") {
     std::string line = absl::StrFormat("step %*d/%d  loss %.4f", width(), step,
                                        steps_, loss);
     if (has_accuracy) absl::StrAppendFormat(&line, "  accuracy %.3f", accuracy);
     absl::StrAppendFormat(&line, "  %.0f examples/s", examples_per_s);
+    if (!note.empty()) absl::StrAppend(&line, "  ", note);
     if (tty_) {
       std::printf("\r%s\033[K", line.c_str());
       if (step == steps_) std::printf("\n");
-    } else if (step % every_ == 0 || step == steps_ || step == 1) {
+    } else if (Prints(step)) {
       std::printf("%s\n", line.c_str());
     }
     std::fflush(stdout);

@@ -4,7 +4,8 @@
 // in-graph replication with 2 towers in one process: over 20 steps on the
 // same data (worker k gets tower k's slice of each global batch), the mean
 // of the workers' losses follows the in-graph loss within 1e-4 (relative).
-// All-reduce (AllReduceOptimizer, no ps) over the same two workers likewise;
+// All-reduce (AllReduceOptimizer, no ps) over the same two workers likewise,
+// worker 1 starting from other weights that the broadcast from rank 0 replaces;
 // and _RingAllReduce itself over three tasks, with chunks smaller than a
 // segment, sums exactly, and a task that has gone is named by the others.
 #include <gtest/gtest.h>
@@ -254,17 +255,21 @@ TEST(SyncReplicasTest, SameLossesAsInGraphReplication) {
   for (auto& s : servers) s->Shutdown();
 }
 
-tensorflow::GraphDef AllReduceWorkerGraph(int task) {
+// Worker `task`'s graph, its variables initialised from `seed`, with the
+// broadcast from rank 0.
+tensorflow::GraphDef AllReduceWorkerGraph(int task, int64_t seed = 1) {
   Scope root = Scope::NewRoot();
   AllReduceOptions all;
   all.group_tasks = {WorkerTask(0), WorkerTask(1)};
   all.rank = task;
   AllReduceOptimizer opt(NewGradientDescentOptimizer({0.5f}), all);
-  auto g = BuildTrainingGraph(root, ModelKind::kMlp,
-                              Options(kBatch / kWorkers), &opt);
+  ModelOptions options = Options(kBatch / kWorkers);
+  options.seed = seed;
+  auto g = BuildTrainingGraph(root, ModelKind::kMlp, options, &opt);
   EXPECT_TRUE(g.ok()) << g.status();
   tensorflow::GraphDef graph = root.ToGraphDef().value();
   for (auto& n : *graph.mutable_node()) n.set_device(WorkerTask(task));
+  EXPECT_TRUE(AddBroadcastFromRankZero(all, &graph).ok());
   return graph;
 }
 
@@ -282,10 +287,24 @@ TEST(AllReduceTest, SameLossesAsInGraphReplication) {
     SessionOptions options;
     options.config.add_device_filters(servers[k]->task_name());
     sessions.push_back(NewGrpcSession(servers[k]->address(), options));
-    ASSERT_TRUE(sessions[k]->Create(AllReduceWorkerGraph(k)).ok());
+    // Worker 1 starts from other weights (another seed): the broadcast
+    // gives it worker 0's, which in-graph replication starts from.
+    ASSERT_TRUE(sessions[k]->Create(AllReduceWorkerGraph(k, k == 0 ? 1 : 99)).ok());
     std::vector<Tensor> none;
     ASSERT_TRUE(sessions[k]->Run({}, {}, {"init"}, &none).ok());
   }
+  std::vector<absl::Status> broadcast(kWorkers);
+  std::vector<std::thread> threads;
+  tensorflow::RunOptions run;
+  run.set_timeout_in_ms(30000);
+  for (int k = 0; k < kWorkers; ++k) {
+    threads.emplace_back([&, k] {
+      std::vector<Tensor> none;
+      broadcast[k] = sessions[k]->Run(run, {}, {}, {kBroadcastNode}, &none, nullptr);
+    });
+  }
+  for (std::thread& t : threads) t.join();
+  for (const absl::Status& b : broadcast) ASSERT_TRUE(b.ok()) << b;
   auto losses = TrainWorkers(sessions, data, {},
                              [](int, int, const std::vector<Tensor>&) {});
   ASSERT_TRUE(losses.ok()) << losses.status();

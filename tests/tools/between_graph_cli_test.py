@@ -13,12 +13,14 @@ loopback with free ports; every child killed by pid at the end.
   - between-sync (SyncReplicasOptimizer): 2 workers each compute one
     gradient per global step; a killed worker stops the job with an error
     naming it (task and address) within the step timeout, and with a backup
-    worker (--replicas-to-aggregate 2 of 3) the others train on; a killed ps
-    stops every worker, naming it; a sync job resumes from its checkpoint;
+    worker (--replicas-to-aggregate 2 of 3) the others train on, the
+    chief's progress line naming the dead one as behind; a killed ps stops
+    every worker, naming it; a sync job resumes from its checkpoint;
   - allreduce (no ps): 3 workers, started one by one, each wait for the
     ring, train every global step together and learn as much as one process
     on as many examples; a killed worker stops the others at once, naming
-    it;
+    it; the chief's checkpoint resumes a new ring, the other worker taking
+    the chief's variables and global step;
   - usage errors for flags that do not go together.
 
 usage: between_graph_cli_test.py PATH_TO_WEFT
@@ -368,6 +370,12 @@ def test_sync_dead_worker():
               started and all(rc == 0 for rc, _ in outs)
               and all(sync_done(o) for _, o in outs),
               "\n".join(o[-800:] for _, o in outs))
+        # The chief's progress lines name the dead worker as behind; by the
+        # last line the live one has kept up.
+        lines = [l for l in outs[1][1].splitlines() if l.startswith("step ")]
+        named = [l for l in lines if re.search(r"behind: .*/job:worker/task:2 \(", l)]
+        check("the chief's progress line names the killed worker as behind",
+              named and lines and "task:1 (" not in lines[-1], "\n".join(lines))
     finally:
         stop(ps)
 
@@ -422,6 +430,36 @@ def test_allreduce_dead_worker():
           and f"/job:worker/replica:0/task:0 at {addr0}" in out, out[-1200:])
 
 
+def test_allreduce_checkpoints_resume():
+    ckpt = os.path.join(WORK, "ring_ckpt")
+    spec = ring_cluster(2)
+    w = [start(f"rc{i}", worker_args(spec, i, 100, "--checkpoint-dir", ckpt,
+                                    mode="allreduce")) for i in (1, 0)]
+    outs = [finish(p) for p in w]
+    check("allreduce: the chief saves its copy (one shard) at the end",
+          all(rc == 0 for rc, _ in outs)
+          and re.search(r"saved \S+/model-100 \(1 shard\)", outs[1][1])
+          and "saved" not in outs[0][1], "\n".join(o[-700:] for _, o in outs))
+    # A new ring: the chief restores, the other takes the chief's variables
+    # and global step over the ring (its own checkpoint-less start would
+    # number its all-reduces from 0 and never meet the chief's).
+    spec = ring_cluster(2)
+    w = [start(f"rr{i}", worker_args(spec, i, 150, "--checkpoint-dir", ckpt,
+                                    "--log-every", "10", mode="allreduce"))
+         for i in (1, 0)]
+    outs = [finish(p) for p in w]
+    d = [done_line(o) for _, o in outs]
+    first = [re.search(r"^step +(\d+)/150", o, re.M) for _, o in outs]
+    check("a new allreduce ring resumes from the chief's checkpoint: both "
+          "workers run the remaining 50 steps, from step 100 on",
+          all(rc == 0 for rc, _ in outs)
+          and "restored from" in outs[1][1]
+          and "variables set to the chief's" in outs[0][1]
+          and all(f and 100 < int(f.group(1)) <= 110 for f in first)
+          and all(x and x[0] == 50 for x in d),
+          "\n".join(o[-700:] for _, o in outs))
+
+
 def test_usage_errors():
     spec, _ = cluster(1, 1)
     cases = [
@@ -440,9 +478,9 @@ def test_usage_errors():
         ("--replicas-to-aggregate without between-sync",
          worker_args(spec, 0, 1, "--replicas-to-aggregate", "1"),
          "--replicas-to-aggregate goes with --mode between-sync"),
-        ("a checkpoint directory with allreduce",
-         worker_args(spec, 0, 1, "--checkpoint-dir", WORK, mode="allreduce"),
-         "its checkpoints are not written yet"),
+        ("a ps strategy with allreduce",
+         worker_args(spec, 0, 1, "--ps-strategy", "greedy-bytes", mode="allreduce"),
+         "--ps-strategy does not apply"),
         ("more gradients to aggregate than workers",
          worker_args(spec, 0, 1, "--replicas-to-aggregate", "2",
                      mode="between-sync"), "is more than the 1 workers"),
@@ -459,7 +497,8 @@ def main():
                      test_async_training, test_sync_training,
                      test_sync_checkpoints_resume,
                      test_sync_dead_worker, test_allreduce_training,
-                     test_allreduce_dead_worker, test_two_ps_tasks,
+                     test_allreduce_dead_worker, test_allreduce_checkpoints_resume,
+                     test_two_ps_tasks,
                      test_checkpoints_resume_a_new_cluster):
             try:
                 test()

@@ -1,0 +1,82 @@
+#include "tools/worker_progress.h"
+
+#include <algorithm>
+#include <utility>
+
+#include "absl/strings/str_cat.h"
+#include "absl/strings/str_format.h"
+#include "absl/strings/str_join.h"
+#include "runtime/core/types.h"
+
+namespace weft {
+namespace {
+
+constexpr char kPrefix[] = "weft_progress/";
+
+tensorflow::NodeDef* Add(tensorflow::GraphDef* g, const std::string& name,
+                         const std::string& op, const std::string& device,
+                         std::vector<std::string> inputs = {}) {
+  tensorflow::NodeDef* n = g->add_node();
+  n->set_name(absl::StrCat(kPrefix, name));
+  n->set_op(op);
+  n->set_device(device);
+  for (std::string& in : inputs) n->add_input(absl::StrCat(kPrefix, in));
+  if (op != "NoOp") (*n->mutable_attr())["dtype"].set_type(DT_INT64);
+  return n;
+}
+
+void Int64Const(tensorflow::GraphDef* g, const std::string& name,
+                const std::string& device, int64_t value) {
+  tensorflow::TensorProto* t =
+      (*Add(g, name, "Const", device)->mutable_attr())["value"].mutable_tensor();
+  t->set_dtype(DT_INT64);
+  t->mutable_tensor_shape();
+  t->add_int64_val(value);
+}
+
+}  // namespace
+
+WorkerProgressNodes AddWorkerProgress(tensorflow::GraphDef* graph, int workers,
+                                      const std::string& device) {
+  WorkerProgressNodes out;
+  Int64Const(graph, "zero", device, 0);
+  Int64Const(graph, "one", device, 1);
+  tensorflow::NodeDef* init = nullptr;
+  std::vector<std::string> inits;
+  for (int i = 0; i < workers; ++i) {
+    const std::string var = absl::StrCat("worker_", i);
+    tensorflow::NodeDef* v = Add(graph, var, "VarHandleOp", device);
+    (*v->mutable_attr())["shape"].mutable_shape();
+    (*v->mutable_attr())["shared_name"].set_s(v->name());
+    (*v->mutable_attr())["container"].set_s("");
+    Add(graph, var + "/init", "AssignVariableOp", device, {var, "zero"});
+    Add(graph, var + "/bump", "AssignAddVariableOp", device, {var, "one"});
+    Add(graph, var + "/read", "ReadVariableOp", device, {var});
+    inits.push_back(absl::StrCat("^", kPrefix, var, "/init"));
+    out.bump.push_back(absl::StrCat(kPrefix, var, "/bump"));
+    out.reads.push_back(absl::StrCat(kPrefix, var, "/read"));
+  }
+  init = Add(graph, "init", "NoOp", device);
+  for (const std::string& in : inits) init->add_input(in);
+  out.init = init->name();
+  return out;
+}
+
+std::string BehindNote(const std::vector<int64_t>& now,
+                       const std::vector<int64_t>& before, double seconds) {
+  if (now.empty()) return "";
+  const int64_t most = *std::max_element(now.begin(), now.end());
+  std::vector<std::string> behind;
+  for (size_t i = 0; i < now.size(); ++i) {
+    const std::string task = absl::StrCat("/job:worker/task:", i);
+    if (before.size() == now.size() && now[i] == before[i] && most > now[i]) {
+      behind.push_back(absl::StrFormat("%s (no step in %.0fs, at %d)", task,
+                                       seconds, now[i]));
+    } else if (now[i] * 5 < most * 4 && most - now[i] >= 5) {
+      behind.push_back(absl::StrCat(task, " (", now[i], " steps, the most ", most, ")"));
+    }
+  }
+  return behind.empty() ? "" : absl::StrCat("behind: ", absl::StrJoin(behind, ", "));
+}
+
+}  // namespace weft
