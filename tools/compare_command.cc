@@ -57,6 +57,7 @@
 #include "tools/command_line.h"
 #include "tools/commands.h"
 #include "tools/compare_plots_py.h"
+#include "tools/compare_projection.h"
 #include "tools/json_text.h"
 #include "tools/local_processes.h"
 
@@ -88,6 +89,11 @@ constexpr char kUsage[] =
     "  --link-rate R     shape each run's private loopback to R (tc rates:\n"
     "                    1gbit, 100mbit) as a network between machines would\n"
     "  --run-timeout-s N give up on a run after N seconds (default 600)\n"
+    "  --project LIST    also project each distributed mode's throughput at\n"
+    "                    these worker counts (8,32,128), one machine per task,\n"
+    "                    from a cost model fitted to the runs (needs single)\n"
+    "  --project-link R  the link of the projection (default: --link-rate,\n"
+    "                    else 10gbit)\n"
     "  --out DIR         where the report and logs go (default: a new\n"
     "                    directory under /tmp)\n";
 
@@ -233,7 +239,8 @@ struct Flags {
   std::string model, data, optimizer, lr, hidden, seed, link_rate, out;
   int64_t steps = 200, batch = 64;
   std::vector<std::string> modes;
-  std::vector<int> workers, ps;
+  std::vector<int> workers, ps, project;
+  std::string project_link;
   std::optional<double> target_loss;
   absl::Duration run_timeout;
 };
@@ -521,6 +528,77 @@ std::string Bytes(double b) {
   return absl::StrFormat("%.2f MiB", b / (1024 * 1024));
 }
 
+// --project: the cost model (compare_projection.h) fitted to the runs, its
+// check against them and its projection, printed and returned for the
+// report; null without --project.
+nlohmann::json Projections(const Flags& f, const std::vector<RunResult>& results) {
+  if (f.project.empty()) return nullptr;
+  std::vector<MeasuredRun> runs;
+  int most_workers = 1;
+  for (const RunResult& r : results) {
+    if (!r.ok) continue;
+    runs.push_back({r.spec.mode, r.spec.workers, r.spec.ps, r.examples_per_s,
+                    r.bytes_per_step});
+    if (r.spec.mode != "single" && r.spec.mode != "model-parallel") {
+      most_workers = std::max(most_workers, r.spec.workers);
+    }
+  }
+  MeasuredSetting setting;
+  setting.global_batch = static_cast<double>(f.batch);
+  setting.cores = static_cast<double>(sysconf(_SC_NPROCESSORS_ONLN));
+  setting.link_bytes_per_s = f.link_rate.empty() ? 0 : *ParseLinkRate(f.link_rate);
+  nlohmann::json out;
+  absl::StatusOr<CostModel> model = FitCostModel(runs, setting);
+  if (!model.ok()) {
+    std::printf("\nno projection: %s\n", std::string(model.status().message()).c_str());
+    out["error"] = std::string(model.status().message());
+    return out;
+  }
+  const double per_worker = static_cast<double>(f.batch) / most_workers;
+  const double link = *ParseLinkRate(f.project_link);
+  std::printf(
+      "\nprojected (cost model, NOT measured): one machine per task like this "
+      "one, %s links, %g examples per worker per step\n%-14s %7s %3s %11s "
+      "%9s %11s\n",
+      f.project_link.c_str(), per_worker, "mode", "workers", "ps", "examples/s",
+      "step ms", "network ms");
+  out["measured"] = false;
+  out["link"] = f.project_link;
+  out["per_worker_batch"] = per_worker;
+  out["model"] = {
+      {"formula", "step_s = fixed_s + compute_s_per_example * batch * slowdown "
+                  "+ busiest_link_bytes / link_bytes_per_s"},
+      {"compute_s_per_example", model->compute_s_per_example},
+      {"modes", nlohmann::json::array()}};
+  for (const ModeFit& m : model->modes) {
+    out["model"]["modes"].push_back(
+        {{"mode", m.mode}, {"fixed_s", m.fixed_s}, {"model_bytes", m.model_bytes}});
+  }
+  out["runs"] = nlohmann::json::array();
+  for (const Projection& p : Project(*model, runs, f.project, per_worker, link)) {
+    std::printf("%-14s %7d %3d %11.0f %9.2f %11.2f\n", p.mode.c_str(), p.workers,
+                p.ps, p.examples_per_s, p.step_s * 1e3, p.network_s * 1e3);
+    out["runs"].push_back({{"mode", p.mode}, {"workers", p.workers}, {"ps", p.ps},
+                           {"examples_per_s", p.examples_per_s},
+                           {"step_s", p.step_s}, {"network_s", p.network_s},
+                           {"measured", false}});
+  }
+  std::printf("model check, each measured run predicted from the other runs of "
+              "its mode:\n");
+  out["check"] = nlohmann::json::array();
+  for (const ModelCheck& c : CheckCostModel(runs, setting)) {
+    const double error = c.measured > 0 ? c.predicted / c.measured - 1 : 0;
+    std::printf("  %-14s %2d workers %d ps: measured %.0f, predicted %.0f "
+                "examples/s (%+.0f%%%s)\n",
+                c.mode.c_str(), c.workers, c.ps, c.measured, c.predicted,
+                error * 100, c.in_sample ? ", in-sample: its mode's only run" : "");
+    out["check"].push_back({{"mode", c.mode}, {"workers", c.workers}, {"ps", c.ps},
+                            {"measured", c.measured}, {"predicted", c.predicted},
+                            {"relative_error", error}, {"in_sample", c.in_sample}});
+  }
+  return out;
+}
+
 }  // namespace
 
 int CompareCommand(int argc, char** argv) {
@@ -529,7 +607,8 @@ int CompareCommand(int argc, char** argv) {
   std::map<std::string, FlagKind> flag_kinds;
   for (const char* name :
        {"model", "modes", "workers", "ps", "steps", "batch", "data", "optimizer",
-        "lr", "hidden", "seed", "target-loss", "link-rate", "run-timeout-s", "out"}) {
+        "lr", "hidden", "seed", "target-loss", "link-rate", "run-timeout-s", "out",
+        "project", "project-link"}) {
     flag_kinds[name] = kValue;
   }
   flag_kinds["help"] = kSwitch;
@@ -596,6 +675,28 @@ int CompareCommand(int argc, char** argv) {
       return usage("--modes model-parallel needs mlp or cnn (the transformer's "
                    "layers are not split)");
     }
+  }
+  if (cl.Has("project")) {
+    for (absl::string_view part : absl::StrSplit(cl.Get("project"), ',')) {
+      int v = 0;
+      if (!absl::SimpleAtoi(part, &v) || v < 1 || v > 100000) {
+        return usage(absl::StrCat("--project takes worker counts from 1 to "
+                                  "100000, not '", part, "'"));
+      }
+      f.project.push_back(v);
+    }
+    if (std::find(f.modes.begin(), f.modes.end(), "single") == f.modes.end()) {
+      return usage("--project needs the single run in --modes (its compute "
+                   "time per example is the cost model's)");
+    }
+    f.project_link = cl.Get("project-link", f.link_rate.empty() ? "10gbit" : f.link_rate);
+    for (const std::string& rate : {f.project_link, f.link_rate}) {
+      if (!rate.empty() && !ParseLinkRate(rate).ok()) {
+        return ReportUsage(ParseLinkRate(rate).status(), kUsage);
+      }
+    }
+  } else if (cl.Has("project-link")) {
+    return usage("--project-link goes with --project");
   }
   for (int w : f.workers) {
     if (f.batch % w != 0) {
@@ -706,6 +807,8 @@ int CompareCommand(int argc, char** argv) {
       f.target_loss ? "" : " (the highest final loss)",
       comparison.network_note().c_str(), Machine().c_str());
 
+  nlohmann::json projection = Projections(f, results);
+
   nlohmann::json report;
   report["model"] = f.model;
   report["batch"] = f.batch;
@@ -715,7 +818,10 @@ int CompareCommand(int argc, char** argv) {
   report["network"] = comparison.network_note();
   report["link_rate"] = f.link_rate;
   report["target_loss"] = target;
-  report["measured"] = true;  // every figure here was measured, none projected
+  // The runs' figures are measured; those under "projection" (with
+  // --project) come from the cost model and say so.
+  report["measured"] = f.project.empty();
+  if (!f.project.empty()) report["projection"] = projection;
   report["runs"] = nlohmann::json::array();
   for (const RunResult& r : results) {
     nlohmann::json j;
@@ -723,6 +829,7 @@ int CompareCommand(int argc, char** argv) {
     j["workers"] = r.spec.workers;
     j["ps"] = r.spec.ps;
     j["ok"] = r.ok;
+    j["measured"] = true;
     j["logs"] = r.log_dir;
     if (!r.ok) {
       j["error"] = r.error;

@@ -1,5 +1,6 @@
 """Pictures of a `weft compare` report: loss against wall time per mode, and
-throughput against the number of workers. Embedded in the weft binary (a
+throughput against the number of workers (with --project, the cost model's
+projection dashed, continuing each mode's measured line). Embedded in the weft binary (a
 genrule turns this file into a C++ string) and run with `python3 -`.
 
 usage: python3 compare_plots.py DIR/report.json DIR
@@ -8,6 +9,7 @@ import json
 import sys
 
 import matplotlib
+import matplotlib.ticker
 
 matplotlib.use("Agg")
 import matplotlib.pyplot as plt  # noqa: E402
@@ -52,10 +54,22 @@ def main(report_path, out_dir):
                        linestyle="--" if mode == "single" else ":",
                        label=f"{mode} (one process)")
             continue
-        ax.plot([p[0] for p in points], [p[1] for p in points], marker="o",
-                label=mode)
+        line, = ax.plot([p[0] for p in points], [p[1] for p in points], marker="o",
+                        label=mode)
+        projected = sorted((r["workers"], r["examples_per_s"])
+                           for r in (report.get("projection") or {}).get("runs", [])
+                           if r["mode"] == mode)
+        if projected:
+            ax.plot([p[0] for p in points[-1:] + projected],
+                    [p[1] for p in points[-1:] + projected], linestyle="--",
+                    marker="x", color=line.get_color(),
+                    label=f'{mode} projected ({report["projection"]["link"]}; not measured)')
+    projected = (report.get("projection") or {}).get("runs", [])
     ax.set_xlabel("workers")
-    ax.set_xticks(sorted({r["workers"] for r in runs}))
+    if projected:
+        ax.set_xscale("log", base=2)
+    ax.set_xticks(sorted({r["workers"] for r in runs + projected}))
+    ax.get_xaxis().set_major_formatter(matplotlib.ticker.ScalarFormatter())
     ax.set_ylabel("examples/s (all workers together)")
     ax.set_yscale("log")
     ax.set_title(title)

@@ -6,6 +6,9 @@
     initial weights, data and global batch: the same final loss), and sync
     between-graph is close to it; pictures when matplotlib is there;
   - several worker counts give one run per count;
+  - --project: the cost model's projected rows, marked as not measured in
+    the table and the report, and its leave-one-out check against the
+    measured runs (each predicted within a factor of 2.5);
   - --link-rate shapes the private loopback (where namespaces and tc are);
   - Ctrl-C stops it, and no process it started is left;
   - usage errors.
@@ -13,6 +16,7 @@
 usage: compare_cli_test.py PATH_TO_WEFT
 """
 import json
+import math
 import os
 import shutil
 import signal
@@ -136,6 +140,38 @@ def test_worker_counts():
           r.stdout[-800:] + r.stderr[-800:])
 
 
+def test_project():
+    out = os.path.join(WORK, "project")
+    r = compare(out, "--modes", "single,between-sync,allreduce", "--workers", "1,2,3",
+                "--batch", "96", "--steps", "60", "--project", "8,32",
+                "--project-link", "1gbit", timeout=600)
+    path = os.path.join(out, "report.json")
+    report = json.load(open(path)) if os.path.exists(path) else {}
+    p = report.get("projection") or {}
+    check("--project prints the projected rows as not measured, and the report "
+          "holds them so",
+          r.returncode == 0 and "projected (cost model, NOT measured)" in r.stdout
+          and report.get("measured") is False
+          and all(x.get("measured") is True for x in report.get("runs", []))
+          and sorted((x["mode"], x["workers"]) for x in p.get("runs", [])) ==
+          [("allreduce", 8), ("allreduce", 32), ("between-sync", 8), ("between-sync", 32)]
+          and all(x["measured"] is False and x["examples_per_s"] > 0 for x in p["runs"]),
+          r.stdout[-1500:] + r.stderr[-800:])
+    checks = p.get("check", [])
+    loo = [c for c in checks if not c["in_sample"]]
+    check("the model check predicts each measured distributed run from the "
+          "others of its mode, within a factor of 2.5",
+          len(checks) == 6 and len(loo) == 6
+          and all(abs(math.log(c["predicted"] / c["measured"])) < math.log(2.5)
+                  for c in loo if c["predicted"] > 0)
+          and all(c["predicted"] > 0 for c in loo), json.dumps(checks, indent=1))
+    # At 32 workers on 1 Gbit/s the ring's busiest link carries less than
+    # the ps's: the model's network term says so.
+    net = {x["mode"]: x["network_s"] for x in p.get("runs", []) if x["workers"] == 32}
+    check("projected at 32 workers, the ring's link time is below the ps's",
+          net and net["allreduce"] < net["between-sync"], f"{net}")
+
+
 def test_link_rate():
     out = os.path.join(WORK, "link")
     r = compare(out, "--modes", "between-sync", "--steps", "30",
@@ -188,6 +224,9 @@ def test_usage_errors():
         (["--link-rate", "1 gbit; rm"], "--link-rate takes a tc rate"),
         (["--workers", "0"], "--workers takes a list of counts"),
         (["--modes", "hybrid"], "hybrid is not compared yet"),
+        (["--modes", "allreduce", "--project", "8"], "--project needs the single run"),
+        (["--project", "8", "--project-link", "fast"], "is not a link rate"),
+        (["--project-link", "1gbit"], "--project-link goes with --project"),
     ]
     for args, want in cases:
         r = compare(os.path.join(WORK, "usage"), *args, timeout=30)
@@ -197,7 +236,7 @@ def test_usage_errors():
 
 def main():
     for test in (test_usage_errors, test_every_mode, test_worker_counts,
-                 test_link_rate, test_ctrl_c):
+                 test_project, test_link_rate, test_ctrl_c):
         try:
             test()
         except Exception as e:  # noqa: BLE001 - reported as a failure

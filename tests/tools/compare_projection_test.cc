@@ -1,0 +1,142 @@
+// weft compare's cost model (tools/compare_projection.h): runs generated
+// from known costs give those costs back, the leave-one-out check predicts
+// them, the projection follows the model's formula, and the link rates
+// parse as tc writes them.
+#include "tools/compare_projection.h"
+
+#include <gtest/gtest.h>
+
+#include <cmath>
+#include <string>
+#include <vector>
+
+namespace weft {
+namespace {
+
+constexpr double kBatch = 64, kCores = 2, kC = 1e-4;  // s per example
+
+// A run of `mode` measured under `s`, from the mode's fixed cost a, its
+// growth d per worker, and model bytes g.
+MeasuredRun Synthetic(const std::string& mode, int w, int ps, double a, double d,
+                      double g, const MeasuredSetting& s) {
+  MeasuredRun r;
+  r.mode = mode;
+  r.workers = w;
+  r.ps = ps;
+  const bool ring = mode == "allreduce";
+  const double link = ring ? 2 * g * (w - 1) / w : g * w / ps;
+  const double tasks = w + ps + (mode == "in-graph" ? 1 : 0);
+  const double t = std::max(1.0, tasks / kCores) * (a + d * (ring ? w - 1 : w) +
+                                                    kC * (kBatch / w)) +
+                   (s.link_bytes_per_s > 0 ? link / s.link_bytes_per_s : 0);
+  r.examples_per_s = kBatch / t;
+  r.bytes_per_step = ring ? 2 * g * (w - 1) : 2 * g * w;
+  return r;
+}
+
+MeasuredRun Single() {
+  MeasuredRun r;
+  r.mode = "single";
+  r.examples_per_s = 1 / kC;
+  r.bytes_per_step = 0;
+  return r;
+}
+
+const ModeFit* Find(const CostModel& m, const std::string& mode) {
+  for (const ModeFit& f : m.modes) {
+    if (f.mode == mode) return &f;
+  }
+  return nullptr;
+}
+
+TEST(CompareProjectionTest, FitsTheCostsTheRunsCameFrom) {
+  MeasuredSetting s{kBatch, kCores, 1.25e7};  // shaped to 100mbit
+  std::vector<MeasuredRun> runs = {Single()};
+  for (int w : {1, 2, 4}) {
+    runs.push_back(Synthetic("between-sync", w, 1, 2e-3, 5e-4, 4e5, s));
+  }
+  for (int w : {2, 3, 4}) runs.push_back(Synthetic("allreduce", w, 0, 1e-3, 2e-4, 4e5, s));
+  runs.push_back(Synthetic("in-graph", 2, 1, 5e-3, 0, 4e5, s));
+  auto model = FitCostModel(runs, s);
+  ASSERT_TRUE(model.ok()) << model.status();
+  EXPECT_DOUBLE_EQ(model->compute_s_per_example, kC);
+  ASSERT_EQ(model->modes.size(), 3u);
+  struct Want {
+    const char* mode;
+    double a, d;
+  };
+  for (const Want& want : {Want{"between-sync", 2e-3, 5e-4},
+                           Want{"allreduce", 1e-3, 2e-4}, Want{"in-graph", 5e-3, 0}}) {
+    const ModeFit* f = Find(*model, want.mode);
+    ASSERT_NE(f, nullptr) << want.mode;
+    EXPECT_NEAR(f->fixed_s, want.a, 1e-12) << want.mode;
+    EXPECT_NEAR(f->per_worker_s, want.d, 1e-12) << want.mode;
+    EXPECT_NEAR(f->model_bytes, 4e5, 1e-6) << want.mode;
+  }
+
+  // Each run predicted from the others of its mode; in-graph has one run.
+  std::vector<ModelCheck> checks = CheckCostModel(runs, s);
+  ASSERT_EQ(checks.size(), 7u);
+  for (const ModelCheck& c : checks) {
+    EXPECT_NEAR(c.predicted, c.measured, 1e-9 * c.measured) << c.mode << c.workers;
+    EXPECT_EQ(c.in_sample, c.mode == "in-graph") << c.mode;
+  }
+
+  // 8 workers of 16 examples on 1 Gbit/s, a machine each.
+  std::vector<Projection> p = Project(*model, runs, {8}, 16, 1.25e8);
+  ASSERT_EQ(p.size(), 3u);
+  for (const Projection& x : p) {
+    const double net = x.mode == "allreduce" ? 2 * 4e5 * 7 / 8 / 1.25e8
+                                             : 4e5 * 8 / 1.25e8;
+    const ModeFit* f = Find(*model, x.mode);
+    EXPECT_EQ(x.ps, x.mode == "allreduce" ? 0 : 1);
+    EXPECT_NEAR(x.network_s, net, 1e-12) << x.mode;
+    const double n = x.mode == "allreduce" ? 7 : 8;  // ring hops / 2, or W
+    EXPECT_NEAR(x.examples_per_s,
+                8 * 16 / (f->fixed_s + f->per_worker_s * n + kC * 16 + net), 1e-6)
+        << x.mode;
+  }
+  // The ring's busiest link carries less than the ps's at 8 workers.
+  EXPECT_LT(p[1].network_s, p[0].network_s);
+}
+
+TEST(CompareProjectionTest, AnUnshapedLoopbackLeavesTheNetworkToTheFixedCost) {
+  MeasuredSetting s{kBatch, kCores, 0};
+  std::vector<MeasuredRun> runs = {Single()};
+  for (int w : {1, 2, 3}) {
+    runs.push_back(Synthetic("between-async", w, 1, 3e-3, 1e-3, 1e5, s));
+  }
+  auto model = FitCostModel(runs, s);
+  ASSERT_TRUE(model.ok()) << model.status();
+  ASSERT_EQ(model->modes.size(), 1u);
+  EXPECT_NEAR(model->modes[0].fixed_s, 3e-3, 1e-12);
+  EXPECT_NEAR(model->modes[0].per_worker_s, 1e-3, 1e-12);
+  EXPECT_NEAR(model->modes[0].model_bytes, 1e5, 1e-9);
+  // A measured run that the model misses shows in the check.
+  runs[3].examples_per_s /= 2;
+  std::vector<ModelCheck> checks = CheckCostModel(runs, s);
+  ASSERT_EQ(checks.size(), 3u);
+  EXPECT_FALSE(checks[2].in_sample);
+  EXPECT_GT(checks[2].predicted, 1.5 * checks[2].measured);
+}
+
+TEST(CompareProjectionTest, NeedsTheSingleRun) {
+  MeasuredSetting s{kBatch, kCores, 0};
+  auto model = FitCostModel({Synthetic("allreduce", 2, 0, 1e-3, 0, 1e5, s)}, s);
+  ASSERT_FALSE(model.ok());
+  EXPECT_EQ(model.status().code(), absl::StatusCode::kFailedPrecondition);
+  EXPECT_NE(std::string(model.status().message()).find("single"), std::string::npos);
+}
+
+TEST(CompareProjectionTest, LinkRatesInTcUnits) {
+  EXPECT_DOUBLE_EQ(ParseLinkRate("1gbit").value(), 1.25e8);
+  EXPECT_DOUBLE_EQ(ParseLinkRate("100mbit").value(), 1.25e7);
+  EXPECT_DOUBLE_EQ(ParseLinkRate("2.5gbit").value(), 3.125e8);
+  EXPECT_DOUBLE_EQ(ParseLinkRate("10mbps").value(), 1e7);
+  for (const char* bad : {"", "fast", "0gbit", "1 gbit", "gbit", "1gb"}) {
+    EXPECT_FALSE(ParseLinkRate(bad).ok()) << bad;
+  }
+}
+
+}  // namespace
+}  // namespace weft
