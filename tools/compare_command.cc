@@ -10,6 +10,8 @@
 //   between-async  weft server per ps task + weft train --mode
 //   between-sync   between-async|between-sync per worker
 //   allreduce      weft train --mode allreduce per worker (no ps)
+//   hybrid         weft train --mode hybrid per worker: allreduce, each
+//                  worker's layers over 2 CPU devices of its own
 // Every trainer writes --metrics-out lines, which are what the numbers come
 // from. Where Linux allows it, every run gets a private network namespace
 // of its own (unshare(CLONE_NEWNET); its loopback brought up here), so the
@@ -75,7 +77,9 @@ constexpr char kUsage[] =
     "  --model M         mlp, cnn or transformer\n"
     "  --modes LIST      of single, model-parallel (one process, layers over\n"
     "                    2 CPU devices; mlp and cnn), in-graph, between-async,\n"
-    "                    between-sync, allreduce (default: all of them)\n"
+    "                    between-sync, allreduce, hybrid (allreduce with\n"
+    "                    each worker's layers over 2 CPU devices; mlp, cnn)\n"
+    "                    (default: all of them)\n"
     "  --workers LIST    worker counts to run the distributed modes with\n"
     "                    (default 2)\n"
     "  --ps LIST         ps task counts for the between-graph modes (default 1)\n"
@@ -303,7 +307,7 @@ bool Comparison::Run(const RunSpec& spec, RunResult* r) {
   const int64_t per_worker = f_.batch / w;
   absl::StatusOr<ClusterSpec> cluster =
       local ? absl::StatusOr<ClusterSpec>(ClusterSpec())
-      : LocalCluster(spec.mode == "allreduce" ? 0 : std::max(spec.ps, 1), w);
+      : LocalCluster(spec.ps, w);
   if (!cluster.ok()) return fail(std::string(cluster.status().message()));
   const std::string cspec = cluster->ToString();
   auto spawn = [&](std::vector<Child>* into, const std::vector<std::string>& args,
@@ -337,7 +341,7 @@ bool Comparison::Run(const RunSpec& spec, RunResult* r) {
   } else {
     const bool in_graph = spec.mode == "in-graph";
     std::vector<TaskId> serve;
-    const int ps_tasks = spec.mode == "allreduce" ? 0 : std::max(spec.ps, 1);
+    const int ps_tasks = spec.ps;
     for (int i = 0; i < ps_tasks; ++i) serve.push_back({"ps", i});
     if (in_graph) {
       for (int i = 0; i < w; ++i) serve.push_back({"worker", i});
@@ -658,22 +662,23 @@ int CompareCommand(int argc, char** argv) {
   }
   const std::vector<std::string> known = {"single", "model-parallel", "in-graph",
                                           "between-async", "between-sync",
-                                          "allreduce"};
+                                          "allreduce", "hybrid"};
   // The transformer has no layers to split (graph/models/models.h).
   std::vector<std::string> defaults = known;
   if (f.model == "transformer") {
-    defaults.erase(std::find(defaults.begin(), defaults.end(), "model-parallel"));
+    for (const char* split : {"model-parallel", "hybrid"}) {
+      defaults.erase(std::find(defaults.begin(), defaults.end(), split));
+    }
   }
   f.modes = absl::StrSplit(cl.Get("modes", absl::StrJoin(defaults, ",")), ',');
   for (const std::string& m : f.modes) {
     if (std::find(known.begin(), known.end(), m) == known.end()) {
       return usage(absl::StrCat("unknown mode '", m, "' in --modes (",
-                                absl::StrJoin(known, ", "),
-                                "; hybrid is not compared yet)"));
+                                absl::StrJoin(known, ", "), ")"));
     }
-    if (m == "model-parallel" && f.model == "transformer") {
-      return usage("--modes model-parallel needs mlp or cnn (the transformer's "
-                   "layers are not split)");
+    if ((m == "model-parallel" || m == "hybrid") && f.model == "transformer") {
+      return usage(absl::StrCat("--modes ", m, " needs mlp or cnn (the "
+                                "transformer's layers are not split)"));
     }
   }
   if (cl.Has("project")) {
@@ -723,7 +728,7 @@ int CompareCommand(int argc, char** argv) {
       plan.push_back({m, 1, 0});
     } else if (m == "in-graph") {
       for (int w : f.workers) plan.push_back({m, w, 1});
-    } else if (m == "allreduce") {
+    } else if (m == "allreduce" || m == "hybrid") {
       for (int w : f.workers) plan.push_back({m, w, 0});
     } else {
       for (int w : f.workers) {

@@ -9,20 +9,23 @@
 namespace weft {
 namespace {
 
+// The modes whose workers average gradients round a ring (no ps).
+bool Ring(const std::string& mode) { return mode == "allreduce" || mode == "hybrid"; }
+
 bool Distributed(const MeasuredRun& r) {
   return r.mode != "single" && r.mode != "model-parallel";
 }
 
 // Bytes over the busiest link per direction per step, for model bytes g.
 double BusiestLinkBytes(const std::string& mode, int workers, int ps, double g) {
-  if (mode == "allreduce") return 2 * g * (workers - 1) / std::max(workers, 1);
+  if (Ring(mode)) return 2 * g * (workers - 1) / std::max(workers, 1);
   return g * workers / std::max(ps, 1);
 }
 
 // G from a run's loopback bytes per step; < 0 when the run cannot tell.
 double ModelBytesOf(const MeasuredRun& r) {
   if (r.bytes_per_step <= 0) return -1;
-  if (r.mode == "allreduce") {
+  if (Ring(r.mode)) {
     return r.workers < 2 ? -1 : r.bytes_per_step / (2.0 * (r.workers - 1));
   }
   return r.bytes_per_step / (2.0 * r.workers);
@@ -31,7 +34,7 @@ double ModelBytesOf(const MeasuredRun& r) {
 // What the mode's per-step cost grows with: the workers a ps task serves,
 // or half the ring's hops (2 (W-1); none for one worker).
 double Growth(const std::string& mode, int workers) {
-  return mode == "allreduce" ? workers - 1 : workers;
+  return Ring(mode) ? workers - 1 : workers;
 }
 
 // Tasks sharing the measuring machine's cores, relative to the cores.

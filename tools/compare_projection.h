@@ -11,7 +11,7 @@
 //   a_m, d_m  the mode's fixed cost per step and its growth with n_m(W):
 //        W for the modes with ps tasks (the ps serves every worker's pushes
 //        and pulls, the in-graph client drives every tower), W - 1 for
-//        allreduce (the ring's 2 (W-1) hops); fitted by least squares to
+//        allreduce and hybrid (the ring's 2 (W-1) hops); fitted by least squares to
 //        the mode's measured runs (d_m = 0 from one worker count, and never
 //        below 0);
 //   s    how much slower everything runs for sharing the machine: on the
@@ -20,7 +20,8 @@
 //   X_m  bytes over the busiest link, per direction, per step: with ps
 //        tasks (in-graph, between-async, between-sync) every worker pushes
 //        G bytes of gradients and pulls G of parameters through the P ps
-//        tasks, X = W G / P; with allreduce every worker sends 2 G (W-1)/W
+//        tasks, X = W G / P; round a ring (allreduce, hybrid) every worker
+//        sends 2 G (W-1)/W
 //        (the ring); G is fitted from the bytes the runs' loopback carried
 //        (2 W G, resp. 2 G (W-1), per step);
 //   L    the link's bytes per second: --link-rate when measuring (unshaped

@@ -9,6 +9,7 @@
 #include "graph/builder/allreduce.h"
 #include "graph/builder/optimizers.h"
 #include "graph/builder/sync_replicas.h"
+#include "runtime/core/device_name.h"
 #include "runtime/core/status.h"
 #include "tools/local_devices.h"
 
@@ -31,8 +32,10 @@ const char kModelFlagsUsage[] =
     "                   device on its slice of the batch, gradients averaged\n"
     "                   on the parameter device) or model-parallel\n"
     "                   (consecutive layers on consecutive devices; mlp, cnn);\n"
-    "                   weft train also takes between-async, between-sync\n"
-    "                   and allreduce\n"
+    "                   weft train also takes between-async, between-sync,\n"
+    "                   allreduce and hybrid (allreduce over the workers,\n"
+    "                   each one's layers over its --devices, default\n"
+    "                   cpu:0,cpu:1; mlp, cnn)\n"
     "                   (with --cluster: this process is one worker task)\n"
     "  --param-device D in-graph: where variables and the update live\n"
     "                   (default: the first of --devices)\n";
@@ -52,6 +55,28 @@ absl::Status ParseParallelFlags(const CommandLine& cl, ModelChoice* c) {
   }
   const size_t n = c->devices.size();
   c->mode = cl.Get("mode", n > 1 ? "" : "single");
+  if (c->mode == "hybrid") {
+    // Layers over this worker's own devices; the rest as allreduce.
+    if (cl.Has("param-device")) {
+      return absl::InvalidArgumentError(
+          "--param-device goes with --mode in-graph");
+    }
+    if (n == 0) c->devices = {"/device:CPU:0", "/device:CPU:1"};
+    for (const std::string& d : c->devices) {
+      WEFT_ASSIGN_OR_RETURN(DeviceSpec spec, ParseDeviceSpec(d));
+      if (spec.job || spec.replica || spec.task) {
+        return absl::InvalidArgumentError(absl::StrCat(
+            "--mode hybrid spreads each worker's layers over its own devices: "
+            "give them without a job or task (cpu:0,cpu:1), not '", d, "'"));
+      }
+    }
+    if (c->devices.size() < 2) {
+      return absl::InvalidArgumentError(
+          "--mode hybrid needs 2 or more --devices to split the layers over");
+    }
+    c->options.layer_devices = c->devices;
+    return ValidateModelOptions(c->kind, c->options);
+  }
   if (IsBetweenGraph(*c)) {
     // Placement comes from the cluster (tools/train_between.h).
     if (n > 0 || cl.Has("param-device")) {
@@ -73,7 +98,7 @@ absl::Status ParseParallelFlags(const CommandLine& cl, ModelChoice* c) {
       c->mode != "model-parallel") {
     return absl::InvalidArgumentError(absl::StrCat(
         "--mode must be single, in-graph, model-parallel, between-async, "
-        "between-sync or allreduce, "
+        "between-sync, allreduce or hybrid, "
         "not '", c->mode,
         "'"));
   }
@@ -143,7 +168,7 @@ absl::StatusOr<ModelChoice> ParseModelFlags(const CommandLine& cl) {
 
 bool IsBetweenGraph(const ModelChoice& c) {
   return c.mode == "between-async" || c.mode == "between-sync" ||
-         c.mode == "allreduce";
+         c.mode == "allreduce" || c.mode == "hybrid";
 }
 
 absl::StatusOr<tensorflow::GraphDef> BuildModelGraph(const ModelChoice& c) {
@@ -155,7 +180,7 @@ absl::StatusOr<tensorflow::GraphDef> BuildModelGraph(const ModelChoice& c) {
     sync.replicas_to_aggregate =
         c.replicas_to_aggregate > 0 ? c.replicas_to_aggregate : c.total_replicas;
     opt = std::make_unique<SyncReplicasOptimizer>(std::move(opt), sync);
-  } else if (c.mode == "allreduce") {
+  } else if (c.mode == "allreduce" || c.mode == "hybrid") {
     AllReduceOptions all;
     all.group_tasks = c.group_tasks;
     all.rank = c.rank;
@@ -191,7 +216,7 @@ std::string DescribeModel(const ModelChoice& c) {
           ? absl::StrCat(", in-graph over ", c.devices.size(),
                          " devices (", absl::StrJoin(c.devices, ","),
                          "; parameters on ", c.param_device, ")")
-      : c.mode == "model-parallel"
+      : c.mode == "model-parallel" || c.mode == "hybrid"
           ? absl::StrCat(", model-parallel over ", c.devices.size(),
                          " devices (", absl::StrJoin(c.devices, ","), ")")
       : c.devices.empty() ? std::string()

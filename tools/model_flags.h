@@ -38,8 +38,10 @@ struct ModelChoice {
   // total_replicas workers.
   int replicas_to_aggregate = 0;
   int total_replicas = 1;
-  // allreduce (weft train --cluster, no ps): the worker tasks of the ring
-  // and this one's rank (graph/builder/allreduce.h).
+  // allreduce and hybrid (weft train --cluster, no ps): the worker tasks
+  // of the ring and this one's rank (graph/builder/allreduce.h). hybrid
+  // also splits the layers over `devices` (options.layer_devices, which
+  // weft train qualifies with its task).
   std::vector<std::string> group_tasks;
   int rank = 0;
   std::vector<std::string> devices;  // canonical specs; empty: no requests
@@ -47,7 +49,7 @@ struct ModelChoice {
 };
 
 // True for the modes where every worker task builds its own copy of the
-// graph: between-async, between-sync and allreduce.
+// graph: between-async, between-sync, allreduce and hybrid.
 bool IsBetweenGraph(const ModelChoice& choice);
 
 // INVALID_ARGUMENT (a usage error) naming the bad flag. --model is required.

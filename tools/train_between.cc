@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <cstdio>
 #include <deque>
+#include <map>
 #include <thread>
 #include <optional>
 #include <utility>
@@ -21,6 +22,7 @@
 #include "graph/builder/allreduce.h"
 #include "graph/builder/sync_replicas.h"
 #include "graph/models/datasets.h"
+#include "runtime/core/device_name.h"
 #include "runtime/core/status.h"
 #include "runtime/session.h"
 #include "runtime/events/event_writer.h"
@@ -289,7 +291,7 @@ absl::Status Worker::Diagnose(absl::Status s, const std::string& what) const {
         (choice_.mode == "between-sync"
              ? " (a synchronous step waits for every worker's gradients "
                "it aggregates)"
-         : choice_.mode == "allreduce"
+         : choice_.mode == "allreduce" || choice_.mode == "hybrid"
              ? " (an all-reduce step waits for every worker)"
              : ""),
         ": not answering: [", absl::StrJoin(silent, "] ["),
@@ -309,7 +311,10 @@ absl::Status Worker::Diagnose(absl::Status s, const std::string& what) const {
 absl::Status Worker::Run() {
   const ClusterSpec& cluster = o_.where.cluster;
   const bool sync = choice_.mode == "between-sync";
-  const bool allreduce = choice_.mode == "allreduce";
+  // allreduce and hybrid: no ps, gradients averaged over a ring of the
+  // workers; hybrid also splits each copy's layers over this task's devices.
+  const bool allreduce = choice_.mode == "allreduce" || choice_.mode == "hybrid";
+  const bool hybrid = choice_.mode == "hybrid";
   if (task_.job != "worker") {
     return absl::InvalidArgumentError(absl::StrCat(
         "weft train --mode ", choice_.mode, " runs a worker task, not ",
@@ -333,7 +338,7 @@ absl::Status Worker::Run() {
   if (allreduce) {
     ps_tasks_ = worker_device;  // where "the variables" are, for the logs
     if (!ps.empty()) {
-      Log(absl::StrCat("--mode allreduce does not use the ps tasks of the "
+      Log(absl::StrCat("--mode ", choice_.mode, " does not use the ps tasks of the "
                        "cluster (", absl::StrJoin(ps_names, ", "), ")"));
     }
   }
@@ -357,10 +362,19 @@ absl::Status Worker::Run() {
       if (all[k] == task_.index) choice.rank = static_cast<int>(k);
     }
   }
+  int cpus = 1;  // of this task's server
+  if (hybrid) {
+    for (std::string& d : choice.options.layer_devices) {
+      const DeviceSpec spec = ParseDeviceSpec(d).value_or(DeviceSpec());
+      if (spec.type == "CPU" && spec.id) cpus = std::max(cpus, *spec.id + 1);
+      d = worker_device + d;  // "/job:worker/task:I/device:CPU:1"
+    }
+  }
   WEFT_ASSIGN_OR_RETURN(tensorflow::GraphDef graph, BuildModelGraph(choice));
   if (allreduce) {
     for (tensorflow::NodeDef& n : *graph.mutable_node()) {
-      n.set_device(worker_device);  // the whole model, on this worker
+      // The whole model on this worker (hybrid: its layers where they are).
+      if (n.device().empty()) n.set_device(worker_device);
     }
     if (!o_.checkpoint_dir.empty()) {
       WEFT_ASSIGN_OR_RETURN(saver_, AddSaver(&graph));  // this copy, whole
@@ -402,6 +416,7 @@ absl::Status Worker::Run() {
   server_options.task = task_;
   server_options.security = o_.security;
   server_options.wait_for_tasks = o_.wait_for_tasks;
+  server_options.num_cpus = cpus;
   server_options.log = [this](absl::string_view line) { Log(std::string(line)); };
   WEFT_ASSIGN_OR_RETURN(std::unique_ptr<GrpcServer> server,
                         GrpcServer::Start(server_options));
@@ -442,7 +457,7 @@ absl::Status Worker::Run() {
       DescribeModel(choice_).c_str(),
       sync        ? absl::StrCat("sync, ", to_aggregate, " of ", workers,
                                  " gradients per step").c_str()
-      : allreduce ? absl::StrCat("allreduce: gradients averaged over a ring "
+      : allreduce ? absl::StrCat(choice_.mode, ": gradients averaged over a ring "
                                  "of ", workers, " workers").c_str()
                   : "async",
       task_.ToString().c_str(), workers,
@@ -526,9 +541,25 @@ absl::Status Worker::Run() {
   while (step < o_.steps) {
     WEFT_ASSIGN_OR_RETURN(Batch b, batches.Next());
     const absl::Time step_start = absl::Now();
+    // hybrid: the first step says which devices of this task ran it.
+    const bool report_devices = hybrid && local_steps == 0;
+    tensorflow::RunOptions run = StepOptions();
+    run.set_output_partition_graphs(report_devices);
+    tensorflow::RunMetadata metadata;
     absl::Status s = session->Run(
-        StepOptions(), {{"images", b.images}, {"labels", b.labels}}, fetches,
-        targets, &out, nullptr);
+        run, {{"images", b.images}, {"labels", b.labels}}, fetches, targets,
+        &out, report_devices ? &metadata : nullptr);
+    if (s.ok() && report_devices) {
+      std::map<std::string, int> nodes;
+      for (const tensorflow::GraphDef& g : metadata.partition_graphs()) {
+        for (const tensorflow::NodeDef& n : g.node()) ++nodes[n.device()];
+      }
+      std::vector<std::string> parts;
+      for (const auto& [device, count] : nodes) {
+        parts.push_back(absl::StrCat(device, " (", count, " nodes)"));
+      }
+      Log(absl::StrCat("a step runs on ", absl::StrJoin(parts, ", ")));
+    }
     if (!s.ok()) {
       s = Diagnose(s, absl::StrCat("local step ", local_steps + 1));
       absl::Status updater_status = stop_updater();

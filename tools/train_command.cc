@@ -74,6 +74,8 @@ std::string Usage() {
       "                   a ring all-reduce over the worker service; they\n"
       "                   start from the chief's variables (sent round the\n"
       "                   ring), which with --checkpoint-dir it restores\n"
+      "  --mode hybrid ...: allreduce, each worker's layers split over its own\n"
+      "                   --devices (default cpu:0,cpu:1) as model-parallel\n"
       "  --replicas-to-aggregate N  between-sync: the first N gradients of a\n"
       "                   step win (default: every worker's); the other\n"
       "                   workers are backups, so one of them may die\n"
@@ -321,14 +323,15 @@ int TrainCommand(int argc, char** argv) {
                         "checkpoint-dir", "checkpoint-every", "step-timeout-s"}) {
     if (cl.Has(f) && !between) {
       return usage_error(absl::StrCat(
-          "--", f, " goes with --mode between-async, between-sync or "
-          "allreduce"));
+          "--", f, " goes with --mode between-async, between-sync, "
+          "allreduce or hybrid"));
     }
   }
-  if (choice->mode == "allreduce" && cl.Has("ps-strategy")) {
-    return usage_error(
-        "--mode allreduce keeps no variables on ps tasks: --ps-strategy does "
-        "not apply");
+  if ((choice->mode == "allreduce" || choice->mode == "hybrid") &&
+      cl.Has("ps-strategy")) {
+    return usage_error(absl::StrCat(
+        "--mode ", choice->mode, " keeps no variables on ps tasks: "
+        "--ps-strategy does not apply"));
   }
   if (cl.Has("replicas-to-aggregate") && choice->mode != "between-sync") {
     return usage_error("--replicas-to-aggregate goes with --mode between-sync");

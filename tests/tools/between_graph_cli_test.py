@@ -21,6 +21,8 @@ loopback with free ports; every child killed by pid at the end.
     on as many examples; a killed worker stops the others at once, naming
     it; the chief's checkpoint resumes a new ring, the other worker taking
     the chief's variables and global step;
+  - hybrid: allreduce with each worker's layers over two CPU devices of its
+    own, which its first step reports;
   - usage errors for flags that do not go together.
 
 usage: between_graph_cli_test.py PATH_TO_WEFT
@@ -430,6 +432,22 @@ def test_allreduce_dead_worker():
           and f"/job:worker/replica:0/task:0 at {addr0}" in out, out[-1200:])
 
 
+def test_hybrid_training(steps=200):
+    spec = ring_cluster(2)
+    w = [start(f"h{i}", worker_args(spec, i, steps, mode="hybrid")) for i in (1, 0)]
+    outs = [finish(p) for p in w]
+    d = [done_line(o) for _, o in outs]
+    check("two hybrid workers finish, every one running every global step",
+          all(rc == 0 for rc, _ in outs) and all(x and x[0] == steps for x in d),
+          "\n".join(o[-800:] for _, o in outs))
+    check("each hybrid worker runs its step on two CPU devices of its own task",
+          all(re.search(rf"a step runs on /job:worker/replica:0/task:{i}/device:CPU:0 "
+                        rf"\(\d+ nodes\), /job:worker/replica:0/task:{i}/device:CPU:1 "
+                        r"\(\d+ nodes\)", o)
+              for i, (_, o) in zip((1, 0), outs)),
+          "\n".join(o[-800:] for _, o in outs))
+
+
 def test_allreduce_checkpoints_resume():
     ckpt = os.path.join(WORK, "ring_ckpt")
     spec = ring_cluster(2)
@@ -481,6 +499,12 @@ def test_usage_errors():
         ("a ps strategy with allreduce",
          worker_args(spec, 0, 1, "--ps-strategy", "greedy-bytes", mode="allreduce"),
          "--ps-strategy does not apply"),
+        ("hybrid over another task's device",
+         worker_args(spec, 0, 1, "--devices", "/job:worker/task:1/cpu:0,cpu:1",
+                     mode="hybrid"), "without a job or task"),
+        ("hybrid over one device",
+         worker_args(spec, 0, 1, "--devices", "cpu:0", mode="hybrid"),
+         "needs 2 or more --devices"),
         ("more gradients to aggregate than workers",
          worker_args(spec, 0, 1, "--replicas-to-aggregate", "2",
                      mode="between-sync"), "is more than the 1 workers"),
@@ -498,6 +522,7 @@ def main():
                      test_sync_checkpoints_resume,
                      test_sync_dead_worker, test_allreduce_training,
                      test_allreduce_dead_worker, test_allreduce_checkpoints_resume,
+                     test_hybrid_training,
                      test_two_ps_tasks,
                      test_checkpoints_resume_a_new_cluster):
             try:

@@ -1,6 +1,8 @@
 """weft compare as a user runs it:
 
-  - every mode on an MLP (allreduce too) (model parallelism over 2 devices; 2 workers, 1 ps): a table row and a report.json
+  - every mode on an MLP (model parallelism over 2 devices, allreduce, and
+    hybrid: allreduce with each worker's layers over 2 devices; 2 workers,
+    1 ps): a table row and a report.json
     entry per run; one process moves no bytes, the distributed modes some;
     in-graph replication trains exactly what one process trains (same
     initial weights, data and global batch: the same final loss), and sync
@@ -64,11 +66,11 @@ def test_every_mode():
     rows = [l.split()[0] for l in r.stdout.splitlines()
             if l.split() and l.split()[0] in
             ("single", "model-parallel", "in-graph", "between-async",
-             "between-sync", "allreduce")
+             "between-sync", "allreduce", "hybrid")
             and "examples/s" not in l and "..." not in l]
     check("the table has a row per mode",
           rows == ["single", "model-parallel", "in-graph", "between-async",
-                   "between-sync", "allreduce"],
+                   "between-sync", "allreduce", "hybrid"],
           r.stdout[-1500:])
     try:
         report = json.load(open(os.path.join(out, "report.json")))
@@ -78,7 +80,7 @@ def test_every_mode():
     runs = {x["mode"]: x for x in report["runs"]}
     check("report.json has every run, all ok",
           sorted(runs) == ["allreduce", "between-async", "between-sync",
-                           "in-graph", "model-parallel", "single"]
+                           "hybrid", "in-graph", "model-parallel", "single"]
           and all(x["ok"] for x in runs.values()), json.dumps(report)[:800])
     if not all(x.get("ok") for x in runs.values()):
         return
@@ -88,7 +90,7 @@ def test_every_mode():
           and runs["model-parallel"]["bytes_per_step"] == 0
           and all(runs[m].get("bytes_per_step", 0) > 1000
                   for m in ("in-graph", "between-async", "between-sync",
-                            "allreduce")),
+                            "allreduce", "hybrid")),
           str({m: runs[m].get("bytes_per_step") for m in runs}))
     single, in_graph = runs["single"]["final_loss"], runs["in-graph"]["final_loss"]
     check("in-graph over 2 worker tasks trains what one process trains "
@@ -103,6 +105,10 @@ def test_every_mode():
     check("allreduce over 2 workers and sync between-graph are the same "
           f"computation (final loss {ring:.6f} vs {sync:.6f})",
           abs(ring - sync) <= 1e-3 * sync)
+    hybrid = runs["hybrid"]["final_loss"]
+    check("hybrid (allreduce, each worker's layers over 2 devices) trains what "
+          f"allreduce trains (final loss {hybrid:.6f} vs {ring:.6f})",
+          abs(hybrid - ring) <= 1e-4 * ring)
     check(f"sync between-graph learns as much (final loss {sync:.4f} vs "
           f"{single:.4f}: other shards of the same data)",
           sync < 1.5 * single + 0.05)
@@ -223,7 +229,6 @@ def test_usage_errors():
         (["--batch", "10", "--workers", "3"], "must divide among 3 workers"),
         (["--link-rate", "1 gbit; rm"], "--link-rate takes a tc rate"),
         (["--workers", "0"], "--workers takes a list of counts"),
-        (["--modes", "hybrid"], "hybrid is not compared yet"),
         (["--modes", "allreduce", "--project", "8"], "--project needs the single run"),
         (["--project", "8", "--project-link", "fast"], "is not a link rate"),
         (["--project-link", "1gbit"], "--project-link goes with --project"),
@@ -232,6 +237,11 @@ def test_usage_errors():
         r = compare(os.path.join(WORK, "usage"), *args, timeout=30)
         check(f"usage error: {' '.join(args)}", r.returncode == 2 and want in r.stderr,
               f"rc {r.returncode}: {r.stderr[-300:]}")
+    r = subprocess.run([WEFT, "compare", "--model", "transformer", "--modes", "hybrid"],
+                       capture_output=True, text=True, timeout=30)
+    check("usage error: the transformer in hybrid mode",
+          r.returncode == 2 and "--modes hybrid needs mlp or cnn" in r.stderr,
+          f"rc {r.returncode}: {r.stderr[-300:]}")
 
 
 def main():

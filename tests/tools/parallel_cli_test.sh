@@ -48,7 +48,7 @@ done
 # Usage errors (exit 2) and device errors (exit 1) name what is wrong.
 expect devices_without_mode 2 "usage error: --devices lists 2 devices: .*--mode in-graph" -- \
   "$WEFT" train --model mlp --devices cpu:0,cpu:1
-expect bad_mode 2 "usage error: --mode must be single, in-graph, model-parallel, between-async, between-sync or allreduce, not 'ring'" -- \
+expect bad_mode 2 "usage error: --mode must be single, in-graph, model-parallel, between-async, between-sync, allreduce or hybrid, not 'ring'" -- \
   "$WEFT" train --model mlp --devices cpu:0,cpu:1 --mode ring
 expect mode_without_devices 2 "usage error: --mode in-graph needs --devices" -- \
   "$WEFT" train --model mlp --mode in-graph
