@@ -36,6 +36,8 @@ namespace weft {
 namespace {
 
 constexpr char kReadyPrefix[] = "weft_ready/";
+// The ps restarts one run of weft train waits out and resumes from.
+constexpr int kMaxRecoveries = 10;
 // Variables placed on the workers' job are local variables (the sync local
 // step): each worker initialises its own, and checkpoints leave them out.
 constexpr char kLocalJob[] = "/job:worker";
@@ -119,6 +121,20 @@ class Worker {
   // ring's broadcast): the copies start equal, and the averaged updates
   // keep them so.
   absl::Status InitRing(Session* session) const;
+  // Whether a failed step `s` is one this worker recovers from: async
+  // training with --checkpoint-dir, a task that stopped answering.
+  bool CanRecover(const absl::Status& s) const {
+    return choice_.mode == "between-async" && !o_.checkpoint_dir.empty() &&
+           (absl::IsUnavailable(s) || absl::IsAborted(s));
+  }
+  // After `lost` (a failed step): until every ps task answers again, for
+  // at most --wait-for-tasks-s, saying what it waits for.
+  absl::Status WaitForPsAgain(const absl::Status& lost) const;
+  // Until every one of `tasks` answers, for at most --wait-for-tasks-s,
+  // logging what it waits for (`what`); the error says `remedy`.
+  absl::Status WaitForAnswers(const std::vector<TaskId>& tasks,
+                              const std::string& what,
+                              const std::string& remedy) const;
   // A step that failed (`s`, from running `what`): when it ran out of time,
   // says which of the other tasks do not answer, and what to do.
   absl::Status Diagnose(absl::Status s, const std::string& what) const;
@@ -238,32 +254,49 @@ absl::Status Worker::InitRing(Session* session) const {
   return absl::OkStatus();
 }
 
-absl::Status Worker::WaitForRing() const {
-  std::vector<TaskId> peers;
-  for (int i : o_.where.cluster.TaskIndices("worker")) {
-    if (i != task_.index) peers.push_back(TaskId{"worker", i});
-  }
+absl::Status Worker::WaitForAnswers(const std::vector<TaskId>& tasks,
+                                    const std::string& what,
+                                    const std::string& remedy) const {
   const absl::Time give_up = absl::Now() + o_.wait_for_tasks;
   absl::Time next_log = absl::Now() + absl::Seconds(2);
   for (;;) {
-    const std::vector<std::string> silent = UnansweringTasks(
-        o_.where.cluster, peers, o_.security, absl::Seconds(2));
+    const std::vector<std::string> silent =
+        UnansweringTasks(o_.where.cluster, tasks, o_.security, absl::Seconds(2));
     if (silent.empty()) return absl::OkStatus();
     const absl::Time now = absl::Now();
     if (now >= give_up) {
       return absl::UnavailableError(absl::StrCat(
           task_.ToString(), " waited ", absl::FormatDuration(o_.wait_for_tasks),
-          " for the other workers of the all-reduce ring: not answering: [",
-          absl::StrJoin(silent, "] ["), "]. Start them, or raise "
-          "--wait-for-tasks-s"));
+          " for ", what, ": not answering: [", absl::StrJoin(silent, "] ["),
+          "]. ", remedy, ", or raise --wait-for-tasks-s"));
     }
     if (now >= next_log) {
-      Log(absl::StrCat("waiting for the other workers of the all-reduce "
-                       "ring: [", absl::StrJoin(silent, "] ["), "]"));
+      Log(absl::StrCat("waiting for ", what, ": [", absl::StrJoin(silent, "] ["), "]"));
       next_log = now + absl::Seconds(5);
     }
     absl::SleepFor(absl::Milliseconds(100));
   }
+}
+
+absl::Status Worker::WaitForPsAgain(const absl::Status& lost) const {
+  std::vector<TaskId> ps;
+  for (int i : o_.where.cluster.TaskIndices("ps")) ps.push_back(TaskId{"ps", i});
+  Log(absl::StrCat("a step failed (", lost.message(), "); waiting up to ",
+                   absl::FormatDuration(o_.wait_for_tasks), " for ", ps_tasks_,
+                   " to answer, then resuming from the newest checkpoint in ",
+                   o_.checkpoint_dir));
+  return WaitForAnswers(ps, "the ps tasks to come back",
+                        absl::StrCat("Restart them (the job resumes from ",
+                                     o_.checkpoint_dir, ")"));
+}
+
+absl::Status Worker::WaitForRing() const {
+  std::vector<TaskId> peers;
+  for (int i : o_.where.cluster.TaskIndices("worker")) {
+    if (i != task_.index) peers.push_back(TaskId{"worker", i});
+  }
+  return WaitForAnswers(peers, "the other workers of the all-reduce ring",
+                        "Start them");
 }
 
 absl::Status Worker::Diagnose(absl::Status s, const std::string& what) const {
@@ -427,15 +460,20 @@ absl::Status Worker::Run() {
   if (!allreduce) session_options.config.add_device_filters("/job:ps");
   session_options.config.add_device_filters(server->task_name());
   session_options.config.set_allow_soft_placement(true);
-  std::unique_ptr<Session> session =
-      NewGrpcSession(server->address(), session_options, o_.security);
-  WEFT_RETURN_IF_ERROR(session->Create(graph));
-  if (allreduce) {
-    WEFT_RETURN_IF_ERROR(WaitForRing());
-    WEFT_RETURN_IF_ERROR(InitRing(session.get()));
-  } else {
-    WEFT_RETURN_IF_ERROR(InitOrWait(session.get()));
-  }
+  std::unique_ptr<Session> session;
+  // A session on this task's master, its variables ready (initialised,
+  // restored, or the chief's): at the start, and again after a ps restart.
+  auto connect = [&]() -> absl::Status {
+    if (session != nullptr) session->Close().IgnoreError();
+    session = NewGrpcSession(server->address(), session_options, o_.security);
+    WEFT_RETURN_IF_ERROR(session->Create(graph));
+    if (allreduce) {
+      WEFT_RETURN_IF_ERROR(WaitForRing());
+      return InitRing(session.get());
+    }
+    return InitOrWait(session.get());
+  };
+  WEFT_RETURN_IF_ERROR(connect());
   if (sync) {
     // The chief sets the accumulators' step and its own local step; every
     // other worker its local step (sync_replicas.h).
@@ -535,6 +573,7 @@ absl::Status Worker::Run() {
   std::pair<std::vector<int64_t>, absl::Time> counts;
   std::string behind;
   absl::Time next_behind = absl::InfinitePast();
+  int recoveries = 0;
   double loss = 0, accuracy = 0;
   std::deque<std::pair<double, double>> last;  // the last 10 steps' numbers
   std::vector<Tensor> out;
@@ -559,6 +598,21 @@ absl::Status Worker::Run() {
         parts.push_back(absl::StrCat(device, " (", count, " nodes)"));
       }
       Log(absl::StrCat("a step runs on ", absl::StrJoin(parts, ", ")));
+    }
+    if (!s.ok() && recoveries < kMaxRecoveries && CanRecover(s)) {
+      // Async with checkpoints: a ps that went away and comes back (empty)
+      // is waited for, and the chief restores the newest checkpoint there.
+      ++recoveries;
+      WEFT_RETURN_IF_ERROR(WaitForPsAgain(s));
+      WEFT_RETURN_IF_ERROR(connect());
+      std::vector<Tensor> now;
+      WEFT_RETURN_IF_ERROR(Diagnose(
+          session->Run(StepOptions(), {}, {global_step}, {}, &now, nullptr),
+          "reading the global step after reconnecting"));
+      step = now.at(0).flat<int64_t>()[0];
+      next_save = -1;
+      Log(absl::StrCat("training again from global step ", step));
+      continue;
     }
     if (!s.ok()) {
       s = Diagnose(s, absl::StrCat("local step ", local_steps + 1));

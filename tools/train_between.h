@@ -29,7 +29,10 @@
 // together make up --steps. With --checkpoint-dir the chief restores the
 // newest checkpoint there rather than initialising (a restarted cluster
 // goes on from the saved global step) and saves every --checkpoint-every
-// global steps and at the end.
+// global steps and at the end. Async with --checkpoint-dir, a ps task that
+// stops answering is waited for (--wait-for-tasks-s) rather than ending
+// the run: once it answers again, every worker opens a new session and the
+// chief restores the newest checkpoint onto it (at most 10 times a run).
 #ifndef WEFT_TOOLS_TRAIN_BETWEEN_H_
 #define WEFT_TOOLS_TRAIN_BETWEEN_H_
 

@@ -89,7 +89,9 @@ std::string Usage() {
       "  --checkpoint-dir DIR  the chief saves TensorFlow V2 checkpoints there\n"
       "                   (DIR/model-STEP, DIR/checkpoint) at the end and, with\n"
       "                   --checkpoint-every N, every N global steps; a new\n"
-      "                   cluster resumes from the newest\n",
+      "                   cluster resumes from the newest, and between-async\n"
+      "                   workers wait for a ps that restarts and go on\n"
+      "                   from it\n",
       kSecurityFlagsUsage,
       "with --model, the model flags of 'weft graphgen':\n",
       kModelFlagsUsage);

@@ -9,6 +9,8 @@ loopback with free ports; every child killed by pid at the end.
   - a worker started before the chief says what it waits for; one without
     a chief gives up after --wait-for-chief-s naming the chief and the ps;
   - a chief started again on the trained ps joins the job where it stands;
+  - async with checkpoints: a killed ps started again is waited for, the
+    chief restores the newest checkpoint and both workers train on;
   - 2 ps tasks (greedy by bytes) train as well;
   - between-sync (SyncReplicasOptimizer): 2 workers each compute one
     gradient per global step; a killed worker stops the job with an error
@@ -177,6 +179,38 @@ def test_no_chief_is_named():
               rc != 0 and time.time() - t < 60 and "DEADLINE_EXCEEDED" in out
               and "/job:worker/task:0" in out and ps_addrs[0] in out
               and "--wait-for-chief-s" in out, out[-800:])
+    finally:
+        stop(ps)
+
+
+def test_ps_restart_resumes():
+    # Async with checkpoints: a ps killed and started again (empty) on the
+    # same address is waited for; the chief restores the newest checkpoint
+    # and both workers train on to the end.
+    ckpt = os.path.join(WORK, "restart_ckpt")
+    spec, ps_addrs = cluster(1, 2)
+    ps = start_ps(spec, 1)
+    try:
+        args = ("--checkpoint-dir", ckpt, "--checkpoint-every", "300",
+                "--log-every", "500")
+        w = [start(f"pr{i}", worker_args(spec, i, 4000, *args)) for i in (1, 0)]
+        saved = wait_for_line(w[1][1], r"saved \S+/model-\d+")
+        ps[0][0].kill()
+        ps[0][0].wait()
+        time.sleep(1.5)  # the workers find it gone
+        ps += start_ps(spec, 1)
+        outs = [finish(p) for p in w]
+        again = [re.search(r"training again from global step (\d+)", o) for _, o in outs]
+        check("a killed ps started again: the workers wait for it, the chief "
+              "restores the newest checkpoint, both train to the end",
+              saved and all(rc == 0 for rc, _ in outs)
+              and all(f"to answer, then resuming from the newest checkpoint in {ckpt}" in o
+                      for _, o in outs)
+              and re.search(rf"restored 7 variables on /job:ps/task:0 \({ps_addrs[0]}\) "
+                            rf"from {ckpt}/model-\d+", outs[1][1])
+              and all(a and int(a.group(1)) >= 300 for a in again)
+              and all(done_line(o) for _, o in outs),
+              "\n".join(o[-1200:] for _, o in outs))
     finally:
         stop(ps)
 
@@ -523,7 +557,7 @@ def main():
                      test_sync_dead_worker, test_allreduce_training,
                      test_allreduce_dead_worker, test_allreduce_checkpoints_resume,
                      test_hybrid_training,
-                     test_two_ps_tasks,
+                     test_two_ps_tasks, test_ps_restart_resumes,
                      test_checkpoints_resume_a_new_cluster):
             try:
                 test()
