@@ -72,7 +72,8 @@ constexpr char kUsage[] =
     "Trains the same model (same initial weights, data and global batch) in\n"
     "each replication mode on local clusters it starts and stops itself,\n"
     "then prints a table and writes DIR/report.json, DIR/loss_vs_time.png and\n"
-    "DIR/throughput_vs_workers.png (with python3 and matplotlib).\n"
+    "DIR/throughput_vs_workers.png (with python3 and matplotlib), and each\n"
+    "run's TensorBoard events under DIR/tensorboard.\n"
     "\n"
     "  --model M         mlp, cnn or transformer\n"
     "  --modes LIST      of single, model-parallel (one process, layers over\n"
@@ -285,6 +286,7 @@ bool Comparison::Run(const RunSpec& spec, RunResult* r) {
   r->log_dir = absl::StrCat(f_.out, "/", spec.mode, "-", spec.workers, "w-",
                             spec.ps, "ps");
   mkdir(r->log_dir.c_str(), 0755);
+  mkdir((f_.out + "/tensorboard").c_str(), 0755);
   std::string why;
   private_network_ = EnterPrivateNetwork(f_.link_rate, &why);
   network_note_ = private_network_
@@ -328,9 +330,15 @@ bool Comparison::Run(const RunSpec& spec, RunResult* r) {
     metrics.push_back(absl::StrCat(r->log_dir, "/", name, ".metrics"));
     return metrics.back();
   };
+  // TensorBoard events of the run's chief, a directory per run under
+  // OUT/tensorboard, so that `tensorboard --logdir OUT/tensorboard` shows
+  // the runs side by side.
+  const std::string events = absl::StrCat(
+      f_.out, "/tensorboard/", r->log_dir.substr(r->log_dir.rfind('/') + 1));
   if (local) {
     std::vector<std::string> a = {"train", "--steps", absl::StrCat(f_.steps),
-                                  "--metrics-out", metrics_file("train")};
+                                  "--metrics-out", metrics_file("train"),
+                                  "--logdir", events};
     if (spec.mode == "model-parallel") {
       for (const char* x : {"--devices", "cpu:0,cpu:1", "--mode", "model-parallel"}) {
         a.push_back(x);
@@ -377,7 +385,7 @@ bool Comparison::Run(const RunSpec& spec, RunResult* r) {
           metrics_file("client"), "--target",
           absl::StrCat("grpc://", *cluster->Address({"worker", 0})),
           "--mode", "in-graph", "--devices", absl::StrJoin(devices, ","),
-          "--param-device", "/job:ps/task:0"};
+          "--param-device", "/job:ps/task:0", "--logdir", events};
       for (auto& x : ModelArgs(f_.batch)) a.push_back(x);
       if (!spawn(&trainers, a, "client", {})) return fail(r->error);
     } else {
@@ -389,7 +397,8 @@ bool Comparison::Run(const RunSpec& spec, RunResult* r) {
         std::vector<std::string> a = {
             "train", "--mode", spec.mode, "--cluster", cspec, "--job",
             "worker", "--task", absl::StrCat(i), "--steps", absl::StrCat(steps),
-            "--metrics-out", metrics_file(absl::StrCat("worker", i))};
+            "--metrics-out", metrics_file(absl::StrCat("worker", i)),
+            "--logdir", events};  // the chief writes them
         for (auto& x : ModelArgs(per_worker)) a.push_back(x);
         if (!spawn(&trainers, a, absl::StrCat("worker", i), {"worker", i})) {
           return fail(r->error);
@@ -823,6 +832,7 @@ int CompareCommand(int argc, char** argv) {
   report["network"] = comparison.network_note();
   report["link_rate"] = f.link_rate;
   report["target_loss"] = target;
+  report["tensorboard"] = f.out + "/tensorboard";
   // The runs' figures are measured; those under "projection" (with
   // --project) come from the cost model and say so.
   report["measured"] = f.project.empty();
@@ -883,6 +893,8 @@ int CompareCommand(int argc, char** argv) {
                 report_path.c_str(), f.out.c_str());
   }
   std::remove(script.c_str());
+  std::printf("weft compare: TensorBoard shows the runs side by side: "
+              "tensorboard --logdir %s/tensorboard\n", f.out.c_str());
   return any_failed ? kExitError : kExitOk;
 }
 

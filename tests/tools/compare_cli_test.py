@@ -112,6 +112,13 @@ def test_every_mode():
     check(f"sync between-graph learns as much (final loss {sync:.4f} vs "
           f"{single:.4f}: other shards of the same data)",
           sync < 1.5 * single + 0.05)
+    boards = os.path.join(out, "tensorboard")
+    runs_with_events = sorted(
+        d for d in (os.listdir(boards) if os.path.isdir(boards) else [])
+        if any(f.startswith("events.out.tfevents.") for f in os.listdir(os.path.join(boards, d))))
+    check("every run's chief wrote TensorBoard events, a directory per run",
+          len(runs_with_events) == len(runs) and report.get("tensorboard") == boards
+          and f"tensorboard --logdir {boards}" in r.stdout, f"{runs_with_events}")
     check("every run has a loss curve, throughput, step times and the time "
           "and steps to the target loss",
           all(x["curve"] and x["examples_per_s"] > 0 and x["step_p99_ms"]
