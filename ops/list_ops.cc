@@ -81,6 +81,18 @@ void RegisterTensorListOps(OpRegistry* r) {
                   .Output("output_handle: variant")
                   .Attr("element_dtype: type"),
               ListHandleShape);
+  r->Register(OpDefBuilder("TensorListPushBackBatch")
+                  .Input("input_handles: variant")
+                  .Input("tensor: element_dtype")
+                  .Output("output_handles: variant")
+                  .Attr("element_dtype: type"),
+              UnchangedShape);
+  r->Register(OpDefBuilder("TensorListConcatLists")
+                  .Input("input_a: variant")
+                  .Input("input_b: variant")
+                  .Output("output: variant")
+                  .Attr("element_dtype: type"),
+              UnchangedShape);
   r->Register(OpDefBuilder("TensorListPopBack")
                   .Input("input_handle: variant")
                   .Input("element_shape: int32")
@@ -175,6 +187,15 @@ void RegisterTensorArrayOps(OpRegistry* r) {
   r->Register(OpDefBuilder("TensorArrayGradV3")
                   .Input("handle: resource")
                   .Input("flow_in: float")
+                  .Output("grad_handle: resource")
+                  .Output("flow_out: float")
+                  .Attr("source: string")
+                  .SetIsStateful(),
+              TensorArrayShape);
+  r->Register(OpDefBuilder("TensorArrayGradWithShape")
+                  .Input("handle: resource")
+                  .Input("flow_in: float")
+                  .Input("shape_to_prepend: int32")
                   .Output("grad_handle: resource")
                   .Output("flow_out: float")
                   .Attr("source: string")

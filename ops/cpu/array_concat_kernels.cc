@@ -248,9 +248,15 @@ void RegisterArrayConcatKernels(KernelRegistry* r) {
   auto def = [](const char* op) {
     return KernelDef(op, kDeviceTypeCpu).TypeConstraint("T", PodAndStringTypes());
   };
-  r->Register(def("ConcatV2"), MakeKernel<ConcatV2Op>);
-  r->Register(def("Pack"), MakeKernel<PackOp>);
-  r->Register(def("Unpack"), MakeKernel<UnpackOp>);
+  // Variants too (TensorFlow's pfor stacks and splits list handles).
+  auto with_variant = [](const char* op) {
+    DataTypeVector types = PodAndStringTypes();
+    types.push_back(DT_VARIANT);
+    return KernelDef(op, kDeviceTypeCpu).TypeConstraint("T", types);
+  };
+  r->Register(with_variant("ConcatV2"), MakeKernel<ConcatV2Op>);
+  r->Register(with_variant("Pack"), MakeKernel<PackOp>);
+  r->Register(with_variant("Unpack"), MakeKernel<UnpackOp>);
   r->Register(def("Split"), MakeKernel<SplitOp>);
   r->Register(def("SplitV"), MakeKernel<SplitOp>);
 }

@@ -295,10 +295,34 @@ class GradOp : public OpKernel {
     // GradV3 node that asks for it.
     const std::string name = absl::StrCat((*ta)->name(), "@", source_);
     TensorArray* forward = ta->get();
+    TensorArrayOptions options = forward->GradOptions();
+    if (c->num_inputs() == 3) {
+      // TensorArrayGradWithShape: every gradient element has
+      // shape_to_prepend in front of the forward element's shape.
+      const Tensor& prepend = c->input(2);
+      OP_REQUIRES(c, prepend.dtype() == DT_INT32 && prepend.dims() == 1,
+                  absl::InvalidArgumentError(absl::StrCat(
+                      "TensorArrayGradWithShape: shape_to_prepend must be an "
+                      "int32 vector, got ", prepend.DebugString())));
+      std::vector<int64_t> dims;
+      for (int64_t i = 0; i < prepend.NumElements(); ++i) {
+        const int32_t d = prepend.data<int32_t>()[i];
+        OP_REQUIRES(c, d >= -1, absl::InvalidArgumentError(absl::StrCat(
+                                    "TensorArrayGradWithShape: shape_to_prepend has "
+                                    "dimension ", d)));
+        dims.push_back(d);
+      }
+      if (options.element_shape.known_rank()) {
+        for (int64_t d : options.element_shape.dims()) dims.push_back(d);
+        OP_REQUIRES(c, dims.size() <= 254,
+                    absl::InvalidArgumentError(
+                        "TensorArrayGradWithShape: the gradient's rank exceeds 254"));
+        options.element_shape = PartialShape(dims);
+      }
+    }
     auto grad = c->resource_manager()->LookupOrCreate<TensorArray>(
         StepContainerName(c->step_id()), name, [&] {
-          return std::make_shared<TensorArray>(name, forward->GradOptions(),
-                                               forward->Size());
+          return std::make_shared<TensorArray>(name, options, forward->Size());
         });
     OP_REQUIRES_OK(c, grad.status());
     c->set_output(0, HandleTensor(c, name, forward->dtype()));
@@ -448,6 +472,7 @@ void RegisterTensorArrayKernels(KernelRegistry* r) {
   };
   reg("TensorArrayV3", MakeKernel<TensorArrayOp>);
   reg("TensorArrayGradV3", MakeKernel<GradOp>);
+  reg("TensorArrayGradWithShape", MakeKernel<GradOp>);
   reg("TensorArrayWriteV3", MakeKernel<WriteOp>);
   reg("TensorArrayReadV3", MakeKernel<ReadOp>);
   reg("TensorArrayScatterV3", MakeKernel<WriteRowsOp<false>>);

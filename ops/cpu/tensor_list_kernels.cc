@@ -246,6 +246,121 @@ class PushBackOp : public ListKernel {
   }
 };
 
+// The lists of a variant tensor of any shape (the batch ops' inputs),
+// checked to hold `dtype`; `what` names the input in errors.
+absl::StatusOr<std::vector<const TensorList*>> ListsOf(const Tensor& t, DataType dtype,
+                                                       absl::string_view what) {
+  if (t.dtype() != DT_VARIANT) {
+    return absl::InvalidArgumentError(
+        absl::StrCat(what, " must be variant TensorLists, got ", DataTypeString(t.dtype())));
+  }
+  std::vector<const TensorList*> out;
+  for (int64_t j = 0; j < t.NumElements(); ++j) {
+    const TensorList* list = t.data<Variant>()[j].get<TensorList>();
+    if (list == nullptr) {
+      return absl::InvalidArgumentError(
+          absl::StrCat(what, "[", j, "] does not hold a TensorList"));
+    }
+    if (list->element_dtype != dtype) {
+      return absl::InvalidArgumentError(absl::StrCat(
+          what, "[", j, "] holds ", DataTypeString(list->element_dtype),
+          " elements but element_dtype is ", DataTypeString(dtype)));
+    }
+    out.push_back(list);
+  }
+  return out;
+}
+
+// A variant tensor of `shape` holding `lists` (in order).
+void SetOutputLists(OpKernelContext* c, const TensorShape& shape,
+                    std::vector<std::shared_ptr<const TensorList>> lists) {
+  Tensor t(DT_VARIANT, shape);
+  if (!t.IsInitialized()) {
+    c->SetStatus(absl::ResourceExhaustedError("out of memory for list handles"));
+    return;
+  }
+  for (size_t j = 0; j < lists.size(); ++j) t.data<Variant>()[j].value = std::move(lists[j]);
+  c->set_output(0, std::move(t));
+}
+
+// TensorListPushBackBatch(input_handles [B], tensor [B, ...]): row b of
+// the tensor pushed onto list b (pfor's vectorised PushBack).
+class PushBackBatchOp : public ListKernel {
+ public:
+  using ListKernel::ListKernel;
+  void Compute(OpKernelContext* c) override {
+    const Tensor& handles = c->input(0);
+    const Tensor& items = c->input(1);
+    OP_REQUIRES(c, handles.dims() == 1,
+                absl::InvalidArgumentError(absl::StrCat(
+                    What(), ": input_handles must be a vector, got shape ",
+                    handles.shape().DebugString())));
+    OP_REQUIRES(c, items.dims() >= 1 && items.dim_size(0) == handles.dim_size(0),
+                absl::InvalidArgumentError(absl::StrCat(
+                    What(), ": tensor of shape ", items.shape().DebugString(),
+                    " does not have a row for each of the ", handles.dim_size(0),
+                    " lists")));
+    auto lists = ListsOf(handles, element_dtype_, "input_handles");
+    OP_REQUIRES_OK(c, lists.status());
+    std::vector<std::shared_ptr<const TensorList>> out;
+    for (size_t b = 0; b < lists->size(); ++b) {
+      const TensorList& list = *(*lists)[b];
+      auto row = RowOf(items, static_cast<int64_t>(b));
+      OP_REQUIRES_OK(c, row.status());
+      OP_REQUIRES_OK(c, CheckItem(list, *row, What(absl::StrCat(" list ", b))));
+      const int64_t size = static_cast<int64_t>(list.tensors.size());
+      OP_REQUIRES(c, list.max_num_elements == -1 || size < list.max_num_elements,
+                  absl::InvalidArgumentError(absl::StrCat(
+                      What(), ": list ", b, " is full: it holds its "
+                      "max_num_elements of ", list.max_num_elements)));
+      OP_REQUIRES_OK(c, CheckCount(size + 1, "the list's length"));
+      auto next = std::make_shared<TensorList>(list);
+      next->tensors.push_back(*std::move(row));
+      out.push_back(std::move(next));
+    }
+    SetOutputLists(c, handles.shape(), std::move(out));
+  }
+};
+
+// TensorListConcatLists(input_a, input_b): list j of a followed by list j
+// of b, for lists of the same shape of tensor (pfor's concatenation).
+class ConcatListsOp : public ListKernel {
+ public:
+  using ListKernel::ListKernel;
+  void Compute(OpKernelContext* c) override {
+    const Tensor& a = c->input(0);
+    const Tensor& b = c->input(1);
+    OP_REQUIRES(c, a.shape() == b.shape(),
+                absl::InvalidArgumentError(absl::StrCat(
+                    What(), ": input_a of shape ", a.shape().DebugString(),
+                    " and input_b of shape ", b.shape().DebugString(),
+                    " must have the same shape")));
+    auto la = ListsOf(a, element_dtype_, "input_a");
+    OP_REQUIRES_OK(c, la.status());
+    auto lb = ListsOf(b, element_dtype_, "input_b");
+    OP_REQUIRES_OK(c, lb.status());
+    std::vector<std::shared_ptr<const TensorList>> out;
+    for (size_t j = 0; j < la->size(); ++j) {
+      const TensorList& x = *(*la)[j];
+      const TensorList& y = *(*lb)[j];
+      auto shape = MergeShapes(x.element_shape, y.element_shape,
+                               What(absl::StrCat(" lists ", j, "' element shapes")));
+      OP_REQUIRES_OK(c, shape.status());
+      const int64_t n = static_cast<int64_t>(x.tensors.size() + y.tensors.size());
+      OP_REQUIRES_OK(c, CheckCount(n, "the concatenated list's length"));
+      OP_REQUIRES(c, x.max_num_elements == -1 || n <= x.max_num_elements,
+                  absl::InvalidArgumentError(absl::StrCat(
+                      What(), ": list ", j, " of input_a may hold ",
+                      x.max_num_elements, " elements, not ", n)));
+      auto joined = std::make_shared<TensorList>(x);
+      joined->element_shape = *shape;
+      joined->tensors.insert(joined->tensors.end(), y.tensors.begin(), y.tensors.end());
+      out.push_back(std::move(joined));
+    }
+    SetOutputLists(c, a.shape(), std::move(out));
+  }
+};
+
 class PopBackOp : public ListKernel {
  public:
   using ListKernel::ListKernel;
@@ -556,6 +671,8 @@ void RegisterTensorListKernels(KernelRegistry* r) {
   RegisterList(r, "TensorListSetItem", MakeKernel<SetItemOp>);
   RegisterList(r, "TensorListPushBack", MakeKernel<PushBackOp>);
   RegisterList(r, "TensorListPopBack", MakeKernel<PopBackOp>);
+  RegisterList(r, "TensorListPushBackBatch", MakeKernel<PushBackBatchOp>);
+  RegisterList(r, "TensorListConcatLists", MakeKernel<ConcatListsOp>);
   RegisterList(r, "TensorListLength", MakeKernel<LengthOp>);
   RegisterList(r, "TensorListElementShape", MakeKernel<ElementShapeOp>);
   RegisterList(r, "TensorListResize", MakeKernel<ResizeOp>);

@@ -255,6 +255,8 @@ TEST(GradientsTest, EveryOpHasAGradientEntryOrIsListed) {
       "_SwitchN", "EmptyTensorList", "TensorListReserve",
       "TensorListFromTensor", "TensorListStack", "TensorListGetItem",
       "TensorListSetItem", "TensorListPushBack", "TensorListPopBack",
+      "TensorListPushBackBatch", "TensorListConcatLists",
+      "TensorArrayGradWithShape",
       "TensorListResize", "TensorListConcat", "TensorListConcatV2",
       "TensorListSplit", "TensorListGather", "TensorListScatter",
       "TensorListScatterV2", "TensorListScatterIntoExistingList",

@@ -305,6 +305,36 @@ for v2 in (False, True):
             feeds=[("x", xt)], want_ops=want)
 
 
+# --- The batched list ops pfor writes, and a TensorArray gradient whose
+# elements have a shape prepended. ----------------------------------------
+def build_batched_lists():
+    x = tf1.placeholder(f32, [2, 3], name="x")
+    empty = tf.raw_ops.EmptyTensorList(element_shape=[3], max_num_elements=-1,
+                                       element_dtype=f32)
+    handles = tf.stack([empty, empty])
+    pushed = tf.raw_ops.TensorListPushBackBatch(input_handles=handles, tensor=x)
+    pushed = tf.raw_ops.TensorListPushBackBatch(input_handles=pushed, tensor=x * 2.0)
+    joined = tf.raw_ops.TensorListConcatLists(input_a=pushed, input_b=pushed,
+                                              element_dtype=f32)
+    for i, h in enumerate(tf.unstack(joined)):
+        tf.identity(tf.raw_ops.TensorListStack(input_handle=h, element_shape=[3],
+                                               element_dtype=f32), name=f"list{i}")
+    ta = tf.raw_ops.TensorArrayV3(size=2, dtype=f32, element_shape=[3])
+    grad, flow = tf.raw_ops.TensorArrayGradWithShape(
+        handle=ta[0], flow_in=ta[1], shape_to_prepend=[2], source="g")
+    flow = tf.raw_ops.TensorArrayWriteV3(handle=grad, index=0, value=x, flow_in=flow)
+    tf.identity(tf.raw_ops.TensorArrayReadV3(handle=grad, index=0, flow_in=flow,
+                                             dtype=f32), name="written")
+    tf.identity(tf.raw_ops.TensorArrayReadV3(handle=grad, index=1, flow_in=flow,
+                                             dtype=f32), name="unwritten")
+
+
+compare("batched_lists_and_grad_with_shape", v1_graph(build_batched_lists, False),
+        ["list0", "list1", "written", "unwritten"], feeds=[("x", xt[:2])],
+        want_ops=["TensorListPushBackBatch", "TensorListConcatLists",
+                  "TensorArrayGradWithShape"])
+
+
 # --- Functional control flow on two devices. ------------------------------
 # A While whose body runs on /cpu:1, and a function call placed on /cpu:1;
 # TensorFlow's one-device values are the reference, and weft must place the

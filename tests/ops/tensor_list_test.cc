@@ -65,6 +65,64 @@ TEST(TensorListTest, SetMakesANewListAndUnsetItemsReadAsZeros) {
       << out_of_range.status();
 }
 
+// A variant vector of the lists in the variant scalars `lists`.
+Tensor ListVector(const std::vector<Tensor>& lists) {
+  Tensor t(DT_VARIANT, TensorShape({static_cast<int64_t>(lists.size())}));
+  for (size_t i = 0; i < lists.size(); ++i) {
+    t.data<Variant>()[i] = lists[i].data<Variant>()[0];
+  }
+  return t;
+}
+
+const TensorList& ListAt(const Tensor& t, int64_t i) {
+  return *t.data<Variant>()[i].get<TensorList>();
+}
+
+TEST(TensorListTest, PushBackBatchAndConcatListsWorkPerList) {
+  std::vector<Tensor> lists = ReservedAndSet();  // 3 elements each
+  KernelRunner push(NodeBuilder("p", "TensorListPushBackBatch")
+                        .Attr("element_dtype", DT_FLOAT)
+                        .Build());
+  auto pushed = push.Run({ListVector(lists), MakeTensor<float>({2, 2}, {1, 2, 3, 4})});
+  ASSERT_TRUE(pushed.ok()) << pushed.status();
+  ASSERT_EQ(pushed->at(0).NumElements(), 2);
+  for (int64_t b = 0; b < 2; ++b) {
+    const TensorList& l = ListAt(pushed->at(0), b);
+    ASSERT_EQ(l.tensors.size(), 4u);
+    ExpectTensorEqual(l.tensors[3], MakeTensor<float>({2}, {1.0f + 2 * b, 2.0f + 2 * b}));
+  }
+  // The inputs are unchanged (lists are values).
+  EXPECT_EQ(ListAt(ListVector(lists), 0).tensors.size(), 3u);
+
+  KernelRunner concat(NodeBuilder("c", "TensorListConcatLists")
+                          .Attr("element_dtype", DT_FLOAT)
+                          .Build());
+  auto joined = concat.Run({ListVector(lists), ListVector({lists[1], lists[0]})});
+  ASSERT_TRUE(joined.ok()) << joined.status();
+  const TensorList& first = ListAt(joined->at(0), 0);  // unset list, then set
+  ASSERT_EQ(first.tensors.size(), 6u);
+  EXPECT_FALSE(first.tensors[1].IsInitialized());
+  ExpectTensorEqual(first.tensors[4], MakeTensor<float>({2}, {1.5f, -2.0f}));
+  const TensorList& second = ListAt(joined->at(0), 1);
+  ExpectTensorEqual(second.tensors[1], MakeTensor<float>({2}, {1.5f, -2.0f}));
+  EXPECT_FALSE(second.tensors[4].IsInitialized());
+
+  // A row per list, lists of the element dtype, inputs of one shape.
+  auto short_rows = push.Run({ListVector(lists), MakeTensor<float>({1, 2}, {1, 2})});
+  ASSERT_FALSE(short_rows.ok());
+  EXPECT_NE(short_rows.status().message().find("a row for each of the 2 lists"),
+            std::string::npos) << short_rows.status();
+  auto wrong_shape = push.Run({ListVector(lists), MakeTensor<float>({2, 3}, {1, 2, 3, 4, 5, 6})});
+  ASSERT_FALSE(wrong_shape.ok());
+  auto mismatched = concat.Run({ListVector(lists), ListVector({lists[0]})});
+  ASSERT_FALSE(mismatched.ok());
+  EXPECT_NE(mismatched.status().message().find("same shape"), std::string::npos);
+  KernelRunner ints(NodeBuilder("i", "TensorListPushBackBatch")
+                        .Attr("element_dtype", DT_INT32)
+                        .Build());
+  EXPECT_FALSE(ints.Run({ListVector(lists), Int32s({1, 2})}).ok());
+}
+
 // tf.io.serialize_tensor of TensorListReserve([2], 3, float) with item 1 set
 // to [1.5, -2.0], from TensorFlow 2.21: the tensor_content form (a varint
 // size, then the VariantTensorDataProto).
