@@ -1,10 +1,29 @@
 // Unary element-wise kernels (Neg, Exp, Tanh, ...) for every dtype.
+#include "ops/cpu/activation_simd.h"
 #include "ops/cpu/cwise_functors.h"
 #include "ops/cpu/cwise_ops.h"
 #include "ops/cpu/cwise_register.h"
 
+#include <type_traits>
+
 namespace weft {
 namespace {
+
+// Sigmoid and Tanh of float: the per-ISA loops (activation_simd.h).
+template <void (*kFn)(const float*, float*, int64_t)>
+class FloatActivationOp : public OpKernel {
+ public:
+  using OpKernel::OpKernel;
+  void Compute(OpKernelContext* c) override {
+    const Tensor& x = c->input(0);
+    Tensor* out = nullptr;
+    OP_REQUIRES_OK(c, ForwardOrAllocateOutput(c, {0}, x.shape(), &out));
+    const float* in = x.data<float>();
+    float* o = out->data<float>();
+    ParallelRange(c, x.NumElements(), functor::Tanh::kCost,
+                  [&](int64_t b, int64_t e) { kFn(in + b, o + b, e - b); });
+  }
+};
 
 template <typename T>
 void RegisterSignedUnary(KernelRegistry* r) {
@@ -21,8 +40,13 @@ void RegisterFloatingUnary(KernelRegistry* r) {
   RegisterUnary<functor::Rsqrt, T>(r, "Rsqrt");
   RegisterUnary<functor::Exp, T>(r, "Exp");
   RegisterUnary<functor::Log, T>(r, "Log");
-  RegisterUnary<functor::Tanh, T>(r, "Tanh");
-  RegisterUnary<functor::Sigmoid, T>(r, "Sigmoid");
+  if constexpr (std::is_same_v<T, float>) {
+    RegisterCpuKernel<FloatActivationOp<TanhFloat>, T>(r, "Tanh");
+    RegisterCpuKernel<FloatActivationOp<SigmoidFloat>, T>(r, "Sigmoid");
+  } else {
+    RegisterUnary<functor::Tanh, T>(r, "Tanh");
+    RegisterUnary<functor::Sigmoid, T>(r, "Sigmoid");
+  }
   RegisterUnary<functor::Reciprocal, T>(r, "Reciprocal");
   RegisterUnary<functor::Floor, T>(r, "Floor");
   RegisterUnary<functor::Ceil, T>(r, "Ceil");

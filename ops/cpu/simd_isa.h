@@ -18,8 +18,9 @@
 // convolutions' register-tiled kernels (conv_gemm.cc, conv_sliding.cc,
 // conv_im2col.h: the mask operations for partial vectors, kRegisters to size
 // their tiles), the max-pooling gradients' arg max (pool_max_route.cc),
-// ReluGrad (relu_grad.cc: compare and select) and the optimizer updates
-// (optimizer_update.cc: arithmetic, square root and division).
+// ReluGrad (relu_grad.cc: compare and select), the optimizer updates
+// (optimizer_update.cc: arithmetic, square root and division) and Sigmoid
+// and Tanh (activation_simd.cc: min, max, rounding, powers of 2, signs).
 //
 // Add, Sub, Mul, Div and Sqrt are IEEE operations, correctly rounded as the
 // scalar ones are, and the ISA compilations never fuse a multiply and an add
@@ -77,6 +78,28 @@ struct Avx512 {
   static Vec Mul(Vec a, Vec b) { return _mm512_mul_ps(a, b); }
   static Vec Div(Vec a, Vec b) { return _mm512_div_ps(a, b); }
   static Vec Sqrt(Vec a) { return _mm512_sqrt_ps(a); }  // correctly rounded
+  static Vec Min(Vec a, Vec b) { return _mm512_min_ps(a, b); }
+  static Vec Max(Vec a, Vec b) { return _mm512_max_ps(a, b); }
+  // To the nearest integer (ties to even), as a float.
+  static Vec Round(Vec a) {
+    return _mm512_roundscale_ps(a, _MM_FROUND_TO_NEAREST_INT | _MM_FROUND_NO_EXC);
+  }
+  // 2^n for integer-valued n in [-126, 127], through the exponent bits.
+  static Vec Pow2(Vec n) {
+    return _mm512_castsi512_ps(_mm512_slli_epi32(
+        _mm512_add_epi32(_mm512_cvtps_epi32(n), _mm512_set1_epi32(127)), 23));
+  }
+  static Vec Abs(Vec a) {
+    return _mm512_castsi512_ps(
+        _mm512_and_si512(_mm512_castps_si512(a), _mm512_set1_epi32(0x7fffffff)));
+  }
+  // |mag| with the sign of `sign`.
+  static Vec CopySign(Vec mag, Vec sign) {
+    return _mm512_castsi512_ps(_mm512_or_si512(
+        _mm512_castps_si512(Abs(mag)),
+        _mm512_and_si512(_mm512_castps_si512(sign),
+                         _mm512_set1_epi32(static_cast<int32_t>(0x80000000u)))));
+  }
 
   // The first `count` lanes (all for count >= kLanes, none for count <= 0);
   // masked-off lanes load as 0 and are not stored.
@@ -92,6 +115,7 @@ struct Avx512 {
   // Lane-wise a < b and a == b (false where either is NaN), and m ? a : b.
   static Mask Less(Vec a, Vec b) { return _mm512_cmp_ps_mask(a, b, _CMP_LT_OQ); }
   static Mask Equal(Vec a, Vec b) { return _mm512_cmp_ps_mask(a, b, _CMP_EQ_OQ); }
+  static Mask IsNan(Vec a) { return _mm512_cmp_ps_mask(a, a, _CMP_UNORD_Q); }
   static Vec Select(Mask m, Vec a, Vec b) { return _mm512_mask_blend_ps(m, b, a); }
 
   // Transposes the 16 x 16 block whose rows start at src[i * ld] into
@@ -157,6 +181,24 @@ struct Avx2 {
   static Vec Mul(Vec a, Vec b) { return _mm256_mul_ps(a, b); }
   static Vec Div(Vec a, Vec b) { return _mm256_div_ps(a, b); }
   static Vec Sqrt(Vec a) { return _mm256_sqrt_ps(a); }  // correctly rounded
+  // As Avx512's.
+  static Vec Min(Vec a, Vec b) { return _mm256_min_ps(a, b); }
+  static Vec Max(Vec a, Vec b) { return _mm256_max_ps(a, b); }
+  static Vec Round(Vec a) {
+    return _mm256_round_ps(a, _MM_FROUND_TO_NEAREST_INT | _MM_FROUND_NO_EXC);
+  }
+  static Vec Pow2(Vec n) {
+    return _mm256_castsi256_ps(_mm256_slli_epi32(
+        _mm256_add_epi32(_mm256_cvtps_epi32(n), _mm256_set1_epi32(127)), 23));
+  }
+  static Vec Abs(Vec a) {
+    return _mm256_and_ps(a, _mm256_castsi256_ps(_mm256_set1_epi32(0x7fffffff)));
+  }
+  static Vec CopySign(Vec mag, Vec sign) {
+    const __m256 bit = _mm256_castsi256_ps(
+        _mm256_set1_epi32(static_cast<int32_t>(0x80000000u)));
+    return _mm256_or_ps(Abs(mag), _mm256_and_ps(sign, bit));
+  }
 
   // As Avx512's; the mask is a vector with all bits set in the lanes kept.
   using Mask = __m256i;
@@ -173,6 +215,9 @@ struct Avx2 {
   }
   static Mask Equal(Vec a, Vec b) {
     return _mm256_castps_si256(_mm256_cmp_ps(a, b, _CMP_EQ_OQ));
+  }
+  static Mask IsNan(Vec a) {
+    return _mm256_castps_si256(_mm256_cmp_ps(a, a, _CMP_UNORD_Q));
   }
   static Vec Select(Mask m, Vec a, Vec b) {
     return _mm256_blendv_ps(b, a, _mm256_castsi256_ps(m));
