@@ -41,7 +41,6 @@ WorkerProgressNodes AddWorkerProgress(tensorflow::GraphDef* graph, int workers,
   WorkerProgressNodes out;
   Int64Const(graph, "zero", device, 0);
   Int64Const(graph, "one", device, 1);
-  tensorflow::NodeDef* init = nullptr;
   std::vector<std::string> inits;
   for (int i = 0; i < workers; ++i) {
     const std::string var = absl::StrCat("worker_", i);
@@ -56,7 +55,7 @@ WorkerProgressNodes AddWorkerProgress(tensorflow::GraphDef* graph, int workers,
     out.bump.push_back(absl::StrCat(kPrefix, var, "/bump"));
     out.reads.push_back(absl::StrCat(kPrefix, var, "/read"));
   }
-  init = Add(graph, "init", "NoOp", device);
+  tensorflow::NodeDef* init = Add(graph, "init", "NoOp", device);
   for (const std::string& in : inits) init->add_input(in);
   out.init = init->name();
   return out;
