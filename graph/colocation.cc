@@ -33,14 +33,13 @@ class DisjointSets {
   std::vector<int> parent_;
 };
 
-// An edge that ties its consumer to the producer's device.
+}  // namespace
+
 bool PinsConsumer(const Edge& e) {
   if (e.IsControlEdge()) return false;
   const DataType in = e.dst->input_type(e.dst_input);
   return IsRefType(in) || BaseType(in) == DT_RESOURCE;
 }
-
-}  // namespace
 
 std::vector<std::string> ColocationTargets(const Node& node) {
   std::vector<std::string> out;

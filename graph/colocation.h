@@ -43,6 +43,10 @@ class ColocationGroups {
   std::vector<int> group_of_;
 };
 
+// Whether `e` ties its consumer to the producer's device: a data edge into
+// a ref or DT_RESOURCE input (a variable's consumer).
+bool PinsConsumer(const Edge& e);
+
 // The colocation classes (node names) listed in a node's `_class` attr
 // ("loc:@a" -> "a").
 std::vector<std::string> ColocationTargets(const Node& node);

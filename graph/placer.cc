@@ -161,12 +161,9 @@ class Placer {
   // Whether `n` takes a variable (a ref or DT_RESOURCE input) from another
   // node: such a consumer is in its group because of that edge.
   static bool ConsumesVariable(const Node& n) {
-    for (const Edge* e : n.in_edges()) {
-      if (e->IsControlEdge()) continue;
-      const DataType t = n.input_type(e->dst_input);
-      if (IsRefType(t) || BaseType(t) == DT_RESOURCE) return true;
-    }
-    return false;
+    const auto& in = n.in_edges();
+    return std::any_of(in.begin(), in.end(),
+                       [](const Edge* e) { return PinsConsumer(*e); });
   }
 
   // The group's merged request. As in TensorFlow, a node that is in the
