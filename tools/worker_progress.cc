@@ -6,6 +6,7 @@
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_format.h"
 #include "absl/strings/str_join.h"
+#include "graph/builder/node_def_edit.h"
 #include "runtime/core/types.h"
 
 namespace weft {
@@ -13,25 +14,15 @@ namespace {
 
 constexpr char kPrefix[] = "weft_progress/";
 
+// A node of the counters: name and inputs under kPrefix, int64 typed.
 tensorflow::NodeDef* Add(tensorflow::GraphDef* g, const std::string& name,
                          const std::string& op, const std::string& device,
                          std::vector<std::string> inputs = {}) {
-  tensorflow::NodeDef* n = g->add_node();
-  n->set_name(absl::StrCat(kPrefix, name));
-  n->set_op(op);
-  n->set_device(device);
-  for (std::string& in : inputs) n->add_input(absl::StrCat(kPrefix, in));
-  if (op != "NoOp") (*n->mutable_attr())["dtype"].set_type(DT_INT64);
+  for (std::string& in : inputs) in = absl::StrCat(kPrefix, in);
+  tensorflow::NodeDef* n =
+      AppendNode(g, absl::StrCat(kPrefix, name), op, device, std::move(inputs));
+  SetTypeAttr(n, "dtype", DT_INT64);
   return n;
-}
-
-void Int64Const(tensorflow::GraphDef* g, const std::string& name,
-                const std::string& device, int64_t value) {
-  tensorflow::TensorProto* t =
-      (*Add(g, name, "Const", device)->mutable_attr())["value"].mutable_tensor();
-  t->set_dtype(DT_INT64);
-  t->mutable_tensor_shape();
-  t->add_int64_val(value);
 }
 
 }  // namespace
@@ -39,8 +30,8 @@ void Int64Const(tensorflow::GraphDef* g, const std::string& name,
 WorkerProgressNodes AddWorkerProgress(tensorflow::GraphDef* graph, int workers,
                                       const std::string& device) {
   WorkerProgressNodes out;
-  Int64Const(graph, "zero", device, 0);
-  Int64Const(graph, "one", device, 1);
+  AppendIntConst(graph, absl::StrCat(kPrefix, "zero"), device, DT_INT64, 0);
+  AppendIntConst(graph, absl::StrCat(kPrefix, "one"), device, DT_INT64, 1);
   std::vector<std::string> inits;
   for (int i = 0; i < workers; ++i) {
     const std::string var = absl::StrCat("worker_", i);
@@ -55,9 +46,9 @@ WorkerProgressNodes AddWorkerProgress(tensorflow::GraphDef* graph, int workers,
     out.bump.push_back(absl::StrCat(kPrefix, var, "/bump"));
     out.reads.push_back(absl::StrCat(kPrefix, var, "/read"));
   }
-  tensorflow::NodeDef* init = Add(graph, "init", "NoOp", device);
-  for (const std::string& in : inits) init->add_input(in);
-  out.init = init->name();
+  out.init = AppendNode(graph, absl::StrCat(kPrefix, "init"), "NoOp", device,
+                        std::move(inits))
+                 ->name();
   return out;
 }
 

@@ -5,6 +5,7 @@
 #include <vector>
 
 #include "absl/strings/str_cat.h"
+#include "graph/builder/node_def_edit.h"
 #include "graph/builder/scope.h"
 #include "runtime/core/status.h"
 
@@ -65,25 +66,6 @@ absl::StatusOr<Operation> AllReduceOptimizer::ApplyGradients(
   return wrapped()->ApplyGradients(scope, averaged, global_step);
 }
 
-namespace {
-
-tensorflow::NodeDef* AddDef(tensorflow::GraphDef* g, std::string name,
-                            const std::string& op, const std::string& device,
-                            std::vector<std::string> inputs) {
-  tensorflow::NodeDef* n = g->add_node();
-  n->set_name(std::move(name));
-  n->set_op(op);
-  n->set_device(device);
-  for (std::string& in : inputs) n->add_input(std::move(in));
-  return n;
-}
-
-void SetType(tensorflow::NodeDef* n, const char* attr, DataType t) {
-  (*n->mutable_attr())[attr].set_type(t);
-}
-
-}  // namespace
-
 absl::Status AddBroadcastFromRankZero(const AllReduceOptions& o,
                                       tensorflow::GraphDef* graph) {
   struct Var {
@@ -115,41 +97,40 @@ absl::Status AddBroadcastFromRankZero(const AllReduceOptions& o,
         "broadcast: rank ", o.rank, " is not one of the ", g, " tasks of the group"));
   }
   const std::string prefix = absl::StrCat(kBroadcastNode, "/");
-  tensorflow::NodeDef* done = AddDef(graph, kBroadcastNode, "NoOp", "", {});
+  const std::string device = vars.empty() ? "" : vars[0].device;
+  tensorflow::NodeDef* done = AppendNode(graph, kBroadcastNode, "NoOp", device);
   if (vars.empty()) return absl::OkStatus();
-  const std::string& device = vars[0].device;
-  std::vector<std::string> sent;
+  // `value` as `to` (the same node when it is `to` already).
+  auto cast = [&](const std::string& name, const std::string& at, std::string value,
+                  DataType from, DataType to) {
+    if (from == to) return value;
+    tensorflow::NodeDef* c = AppendNode(graph, name, "Cast", at, {std::move(value)});
+    SetTypeAttr(c, "SrcT", from);
+    SetTypeAttr(c, "DstT", to);
+    (*c->mutable_attr())["Truncate"].set_b(false);
+    return c->name();
+  };
+  // The sum's inputs: the instance, then every variable's contribution.
+  std::vector<std::string> inputs = {
+      AppendIntConst(graph, prefix + "instance", device, DT_INT64, kBroadcastInstance)
+          ->name()};
   for (size_t i = 0; i < vars.size(); ++i) {
     const Var& v = vars[i];
     const std::string p = absl::StrCat(prefix, i, "/");
     tensorflow::NodeDef* read =
-        AddDef(graph, p + "read", v.resource ? "ReadVariableOp" : "Identity",
-               v.device, {v.name});
-    SetType(read, v.resource ? "dtype" : "T", v.dtype);
+        AppendNode(graph, p + "read", v.resource ? "ReadVariableOp" : "Identity",
+                   v.device, {v.name});
+    SetTypeAttr(read, v.resource ? "dtype" : "T", v.dtype);
     std::string value = read->name();
     if (o.rank != 0) {
-      SetType(AddDef(graph, p + "zeros", "ZerosLike", v.device, {value}), "T", v.dtype);
+      SetTypeAttr(AppendNode(graph, p + "zeros", "ZerosLike", v.device, {value}), "T", v.dtype);
       value = p + "zeros";
     }
-    if (v.dtype != DT_DOUBLE) {
-      tensorflow::NodeDef* cast = AddDef(graph, p + "to_double", "Cast", v.device, {value});
-      SetType(cast, "SrcT", v.dtype);
-      SetType(cast, "DstT", DT_DOUBLE);
-      (*cast->mutable_attr())["Truncate"].set_b(false);
-      value = cast->name();
-    }
-    sent.push_back(value);
+    inputs.push_back(cast(p + "to_double", v.device, value, v.dtype, DT_DOUBLE));
   }
-  tensorflow::NodeDef* instance = AddDef(graph, prefix + "instance", "Const", device, {});
-  SetType(instance, "dtype", DT_INT64);
-  tensorflow::TensorProto* t = (*instance->mutable_attr())["value"].mutable_tensor();
-  t->set_dtype(DT_INT64);
-  t->mutable_tensor_shape();
-  t->add_int64_val(kBroadcastInstance);
-  std::vector<std::string> inputs = {instance->name()};
-  inputs.insert(inputs.end(), sent.begin(), sent.end());
-  tensorflow::NodeDef* sum = AddDef(graph, prefix + "sum", "_RingAllReduce", device, inputs);
-  SetType(sum, "T", DT_DOUBLE);
+  tensorflow::NodeDef* sum =
+      AppendNode(graph, prefix + "sum", "_RingAllReduce", device, std::move(inputs));
+  SetTypeAttr(sum, "T", DT_DOUBLE);
   (*sum->mutable_attr())["N"].set_i(static_cast<int64_t>(vars.size()));
   for (const std::string& task : o.group_tasks) {
     (*sum->mutable_attr())["group_tasks"].mutable_list()->add_s(task);
@@ -160,21 +141,14 @@ absl::Status AddBroadcastFromRankZero(const AllReduceOptions& o,
   for (size_t i = 0; i < vars.size(); ++i) {
     const Var& v = vars[i];
     const std::string p = absl::StrCat(prefix, i, "/");
-    std::string value = absl::StrCat(sum->name(), ":", i);
-    if (v.dtype != DT_DOUBLE) {
-      tensorflow::NodeDef* cast = AddDef(graph, p + "back", "Cast", v.device, {value});
-      SetType(cast, "SrcT", DT_DOUBLE);
-      SetType(cast, "DstT", v.dtype);
-      (*cast->mutable_attr())["Truncate"].set_b(false);
-      value = cast->name();
-    }
+    const std::string value =
+        cast(p + "back", v.device, absl::StrCat(sum->name(), ":", i), DT_DOUBLE, v.dtype);
     tensorflow::NodeDef* assign =
-        AddDef(graph, p + "assign", v.resource ? "AssignVariableOp" : "Assign",
-               v.device, {v.name, value});
-    SetType(assign, v.resource ? "dtype" : "T", v.dtype);
+        AppendNode(graph, p + "assign", v.resource ? "AssignVariableOp" : "Assign",
+                   v.device, {v.name, value});
+    SetTypeAttr(assign, v.resource ? "dtype" : "T", v.dtype);
     done->add_input(absl::StrCat("^", assign->name()));
   }
-  done->set_device(device);
   return absl::OkStatus();
 }
 

@@ -4,6 +4,7 @@
 
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_format.h"
+#include "graph/builder/node_def_edit.h"
 #include "runtime/core/types.h"
 
 namespace weft {
@@ -33,19 +34,10 @@ tensorflow::AttrValue BoolAttr(bool b) {
   return v;
 }
 
-tensorflow::NodeDef* Add(tensorflow::GraphDef* g, const std::string& name,
-                         const std::string& op, const std::string& device) {
-  tensorflow::NodeDef* n = g->add_node();
-  n->set_name(name);
-  n->set_op(op);
-  n->set_device(device);
-  return n;
-}
-
 // A Const string vector.
 void StringsConst(tensorflow::GraphDef* g, const std::string& name,
                   const std::string& device, const std::vector<std::string>& values) {
-  tensorflow::NodeDef* n = Add(g, name, "Const", device);
+  tensorflow::NodeDef* n = AppendNode(g, name, "Const", device);
   (*n->mutable_attr())["dtype"] = TypeAttr(DT_STRING);
   tensorflow::TensorProto* t = (*n->mutable_attr())["value"].mutable_tensor();
   t->set_dtype(DT_STRING);
@@ -54,7 +46,7 @@ void StringsConst(tensorflow::GraphDef* g, const std::string& name,
 }
 
 void Placeholder(tensorflow::GraphDef* g, const std::string& name, int rank) {
-  tensorflow::NodeDef* n = Add(g, name, "Placeholder", "");
+  tensorflow::NodeDef* n = AppendNode(g, name, "Placeholder", "");
   (*n->mutable_attr())["dtype"] = TypeAttr(DT_STRING);
   tensorflow::TensorShapeProto* s = (*n->mutable_attr())["shape"].mutable_shape();
   if (rank == 1) s->add_dim()->set_size(-1);
@@ -107,27 +99,19 @@ absl::StatusOr<SaverNodes> AddSaver(tensorflow::GraphDef* graph,
     StringsConst(graph, shard + "/names", device, names);
     StringsConst(graph, shard + "/slices", device, std::vector<std::string>(vars.size()));
     // This shard's part prefix: element k of `parts`.
-    tensorflow::NodeDef* index = Add(graph, shard + "/index", "Const", device);
-    (*index->mutable_attr())["dtype"] = TypeAttr(DT_INT32);
-    tensorflow::TensorProto* it = (*index->mutable_attr())["value"].mutable_tensor();
-    it->set_dtype(DT_INT32);
-    it->add_int_val(k);
-    tensorflow::NodeDef* part = Add(graph, shard + "/part", "GatherV2", device);
+    AppendIntConst(graph, shard + "/index", device, DT_INT32, k);
+    tensorflow::NodeDef* part = AppendNode(graph, shard + "/part", "GatherV2", device);
     part->add_input(s.parts);
     part->add_input(shard + "/index");
     part->add_input(shard + "/axis");
-    tensorflow::NodeDef* axis = Add(graph, shard + "/axis", "Const", device);
-    (*axis->mutable_attr())["dtype"] = TypeAttr(DT_INT32);
-    tensorflow::TensorProto* at = (*axis->mutable_attr())["value"].mutable_tensor();
-    at->set_dtype(DT_INT32);
-    at->add_int_val(0);
+    AppendIntConst(graph, shard + "/axis", device, DT_INT32, 0);
     (*part->mutable_attr())["Tparams"] = TypeAttr(DT_STRING);
     (*part->mutable_attr())["Tindices"] = TypeAttr(DT_INT32);
     (*part->mutable_attr())["Taxis"] = TypeAttr(DT_INT32);
     tensorflow::AttrValue batch_dims;
     batch_dims.set_i(0);
     (*part->mutable_attr())["batch_dims"] = batch_dims;
-    tensorflow::NodeDef* save = Add(graph, shard + "/SaveV2", "SaveV2", device);
+    tensorflow::NodeDef* save = AppendNode(graph, shard + "/SaveV2", "SaveV2", device);
     save->add_input(shard + "/part");
     save->add_input(shard + "/names");
     save->add_input(shard + "/slices");
@@ -135,7 +119,7 @@ absl::StatusOr<SaverNodes> AddSaver(tensorflow::GraphDef* graph,
       const Var& v = vars[i];
       if (v.resource) {
         const std::string read = absl::StrCat(shard, "/read_", i);
-        tensorflow::NodeDef* r = Add(graph, read, "ReadVariableOp", device);
+        tensorflow::NodeDef* r = AppendNode(graph, read, "ReadVariableOp", device);
         r->add_input(v.name);
         (*r->mutable_attr())["dtype"] = TypeAttr(v.dtype);
         save->add_input(read);
@@ -146,7 +130,7 @@ absl::StatusOr<SaverNodes> AddSaver(tensorflow::GraphDef* graph,
     (*save->mutable_attr())["dtypes"] = TypeListAttr(vars);
     saves.push_back(save->name());
 
-    tensorflow::NodeDef* restore = Add(graph, shard + "/RestoreV2", "RestoreV2", device);
+    tensorflow::NodeDef* restore = AppendNode(graph, shard + "/RestoreV2", "RestoreV2", device);
     restore->add_input(s.prefix);
     restore->add_input(shard + "/names");
     restore->add_input(shard + "/slices");
@@ -154,7 +138,7 @@ absl::StatusOr<SaverNodes> AddSaver(tensorflow::GraphDef* graph,
     for (size_t i = 0; i < vars.size(); ++i) {
       const Var& v = vars[i];
       const std::string value = absl::StrCat(restore->name(), ":", i);
-      tensorflow::NodeDef* a = Add(graph, absl::StrCat(shard, "/assign_", i),
+      tensorflow::NodeDef* a = AppendNode(graph, absl::StrCat(shard, "/assign_", i),
                                    v.resource ? "AssignVariableOp" : "Assign", device);
       a->add_input(v.name);
       a->add_input(value);
@@ -170,15 +154,15 @@ absl::StatusOr<SaverNodes> AddSaver(tensorflow::GraphDef* graph,
     }
     ++k;
   }
-  tensorflow::NodeDef* merge = Add(graph, "save/merge", "MergeV2Checkpoints", "");
+  tensorflow::NodeDef* merge = AppendNode(graph, "save/merge", "MergeV2Checkpoints", "");
   merge->add_input(s.parts);
   merge->add_input(s.prefix);
   for (const std::string& n : saves) merge->add_input("^" + n);
   (*merge->mutable_attr())["delete_old_dirs"] = BoolAttr(true);
   (*merge->mutable_attr())["allow_missing_files"] = BoolAttr(false);
-  tensorflow::NodeDef* save_all = Add(graph, s.save, "NoOp", "");
+  tensorflow::NodeDef* save_all = AppendNode(graph, s.save, "NoOp", "");
   save_all->add_input("^save/merge");
-  tensorflow::NodeDef* restore_all = Add(graph, s.restore, "NoOp", "");
+  tensorflow::NodeDef* restore_all = AppendNode(graph, s.restore, "NoOp", "");
   for (const std::string& n : assigns) restore_all->add_input("^" + n);
   return s;
 }
