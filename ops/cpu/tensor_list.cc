@@ -136,6 +136,22 @@ std::string TensorList::DebugString() const {
                       ", length=", tensors.size(), ">");
 }
 
+absl::StatusOr<const TensorList*> ListIn(const Variant& v, DataType element_dtype,
+                                         absl::string_view what) {
+  const TensorList* list = v.get<TensorList>();
+  if (list == nullptr) {
+    return absl::InvalidArgumentError(absl::StrCat(
+        what, " must hold a TensorList, but holds ",
+        v.value == nullptr ? "nothing" : v.value->TypeName()));
+  }
+  if (element_dtype != DT_INVALID && list->element_dtype != element_dtype) {
+    return absl::InvalidArgumentError(absl::StrCat(
+        "the list in ", what, " holds ", DataTypeString(list->element_dtype),
+        " elements but element_dtype is ", DataTypeString(element_dtype)));
+  }
+  return list;
+}
+
 absl::StatusOr<const TensorList*> GetInputList(OpKernelContext* c, int i,
                                                DataType element_dtype) {
   const Tensor& t = c->input(i);
@@ -144,30 +160,40 @@ absl::StatusOr<const TensorList*> GetInputList(OpKernelContext* c, int i,
         "input ", i, " must be a TensorList (a variant scalar), got ",
         t.DebugString()));
   }
-  const Variant& v = t.data<Variant>()[0];
-  const TensorList* list = v.get<TensorList>();
-  if (list == nullptr) {
+  return ListIn(t.data<Variant>()[0], element_dtype, absl::StrCat("input ", i));
+}
+
+absl::StatusOr<std::vector<const TensorList*>> ListsIn(const Tensor& t,
+                                                       DataType element_dtype,
+                                                       absl::string_view what) {
+  if (t.dtype() != DT_VARIANT) {
     return absl::InvalidArgumentError(absl::StrCat(
-        "input ", i, " must hold a TensorList, but holds ",
-        v.value == nullptr ? "nothing" : v.value->TypeName()));
+        what, " must be variant TensorLists, got ", DataTypeString(t.dtype())));
   }
-  if (element_dtype != DT_INVALID && list->element_dtype != element_dtype) {
-    return absl::InvalidArgumentError(absl::StrCat(
-        "the list holds ", DataTypeString(list->element_dtype),
-        " elements but element_dtype is ", DataTypeString(element_dtype)));
+  std::vector<const TensorList*> out;
+  for (int64_t j = 0; j < t.NumElements(); ++j) {
+    WEFT_ASSIGN_OR_RETURN(const TensorList* list,
+                          ListIn(t.data<Variant>()[j], element_dtype,
+                                 absl::StrCat(what, "[", j, "]")));
+    out.push_back(list);
   }
-  return list;
+  return out;
+}
+
+void SetOutputLists(OpKernelContext* c, int i, const TensorShape& shape,
+                    std::vector<std::shared_ptr<const TensorList>> lists) {
+  Tensor t(DT_VARIANT, shape);
+  if (!t.IsInitialized()) {
+    c->SetStatus(absl::ResourceExhaustedError("out of memory for list handles"));
+    return;
+  }
+  for (size_t j = 0; j < lists.size(); ++j) t.data<Variant>()[j].value = std::move(lists[j]);
+  c->set_output(i, std::move(t));
 }
 
 void SetOutputList(OpKernelContext* c, int i,
                    std::shared_ptr<const TensorList> list) {
-  Tensor t(DT_VARIANT, TensorShape());
-  if (!t.IsInitialized()) {
-    c->SetStatus(absl::ResourceExhaustedError("out of memory for a list handle"));
-    return;
-  }
-  t.scalar<Variant>().value = std::move(list);
-  c->set_output(i, std::move(t));
+  SetOutputLists(c, i, TensorShape(), {std::move(list)});
 }
 
 absl::StatusOr<PartialShape> PartialShapeFromTensor(const Tensor& t,

@@ -49,11 +49,24 @@ class TensorList : public VariantValue {
 // TensorShapeProto. Called by RegisterTensorListKernels.
 void RegisterTensorListCoder();
 
-// The list in variant input `i` of `c`, checked to hold `element_dtype`
-// (pass DT_INVALID to accept any). The pointer lives as long as the input.
+// The list variant `v` holds, checked to hold `element_dtype` (pass
+// DT_INVALID to accept any); `what` names it in errors ("input 0"). The
+// pointer lives as long as the variant.
+absl::StatusOr<const TensorList*> ListIn(const Variant& v, DataType element_dtype,
+                                         absl::string_view what);
+// The list in variant scalar input `i` of `c`, checked as ListIn does. The
+// pointer lives as long as the input.
 absl::StatusOr<const TensorList*> GetInputList(OpKernelContext* c, int i,
                                                DataType element_dtype);
-// Makes a variant scalar holding `list` output `i` of `c`.
+// The lists of a variant tensor of any shape (the batched list ops'
+// inputs), in order, each checked as ListIn does; `what` names the tensor.
+absl::StatusOr<std::vector<const TensorList*>> ListsIn(const Tensor& t,
+                                                       DataType element_dtype,
+                                                       absl::string_view what);
+// Makes a variant tensor of `shape` holding `lists` (in order) output `i`
+// of `c`; SetOutputList, a scalar holding `list`.
+void SetOutputLists(OpKernelContext* c, int i, const TensorShape& shape,
+                    std::vector<std::shared_ptr<const TensorList>> lists);
 void SetOutputList(OpKernelContext* c, int i,
                    std::shared_ptr<const TensorList> list);
 

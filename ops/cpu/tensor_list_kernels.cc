@@ -246,43 +246,6 @@ class PushBackOp : public ListKernel {
   }
 };
 
-// The lists of a variant tensor of any shape (the batch ops' inputs),
-// checked to hold `dtype`; `what` names the input in errors.
-absl::StatusOr<std::vector<const TensorList*>> ListsOf(const Tensor& t, DataType dtype,
-                                                       absl::string_view what) {
-  if (t.dtype() != DT_VARIANT) {
-    return absl::InvalidArgumentError(
-        absl::StrCat(what, " must be variant TensorLists, got ", DataTypeString(t.dtype())));
-  }
-  std::vector<const TensorList*> out;
-  for (int64_t j = 0; j < t.NumElements(); ++j) {
-    const TensorList* list = t.data<Variant>()[j].get<TensorList>();
-    if (list == nullptr) {
-      return absl::InvalidArgumentError(
-          absl::StrCat(what, "[", j, "] does not hold a TensorList"));
-    }
-    if (list->element_dtype != dtype) {
-      return absl::InvalidArgumentError(absl::StrCat(
-          what, "[", j, "] holds ", DataTypeString(list->element_dtype),
-          " elements but element_dtype is ", DataTypeString(dtype)));
-    }
-    out.push_back(list);
-  }
-  return out;
-}
-
-// A variant tensor of `shape` holding `lists` (in order).
-void SetOutputLists(OpKernelContext* c, const TensorShape& shape,
-                    std::vector<std::shared_ptr<const TensorList>> lists) {
-  Tensor t(DT_VARIANT, shape);
-  if (!t.IsInitialized()) {
-    c->SetStatus(absl::ResourceExhaustedError("out of memory for list handles"));
-    return;
-  }
-  for (size_t j = 0; j < lists.size(); ++j) t.data<Variant>()[j].value = std::move(lists[j]);
-  c->set_output(0, std::move(t));
-}
-
 // TensorListPushBackBatch(input_handles [B], tensor [B, ...]): row b of
 // the tensor pushed onto list b (pfor's vectorised PushBack).
 class PushBackBatchOp : public ListKernel {
@@ -300,7 +263,7 @@ class PushBackBatchOp : public ListKernel {
                     What(), ": tensor of shape ", items.shape().DebugString(),
                     " does not have a row for each of the ", handles.dim_size(0),
                     " lists")));
-    auto lists = ListsOf(handles, element_dtype_, "input_handles");
+    auto lists = ListsIn(handles, element_dtype_, "input_handles");
     OP_REQUIRES_OK(c, lists.status());
     std::vector<std::shared_ptr<const TensorList>> out;
     for (size_t b = 0; b < lists->size(); ++b) {
@@ -318,7 +281,7 @@ class PushBackBatchOp : public ListKernel {
       next->tensors.push_back(*std::move(row));
       out.push_back(std::move(next));
     }
-    SetOutputLists(c, handles.shape(), std::move(out));
+    SetOutputLists(c, 0, handles.shape(), std::move(out));
   }
 };
 
@@ -335,9 +298,9 @@ class ConcatListsOp : public ListKernel {
                     What(), ": input_a of shape ", a.shape().DebugString(),
                     " and input_b of shape ", b.shape().DebugString(),
                     " must have the same shape")));
-    auto la = ListsOf(a, element_dtype_, "input_a");
+    auto la = ListsIn(a, element_dtype_, "input_a");
     OP_REQUIRES_OK(c, la.status());
-    auto lb = ListsOf(b, element_dtype_, "input_b");
+    auto lb = ListsIn(b, element_dtype_, "input_b");
     OP_REQUIRES_OK(c, lb.status());
     std::vector<std::shared_ptr<const TensorList>> out;
     for (size_t j = 0; j < la->size(); ++j) {
@@ -357,7 +320,7 @@ class ConcatListsOp : public ListKernel {
       joined->tensors.insert(joined->tensors.end(), y.tensors.begin(), y.tensors.end());
       out.push_back(std::move(joined));
     }
-    SetOutputLists(c, a.shape(), std::move(out));
+    SetOutputLists(c, 0, a.shape(), std::move(out));
   }
 };
 
