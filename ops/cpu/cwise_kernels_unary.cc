@@ -1,10 +1,10 @@
 // Unary element-wise kernels (Neg, Exp, Tanh, ...) for every dtype.
+#include <type_traits>
+
 #include "ops/cpu/activation_simd.h"
 #include "ops/cpu/cwise_functors.h"
 #include "ops/cpu/cwise_ops.h"
 #include "ops/cpu/cwise_register.h"
-
-#include <type_traits>
 
 namespace weft {
 namespace {
@@ -15,13 +15,7 @@ class FloatActivationOp : public OpKernel {
  public:
   using OpKernel::OpKernel;
   void Compute(OpKernelContext* c) override {
-    const Tensor& x = c->input(0);
-    Tensor* out = nullptr;
-    OP_REQUIRES_OK(c, ForwardOrAllocateOutput(c, {0}, x.shape(), &out));
-    const float* in = x.data<float>();
-    float* o = out->data<float>();
-    ParallelRange(c, x.NumElements(), functor::Tanh::kCost,
-                  [&](int64_t b, int64_t e) { kFn(in + b, o + b, e - b); });
+    ComputeUnary<float, float>(c, functor::Tanh::kCost, kFn);
   }
 };
 

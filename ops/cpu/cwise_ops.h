@@ -204,19 +204,27 @@ class EqualityOp : public OpKernel {
   bool shape_error_ = true;
 };
 
+// Output 0 (input 0's buffer where it can be forwarded) as map(in, out, n)
+// of input 0, over chunks run in parallel; `cost` per element as kCost.
+template <typename T, typename Tout, typename Map>
+void ComputeUnary(OpKernelContext* c, int cost, Map map) {
+  const Tensor& x = c->input(0);
+  Tensor* out = nullptr;
+  OP_REQUIRES_OK(c, ForwardOrAllocateOutput(c, {0}, x.shape(), &out));
+  const T* in = x.data<T>();
+  Tout* o = out->data<Tout>();
+  ParallelRange(c, x.NumElements(), cost,
+                [&](int64_t b, int64_t e) { map(in + b, o + b, e - b); });
+}
+
 // y = F(x), same shape (Neg, Exp, Relu, ...).
 template <typename F, typename T, typename Tout = T>
 class UnaryOp : public OpKernel {
  public:
   explicit UnaryOp(OpKernelConstruction* c) : OpKernel(c) {}
   void Compute(OpKernelContext* c) override {
-    const Tensor& x = c->input(0);
-    Tensor* out = nullptr;
-    OP_REQUIRES_OK(c, ForwardOrAllocateOutput(c, {0}, x.shape(), &out));
-    const T* in = x.data<T>();
-    Tout* o = out->data<Tout>();
-    ParallelRange(c, x.NumElements(), F::kCost, [&](int64_t b, int64_t e) {
-      ArrayMap<Tout>(o + b, e - b) = F::Apply(ConstArrayMap<T>(in + b, e - b));
+    ComputeUnary<T, Tout>(c, F::kCost, [](const T* in, Tout* o, int64_t n) {
+      ArrayMap<Tout>(o, n) = F::Apply(ConstArrayMap<T>(in, n));
     });
   }
 };

@@ -127,15 +127,10 @@ class LeakyReluOp : public OpKernel {
     c->SetStatus(c->GetAttr("alpha", &alpha_));
   }
   void Compute(OpKernelContext* c) override {
-    const Tensor& x = c->input(0);
-    Tensor* out = nullptr;
-    OP_REQUIRES_OK(c, ForwardOrAllocateOutput(c, {0}, x.shape(), &out));
-    const T* in = x.data<T>();
-    T* o = out->data<T>();
     const T alpha = static_cast<T>(alpha_);
-    ParallelRange(c, x.NumElements(), 2, [&](int64_t b, int64_t e) {
-      ConstArrayMap<T> v(in + b, e - b);
-      ArrayMap<T>(o + b, e - b) = (v > T(0)).select(v, v * alpha);
+    ComputeUnary<T, T>(c, 2, [alpha](const T* in, T* o, int64_t n) {
+      ConstArrayMap<T> v(in, n);
+      ArrayMap<T>(o, n) = (v > T(0)).select(v, v * alpha);
     });
   }
 
