@@ -246,6 +246,8 @@ struct Flags {
   std::vector<std::string> modes;
   std::vector<int> workers, ps, project;
   std::string project_link;
+  // With --project: the two links in bytes per second (0: unshaped).
+  double link_bytes_per_s = 0, project_link_bytes_per_s = 0;
   std::optional<double> target_loss;
   absl::Duration run_timeout;
 };
@@ -286,7 +288,6 @@ bool Comparison::Run(const RunSpec& spec, RunResult* r) {
   r->log_dir = absl::StrCat(f_.out, "/", spec.mode, "-", spec.workers, "w-",
                             spec.ps, "ps");
   mkdir(r->log_dir.c_str(), 0755);
-  mkdir((f_.out + "/tensorboard").c_str(), 0755);
   std::string why;
   private_network_ = EnterPrivateNetwork(f_.link_rate, &why);
   network_note_ = private_network_
@@ -349,8 +350,7 @@ bool Comparison::Run(const RunSpec& spec, RunResult* r) {
   } else {
     const bool in_graph = spec.mode == "in-graph";
     std::vector<TaskId> serve;
-    const int ps_tasks = spec.ps;
-    for (int i = 0; i < ps_tasks; ++i) serve.push_back({"ps", i});
+    for (int i = 0; i < spec.ps; ++i) serve.push_back({"ps", i});
     if (in_graph) {
       for (int i = 0; i < w; ++i) serve.push_back({"worker", i});
     }
@@ -559,7 +559,7 @@ nlohmann::json Projections(const Flags& f, const std::vector<RunResult>& results
   MeasuredSetting setting;
   setting.global_batch = static_cast<double>(f.batch);
   setting.cores = static_cast<double>(sysconf(_SC_NPROCESSORS_ONLN));
-  setting.link_bytes_per_s = f.link_rate.empty() ? 0 : *ParseLinkRate(f.link_rate);
+  setting.link_bytes_per_s = f.link_bytes_per_s;
   nlohmann::json out;
   absl::StatusOr<CostModel> model = FitCostModel(runs, setting);
   if (!model.ok()) {
@@ -568,7 +568,6 @@ nlohmann::json Projections(const Flags& f, const std::vector<RunResult>& results
     return out;
   }
   const double per_worker = static_cast<double>(f.batch) / most_workers;
-  const double link = *ParseLinkRate(f.project_link);
   std::printf(
       "\nprojected (cost model, NOT measured): one machine per task like this "
       "one, %s links, %g examples per worker per step\n%-14s %7s %3s %11s "
@@ -579,16 +578,19 @@ nlohmann::json Projections(const Flags& f, const std::vector<RunResult>& results
   out["link"] = f.project_link;
   out["per_worker_batch"] = per_worker;
   out["model"] = {
-      {"formula", "step_s = fixed_s + compute_s_per_example * batch * slowdown "
-                  "+ busiest_link_bytes / link_bytes_per_s"},
+      {"formula", "step_s = slowdown * (fixed_s + per_worker_s * n(workers) + "
+                  "compute_s_per_example * batch) + busiest_link_bytes / "
+                  "link_bytes_per_s (compare_projection.h)"},
       {"compute_s_per_example", model->compute_s_per_example},
       {"modes", nlohmann::json::array()}};
   for (const ModeFit& m : model->modes) {
     out["model"]["modes"].push_back(
-        {{"mode", m.mode}, {"fixed_s", m.fixed_s}, {"model_bytes", m.model_bytes}});
+        {{"mode", m.mode}, {"fixed_s", m.fixed_s}, {"per_worker_s", m.per_worker_s},
+         {"model_bytes", m.model_bytes}});
   }
   out["runs"] = nlohmann::json::array();
-  for (const Projection& p : Project(*model, runs, f.project, per_worker, link)) {
+  for (const Projection& p :
+       Project(*model, runs, f.project, per_worker, f.project_link_bytes_per_s)) {
     std::printf("%-14s %7d %3d %11.0f %9.2f %11.2f\n", p.mode.c_str(), p.workers,
                 p.ps, p.examples_per_s, p.step_s * 1e3, p.network_s * 1e3);
     out["runs"].push_back({{"mode", p.mode}, {"workers", p.workers}, {"ps", p.ps},
@@ -704,10 +706,12 @@ int CompareCommand(int argc, char** argv) {
                    "time per example is the cost model's)");
     }
     f.project_link = cl.Get("project-link", f.link_rate.empty() ? "10gbit" : f.link_rate);
-    for (const std::string& rate : {f.project_link, f.link_rate}) {
-      if (!rate.empty() && !ParseLinkRate(rate).ok()) {
-        return ReportUsage(ParseLinkRate(rate).status(), kUsage);
-      }
+    for (auto [rate, bytes] : {std::pair{&f.project_link, &f.project_link_bytes_per_s},
+                               std::pair{&f.link_rate, &f.link_bytes_per_s}}) {
+      if (rate->empty()) continue;
+      absl::StatusOr<double> parsed = ParseLinkRate(*rate);
+      if (!parsed.ok()) return ReportUsage(parsed.status(), kUsage);
+      *bytes = *parsed;
     }
   } else if (cl.Has("project-link")) {
     return usage("--project-link goes with --project");
@@ -730,6 +734,7 @@ int CompareCommand(int argc, char** argv) {
     return ReportError(absl::FailedPreconditionError(absl::StrCat(
         "cannot make --out ", f.out, ": ", std::strerror(errno))));
   }
+  mkdir((f.out + "/tensorboard").c_str(), 0755);  // every run's events
 
   std::vector<RunSpec> plan;
   for (const std::string& m : f.modes) {

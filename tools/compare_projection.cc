@@ -43,8 +43,10 @@ double Slowdown(const MeasuredRun& r, double cores) {
   return std::max(1.0, tasks / std::max(cores, 1.0));
 }
 
-double NetworkTime(const MeasuredRun& r, double g, double link) {
-  return link > 0 ? BusiestLinkBytes(r.mode, r.workers, r.ps, g) / link : 0;
+// Seconds a step spends on the busiest link of `link` bytes per second (0:
+// an unshaped loopback, no network term).
+double NetworkTime(const std::string& mode, int workers, int ps, double g, double link) {
+  return link > 0 ? BusiestLinkBytes(mode, workers, ps, g) / link : 0;
 }
 
 // a_m, d_m and G over `runs` (all of one mode, measured under `s`).
@@ -62,14 +64,14 @@ ModeFit FitMode(const std::string& mode, const std::vector<const MeasuredRun*>& 
     }
   }
   fit.model_bytes = with_bytes > 0 ? g / with_bytes : 0;
-  // What is left of each run's step for a_m + d_m W: least squares.
+  // What is left of each run's step for a_m + d_m n(W): least squares.
   std::vector<std::pair<double, double>> points;  // (growth, residual)
   for (const MeasuredRun* r : runs) {
     const double measured = s.global_batch / r->examples_per_s;
-    const double left =
-        (measured - NetworkTime(*r, fit.model_bytes, s.link_bytes_per_s)) /
-            Slowdown(*r, s.cores) -
-        c * s.global_batch / r->workers;
+    const double network =
+        NetworkTime(mode, r->workers, r->ps, fit.model_bytes, s.link_bytes_per_s);
+    const double left = (measured - network) / Slowdown(*r, s.cores) -
+                        c * s.global_batch / r->workers;
     points.emplace_back(Growth(mode, r->workers), left);
   }
   if (points.empty()) return fit;
@@ -93,7 +95,7 @@ double PredictedStep(const MeasuredRun& r, const ModeFit& fit, double c,
                      const MeasuredSetting& s) {
   return Slowdown(r, s.cores) * (fit.fixed_s + fit.per_worker_s * Growth(r.mode, r.workers) +
                                  c * s.global_batch / r.workers) +
-         NetworkTime(r, fit.model_bytes, s.link_bytes_per_s);
+         NetworkTime(r.mode, r.workers, r.ps, fit.model_bytes, s.link_bytes_per_s);
 }
 
 std::vector<const MeasuredRun*> RunsOf(const std::vector<MeasuredRun>& runs,
@@ -172,10 +174,7 @@ std::vector<Projection> Project(const CostModel& model,
       p.mode = fit.mode;
       p.workers = w;
       p.ps = ps;
-      p.network_s = link_bytes_per_s > 0
-                        ? BusiestLinkBytes(fit.mode, w, ps, fit.model_bytes) /
-                              link_bytes_per_s
-                        : 0;
+      p.network_s = NetworkTime(fit.mode, w, ps, fit.model_bytes, link_bytes_per_s);
       p.step_s = fit.fixed_s + fit.per_worker_s * Growth(fit.mode, w) +
                  model.compute_s_per_example * per_worker_batch + p.network_s;
       p.examples_per_s = p.step_s > 0 ? w * per_worker_batch / p.step_s : 0;
