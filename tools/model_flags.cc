@@ -167,8 +167,11 @@ absl::StatusOr<ModelChoice> ParseModelFlags(const CommandLine& cl) {
 }
 
 bool IsBetweenGraph(const ModelChoice& c) {
-  return c.mode == "between-async" || c.mode == "between-sync" ||
-         c.mode == "allreduce" || c.mode == "hybrid";
+  return c.mode == "between-async" || c.mode == "between-sync" || AveragesOverRing(c);
+}
+
+bool AveragesOverRing(const ModelChoice& c) {
+  return c.mode == "allreduce" || c.mode == "hybrid";
 }
 
 absl::StatusOr<tensorflow::GraphDef> BuildModelGraph(const ModelChoice& c) {
@@ -180,7 +183,7 @@ absl::StatusOr<tensorflow::GraphDef> BuildModelGraph(const ModelChoice& c) {
     sync.replicas_to_aggregate =
         c.replicas_to_aggregate > 0 ? c.replicas_to_aggregate : c.total_replicas;
     opt = std::make_unique<SyncReplicasOptimizer>(std::move(opt), sync);
-  } else if (c.mode == "allreduce" || c.mode == "hybrid") {
+  } else if (AveragesOverRing(c)) {
     AllReduceOptions all;
     all.group_tasks = c.group_tasks;
     all.rank = c.rank;

@@ -51,6 +51,9 @@ struct ModelChoice {
 // True for the modes where every worker task builds its own copy of the
 // graph: between-async, between-sync, allreduce and hybrid.
 bool IsBetweenGraph(const ModelChoice& choice);
+// True for the between-graph modes without ps tasks, whose workers average
+// their gradients round a ring: allreduce and hybrid.
+bool AveragesOverRing(const ModelChoice& choice);
 
 // INVALID_ARGUMENT (a usage error) naming the bad flag. --model is required.
 absl::StatusOr<ModelChoice> ParseModelFlags(const CommandLine& cl);

@@ -324,7 +324,7 @@ absl::Status Worker::Diagnose(absl::Status s, const std::string& what) const {
         (choice_.mode == "between-sync"
              ? " (a synchronous step waits for every worker's gradients "
                "it aggregates)"
-         : choice_.mode == "allreduce" || choice_.mode == "hybrid"
+         : AveragesOverRing(choice_)
              ? " (an all-reduce step waits for every worker)"
              : ""),
         ": not answering: [", absl::StrJoin(silent, "] ["),
@@ -346,7 +346,7 @@ absl::Status Worker::Run() {
   const bool sync = choice_.mode == "between-sync";
   // allreduce and hybrid: no ps, gradients averaged over a ring of the
   // workers; hybrid also splits each copy's layers over this task's devices.
-  const bool allreduce = choice_.mode == "allreduce" || choice_.mode == "hybrid";
+  const bool ring = AveragesOverRing(choice_);
   const bool hybrid = choice_.mode == "hybrid";
   if (task_.job != "worker") {
     return absl::InvalidArgumentError(absl::StrCat(
@@ -354,7 +354,7 @@ absl::Status Worker::Run() {
         task_.ToString(), "; start ps tasks with 'weft server --job ps'"));
   }
   const std::vector<int> ps = cluster.TaskIndices("ps");
-  if (ps.empty() && !allreduce) {
+  if (ps.empty() && !ring) {
     return absl::InvalidArgumentError(absl::StrCat(
         "the cluster ", cluster.ToString(),
         " has no ps job; between-graph replication keeps the variables there"));
@@ -368,7 +368,7 @@ absl::Status Worker::Run() {
   }
   ps_tasks_ = absl::StrJoin(ps_names, ", ");
   const std::string worker_device = absl::StrCat("/job:worker/task:", task_.index);
-  if (allreduce) {
+  if (ring) {
     ps_tasks_ = worker_device;  // where "the variables" are, for the logs
     if (!ps.empty()) {
       Log(absl::StrCat("--mode ", choice_.mode, " does not use the ps tasks of the "
@@ -386,7 +386,7 @@ absl::Status Worker::Run() {
   }
   const int to_aggregate =
       choice.replicas_to_aggregate > 0 ? choice.replicas_to_aggregate : workers;
-  if (allreduce) {
+  if (ring) {
     // The ring: every worker task, in index order.
     const std::vector<int> all = cluster.TaskIndices("worker");
     for (size_t k = 0; k < all.size(); ++k) {
@@ -404,7 +404,7 @@ absl::Status Worker::Run() {
     }
   }
   WEFT_ASSIGN_OR_RETURN(tensorflow::GraphDef graph, BuildModelGraph(choice));
-  if (allreduce) {
+  if (ring) {
     for (tensorflow::NodeDef& n : *graph.mutable_node()) {
       // The whole model on this worker (hybrid: its layers where they are).
       if (n.device().empty()) n.set_device(worker_device);
@@ -412,10 +412,10 @@ absl::Status Worker::Run() {
     if (!o_.checkpoint_dir.empty()) {
       WEFT_ASSIGN_OR_RETURN(saver_, AddSaver(&graph));  // this copy, whole
     }
-    AllReduceOptions ring;
-    ring.group_tasks = choice.group_tasks;
-    ring.rank = choice.rank;
-    WEFT_RETURN_IF_ERROR(AddBroadcastFromRankZero(ring, &graph));
+    AllReduceOptions group;
+    group.group_tasks = choice.group_tasks;
+    group.rank = choice.rank;
+    WEFT_RETURN_IF_ERROR(AddBroadcastFromRankZero(group, &graph));
   } else {
     ReplicaDeviceSetterOptions setter;
     setter.ps_tasks = static_cast<int>(ps.size());
@@ -457,7 +457,7 @@ absl::Status Worker::Run() {
                    ps_tasks_));
 
   SessionOptions session_options;
-  if (!allreduce) session_options.config.add_device_filters("/job:ps");
+  if (!ring) session_options.config.add_device_filters("/job:ps");
   session_options.config.add_device_filters(server->task_name());
   session_options.config.set_allow_soft_placement(true);
   std::unique_ptr<Session> session;
@@ -467,7 +467,7 @@ absl::Status Worker::Run() {
     if (session != nullptr) session->Close().IgnoreError();
     session = NewGrpcSession(server->address(), session_options, o_.security);
     WEFT_RETURN_IF_ERROR(session->Create(graph));
-    if (allreduce) {
+    if (ring) {
       WEFT_RETURN_IF_ERROR(WaitForRing());
       return InitRing(session.get());
     }
@@ -495,7 +495,7 @@ absl::Status Worker::Run() {
       DescribeModel(choice_).c_str(),
       sync        ? absl::StrCat("sync, ", to_aggregate, " of ", workers,
                                  " gradients per step").c_str()
-      : allreduce ? absl::StrCat(choice_.mode, ": gradients averaged over a ring "
+      : ring ? absl::StrCat(choice_.mode, ": gradients averaged over a ring "
                                  "of ", workers, " workers").c_str()
                   : "async",
       task_.ToString().c_str(), workers,
@@ -692,7 +692,7 @@ absl::Status Worker::Run() {
   std::fflush(stdout);
   session->Close().IgnoreError();
   session.reset();
-  if (allreduce && !server->WaitForCollectivesClaimed(o_.step_timeout)) {
+  if (ring && !server->WaitForCollectivesClaimed(o_.step_timeout)) {
     Log("the next worker of the ring did not collect this worker's last "
         "all-reduce chunks; it will report the step as failed");
   }

@@ -329,8 +329,7 @@ int TrainCommand(int argc, char** argv) {
           "allreduce or hybrid"));
     }
   }
-  if ((choice->mode == "allreduce" || choice->mode == "hybrid") &&
-      cl.Has("ps-strategy")) {
+  if (AveragesOverRing(*choice) && cl.Has("ps-strategy")) {
     return usage_error(absl::StrCat(
         "--mode ", choice->mode, " keeps no variables on ps tasks: "
         "--ps-strategy does not apply"));
