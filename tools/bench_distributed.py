@@ -129,6 +129,19 @@ def mlp_steps_per_s(target, towers):
         return 1.0 / timed(sess, train, feed, steps=50, warmup=5)
 
 
+def worker_mlp_loss(x, y):
+    """The between-graph rows' MLP (64-256-256-10, seeded weights), built
+    in the caller's graph and device scope: its loss on inputs x, labels y."""
+    init_rng = np.random.RandomState(0)
+    w1 = tf1.Variable(init_rng.randn(64, 256).astype(np.float32) * 0.1)
+    w2 = tf1.Variable(init_rng.randn(256, 256).astype(np.float32) * 0.1)
+    w3 = tf1.Variable(init_rng.randn(256, 10).astype(np.float32) * 0.1)
+    h = tf1.nn.relu(tf1.matmul(x, w1))
+    h = tf1.nn.relu(tf1.matmul(h, w2))
+    return tf1.reduce_mean(tf1.nn.sparse_softmax_cross_entropy_with_logits(
+        labels=y, logits=tf1.matmul(h, w3)))
+
+
 def between_async_examples_per_s(cluster, steps=150, batch=32):
     """Two between-graph workers training the MLP asynchronously."""
     import threading
@@ -139,17 +152,9 @@ def between_async_examples_per_s(cluster, steps=150, batch=32):
         with g.as_default():
             with tf1.device(tf1.train.replica_device_setter(
                     ps_tasks=1, worker_device=f"/job:worker/task:{k}")):
-                init_rng = np.random.RandomState(0)
-                w1 = tf1.Variable(init_rng.randn(64, 256).astype(np.float32) * 0.1)
-                w2 = tf1.Variable(init_rng.randn(256, 256).astype(np.float32) * 0.1)
-                w3 = tf1.Variable(init_rng.randn(256, 10).astype(np.float32) * 0.1)
                 x = tf1.placeholder(tf.float32, [batch, 64])
                 y = tf1.placeholder(tf.int64, [batch])
-                h = tf1.nn.relu(tf1.matmul(x, w1))
-                h = tf1.nn.relu(tf1.matmul(h, w2))
-                loss = tf1.reduce_mean(tf1.nn.sparse_softmax_cross_entropy_with_logits(
-                    labels=y, logits=tf1.matmul(h, w3)))
-                train = tf1.train.GradientDescentOptimizer(0.1).minimize(loss)
+                train = tf1.train.GradientDescentOptimizer(0.1).minimize(worker_mlp_loss(x, y))
                 init = tf1.global_variables_initializer()
         sess = tf1.Session(cluster.target("worker", k), graph=g)
         if k == 0:
@@ -190,17 +195,9 @@ def between_sync_examples_per_s(cluster, steps=100, batch=32, warmup=5):
         with g.as_default():
             with tf1.device(tf1.train.replica_device_setter(
                     worker_device=f"/job:worker/task:{k}", cluster=spec)):
-                init_rng = np.random.RandomState(0)
-                w1 = tf1.Variable(init_rng.randn(64, 256).astype(np.float32) * 0.1)
-                w2 = tf1.Variable(init_rng.randn(256, 256).astype(np.float32) * 0.1)
-                w3 = tf1.Variable(init_rng.randn(256, 10).astype(np.float32) * 0.1)
                 rng = np.random.RandomState(1 + k)
-                x = tf1.constant(rng.randn(batch, 64).astype(np.float32))
-                y = tf1.constant(rng.randint(0, 10, batch))
-                h = tf1.nn.relu(tf1.matmul(x, w1))
-                h = tf1.nn.relu(tf1.matmul(h, w2))
-                loss = tf1.reduce_mean(tf1.nn.sparse_softmax_cross_entropy_with_logits(
-                    labels=y, logits=tf1.matmul(h, w3)))
+                loss = worker_mlp_loss(tf1.constant(rng.randn(batch, 64).astype(np.float32)),
+                                       tf1.constant(rng.randint(0, 10, batch)))
                 step = tf1.train.get_or_create_global_step()
                 opt = tf1.train.SyncReplicasOptimizer(
                     tf1.train.GradientDescentOptimizer(0.1),
