@@ -602,6 +602,14 @@ nlohmann::json Projections(const Flags& f, const std::vector<RunResult>& results
               "its mode:\n");
   out["check"] = nlohmann::json::array();
   for (const ModelCheck& c : CheckCostModel(runs, setting)) {
+    if (!c.modelled) {
+      std::printf("  %-14s %2d workers %d ps: measured %.0f examples/s, not modelled "
+                  "(a ring of one worker averages with nobody)\n",
+                  c.mode.c_str(), c.workers, c.ps, c.measured);
+      out["check"].push_back({{"mode", c.mode}, {"workers", c.workers}, {"ps", c.ps},
+                              {"measured", c.measured}, {"modelled", false}});
+      continue;
+    }
     const double error = c.measured > 0 ? c.predicted / c.measured - 1 : 0;
     std::printf("  %-14s %2d workers %d ps: measured %.0f, predicted %.0f "
                 "examples/s (%+.0f%%%s)\n",
@@ -609,7 +617,8 @@ nlohmann::json Projections(const Flags& f, const std::vector<RunResult>& results
                 error * 100, c.in_sample ? ", in-sample: its mode's only run" : "");
     out["check"].push_back({{"mode", c.mode}, {"workers", c.workers}, {"ps", c.ps},
                             {"measured", c.measured}, {"predicted", c.predicted},
-                            {"relative_error", error}, {"in_sample", c.in_sample}});
+                            {"relative_error", error}, {"in_sample", c.in_sample},
+                            {"modelled", true}});
   }
   return out;
 }

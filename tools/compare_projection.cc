@@ -98,12 +98,19 @@ double PredictedStep(const MeasuredRun& r, const ModeFit& fit, double c,
          NetworkTime(r.mode, r.workers, r.ps, fit.model_bytes, s.link_bytes_per_s);
 }
 
+// A ring of one worker averages with nobody: it has none of a ring's
+// per-step costs, so the model (and its fit) leaves it out.
+bool Modelled(const MeasuredRun& r) { return !Ring(r.mode) || r.workers >= 2; }
+
+// The measured runs of `mode` the model covers, but `except`.
 std::vector<const MeasuredRun*> RunsOf(const std::vector<MeasuredRun>& runs,
                                        const std::string& mode,
                                        const MeasuredRun* except = nullptr) {
   std::vector<const MeasuredRun*> out;
   for (const MeasuredRun& r : runs) {
-    if (r.mode == mode && &r != except && r.examples_per_s > 0) out.push_back(&r);
+    if (r.mode == mode && &r != except && r.examples_per_s > 0 && Modelled(r)) {
+      out.push_back(&r);
+    }
   }
   return out;
 }
@@ -126,7 +133,7 @@ absl::StatusOr<CostModel> FitCostModel(const std::vector<MeasuredRun>& runs,
   if (!c.ok()) return c.status();
   model.compute_s_per_example = *c;
   for (const MeasuredRun& r : runs) {
-    if (!Distributed(r) || r.examples_per_s <= 0) continue;
+    if (!Distributed(r) || r.examples_per_s <= 0 || !Modelled(r)) continue;
     if (std::any_of(model.modes.begin(), model.modes.end(),
                     [&](const ModeFit& f) { return f.mode == r.mode; })) {
       continue;
@@ -152,6 +159,11 @@ std::vector<ModelCheck> CheckCostModel(const std::vector<MeasuredRun>& runs,
     check.workers = r.workers;
     check.ps = r.ps;
     check.measured = r.examples_per_s;
+    check.modelled = Modelled(r);
+    if (!check.modelled) {
+      out.push_back(check);  // nothing predicted
+      continue;
+    }
     check.in_sample = !spans;
     const ModeFit fit = FitMode(r.mode, spans ? others : RunsOf(runs, r.mode), *c, setting);
     const double t = PredictedStep(r, fit, *c, setting);

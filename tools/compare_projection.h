@@ -27,6 +27,10 @@
 //   L    the link's bytes per second: --link-rate when measuring (unshaped
 //        loopback: no network term), the stated --project-link projected.
 //
+// A ring of one worker (allreduce or hybrid with W = 1) averages with
+// nobody and has none of a ring's costs: the model leaves it out of the
+// fit, and the check does not predict it.
+//
 // Compute and transfers are added, not overlapped, and links and CPUs are
 // the only shared resources: a simple model, stated in the report. The
 // check predicts every measured run of a mode from the mode's other runs
@@ -75,6 +79,7 @@ struct ModelCheck {
   int workers = 1, ps = 0;
   double measured = 0, predicted = 0;  // examples per second
   bool in_sample = false;  // the run was among those fitted
+  bool modelled = true;    // false: a ring of one worker, not predicted
 };
 
 struct Projection {
