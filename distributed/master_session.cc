@@ -279,11 +279,13 @@ void MasterSession::Deregister(const Plan& plan) {
   // Not awaited: deleting the worker session drops the graphs anyway.
 }
 
-void MasterSession::CleanupStep(int64_t step_id, absl::Time wait_until) {
+void MasterSession::CleanupStep(int64_t step_id, absl::Time wait_until,
+                                const Plan* plan) {
   using Calls = Fanout<tensorflow::CleanupGraphRequest,
                        tensorflow::CleanupGraphResponse>;
   auto calls = Calls::Make();
   for (const std::string& task : options_.tasks) {
+    if (plan != nullptr && plan->graph_handles.count(task) == 0) continue;
     absl::StatusOr<WorkerInterface*> worker = options_.workers->GetWorker(task);
     if (!worker.ok()) continue;
     calls->Add(task, *worker).request.set_step_id(step_id);
@@ -359,8 +361,9 @@ absl::Status MasterSession::RunStep(
   bool ended = true;
   std::deque<std::string> running;  // when the step was aborted
   if (all_done) {
-    // Nothing waits on the step any more: drop its state without waiting.
-    CleanupStep(step_id, absl::InfinitePast());
+    // Nothing waits on the step any more: drop its state without waiting,
+    // on the tasks it ran on (the others have none).
+    CleanupStep(step_id, absl::InfinitePast(), &plan);
   } else {
     // A task failed or the deadline passed: abort the step everywhere, so
     // the others stop waiting for tensors that will not come.

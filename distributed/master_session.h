@@ -126,8 +126,11 @@ class MasterSession {
   // Creates the session's worker session on `tasks` (idempotent on a task
   // that has it), waiting at most call_timeout; the error names the tasks.
   absl::Status CreateWorkerSessions(const std::vector<std::string>& tasks);
-  // Aborts (or, after the step, cleans up) `step_id` on every task.
-  void CleanupStep(int64_t step_id, absl::Time wait_until);
+  // Aborts (or, after the step, cleans up) `step_id` on every task of the
+  // session, or only on the tasks of `plan` when it is given (a step that
+  // ended everywhere left state only where it ran).
+  void CleanupStep(int64_t step_id, absl::Time wait_until,
+                   const Plan* plan = nullptr);
   // After a failed step: the tasks that answer GetStatus with devices of
   // other incarnations than the session knows have restarted. Adopts their
   // new devices, creates the worker session there again and drops every
