@@ -49,11 +49,14 @@ args = parser.parse_args()
 WORK = tempfile.mkdtemp(prefix="weft_bench_dist_")
 
 
-def timed(sess, fetch, feed=None, steps=20, warmup=3):
+def timed(sess, fetch, feed=None, steps=20, warmup=3, min_seconds=2.0):
+    """Median seconds of one step over at least `steps` steps and at least
+    `min_seconds` of stepping: a few dozen steps of a millisecond each are
+    over before the machine's noise averages out."""
     for _ in range(warmup):
         sess.run(fetch, feed)
     times = []
-    for _ in range(steps):
+    while len(times) < steps or sum(times) < min_seconds:
         start = time.perf_counter()
         sess.run(fetch, feed)
         times.append(time.perf_counter() - start)
@@ -142,7 +145,7 @@ def worker_mlp_loss(x, y):
         labels=y, logits=tf1.matmul(h, w3)))
 
 
-def between_async_examples_per_s(cluster, steps=150, batch=32):
+def between_async_examples_per_s(cluster, steps=600, batch=32):
     """Two between-graph workers training the MLP asynchronously."""
     import threading
     sessions, trains, feeds = [], [], []
@@ -183,7 +186,7 @@ def between_async_examples_per_s(cluster, steps=150, batch=32):
     return 2 * steps * batch / seconds
 
 
-def between_sync_examples_per_s(cluster, steps=100, batch=32, warmup=5):
+def between_sync_examples_per_s(cluster, steps=400, batch=32, warmup=5):
     """Two between-graph workers training the MLP with SyncReplicasOptimizer."""
     import threading
     spec = tf.train.ClusterSpec(cluster.addresses)
