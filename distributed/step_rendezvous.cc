@@ -109,8 +109,7 @@ void StepRendezvous::RecvRemote(const RendezvousKey& parsed,
   }
   // The tensor is parsed into the receiving device's memory.
   absl::StatusOr<Device*> dst = devices_->Lookup(parsed.dst_device);
-  Allocator* allocator =
-      dst.ok() ? (*dst)->allocator() : devices_->default_device()->allocator();
+  Device* receiver = dst.ok() ? *dst : devices_->default_device();
   const std::string what =
       absl::StrCat("receiving '", parsed.tensor_name, "' of ",
                    step_id_ >= kCollectiveStepBase
@@ -125,7 +124,8 @@ void StepRendezvous::RecvRemote(const RendezvousKey& parsed,
   }
   call->request.set_step_id(step_id_);
   call->request.set_rendezvous_key(key);
-  call->result.allocator = allocator;
+  call->result.allocator = receiver->allocator();
+  call->result.copy_pool = receiver->intra_op_pool();
   (*worker)->RecvTensorValueAsync(
       &call->request, &call->result, [call, what](absl::Status s) {
         if (!s.ok()) {

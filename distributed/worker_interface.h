@@ -33,11 +33,16 @@
 
 namespace weft {
 
+class ThreadPool;
+
 // RecvTensor's answer as a tensor, not a proto: how the remote rendezvous
 // asks, so that no side copies a large tensor more than the transport must
 // (in-process: not at all; over gRPC: once on each side).
 struct RecvTensorResult {
   Allocator* allocator = nullptr;  // in: where a received buffer goes (null: CPU)
+  // in: threads that may share copying a large received buffer into place
+  // (the receiving device's intra-op pool; null: the answering thread alone).
+  ThreadPool* copy_pool = nullptr;
   Tensor tensor;                   // out, unless is_dead
   bool is_dead = false;            // out
 };

@@ -96,7 +96,8 @@ class GrpcRemoteWorker final : public WorkerInterface {
                 absl::Status s, const grpc::ByteBuffer& response) {
               if (s.ok()) {
                 s = DecodeRecvTensorResponse(response, result->allocator,
-                                             &result->tensor, &result->is_dead);
+                                             result->copy_pool, &result->tensor,
+                                             &result->is_dead);
                 if (!s.ok()) {
                   s = absl::Status(s.code(), absl::StrCat("RecvTensor answer from ",
                                                           peer, ": ", s.message()));

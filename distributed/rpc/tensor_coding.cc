@@ -1,5 +1,6 @@
 #include "distributed/rpc/tensor_coding.h"
 
+#include <algorithm>
 #include <cstring>
 #include <limits>
 #include <string>
@@ -13,6 +14,7 @@
 #include "proto/worker.pb.h"
 #include "runtime/core/tensor_proto.h"
 #include "runtime/core/tensor_shape.h"
+#include "runtime/core/thread_pool.h"
 
 namespace weft {
 namespace {
@@ -85,6 +87,43 @@ class SliceStream final : public google::protobuf::io::ZeroCopyInputStream {
   int64_t count_ = 0;
 };
 
+// Copies the next `n` bytes of `in` to `dst`: with `pool` and at least
+// kParallelCopyBytes, the message's pieces are listed first and then copied
+// by the calling thread and the pool's together. False when `in` ends first.
+bool ReadContent(CodedInputStream* in, char* dst, size_t n, ThreadPool* pool) {
+  if (pool == nullptr || n < kParallelCopyBytes) {
+    return in->ReadRaw(dst, static_cast<int>(n));
+  }
+  struct Piece {
+    const char* src;
+    size_t offset;  // in dst
+    size_t size;
+  };
+  std::vector<Piece> pieces;
+  for (size_t offset = 0; offset < n;) {
+    const void* data;
+    int size;
+    if (!in->GetDirectBufferPointer(&data, &size)) return false;
+    const size_t take = std::min(n - offset, static_cast<size_t>(size));
+    pieces.push_back({static_cast<const char*>(data), offset, take});
+    in->Skip(static_cast<int>(take));
+    offset += take;
+  }
+  // Byte ranges, each copied from the pieces it overlaps.
+  pool->ParallelFor(static_cast<int64_t>(n), /*cost_per_unit=*/1,
+                    [&](int64_t begin, int64_t end) {
+    auto it = std::upper_bound(
+        pieces.begin(), pieces.end(), static_cast<size_t>(begin),
+        [](size_t at, const Piece& p) { return at < p.offset; });
+    for (--it; it != pieces.end() && it->offset < static_cast<size_t>(end); ++it) {
+      const size_t from = std::max(it->offset, static_cast<size_t>(begin));
+      const size_t to = std::min(it->offset + it->size, static_cast<size_t>(end));
+      std::memcpy(dst + from, it->src + (from - it->offset), to - from);
+    }
+  });
+  return true;
+}
+
 absl::Status Malformed(absl::string_view what) {
   return absl::InvalidArgumentError(
       absl::StrCat("RecvTensorResponse: malformed ", what));
@@ -92,8 +131,8 @@ absl::Status Malformed(absl::string_view what) {
 
 // The fast path; false in `*fast` when the message needs the full parser.
 absl::Status DecodeFast(const std::vector<grpc::Slice>& slices,
-                        Allocator* allocator, Tensor* tensor, bool* is_dead,
-                        bool* fast) {
+                        Allocator* allocator, ThreadPool* copy_pool,
+                        Tensor* tensor, bool* is_dead, bool* fast) {
   *fast = false;
   SliceStream stream(&slices);
   CodedInputStream in(&stream);
@@ -147,7 +186,8 @@ absl::Status DecodeFast(const std::vector<grpc::Slice>& slices,
               shape->DebugString(), " of ", DataTypeString(dtype), " needs ",
               t2->TotalBytes()));
         }
-        if (n > 0 && !in.ReadRaw(t2->raw_data(), static_cast<int>(n))) {
+        if (n > 0 && !ReadContent(&in, static_cast<char*>(t2->raw_data()), n,
+                                  copy_pool)) {
           return Malformed("tensor.tensor_content (truncated)");
         }
         *tensor = *std::move(t2);
@@ -219,14 +259,16 @@ absl::Status EncodeRecvTensorResponse(const Tensor& tensor, bool is_dead,
 }
 
 absl::Status DecodeRecvTensorResponse(const grpc::ByteBuffer& in,
-                                      Allocator* allocator, Tensor* tensor,
+                                      Allocator* allocator,
+                                      ThreadPool* copy_pool, Tensor* tensor,
                                       bool* is_dead) {
   if (allocator == nullptr) allocator = CpuAllocator();
   std::vector<grpc::Slice> slices;
   if (!in.Dump(&slices).ok()) return Malformed("message (unreadable)");
   *is_dead = false;
   bool fast = false;
-  absl::Status s = DecodeFast(slices, allocator, tensor, is_dead, &fast);
+  absl::Status s =
+      DecodeFast(slices, allocator, copy_pool, tensor, is_dead, &fast);
   if (!s.ok() || fast) return s;
   tensorflow::RecvTensorResponse response;
   s = ParseFromByteBuffer(in, &response, "RecvTensorResponse");

@@ -2,6 +2,7 @@
 // says, the decoder reads what a proto (TensorFlow's sender) writes, over
 // any split into slices, and malformed bytes are errors, not crashes.
 #include <cstring>
+#include <memory>
 #include <string>
 #include <vector>
 
@@ -11,6 +12,7 @@
 #include "gtest/gtest.h"
 #include "proto/worker.pb.h"
 #include "runtime/core/tensor_proto.h"
+#include "runtime/core/thread_pool.h"
 
 namespace weft {
 namespace {
@@ -54,7 +56,7 @@ TEST(TensorCodingTest, RoundTripsSmallAndAliasedLargeTensors) {
       Tensor got;
       bool dead = true;
       absl::Status s = DecodeRecvTensorResponse(Split(Flatten(buffer), cut),
-                                                CpuAllocator(), &got, &dead);
+                                                CpuAllocator(), nullptr, &got, &dead);
       ASSERT_TRUE(s.ok()) << s << " n=" << n << " cut=" << cut;
       EXPECT_FALSE(dead);
       ASSERT_EQ(got.shape().DebugString(), t.shape().DebugString());
@@ -84,7 +86,7 @@ TEST(TensorCodingTest, ReadsWhatAProtoWritesWhateverTheEncoding) {
     Tensor got;
     bool dead = false;
     absl::Status st = DecodeRecvTensorResponse(
-        Split(cases[i].SerializeAsString(), 5), CpuAllocator(), &got, &dead);
+        Split(cases[i].SerializeAsString(), 5), CpuAllocator(), nullptr, &got, &dead);
     ASSERT_TRUE(st.ok()) << st << " case " << i;
     if (i == 0) EXPECT_EQ(got.flat<float>()[0], 2.5f);
     if (i == 1) EXPECT_TRUE(got.flat<bool>()[0] && !got.flat<bool>()[1]);
@@ -96,11 +98,43 @@ TEST(TensorCodingTest, ReadsWhatAProtoWritesWhateverTheEncoding) {
   ASSERT_TRUE(EncodeRecvTensorResponse(Tensor(), true, &buffer).ok());
   Tensor got;
   bool dead = false;
-  ASSERT_TRUE(DecodeRecvTensorResponse(buffer, CpuAllocator(), &got, &dead).ok());
+  ASSERT_TRUE(DecodeRecvTensorResponse(buffer, CpuAllocator(), nullptr, &got, &dead).ok());
   EXPECT_TRUE(dead);
   ASSERT_TRUE(EncodeRecvTensorResponse(s, false, &buffer).ok());
-  ASSERT_TRUE(DecodeRecvTensorResponse(buffer, CpuAllocator(), &got, &dead).ok());
+  ASSERT_TRUE(DecodeRecvTensorResponse(buffer, CpuAllocator(), nullptr, &got, &dead).ok());
   EXPECT_EQ(got.flat<std::string>()[0], "hello");
+}
+
+TEST(TensorCodingTest, LargeContentIsCopiedByThePoolIntoPlace) {
+  // Over kParallelCopyBytes, in slices of odd sizes (pieces that straddle
+  // the copy's ranges), with a pool and without.
+  const int64_t n = static_cast<int64_t>(kParallelCopyBytes / sizeof(float)) + 12345;
+  Tensor t = Floats(n);
+  grpc::ByteBuffer buffer;
+  ASSERT_TRUE(EncodeRecvTensorResponse(t, false, &buffer).ok());
+  const std::string bytes = Flatten(buffer);
+  std::unique_ptr<ThreadPool> pool = ThreadPool::Create("copy", 3).value();
+  for (size_t cut : {size_t{4093}, size_t{1} << 20, bytes.size()}) {
+    for (ThreadPool* p : {static_cast<ThreadPool*>(nullptr), pool.get()}) {
+      Tensor got;
+      bool dead = true;
+      absl::Status s = DecodeRecvTensorResponse(Split(bytes, cut),
+                                                CpuAllocator(), p, &got, &dead);
+      ASSERT_TRUE(s.ok()) << s << " cut=" << cut;
+      EXPECT_FALSE(dead);
+      ASSERT_EQ(got.NumElements(), n);
+      EXPECT_EQ(std::memcmp(got.raw_data(), t.raw_data(), t.TotalBytes()), 0)
+          << "cut=" << cut << (p ? " with" : " without") << " a pool";
+    }
+  }
+  // Cut short inside the content: an error, with the pool too.
+  Tensor got;
+  bool dead;
+  absl::Status s = DecodeRecvTensorResponse(
+      Split(bytes.substr(0, bytes.size() - 100), 65536), CpuAllocator(),
+      pool.get(), &got, &dead);
+  EXPECT_EQ(s.code(), absl::StatusCode::kInvalidArgument) << s;
+  EXPECT_THAT(std::string(s.message()), HasSubstr("tensor_content"));
 }
 
 TEST(TensorCodingTest, MalformedBytesAreErrors) {
@@ -112,7 +146,7 @@ TEST(TensorCodingTest, MalformedBytesAreErrors) {
   // Truncated anywhere.
   for (size_t keep : {size_t{1}, size_t{5}, bytes.size() / 2, bytes.size() - 1}) {
     absl::Status s = DecodeRecvTensorResponse(Split(bytes.substr(0, keep), 3),
-                                              CpuAllocator(), &got, &dead);
+                                              CpuAllocator(), nullptr, &got, &dead);
     EXPECT_FALSE(s.ok()) << keep;
   }
   // Content that does not fit the shape.
@@ -121,13 +155,13 @@ TEST(TensorCodingTest, MalformedBytesAreErrors) {
   lie.mutable_tensor()->mutable_tensor_shape()->add_dim()->set_size(1000);
   lie.mutable_tensor()->set_tensor_content(std::string(8, '\0'));
   absl::Status s = DecodeRecvTensorResponse(Split(lie.SerializeAsString(), 4),
-                                            CpuAllocator(), &got, &dead);
+                                            CpuAllocator(), nullptr, &got, &dead);
   EXPECT_EQ(s.code(), absl::StatusCode::kInvalidArgument);
   EXPECT_THAT(std::string(s.message()), HasSubstr("tensor_content"));
   // A hostile shape: 2^40 elements claimed.
   lie.mutable_tensor()->mutable_tensor_shape()->mutable_dim(0)->set_size(int64_t{1} << 40);
   s = DecodeRecvTensorResponse(Split(lie.SerializeAsString(), 4), CpuAllocator(),
-                               &got, &dead);
+                               nullptr, &got, &dead);
   EXPECT_FALSE(s.ok());
 }
 

@@ -177,7 +177,7 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
       bool dead;
       weft::fuzz::ExpectClean(
           DecodeRecvTensorResponse(buffer, c->devices[0]->default_device()->allocator(),
-                                   &t, &dead),
+                                   nullptr, &t, &dead),
           "DecodeRecvTensorResponse");
       return 0;
     }
