@@ -1,8 +1,13 @@
 """Weft servers against TensorFlow servers on this machine, in one run, with
 the same TensorFlow client driving both (bench_vs_tf.sh --only distributed).
 
-  RecvTensor throughput  a float32 tensor made on worker 1 and reduced on
-                         worker 0 each step: bytes moved per second
+  RecvTensor throughput  a float32 variable on worker 1 whose value worker 0
+                         receives each step and reads one element of: bytes
+                         moved per second (what a worker pulling a ps
+                         variable sees; the transfer, not the kernels)
+  v + 1 -> sum step      a float32 tensor made on worker 1 (v + 1) and
+                         summed on worker 0 each step: bytes per second with
+                         both kernels' time in the step
   trivial step latency   a variable read and incremented on worker 1, doubled
                          on worker 0 (median); a variable, because
                          TensorFlow's master folds constants before it
@@ -63,22 +68,25 @@ def timed(sess, fetch, feed=None, steps=20, warmup=3, min_seconds=2.0):
     return statistics.median(times)
 
 
-def recv_throughput(target, nbytes):
+def recv_throughput(target, nbytes, compute):
+    """GB/s of a step that moves nbytes from worker 1 to worker 0: the
+    variable's value as it is (compute=False), or a fresh v + 1 that worker
+    0 sums (compute=True: both kernels' time is in the step)."""
     g = tf1.Graph()
     with g.as_default():
         n = nbytes // 4
         with tf1.device("/job:worker/task:1"):
             v = tf1.Variable(tf1.zeros([n]), name="big")
-            # A fresh tensor each step (not a cached variable read).
-            big = v + 1.0
+            big = v + 1.0 if compute else v.read_value()
         with tf1.device("/job:worker/task:0"):
-            total = tf1.reduce_sum(big)
+            # One element read: the whole tensor crosses, little else runs.
+            out = tf1.reduce_sum(big) if compute else big[0]
         init = tf1.global_variables_initializer()
     with tf1.Session(target, graph=g) as sess:
         sess.run(init)
         steps = 5 if nbytes >= 64 << 20 else 20
-        seconds = timed(sess, total, steps=steps, warmup=2)
-    return nbytes / seconds / 1e9  # GB/s (per step, compute included)
+        seconds = timed(sess, out, steps=steps, warmup=2)
+    return nbytes / seconds / 1e9
 
 
 def trivial_latency(target):
@@ -251,7 +259,9 @@ def measure(kind):
         if args.only != "replication":
             sizes = [4 << 10, 1 << 20] + ([] if args.quick else [64 << 20, 256 << 20])
             for size in sizes:
-                out[f"recv {size >> 10} KiB (GB/s)"] = recv_throughput(t, size)
+                out[f"RecvTensor {size >> 10} KiB (GB/s)"] = recv_throughput(t, size, False)
+            for size in sizes:
+                out[f"v + 1 -> sum {size >> 10} KiB (GB/s)"] = recv_throughput(t, size, True)
             out["trivial 2-task step (us)"] = trivial_latency(t)
             out["MLP ps+worker (steps/s)"] = mlp_steps_per_s(t, ["/job:worker/task:0"])
         out["MLP in-graph 2 workers (steps/s)"] = mlp_steps_per_s(
