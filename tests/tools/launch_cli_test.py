@@ -122,7 +122,8 @@ def test_training_and_submitting_on_the_cluster_match_local_runs():
             local = run(base + local_devices)
             check(f"weft train --mode {mode} across tasks: the local run's losses",
                   remote.returncode == 0 and final_line(remote) == final_line(local),
-                  f"{final_line(remote)!r} vs {final_line(local)!r}")
+                  f"{final_line(remote)!r} vs {final_line(local)!r} "
+                  f"(rc {remote.returncode}; stderr: {remote.stderr[-2000:]})")
         graph = EXAMPLE
         flags = ["--graph", graph, "--init", "init", "--steps", "50",
                  "--fetch", "w", "--fetch", "b"]
