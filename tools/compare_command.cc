@@ -13,7 +13,8 @@
 //   hybrid         weft train --mode hybrid per worker: allreduce, each
 //                  worker's layers over 2 CPU devices of its own
 // Every trainer writes --metrics-out lines, which are what the numbers come
-// from. Where Linux allows it, every run gets a private network namespace
+// from. Every task serves TCP alone (--no-local-socket), so that its bytes
+// cross the loopback, where they are counted and shaped. Where Linux allows it, every run gets a private network namespace
 // of its own (unshare(CLONE_NEWNET); its loopback brought up here), so the
 // bytes its loopback carried are exactly the run's and --link-rate can
 // shape them with tc; elsewhere the runs share the machine's loopback and
@@ -357,7 +358,7 @@ bool Comparison::Run(const RunSpec& spec, RunResult* r) {
     for (const TaskId& t : serve) {
       if (!spawn(&servers,
                  {"server", "--cluster", cspec, "--job", t.job, "--task",
-                  absl::StrCat(t.index)},
+                  absl::StrCat(t.index), "--no-local-socket"},
                  absl::StrCat(t.job, t.index), t)) {
         return fail(r->error);
       }
@@ -398,7 +399,8 @@ bool Comparison::Run(const RunSpec& spec, RunResult* r) {
             "train", "--mode", spec.mode, "--cluster", cspec, "--job",
             "worker", "--task", absl::StrCat(i), "--steps", absl::StrCat(steps),
             "--metrics-out", metrics_file(absl::StrCat("worker", i)),
-            "--logdir", events};  // the chief writes them
+            "--logdir", events,  // the chief writes them
+            "--no-local-socket"};
         for (auto& x : ModelArgs(per_worker)) a.push_back(x);
         if (!spawn(&trainers, a, absl::StrCat("worker", i), {"worker", i})) {
           return fail(r->error);

@@ -29,6 +29,7 @@
 #include "absl/time/time.h"
 #include "distributed/cluster_spec.h"
 #include "distributed/rpc/grpc_server.h"
+#include "distributed/rpc/local_socket.h"
 #include "distributed/rpc/grpc_worker_cache.h"
 #include "proto/worker.pb.h"
 #include "tools/cluster_flags.h"
@@ -57,6 +58,7 @@ constexpr char kUsage[] =
     "  --start-timeout-s N   how long to wait for every task to answer\n"
     "                        (default 60)\n"
     "  --cpus N              CPU devices per task (default 1)\n"
+    "  --no-local-socket     the tasks talk over TCP alone (see weft server)\n"
     "  --tls-cert, --tls-key, --tls-ca, --auth-token-file: passed to every\n"
     "                        task (see weft server --help)\n";
 
@@ -114,6 +116,7 @@ int LaunchCommand(int argc, char** argv) {
                                            {"log-dir", kValue},
                                            {"start-timeout-s", kValue},
                                            {"cpus", kValue},
+                                           {"no-local-socket", kSwitch},
                                            {"help", kSwitch}};
   AddSecurityFlags(&flags);
   CommandLine cl(flags);
@@ -159,6 +162,9 @@ int LaunchCommand(int argc, char** argv) {
     log_dir = tmpl;
   }
 
+  std::vector<std::string> server_args = SecurityArgs(cl);
+  if (cl.Get("no-local-socket") == "true") server_args.push_back("--no-local-socket");
+
   std::vector<Child> children;
   for (const TaskId& task : spec->Tasks()) {
     Child c;
@@ -178,7 +184,7 @@ int LaunchCommand(int argc, char** argv) {
   }
   for (Child& c : children) {
     absl::Status s =
-        Spawn(*spec, std::to_string(*cpus), SecurityArgs(cl), blocked, &c);
+        Spawn(*spec, std::to_string(*cpus), server_args, blocked, &c);
     if (!s.ok()) {
       StopAll(&children);
       return ReportError(s);

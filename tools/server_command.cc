@@ -42,7 +42,9 @@ constexpr char kUsageHead[] =
     "  --wait-for-tasks-s N  how long a session waits for every task to be\n"
     "                        up (default 120)\n"
     "  --session-gc-s N      close sessions idle for N s (default 3600)\n"
-    "  --allow-non-loopback  serve a non-loopback address (every interface)\n";
+    "  --allow-non-loopback  serve a non-loopback address (every interface)\n"
+    "  --no-local-socket     serve TCP alone: no Unix socket where the Weft\n"
+    "                        tasks of this host reach a loopback task\n";
 std::string Usage() { return absl::StrCat(kUsageHead, kSecurityFlagsUsage); }
 
 sigset_t TerminationSignals() {
@@ -71,6 +73,7 @@ int ServerCommand(int argc, char** argv) {
                                            {"wait-for-tasks-s", kValue},
                                            {"session-gc-s", kValue},
                                            {"allow-non-loopback", kSwitch},
+                                           {"no-local-socket", kSwitch},
                                            {"help", kSwitch}};
   AddSecurityFlags(&flags);
   CommandLine cl(flags);
@@ -88,6 +91,7 @@ int ServerCommand(int argc, char** argv) {
   options.cluster = where->cluster;
   options.task = where->task;
   options.allow_non_loopback = cl.Get("allow-non-loopback") == "true";
+  options.local_socket = cl.Get("no-local-socket") != "true";
   options.security = *security;
   absl::StatusOr<int64_t> cpus = cl.GetPositiveInt("cpus", 1, 1024);
   absl::StatusOr<int64_t> max_mb = cl.GetPositiveInt("max-message-mb", 1024, 2047);
@@ -122,9 +126,12 @@ int ServerCommand(int argc, char** argv) {
     devices.push_back(d->name());
   }
   std::fprintf(stderr,
-               "weft server: %s serving MasterService and WorkerService on %s "
+               "weft server: %s serving MasterService and WorkerService on %s%s "
                "(%s%s, pid %d)\nweft server: devices: %s\n",
                (*server)->task_name().c_str(), (*server)->address().c_str(),
+               (*server)->local_target().empty()
+                   ? ""
+                   : absl::StrCat(" and ", (*server)->local_target()).c_str(),
                (*security)->tls() ? "TLS" : "plaintext",
                (*security)->has_token() ? ", auth token" : "",
                static_cast<int>(getpid()), absl::StrJoin(devices, ", ").c_str());

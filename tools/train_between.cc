@@ -448,6 +448,7 @@ absl::Status Worker::Run() {
   server_options.cluster = cluster;
   server_options.task = task_;
   server_options.security = o_.security;
+  server_options.local_socket = o_.local_socket;
   server_options.wait_for_tasks = o_.wait_for_tasks;
   server_options.num_cpus = cpus;
   server_options.log = [this](absl::string_view line) { Log(std::string(line)); };

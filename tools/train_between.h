@@ -59,6 +59,9 @@ struct BetweenGraphOptions {
   absl::Duration wait_for_tasks = absl::Minutes(2);
   absl::Duration step_timeout = absl::Seconds(60);
   std::shared_ptr<const Security> security = Security::None();
+  // The task's server also listens on its local socket
+  // (distributed/rpc/local_socket.h); off: its peers reach it over TCP.
+  bool local_socket = true;
   // The chief saves there (tools/checkpoint_dir.h) every checkpoint_every
   // global steps (0: only at the end) and restores the newest checkpoint
   // instead of initialising when the variables are not initialised yet.

@@ -86,6 +86,8 @@ std::string Usage() {
       "  --wait-for-chief-s N  how long a worker waits for the chief to\n"
       "                   initialise the variables (default 120)\n"
       "  --wait-for-tasks-s N  how long to wait for the ps tasks (default 120)\n"
+      "  --no-local-socket  this task's server serves TCP alone (see weft\n"
+      "                   server --help)\n"
       "  --checkpoint-dir DIR  the chief saves TensorFlow V2 checkpoints there\n"
       "                   (DIR/model-STEP, DIR/checkpoint) at the end and, with\n"
       "                   --checkpoint-every N, every N global steps; a new\n"
@@ -254,6 +256,7 @@ int TrainCommand(int argc, char** argv) {
                                            {"checkpoint-every", kValue},
                                            {"replicas-to-aggregate", kValue},
                                            {"step-timeout-s", kValue},
+                                           {"no-local-socket", kSwitch},
                                            {"logdir", kValue},
                                            {"metrics-out", kValue},
                                            {"help", kSwitch}};
@@ -322,7 +325,8 @@ int TrainCommand(int argc, char** argv) {
   const bool between = IsBetweenGraph(*choice);
   for (const char* f : {"cluster", "job", "task", "ps-strategy",
                         "wait-for-chief-s", "wait-for-tasks-s",
-                        "checkpoint-dir", "checkpoint-every", "step-timeout-s"}) {
+                        "checkpoint-dir", "checkpoint-every", "step-timeout-s",
+                        "no-local-socket"}) {
     if (cl.Has(f) && !between) {
       return usage_error(absl::StrCat(
           "--", f, " goes with --mode between-async, between-sync, "
@@ -370,6 +374,7 @@ int TrainCommand(int argc, char** argv) {
     b.step_timeout = absl::Seconds(*step_timeout);
     choice->replicas_to_aggregate = static_cast<int>(*to_aggregate);
     b.security = *security;
+    b.local_socket = cl.Get("no-local-socket") != "true";
     if (cl.Has("checkpoint-every") && !cl.Has("checkpoint-dir")) {
       return usage_error("--checkpoint-every goes with --checkpoint-dir");
     }

@@ -15,6 +15,7 @@
 #include "distributed/master.h"
 #include "distributed/rpc/grpc_coding.h"
 #include "distributed/rpc/grpc_worker_cache.h"
+#include "distributed/rpc/local_socket.h"
 #include "distributed/rpc/tensor_coding.h"
 #include "distributed/worker.h"
 #include "grpcpp/generic/async_generic_service.h"
@@ -191,23 +192,11 @@ std::pair<std::string, int> SplitAddress(absl::string_view address) {
 
 }  // namespace
 
-bool IsLoopbackHost(absl::string_view host) {
-  host = absl::StripPrefix(absl::StripSuffix(host, "]"), "[");
-  if (absl::EqualsIgnoreCase(host, "localhost") || host == "::1") return true;
-  if (!absl::StartsWith(host, "127.")) return false;
-  int parts = 0;
-  for (absl::string_view p : absl::StrSplit(host, '.')) {
-    int v;
-    if (!absl::SimpleAtoi(p, &v) || v < 0 || v > 255) return false;
-    ++parts;
-  }
-  return parts == 4;
-}
-
 struct GrpcServer::Impl {
   ServerOptions options;
   std::string task_name;
   std::string address;
+  std::string local_target;  // empty: none
   std::unique_ptr<DeviceMgr> devices;
   std::unique_ptr<ThreadPool> inter_op;  // the worker's steps
   std::unique_ptr<ThreadPool> control;   // blocking calls
@@ -228,6 +217,9 @@ GrpcServer::~GrpcServer() { Shutdown(); }
 
 const std::string& GrpcServer::task_name() const { return impl_->task_name; }
 const std::string& GrpcServer::address() const { return impl_->address; }
+const std::string& GrpcServer::local_target() const {
+  return impl_->local_target;
+}
 const DeviceMgr& GrpcServer::devices() const { return *impl_->devices; }
 
 absl::StatusOr<std::unique_ptr<GrpcServer>> GrpcServer::Start(
@@ -333,6 +325,11 @@ absl::StatusOr<std::unique_ptr<GrpcServer>> GrpcServer::Start(
   WEFT_ASSIGN_OR_RETURN(std::shared_ptr<grpc::ServerCredentials> credentials,
                         options.security->ServerCredentials());
   builder.AddListeningPort(listen, credentials, &bound_port);
+  if (options.local_socket &&
+      LocalSocketApplies(impl->address, *options.security)) {
+    impl->local_target = LocalSocketTarget(impl->address);
+    builder.AddListeningPort(impl->local_target, credentials);
+  }
   // gRPC shares a port between processes by default (SO_REUSEPORT): then a
   // second task started on a busy port would answer half of its calls.
   builder.AddChannelArgument(GRPC_ARG_ALLOW_REUSEPORT, 0);
@@ -344,8 +341,11 @@ absl::StatusOr<std::unique_ptr<GrpcServer>> GrpcServer::Start(
     impl->server.reset();
     return absl::FailedPreconditionError(absl::StrCat(
         "task ", task.ToString(), " could not listen on ", listen,
+        impl->local_target.empty() ? "" : absl::StrCat(" and ", impl->local_target),
         " (is another process using the port, or is the host not an "
-        "address of this machine?)"));
+        "address of this machine?",
+        impl->local_target.empty() ? "" : " --no-local-socket serves TCP alone",
+        ")"));
   }
   if (port == 0) impl->address = absl::StrCat(host, ":", bound_port);
 

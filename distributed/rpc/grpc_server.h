@@ -15,6 +15,9 @@
 // `allow_non_loopback`; then the server listens on every interface at that
 // port, as TensorFlow's does. Port 0 in the spec is not allowed (the other
 // tasks could not find this one), except for a cluster of this task alone.
+// A loopback task also listens on its local socket (local_socket.h), where
+// Weft tasks on this host reach it without TCP, unless `local_socket` is
+// off or the server uses TLS.
 //
 // Calls: the methods are TensorFlow's paths (/tensorflow.MasterService/
 // RunStep, ...); an unknown path is UNIMPLEMENTED naming it, a malformed
@@ -51,6 +54,10 @@ struct ServerOptions {
   ClusterSpec cluster;
   TaskId task;
   bool allow_non_loopback = false;
+  // Also listen on the task's local socket (local_socket.h), where this
+  // host's Weft tasks reach it without TCP. Only for a loopback address
+  // with a fixed port and without TLS.
+  bool local_socket = true;
   int max_message_bytes = 1 << 30;
   // TLS for the server and for its calls to other tasks; the token every
   // call must present (grpc_security.h).
@@ -81,6 +88,8 @@ class GrpcServer {
   const std::string& task_name() const;
   // host:port as the cluster spec names it (the port bound).
   const std::string& address() const;
+  // The local socket's gRPC address, or "" when the task has none.
+  const std::string& local_target() const;
   const DeviceMgr& devices() const;
 
   // Worker::WaitForCollectivesClaimed: call before Shutdown when this
@@ -94,9 +103,6 @@ class GrpcServer {
   explicit GrpcServer(std::unique_ptr<Impl> impl);
   std::unique_ptr<Impl> impl_;
 };
-
-// True for localhost, 127.0.0.0/8 and ::1 (brackets optional).
-bool IsLoopbackHost(absl::string_view host);
 
 }  // namespace weft
 

@@ -3,7 +3,9 @@
 #include <utility>
 
 #include "absl/strings/str_cat.h"
+#include "absl/time/clock.h"
 #include "distributed/rpc/grpc_coding.h"
+#include "distributed/rpc/local_socket.h"
 #include "distributed/rpc/tensor_coding.h"
 #include "distributed/rpc/unary_call.h"
 #include "distributed/task_name.h"
@@ -15,29 +17,74 @@
 namespace weft {
 namespace {
 
-class GrpcRemoteWorker final : public WorkerInterface {
+// The channel to one task: over its local socket while it has one
+// (local_socket.h), else over TCP. Shared by the worker and its calls in
+// flight, which keep the stub they were made on alive.
+//
+// Thread safety: thread-safe.
+class Route {
  public:
-  GrpcRemoteWorker(std::string task, std::string address,
-                   const GrpcChannelOptions& options)
-      : peer_(absl::StrCat(task, " at ", address)), options_(options) {
-    grpc::ChannelArguments args;
-    args.SetMaxReceiveMessageSize(options.max_message_bytes);
-    args.SetMaxSendMessageSize(options.max_message_bytes);
+  Route(std::string address, const GrpcChannelOptions& options)
+      : address_(std::move(address)), security_(options.security) {
+    args_.SetMaxReceiveMessageSize(options.max_message_bytes);
+    args_.SetMaxSendMessageSize(options.max_message_bytes);
     // Reconnect soon after a task comes up (gRPC's default backoff grows
     // to two minutes).
-    args.SetInt(GRPC_ARG_MAX_RECONNECT_BACKOFF_MS, 1000);
-    args.SetInt(GRPC_ARG_INITIAL_RECONNECT_BACKOFF_MS, 100);
+    args_.SetInt(GRPC_ARG_MAX_RECONNECT_BACKOFF_MS, 1000);
+    args_.SetInt(GRPC_ARG_INITIAL_RECONNECT_BACKOFF_MS, 100);
     // Despite its name, this is how long one connection attempt (TCP and
     // the HTTP/2 SETTINGS exchange) may take before gRPC gives it up, and
     // calls made meanwhile fail UNAVAILABLE. At 100 ms a loaded host failed
     // steps ("connection attempt timed out before receiving SETTINGS
     // frame"); 5 s still gives up on a silent address well before gRPC's
     // default of 20 s. A refused connection fails at once either way.
-    args.SetInt(GRPC_ARG_MIN_RECONNECT_BACKOFF_MS, 5000);
-    channel_ = grpc::CreateCustomChannel(
-        address, options.security->ChannelCredentials(), args);
-    stub_ = std::make_unique<grpc::GenericStub>(channel_);
+    args_.SetInt(GRPC_ARG_MIN_RECONNECT_BACKOFF_MS, 5000);
+    local_ = LocalSocketAnswers(address_, *security_);
+    stub_ = NewStub(local_);
   }
+
+  std::shared_ptr<grpc::GenericStub> stub() {
+    absl::MutexLock lock(&mu_);
+    return stub_;
+  }
+
+  // After a call failed UNAVAILABLE: the task may have come up, or back,
+  // with or without its local socket. Looks again, at most once a second.
+  void Reconsider() {
+    if (!LocalSocketApplies(address_, *security_)) return;
+    absl::MutexLock lock(&mu_);
+    const absl::Time now = absl::Now();
+    if (now < next_look_) return;
+    next_look_ = now + absl::Seconds(1);
+    const bool local = LocalSocketAnswers(address_, *security_);
+    if (local == local_) return;
+    local_ = local;
+    stub_ = NewStub(local);
+  }
+
+ private:
+  std::shared_ptr<grpc::GenericStub> NewStub(bool local) const {
+    return std::make_shared<grpc::GenericStub>(grpc::CreateCustomChannel(
+        local ? LocalSocketTarget(address_) : address_,
+        security_->ChannelCredentials(), args_));
+  }
+
+  const std::string address_;
+  const std::shared_ptr<const Security> security_;
+  grpc::ChannelArguments args_;  // fixed after construction
+  absl::Mutex mu_;
+  bool local_ ABSL_GUARDED_BY(mu_) = false;
+  std::shared_ptr<grpc::GenericStub> stub_ ABSL_GUARDED_BY(mu_);
+  absl::Time next_look_ ABSL_GUARDED_BY(mu_) = absl::InfinitePast();
+};
+
+class GrpcRemoteWorker final : public WorkerInterface {
+ public:
+  GrpcRemoteWorker(std::string task, std::string address,
+                   const GrpcChannelOptions& options)
+      : peer_(absl::StrCat(task, " at ", address)),
+        options_(options),
+        route_(std::make_shared<Route>(std::move(address), options)) {}
 
   void GetStatusAsync(const tensorflow::GetStatusRequest* request,
                       tensorflow::GetStatusResponse* response,
@@ -144,22 +191,25 @@ class GrpcRemoteWorker final : public WorkerInterface {
     call.timeout = timeout;
     call.wait_for_ready = wait_for_ready;
     call.security = options_.security.get();
+    std::shared_ptr<grpc::GenericStub> stub = route_->stub();
+    grpc::GenericStub* raw = stub.get();
     StartUnaryCall(
-        stub_.get(), absl::StrCat(kWorkerServicePrefix, method), std::move(bytes),
-        call,
+        raw, absl::StrCat(kWorkerServicePrefix, method), std::move(bytes), call,
         // Copies, not `this`: a call may answer after the cache is gone
         // (the security it presents is `security`, kept alive here).
-        [peer = peer_, security = options_.security, method,
-         done = std::move(done)](grpc::Status status,
-                                 const grpc::ByteBuffer& answer) {
+        [peer = peer_, security = options_.security, route = route_,
+         stub = std::move(stub), method, done = std::move(done)](
+            grpc::Status status, const grpc::ByteBuffer& answer) {
+          if (status.error_code() == grpc::StatusCode::UNAVAILABLE) {
+            route->Reconsider();
+          }
           done(FromGrpcStatus(status, peer, method), answer);
         });
   }
 
   const std::string peer_;
   const GrpcChannelOptions options_;
-  std::shared_ptr<grpc::Channel> channel_;
-  std::unique_ptr<grpc::GenericStub> stub_;
+  const std::shared_ptr<Route> route_;
 };
 
 }  // namespace

@@ -16,29 +16,17 @@
 #include "distributed/rpc/grpc_master_client.h"
 #include "distributed/rpc/grpc_security.h"
 #include "distributed/rpc/grpc_server.h"
+#include "distributed/rpc/local_socket.h"
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
 #include "proto/master.pb.h"
 #include "runtime/core/tensor_proto.h"
+#include "tests/distributed/free_port.h"
 
 namespace weft {
 namespace {
 
 using ::testing::HasSubstr;
-
-// A port nothing listens on now (the kernel's next ephemeral one).
-int FreePort() {
-  const int fd = socket(AF_INET, SOCK_STREAM, 0);
-  sockaddr_in addr{};
-  addr.sin_family = AF_INET;
-  addr.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
-  addr.sin_port = 0;
-  EXPECT_EQ(bind(fd, reinterpret_cast<sockaddr*>(&addr), sizeof(addr)), 0);
-  socklen_t len = sizeof(addr);
-  getsockname(fd, reinterpret_cast<sockaddr*>(&addr), &len);
-  close(fd);
-  return ntohs(addr.sin_port);
-}
 
 ServerOptions Options(const std::string& cluster, int task) {
   ServerOptions o;
@@ -133,12 +121,17 @@ class GrpcServerTest : public ::testing::Test {
     cluster_ = absl::StrCat("worker=127.0.0.1:", ports_[0], ",127.0.0.1:",
                             ports_[1]);
     for (int t = 0; t < 2; ++t) {
-      auto server = GrpcServer::Start(Options(cluster_, t));
+      ServerOptions options = Options(cluster_, t);
+      options.local_socket = LocalSockets();
+      auto server = GrpcServer::Start(options);
       ASSERT_TRUE(server.ok()) << server.status();
       servers_.push_back(*std::move(server));
     }
     master_ = std::make_unique<GrpcMasterClient>(servers_[0]->address());
   }
+
+  // Whether the tasks reach each other over their local sockets.
+  virtual bool LocalSockets() const { return true; }
 
   absl::StatusOr<std::string> CreateSession(
       tensorflow::GraphDef graph = Sample()) {
@@ -156,8 +149,26 @@ class GrpcServerTest : public ::testing::Test {
   std::unique_ptr<GrpcMasterClient> master_;
 };
 
+// The same over TCP alone (weft server --no-local-socket).
+class GrpcServerTcpTest : public GrpcServerTest {
+ protected:
+  bool LocalSockets() const override { return false; }
+};
+
+void ExpectAStepSpansTwoServers(GrpcMasterClient* master_,
+                                absl::StatusOr<std::string> handle);
+
 TEST_F(GrpcServerTest, AStepSpansTwoServers) {
-  auto handle = CreateSession();
+  ExpectAStepSpansTwoServers(master_.get(), CreateSession());
+}
+
+TEST_F(GrpcServerTcpTest, AStepSpansTwoServers) {
+  EXPECT_EQ(servers_[1]->local_target(), "");
+  ExpectAStepSpansTwoServers(master_.get(), CreateSession());
+}
+
+void ExpectAStepSpansTwoServers(GrpcMasterClient* master_,
+                                absl::StatusOr<std::string> handle) {
   ASSERT_TRUE(handle.ok()) << handle.status();
   tensorflow::RunStepRequest run;
   run.set_session_handle(*handle);

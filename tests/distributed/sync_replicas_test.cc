@@ -32,6 +32,7 @@
 #include "graph/models/models.h"
 #include "runtime/core/tensor_proto.h"
 #include "runtime/local_session.h"
+#include "tests/distributed/free_port.h"
 
 namespace weft {
 namespace {
@@ -39,18 +40,6 @@ namespace {
 constexpr int kWorkers = 2;
 constexpr int64_t kBatch = 32;  // global; each worker takes half
 constexpr int kSteps = 20;
-
-int FreePort() {
-  const int fd = socket(AF_INET, SOCK_STREAM, 0);
-  sockaddr_in addr{};
-  addr.sin_family = AF_INET;
-  addr.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
-  EXPECT_EQ(bind(fd, reinterpret_cast<sockaddr*>(&addr), sizeof(addr)), 0);
-  socklen_t len = sizeof(addr);
-  getsockname(fd, reinterpret_cast<sockaddr*>(&addr), &len);
-  close(fd);
-  return ntohs(addr.sin_port);
-}
 
 ModelOptions Options(int64_t batch) {
   ModelOptions o;
