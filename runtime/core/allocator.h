@@ -74,6 +74,12 @@ class TrackingCpuAllocator final : public Allocator {
 // The process-wide host allocator. Never destroyed.
 Allocator* CpuAllocator();
 
+// How this process's malloc keeps memory (allocator.cc says why): large
+// blocks stay in the heap when freed, and every thread shares one arena.
+// CpuAllocator() sets it; a program calls it first in main(), so that no
+// thread has taken an arena of its own before. Idempotent, thread-safe.
+void SetHostMallocPolicy();
+
 // Host memory from `base` with a ceiling: a request that would take the bytes
 // in use past `limit_bytes` returns nullptr, which Tensor::Allocate reports as
 // RESOURCE_EXHAUSTED naming the shape, the dtype and Name() (this limit and
