@@ -329,6 +329,7 @@ absl::StatusOr<std::unique_ptr<GrpcServer>> GrpcServer::Start(
       LocalSocketApplies(impl->address, *options.security)) {
     impl->local_target = LocalSocketTarget(impl->address);
     builder.AddListeningPort(impl->local_target, credentials);
+    builder.SetOption(LocalSocketBuffersOption());
   }
   // gRPC shares a port between processes by default (SO_REUSEPORT): then a
   // second task started on a busy port would answer half of its calls.

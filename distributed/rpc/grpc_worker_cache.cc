@@ -39,6 +39,7 @@ class Route {
     // frame"); 5 s still gives up on a silent address well before gRPC's
     // default of 20 s. A refused connection fails at once either way.
     args_.SetInt(GRPC_ARG_MIN_RECONNECT_BACKOFF_MS, 5000);
+    AddLocalSocketBuffers(&args_);
     local_ = LocalSocketAnswers(address_, *security_);
     stub_ = NewStub(local_);
   }

@@ -11,11 +11,14 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <atomic>
+#include <cstdio>
 #include <cstring>
 #include <memory>
 #include <string>
 #include <thread>
+#include <vector>
 
 #include "absl/strings/str_cat.h"
 #include "absl/synchronization/notification.h"
@@ -154,6 +157,54 @@ TEST(LocalSocketTest, AChannelGoesWhereTheSocketIsAndBackToTcp) {
     absl::SleepFor(absl::Milliseconds(200));
   }
   EXPECT_TRUE(s.ok()) << s;
+}
+
+// The Unix sockets of this process whose address (either end) is the
+// local socket of `address`, with their send buffers.
+std::vector<int> SendBuffersOfLocalSockets(const std::string& address) {
+  const std::string name = absl::StrCat("weft-task/", address);
+  std::vector<int> buffers;
+  for (int fd = 0; fd < 4096; ++fd) {
+    for (auto get : {&getsockname, &getpeername}) {
+      sockaddr_un sa{};
+      socklen_t len = sizeof(sa);
+      if (get(fd, reinterpret_cast<sockaddr*>(&sa), &len) != 0 ||
+          sa.sun_family != AF_UNIX ||
+          len != offsetof(sockaddr_un, sun_path) + 1 + name.size() ||
+          std::memcmp(sa.sun_path + 1, name.data(), name.size()) != 0) {
+        continue;
+      }
+      int listening = 0;
+      socklen_t size = sizeof(listening);
+      getsockopt(fd, SOL_SOCKET, SO_ACCEPTCONN, &listening, &size);
+      if (listening) break;
+      int bytes = 0;
+      size = sizeof(bytes);
+      getsockopt(fd, SOL_SOCKET, SO_SNDBUF, &bytes, &size);
+      buffers.push_back(bytes);
+      break;
+    }
+  }
+  return buffers;
+}
+
+// Both ends of a local socket connection (the channel's and the one the
+// server accepted) get the larger send buffer, up to the kernel's cap.
+TEST(LocalSocketTest, BothEndsGetTheLargerSendBuffer) {
+  const std::string address = absl::StrCat("127.0.0.1:", FreePort());
+  auto server = GrpcServer::Start(Options(address, true));
+  ASSERT_TRUE(server.ok()) << server.status();
+  auto worker = NewGrpcRemoteWorker("/job:worker/replica:0/task:0", address, {});
+  ASSERT_TRUE(GetStatus(worker.get()).ok());
+  int cap = kLocalSocketSendBuffer;
+  if (FILE* f = std::fopen("/proc/sys/net/core/wmem_max", "r")) {
+    if (std::fscanf(f, "%d", &cap) != 1) cap = kLocalSocketSendBuffer;
+    std::fclose(f);
+  }
+  const int expected = 2 * std::min(cap, kLocalSocketSendBuffer);  // Linux doubles it
+  const std::vector<int> buffers = SendBuffersOfLocalSockets(address);
+  ASSERT_EQ(buffers.size(), 2u) << "the channel's end and the server's";
+  for (int b : buffers) EXPECT_EQ(b, expected);
 }
 
 TEST(LocalSocketTest, ASocketAnotherUserHoldsIsNotTrusted) {
