@@ -23,9 +23,13 @@ the same TensorFlow client driving both (bench_vs_tf.sh --only distributed).
                          examples of the applied global steps per second
 
 Prints medians of --repeats runs and the ratio Weft / TensorFlow (higher
-is better for rates, lower for latency).
+is better for rates, lower for latency). Weft's tasks reach each other over
+their local sockets (distributed/rpc/local_socket.h), as they do by
+default; --tcp-too also runs the transfer rows and the trivial step with
+the Weft tasks on loopback TCP alone (weft server --no-local-socket), in
+the same interleaved repeats.
 
-usage: bench_distributed.py WEFT_BINARY [--repeats N] [--quick] [--only replication]
+usage: bench_distributed.py WEFT_BINARY [--repeats N] [--quick] [--only replication] [--tcp-too]
 (replication: the three replication rows only, 1 ps + 2 workers)
 """
 import argparse
@@ -50,6 +54,8 @@ parser.add_argument("weft")
 parser.add_argument("--repeats", type=int, default=5)
 parser.add_argument("--quick", action="store_true", help="small sizes only")
 parser.add_argument("--only", choices=["replication"])
+parser.add_argument("--tcp-too", action="store_true",
+                    help="also Weft over loopback TCP (transfer rows)")
 args = parser.parse_args()
 WORK = tempfile.mkdtemp(prefix="weft_bench_dist_")
 
@@ -251,8 +257,9 @@ def between_sync_examples_per_s(cluster, steps=400, batch=32, warmup=5):
 def measure(kind):
     jobs = {"ps": 1, "worker": 2}
     cluster = local_cluster.Cluster(
-        args.weft, WORK, jobs, tf_jobs=() if kind == "weft" else ("ps", "worker"),
-        name=kind)
+        args.weft, WORK, jobs, tf_jobs=("ps", "worker") if kind == "tf" else (),
+        name=kind,
+        server_flags=("--no-local-socket",) if kind == "weft-tcp" else ())
     try:
         t = cluster.target()
         out = {}
@@ -263,6 +270,8 @@ def measure(kind):
             for size in sizes:
                 out[f"v + 1 -> sum {size >> 10} KiB (GB/s)"] = recv_throughput(t, size, True)
             out["trivial 2-task step (us)"] = trivial_latency(t)
+            if kind == "weft-tcp":
+                return out
             out["MLP ps+worker (steps/s)"] = mlp_steps_per_s(t, ["/job:worker/task:0"])
         out["MLP in-graph 2 workers (steps/s)"] = mlp_steps_per_s(
             t, ["/job:worker/task:0", "/job:worker/task:1"])
@@ -274,17 +283,26 @@ def measure(kind):
 
 
 def main():
-    runs = {"weft": [], "tf": []}
+    kinds = ["weft", "tf"]
+    if args.tcp_too and args.only != "replication":
+        kinds.insert(1, "weft-tcp")
+    runs = {kind: [] for kind in kinds}
     for _ in range(args.repeats):
-        for kind in ("weft", "tf"):  # interleaved, so drift hits both
+        for kind in kinds:  # interleaved, so drift hits every kind
             runs[kind].append(measure(kind))
     cpu = platform.processor() or platform.machine()
     print(f"distributed: {args.repeats} repeats, medians; {os.cpu_count()} cores ({cpu})")
-    print(f"{'measure':36s} {'weft':>12s} {'tensorflow':>12s} {'weft/tf':>8s}")
+    tcp = "weft-tcp" in runs
+    print(f"{'measure':36s} {'weft':>12s} {'tensorflow':>12s} {'weft/tf':>8s}"
+          + (f" {'weft tcp':>12s} {'tcp/tf':>8s}" if tcp else ""))
     for key in runs["weft"][0]:
         w = statistics.median(r[key] for r in runs["weft"])
         t = statistics.median(r[key] for r in runs["tf"])
-        print(f"{key:36s} {w:12.3f} {t:12.3f} {w / t:8.2f}")
+        line = f"{key:36s} {w:12.3f} {t:12.3f} {w / t:8.2f}"
+        if tcp and key in runs["weft-tcp"][0]:
+            c = statistics.median(r[key] for r in runs["weft-tcp"])
+            line += f" {c:12.3f} {c / t:8.2f}"
+        print(line)
 
 
 if __name__ == "__main__":
