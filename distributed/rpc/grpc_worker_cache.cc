@@ -1,5 +1,6 @@
 #include "distributed/rpc/grpc_worker_cache.h"
 
+#include <atomic>
 #include <utility>
 
 #include "absl/strings/str_cat.h"
@@ -17,15 +18,59 @@
 namespace weft {
 namespace {
 
-// The channel to one task: over its local socket while it has one
-// (local_socket.h), else over TCP. Shared by the worker and its calls in
-// flight, which keep the stub they were made on alive.
+// Which way one task is reached: over its local socket while it has one
+// (local_socket.h), else over TCP. It holds no gRPC object, so calls in
+// flight may keep it and drop it on any thread.
 //
 // Thread safety: thread-safe.
-class Route {
+class RouteChoice {
  public:
-  Route(std::string address, const GrpcChannelOptions& options)
-      : address_(std::move(address)), security_(options.security) {
+  RouteChoice(std::string address, std::shared_ptr<const Security> security)
+      : address_(std::move(address)), security_(std::move(security)) {
+    local_.store(LocalSocketAnswers(address_, *security_));
+  }
+
+  bool local() const { return local_.load(std::memory_order_acquire); }
+
+  // After every call: `status` UNAVAILABLE says the task may have come up,
+  // or back, with or without its local socket, so this looks again, at
+  // most once a second. A task that was reached over its socket and then
+  // over TCP (it went away) is looked for until its socket is back, so
+  // that a restarted task is reached the fast way again.
+  void AfterCall(const grpc::Status& status) {
+    if (status.error_code() != grpc::StatusCode::UNAVAILABLE &&
+        !socket_lost_.load(std::memory_order_relaxed)) {
+      return;
+    }
+    if (!LocalSocketApplies(address_, *security_)) return;
+    absl::MutexLock lock(&mu_);
+    const absl::Time now = absl::Now();
+    if (now < next_look_) return;
+    next_look_ = now + absl::Seconds(1);
+    const bool local = LocalSocketAnswers(address_, *security_);
+    const bool was = local_.load(std::memory_order_relaxed);
+    if (local == was) return;
+    socket_lost_.store(was, std::memory_order_relaxed);
+    local_.store(local, std::memory_order_release);
+  }
+
+ private:
+  const std::string address_;
+  const std::shared_ptr<const Security> security_;
+  std::atomic<bool> local_{false};        // written under mu_
+  std::atomic<bool> socket_lost_{false};  // written under mu_
+  absl::Mutex mu_;
+  absl::Time next_look_ ABSL_GUARDED_BY(mu_) = absl::InfinitePast();
+};
+
+class GrpcRemoteWorker final : public WorkerInterface {
+ public:
+  GrpcRemoteWorker(std::string task, std::string address,
+                   const GrpcChannelOptions& options)
+      : peer_(absl::StrCat(task, " at ", address)),
+        address_(std::move(address)),
+        options_(options),
+        route_(std::make_shared<RouteChoice>(address_, options.security)) {
     args_.SetMaxReceiveMessageSize(options.max_message_bytes);
     args_.SetMaxSendMessageSize(options.max_message_bytes);
     // Reconnect soon after a task comes up (gRPC's default backoff grows
@@ -40,52 +85,7 @@ class Route {
     // default of 20 s. A refused connection fails at once either way.
     args_.SetInt(GRPC_ARG_MIN_RECONNECT_BACKOFF_MS, 5000);
     AddLocalSocketBuffers(&args_);
-    local_ = LocalSocketAnswers(address_, *security_);
-    stub_ = NewStub(local_);
   }
-
-  std::shared_ptr<grpc::GenericStub> stub() {
-    absl::MutexLock lock(&mu_);
-    return stub_;
-  }
-
-  // After a call failed UNAVAILABLE: the task may have come up, or back,
-  // with or without its local socket. Looks again, at most once a second.
-  void Reconsider() {
-    if (!LocalSocketApplies(address_, *security_)) return;
-    absl::MutexLock lock(&mu_);
-    const absl::Time now = absl::Now();
-    if (now < next_look_) return;
-    next_look_ = now + absl::Seconds(1);
-    const bool local = LocalSocketAnswers(address_, *security_);
-    if (local == local_) return;
-    local_ = local;
-    stub_ = NewStub(local);
-  }
-
- private:
-  std::shared_ptr<grpc::GenericStub> NewStub(bool local) const {
-    return std::make_shared<grpc::GenericStub>(grpc::CreateCustomChannel(
-        local ? LocalSocketTarget(address_) : address_,
-        security_->ChannelCredentials(), args_));
-  }
-
-  const std::string address_;
-  const std::shared_ptr<const Security> security_;
-  grpc::ChannelArguments args_;  // fixed after construction
-  absl::Mutex mu_;
-  bool local_ ABSL_GUARDED_BY(mu_) = false;
-  std::shared_ptr<grpc::GenericStub> stub_ ABSL_GUARDED_BY(mu_);
-  absl::Time next_look_ ABSL_GUARDED_BY(mu_) = absl::InfinitePast();
-};
-
-class GrpcRemoteWorker final : public WorkerInterface {
- public:
-  GrpcRemoteWorker(std::string task, std::string address,
-                   const GrpcChannelOptions& options)
-      : peer_(absl::StrCat(task, " at ", address)),
-        options_(options),
-        route_(std::make_shared<Route>(std::move(address), options)) {}
 
   void GetStatusAsync(const tensorflow::GetStatusRequest* request,
                       tensorflow::GetStatusResponse* response,
@@ -192,25 +192,41 @@ class GrpcRemoteWorker final : public WorkerInterface {
     call.timeout = timeout;
     call.wait_for_ready = wait_for_ready;
     call.security = options_.security.get();
-    std::shared_ptr<grpc::GenericStub> stub = route_->stub();
-    grpc::GenericStub* raw = stub.get();
     StartUnaryCall(
-        raw, absl::StrCat(kWorkerServicePrefix, method), std::move(bytes), call,
+        Stub(route_->local()), absl::StrCat(kWorkerServicePrefix, method),
+        std::move(bytes), call,
         // Copies, not `this`: a call may answer after the cache is gone
         // (the security it presents is `security`, kept alive here).
-        [peer = peer_, security = options_.security, route = route_,
-         stub = std::move(stub), method, done = std::move(done)](
-            grpc::Status status, const grpc::ByteBuffer& answer) {
-          if (status.error_code() == grpc::StatusCode::UNAVAILABLE) {
-            route->Reconsider();
-          }
+        [peer = peer_, security = options_.security, route = route_, method,
+         done = std::move(done)](grpc::Status status,
+                                 const grpc::ByteBuffer& answer) {
+          route->AfterCall(status);
           done(FromGrpcStatus(status, peer, method), answer);
         });
   }
 
+  // The stub of the local socket's channel or of TCP's, made on first use
+  // and kept while this worker lives: a channel torn down while gRPC still
+  // tracks a connection that is closing (its task stopping) made gRPC
+  // abort ('ref_counted.h: prior > 0').
+  grpc::GenericStub* Stub(bool local) {
+    absl::MutexLock lock(&mu_);
+    std::unique_ptr<grpc::GenericStub>& stub = stubs_[local ? 1 : 0];
+    if (stub == nullptr) {
+      stub = std::make_unique<grpc::GenericStub>(grpc::CreateCustomChannel(
+          local ? LocalSocketTarget(address_) : address_,
+          options_.security->ChannelCredentials(), args_));
+    }
+    return stub.get();
+  }
+
   const std::string peer_;
+  const std::string address_;
   const GrpcChannelOptions options_;
-  const std::shared_ptr<Route> route_;
+  const std::shared_ptr<RouteChoice> route_;
+  grpc::ChannelArguments args_;  // fixed after construction
+  absl::Mutex mu_;
+  std::unique_ptr<grpc::GenericStub> stubs_[2] ABSL_GUARDED_BY(mu_);  // TCP, local
 };
 
 }  // namespace

@@ -207,6 +207,51 @@ TEST(LocalSocketTest, BothEndsGetTheLargerSendBuffer) {
   for (int b : buffers) EXPECT_EQ(b, expected);
 }
 
+// Connections of this process to the local socket of `address` (the
+// channel's ends).
+int ConnectionsToLocalSocket(const std::string& address) {
+  const std::string name = absl::StrCat("weft-task/", address);
+  int n = 0;
+  for (int fd = 0; fd < 4096; ++fd) {
+    sockaddr_un sa{};
+    socklen_t len = sizeof(sa);
+    if (getpeername(fd, reinterpret_cast<sockaddr*>(&sa), &len) == 0 &&
+        sa.sun_family == AF_UNIX &&
+        len == offsetof(sockaddr_un, sun_path) + 1 + name.size() &&
+        std::memcmp(sa.sun_path + 1, name.data(), name.size()) == 0) {
+      ++n;
+    }
+  }
+  return n;
+}
+
+// A task that goes away is reached over TCP meanwhile, and over its socket
+// again once it is back with one.
+TEST(LocalSocketTest, ARestartedTaskIsReachedOverItsSocketAgain) {
+  const std::string address = absl::StrCat("127.0.0.1:", FreePort());
+  auto server = GrpcServer::Start(Options(address, true));
+  ASSERT_TRUE(server.ok()) << server.status();
+  GrpcChannelOptions options;
+  options.status_timeout = absl::Seconds(2);
+  auto worker = NewGrpcRemoteWorker("/job:worker/replica:0/task:0", address,
+                                    options);
+  ASSERT_TRUE(GetStatus(worker.get()).ok());
+  EXPECT_EQ(ConnectionsToLocalSocket(address), 1);
+  (*server)->Shutdown();
+  server->reset();
+  EXPECT_FALSE(GetStatus(worker.get()).ok());  // over TCP from now on
+  server = GrpcServer::Start(Options(address, true));
+  ASSERT_TRUE(server.ok()) << server.status();
+  const absl::Time deadline = absl::Now() + absl::Seconds(20);
+  while (absl::Now() < deadline &&
+         !(GetStatus(worker.get()).ok() && ConnectionsToLocalSocket(address) == 1)) {
+    absl::SleepFor(absl::Milliseconds(100));
+  }
+  EXPECT_TRUE(GetStatus(worker.get()).ok());
+  EXPECT_EQ(ConnectionsToLocalSocket(address), 1)
+      << "the channel stayed on TCP after the task came back";
+}
+
 TEST(LocalSocketTest, ASocketAnotherUserHoldsIsNotTrusted) {
   if (geteuid() != 0) {
     GTEST_SKIP() << "needs root, to hold a socket as another user";
@@ -243,6 +288,9 @@ TEST(LocalSocketTest, ASocketAnotherUserHoldsIsNotTrusted) {
   kill(child, SIGKILL);
   int status = 0;
   waitpid(child, &status, 0);
+  if (!up && WIFEXITED(status) && WEXITSTATUS(status) == 1) {
+    GTEST_SKIP() << "this root cannot become another user (no CAP_SETUID)";
+  }
   ASSERT_TRUE(up) << "the other user's listener did not start";
 }
 
