@@ -10,6 +10,7 @@
 #include "distributed/rpc/tensor_coding.h"
 #include "distributed/rpc/unary_call.h"
 #include "distributed/task_name.h"
+#include "grpcpp/channel.h"
 #include "grpcpp/create_channel.h"
 #include "grpcpp/generic/generic_stub.h"
 #include "grpcpp/security/credentials.h"
@@ -31,6 +32,8 @@ class RouteChoice {
   }
 
   bool local() const { return local_.load(std::memory_order_acquire); }
+  // How many times the choice changed.
+  uint64_t switches() const { return switches_.load(std::memory_order_acquire); }
 
   // After every call: `status` UNAVAILABLE says the task may have come up,
   // or back, with or without its local socket, so this looks again, at
@@ -52,6 +55,7 @@ class RouteChoice {
     if (local == was) return;
     socket_lost_.store(was, std::memory_order_relaxed);
     local_.store(local, std::memory_order_release);
+    switches_.fetch_add(1, std::memory_order_acq_rel);
   }
 
  private:
@@ -59,6 +63,7 @@ class RouteChoice {
   const std::shared_ptr<const Security> security_;
   std::atomic<bool> local_{false};        // written under mu_
   std::atomic<bool> socket_lost_{false};  // written under mu_
+  std::atomic<uint64_t> switches_{0};     // written under mu_
   absl::Mutex mu_;
   absl::Time next_look_ ABSL_GUARDED_BY(mu_) = absl::InfinitePast();
 };
@@ -208,16 +213,24 @@ class GrpcRemoteWorker final : public WorkerInterface {
   // The stub of the local socket's channel or of TCP's, made on first use
   // and kept while this worker lives: a channel torn down while gRPC still
   // tracks a connection that is closing (its task stopping) made gRPC
-  // abort ('ref_counted.h: prior > 0').
+  // abort ('ref_counted.h: prior > 0'). A channel taken up again after the
+  // route changed forgets its reconnection backoff: it last failed while
+  // the task was away, and would fail the first calls to the task that is
+  // back.
   grpc::GenericStub* Stub(bool local) {
+    const uint64_t switches = route_->switches();
     absl::MutexLock lock(&mu_);
-    std::unique_ptr<grpc::GenericStub>& stub = stubs_[local ? 1 : 0];
-    if (stub == nullptr) {
-      stub = std::make_unique<grpc::GenericStub>(grpc::CreateCustomChannel(
+    Way& way = ways_[local ? 1 : 0];
+    if (way.stub == nullptr) {
+      way.channel = grpc::CreateCustomChannel(
           local ? LocalSocketTarget(address_) : address_,
-          options_.security->ChannelCredentials(), args_));
+          options_.security->ChannelCredentials(), args_);
+      way.stub = std::make_unique<grpc::GenericStub>(way.channel);
+    } else if (way.switches != switches) {
+      grpc::experimental::ChannelResetConnectionBackoff(way.channel.get());
     }
-    return stub.get();
+    way.switches = switches;
+    return way.stub.get();
   }
 
   const std::string peer_;
@@ -225,8 +238,13 @@ class GrpcRemoteWorker final : public WorkerInterface {
   const GrpcChannelOptions options_;
   const std::shared_ptr<RouteChoice> route_;
   grpc::ChannelArguments args_;  // fixed after construction
+  struct Way {
+    std::shared_ptr<grpc::Channel> channel;
+    std::unique_ptr<grpc::GenericStub> stub;
+    uint64_t switches = 0;  // the route's, when last used
+  };
   absl::Mutex mu_;
-  std::unique_ptr<grpc::GenericStub> stubs_[2] ABSL_GUARDED_BY(mu_);  // TCP, local
+  Way ways_[2] ABSL_GUARDED_BY(mu_);  // TCP, local socket
 };
 
 }  // namespace
