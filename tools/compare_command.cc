@@ -14,8 +14,9 @@
 //                  worker's layers over 2 CPU devices of its own
 // Every trainer writes --metrics-out lines, which are what the numbers come
 // from. Every task serves TCP alone (--no-local-socket), so that its bytes
-// cross the loopback, where they are counted and shaped. Where Linux allows it, every run gets a private network namespace
-// of its own (unshare(CLONE_NEWNET); its loopback brought up here), so the
+// cross the loopback, where they are counted and shaped. Where Linux allows
+// it, every run gets a private network namespace of its own
+// (unshare(CLONE_NEWNET); its loopback brought up here), so the
 // bytes its loopback carried are exactly the run's and --link-rate can
 // shape them with tc; elsewhere the runs share the machine's loopback and
 // the byte counts include whatever else it carried (the report says so).

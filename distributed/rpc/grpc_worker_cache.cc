@@ -27,8 +27,10 @@ namespace {
 class RouteChoice {
  public:
   RouteChoice(std::string address, std::shared_ptr<const Security> security)
-      : address_(std::move(address)), security_(std::move(security)) {
-    local_.store(LocalSocketAnswers(address_, *security_));
+      : address_(std::move(address)),
+        security_(std::move(security)),
+        applies_(LocalSocketApplies(address_, *security_)) {
+    local_.store(applies_ && LocalSocketAnswers(address_, *security_));
   }
 
   bool local() const { return local_.load(std::memory_order_acquire); }
@@ -45,7 +47,7 @@ class RouteChoice {
         !socket_lost_.load(std::memory_order_relaxed)) {
       return;
     }
-    if (!LocalSocketApplies(address_, *security_)) return;
+    if (!applies_) return;
     absl::MutexLock lock(&mu_);
     const absl::Time now = absl::Now();
     if (now < next_look_) return;
@@ -61,6 +63,7 @@ class RouteChoice {
  private:
   const std::string address_;
   const std::shared_ptr<const Security> security_;
+  const bool applies_;  // LocalSocketApplies: a socket may ever be there
   std::atomic<bool> local_{false};        // written under mu_
   std::atomic<bool> socket_lost_{false};  // written under mu_
   std::atomic<uint64_t> switches_{0};     // written under mu_

@@ -130,8 +130,12 @@ bool LocalSocketApplies(absl::string_view address, const Security& security) {
   return IsLoopbackHost(address.substr(0, colon));
 }
 
+std::string LocalSocketName(absl::string_view address) {
+  return absl::StrCat(kNamePrefix, address);
+}
+
 std::string LocalSocketTarget(absl::string_view address) {
-  return absl::StrCat("unix-abstract:", kNamePrefix, address);
+  return absl::StrCat("unix-abstract:", LocalSocketName(address));
 }
 
 bool LocalSocketAnswers(absl::string_view address, const Security& security) {
@@ -139,7 +143,7 @@ bool LocalSocketAnswers(absl::string_view address, const Security& security) {
   sockaddr_un sa;
   std::memset(&sa, 0, sizeof(sa));
   sa.sun_family = AF_UNIX;
-  const std::string name = absl::StrCat(kNamePrefix, address);
+  const std::string name = LocalSocketName(address);
   std::memcpy(sa.sun_path + 1, name.data(), name.size());
   const socklen_t length =
       static_cast<socklen_t>(offsetof(sockaddr_un, sun_path) + 1 + name.size());

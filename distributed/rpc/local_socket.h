@@ -40,8 +40,10 @@ bool IsLoopbackHost(absl::string_view host);
 // carry the task's traffic without it).
 bool LocalSocketApplies(absl::string_view address, const Security& security);
 
-// The gRPC address of the local socket of the task at `address`:
-// "unix-abstract:weft-task/<address>".
+// The abstract name of the local socket of the task at `address`
+// ("weft-task/<address>"; the kernel's name has a NUL byte before it), and
+// its gRPC address ("unix-abstract:weft-task/<address>").
+std::string LocalSocketName(absl::string_view address);
 std::string LocalSocketTarget(absl::string_view address);
 
 // Whether a server listens on the local socket of `address` and runs as

@@ -45,18 +45,36 @@ ServerOptions Options(const std::string& address, bool local_socket) {
   return o;
 }
 
+// The kernel's address of the local socket of `address`, and its length.
+socklen_t SocketAddress(const std::string& address, sockaddr_un* sa) {
+  *sa = sockaddr_un{};
+  sa->sun_family = AF_UNIX;
+  const std::string name = LocalSocketName(address);
+  std::memcpy(sa->sun_path + 1, name.data(), name.size());
+  return static_cast<socklen_t>(offsetof(sockaddr_un, sun_path) + 1 +
+                                name.size());
+}
+
+// Whether `fd`'s own address (`get`: getsockname) or its peer's
+// (getpeername) is the local socket of `address`.
+bool IsLocalSocketOf(int fd, decltype(&getsockname) get,
+                     const std::string& address) {
+  sockaddr_un want;
+  const socklen_t want_len = SocketAddress(address, &want);
+  sockaddr_un sa{};
+  socklen_t len = sizeof(sa);
+  return get(fd, reinterpret_cast<sockaddr*>(&sa), &len) == 0 &&
+         len == want_len && std::memcmp(&sa, &want, len) == 0;
+}
+
 // A listener on the local socket of `address` that is not a gRPC server:
 // counts the connections it accepts and closes them.
 class StandIn {
  public:
   explicit StandIn(const std::string& address) {
     fd_ = socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0);
-    sockaddr_un sa{};
-    sa.sun_family = AF_UNIX;
-    const std::string name = absl::StrCat("weft-task/", address);
-    std::memcpy(sa.sun_path + 1, name.data(), name.size());
-    const socklen_t len = static_cast<socklen_t>(
-        offsetof(sockaddr_un, sun_path) + 1 + name.size());
+    sockaddr_un sa;
+    const socklen_t len = SocketAddress(address, &sa);
     bound_ = bind(fd_, reinterpret_cast<sockaddr*>(&sa), len) == 0 &&
              listen(fd_, 16) == 0;
     thread_ = std::thread([this] {
@@ -162,18 +180,10 @@ TEST(LocalSocketTest, AChannelGoesWhereTheSocketIsAndBackToTcp) {
 // The Unix sockets of this process whose address (either end) is the
 // local socket of `address`, with their send buffers.
 std::vector<int> SendBuffersOfLocalSockets(const std::string& address) {
-  const std::string name = absl::StrCat("weft-task/", address);
   std::vector<int> buffers;
   for (int fd = 0; fd < 4096; ++fd) {
     for (auto get : {&getsockname, &getpeername}) {
-      sockaddr_un sa{};
-      socklen_t len = sizeof(sa);
-      if (get(fd, reinterpret_cast<sockaddr*>(&sa), &len) != 0 ||
-          sa.sun_family != AF_UNIX ||
-          len != offsetof(sockaddr_un, sun_path) + 1 + name.size() ||
-          std::memcmp(sa.sun_path + 1, name.data(), name.size()) != 0) {
-        continue;
-      }
+      if (!IsLocalSocketOf(fd, get, address)) continue;
       int listening = 0;
       socklen_t size = sizeof(listening);
       getsockopt(fd, SOL_SOCKET, SO_ACCEPTCONN, &listening, &size);
@@ -210,17 +220,9 @@ TEST(LocalSocketTest, BothEndsGetTheLargerSendBuffer) {
 // Connections of this process to the local socket of `address` (the
 // channel's ends).
 int ConnectionsToLocalSocket(const std::string& address) {
-  const std::string name = absl::StrCat("weft-task/", address);
   int n = 0;
   for (int fd = 0; fd < 4096; ++fd) {
-    sockaddr_un sa{};
-    socklen_t len = sizeof(sa);
-    if (getpeername(fd, reinterpret_cast<sockaddr*>(&sa), &len) == 0 &&
-        sa.sun_family == AF_UNIX &&
-        len == offsetof(sockaddr_un, sun_path) + 1 + name.size() &&
-        std::memcmp(sa.sun_path + 1, name.data(), name.size()) == 0) {
-      ++n;
-    }
+    if (IsLocalSocketOf(fd, &getpeername, address)) ++n;
   }
   return n;
 }
@@ -257,6 +259,8 @@ TEST(LocalSocketTest, ASocketAnotherUserHoldsIsNotTrusted) {
     GTEST_SKIP() << "needs root, to hold a socket as another user";
   }
   const std::string address = absl::StrCat("127.0.0.1:", FreePort());
+  sockaddr_un sa;
+  const socklen_t len = SocketAddress(address, &sa);  // before the fork
   int ready[2];
   ASSERT_EQ(pipe(ready), 0);
   const pid_t child = fork();
@@ -265,13 +269,6 @@ TEST(LocalSocketTest, ASocketAnotherUserHoldsIsNotTrusted) {
     // Only system calls from here on: the parent has threads.
     if (setgid(65534) != 0 || setuid(65534) != 0) _exit(1);
     const int fd = socket(AF_UNIX, SOCK_STREAM, 0);
-    sockaddr_un sa{};
-    sa.sun_family = AF_UNIX;
-    char name[108] = "weft-task/";
-    std::memcpy(name + 10, address.data(), address.size());
-    std::memcpy(sa.sun_path + 1, name, 10 + address.size());
-    const socklen_t len = static_cast<socklen_t>(
-        offsetof(sockaddr_un, sun_path) + 1 + 10 + address.size());
     if (bind(fd, reinterpret_cast<sockaddr*>(&sa), len) != 0 ||
         listen(fd, 4) != 0) {
       _exit(2);
