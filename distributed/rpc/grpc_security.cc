@@ -118,7 +118,7 @@ void Security::Authorize(grpc::ClientContext* context) const {
   }
 }
 
-bool Security::Allows(const grpc::CallbackServerContext& context) const {
+bool Security::Allows(const grpc::ServerContextBase& context) const {
   if (token_.empty()) return true;
   const auto& metadata = context.client_metadata();
   auto it = metadata.find("authorization");

@@ -54,7 +54,7 @@ class Security {
   std::shared_ptr<grpc::ChannelCredentials> ChannelCredentials() const;
   void Authorize(grpc::ClientContext* context) const;
   // Whether a server call presents the token (always, without one).
-  bool Allows(const grpc::CallbackServerContext& context) const;
+  bool Allows(const grpc::ServerContextBase& context) const;
 
  private:
   bool tls_ = false;

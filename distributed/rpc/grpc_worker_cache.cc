@@ -10,6 +10,7 @@
 #include "distributed/rpc/tensor_coding.h"
 #include "distributed/rpc/unary_call.h"
 #include "distributed/task_name.h"
+#include "runtime/core/thread_pool.h"
 #include "grpcpp/channel.h"
 #include "grpcpp/create_channel.h"
 #include "grpcpp/generic/generic_stub.h"
@@ -150,22 +151,37 @@ class GrpcRemoteWorker final : public WorkerInterface {
          std::move(done));
   }
   // The tensor_content straight from the message into `result->allocator`
-  // (distributed/rpc/tensor_coding.h).
+  // (distributed/rpc/tensor_coding.h). A large answer is copied out on
+  // `result->copy_pool`, so that the queue's thread goes on serving calls.
   void RecvTensorValueAsync(const tensorflow::RecvTensorRequest* request,
                             RecvTensorResult* result, Done done) override {
     CallRaw("RecvTensor", *request, absl::InfiniteDuration(), false,
             [peer = peer_, result, done = std::move(done)](
-                absl::Status s, const grpc::ByteBuffer& response) {
-              if (s.ok()) {
-                s = DecodeRecvTensorResponse(response, result->allocator,
-                                             result->copy_pool, &result->tensor,
-                                             &result->is_dead);
-                if (!s.ok()) {
-                  s = absl::Status(s.code(), absl::StrCat("RecvTensor answer from ",
-                                                          peer, ": ", s.message()));
+                absl::Status s, const grpc::ByteBuffer& response) mutable {
+              auto decode = [peer, result, s, done = std::move(done)](
+                                const grpc::ByteBuffer& response) {
+                absl::Status d = s;
+                if (d.ok()) {
+                  d = DecodeRecvTensorResponse(response, result->allocator,
+                                               result->copy_pool,
+                                               &result->tensor, &result->is_dead);
+                  if (!d.ok()) {
+                    d = absl::Status(d.code(), absl::StrCat("RecvTensor answer from ",
+                                                            peer, ": ", d.message()));
+                  }
                 }
+                done(d);
+              };
+              if (s.ok() && result->copy_pool != nullptr &&
+                  response.Length() >= kParallelCopyBytes) {
+                // The copy shares the answer's slices.
+                result->copy_pool->Schedule(
+                    [decode = std::move(decode), response = response]() mutable {
+                      decode(response);
+                    });
+              } else {
+                decode(response);
               }
-              done(s);
             });
   }
 
@@ -200,6 +216,7 @@ class GrpcRemoteWorker final : public WorkerInterface {
     call.timeout = timeout;
     call.wait_for_ready = wait_for_ready;
     call.security = options_.security.get();
+    call.queue = options_.queue;
     StartUnaryCall(
         Stub(route_->local()), absl::StrCat(kWorkerServicePrefix, method),
         std::move(bytes), call,

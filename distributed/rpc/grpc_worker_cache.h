@@ -1,7 +1,7 @@
 // The WorkerCache of a server: this task's own Worker in-process, every
 // other task of the cluster through a gRPC channel to its address
-// (TensorFlow's WorkerService methods, called with the callback API, so no
-// thread waits on a call).
+// (TensorFlow's WorkerService methods, called on a completion queue, so no
+// thread waits on a call: unary_call.h).
 //
 //   GrpcWorkerCache cache(spec, "/job:worker/replica:0/task:0", &local, options);
 //   WEFT_ASSIGN_OR_RETURN(WorkerInterface* ps0,
@@ -27,6 +27,7 @@
 #include "absl/synchronization/mutex.h"
 #include "absl/time/time.h"
 #include "distributed/cluster_spec.h"
+#include "distributed/rpc/cq_threads.h"
 #include "distributed/rpc/grpc_security.h"
 #include "distributed/worker_interface.h"
 
@@ -39,6 +40,9 @@ struct GrpcChannelOptions {
   absl::Duration control_timeout = absl::Seconds(120);
   // TLS and the auth token the calls present.
   std::shared_ptr<const Security> security = Security::None();
+  // Where calls complete and their callbacks run (a server's own queue,
+  // which must outlive the calls); null: CqThreads::ForClients().
+  CqThreads* queue = nullptr;
 };
 
 class GrpcWorkerCache final : public WorkerCache {

@@ -1,29 +1,45 @@
 #include "distributed/rpc/unary_call.h"
 
+#include <memory>
 #include <utility>
+
+#include "distributed/rpc/cq_threads.h"
 
 namespace weft {
 namespace {
 
-class UnaryCall final : public grpc::ClientUnaryReactor {
+// One call; it frees itself once its answer (or failure) has been handed
+// to `done`.
+class UnaryCall final : public CqTag {
  public:
   UnaryCall(grpc::ByteBuffer request,
             std::function<void(grpc::Status, const grpc::ByteBuffer&)> done)
       : request_(std::move(request)), done_(std::move(done)) {}
 
   grpc::ClientContext* context() { return &context_; }
-  const grpc::ByteBuffer* request() const { return &request_; }
-  grpc::ByteBuffer* response() { return &response_; }
 
-  void OnDone(const grpc::Status& status) override {
-    done_(status, response_);
+  void Start(grpc::GenericStub* stub, const std::string& method,
+             CqThreads* queue) {
+    queue_ = queue;
+    queue_->Register(&context_);
+    reader_ = stub->PrepareUnaryCall(&context_, method, request_, queue_->cq());
+    reader_->StartCall();
+    reader_->Finish(&response_, &status_, this);
+  }
+
+  void Done(bool) override {
+    queue_->Unregister(&context_);
+    done_(status_, response_);
     delete this;
   }
 
  private:
+  CqThreads* queue_ = nullptr;
   grpc::ClientContext context_;
   grpc::ByteBuffer request_;
   grpc::ByteBuffer response_;
+  grpc::Status status_;
+  std::unique_ptr<grpc::GenericClientAsyncResponseReader> reader_;
   std::function<void(grpc::Status, const grpc::ByteBuffer&)> done_;
 };
 
@@ -38,9 +54,8 @@ void StartUnaryCall(grpc::GenericStub* stub, const std::string& method,
   }
   call->context()->set_wait_for_ready(options.wait_for_ready);
   if (options.security != nullptr) options.security->Authorize(call->context());
-  stub->PrepareUnaryCall(call->context(), method, grpc::StubOptions(),
-                         call->request(), call->response(), call);
-  call->StartCall();
+  call->Start(stub, method,
+              options.queue != nullptr ? options.queue : CqThreads::ForClients());
 }
 
 }  // namespace weft

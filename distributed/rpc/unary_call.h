@@ -1,14 +1,13 @@
-// One unary call made with gRPC's callback reactor API: the way Weft's
+// One unary call on a completion queue (cq_threads.h): the way Weft's
 // clients (the worker channels and the master client) call a method by its
 // path with a request already in bytes.
 //
 //   StartUnaryCall(&stub, "/tensorflow.WorkerService/RunGraph", std::move(bytes),
 //                  options, [](grpc::Status s, const grpc::ByteBuffer& answer) {...});
 //
-// The call owns its ClientContext and buffers and frees them in OnDone,
-// after `done` has run: the one point gRPC allows (a context freed from
-// inside a plain unary callback is unreferenced twice, which gRPC asserts
-// on). `done` runs exactly once, on a gRPC thread.
+// The call owns its ClientContext and buffers and frees them after `done`
+// has run. `done` runs exactly once, on a thread of the options' queue; it
+// should not block for long (a large answer is better handled elsewhere).
 #ifndef WEFT_DISTRIBUTED_RPC_UNARY_CALL_H_
 #define WEFT_DISTRIBUTED_RPC_UNARY_CALL_H_
 
@@ -16,6 +15,7 @@
 #include <string>
 
 #include "absl/time/time.h"
+#include "distributed/rpc/cq_threads.h"
 #include "distributed/rpc/grpc_security.h"
 #include "grpcpp/generic/generic_stub.h"
 #include "grpcpp/support/byte_buffer.h"
@@ -27,6 +27,8 @@ struct UnaryCallOptions {
   // Wait for a channel that is (re)connecting instead of failing at once.
   bool wait_for_ready = false;
   const Security* security = nullptr;  // null: no token
+  // Where the call completes and `done` runs; null: CqThreads::ForClients().
+  CqThreads* queue = nullptr;
 };
 
 void StartUnaryCall(grpc::GenericStub* stub, const std::string& method,
