@@ -7,12 +7,15 @@
 //   calls->Start(&WorkerInterface::RunGraphAsync);
 //   if (!calls->WaitUntil(deadline, /*stop_on_error=*/true)) { ...abort... }
 //
+// or, without a waiting thread, calls->OnSettled(true, [](bool clean) {...})
+// before Start.
+//
 // Ownership: a Fanout is shared by its caller and its calls' callbacks, so
 // a caller that stops waiting at a deadline may return at once: the
 // requests and responses stay alive until the last call has answered.
-// Thread safety: Add and Start from one thread, before any wait; the
-// accessors after a wait that returned true (or, for one call, once
-// finished(i) is true).
+// Thread safety: Add, OnSettled and Start from one thread, before any wait;
+// the accessors after a wait that returned true, in OnSettled's callback
+// when it is clean (or, for one call, once finished(i) is true).
 #ifndef WEFT_DISTRIBUTED_FANOUT_H_
 #define WEFT_DISTRIBUTED_FANOUT_H_
 
@@ -62,26 +65,32 @@ class Fanout : public std::enable_shared_from_this<Fanout<Request, Response>> {
     body_failed_ = std::move(body_failed);
   }
 
+  // Before Start: `settled` runs once, on the thread of the answer that
+  // settles the calls: the last one, or with `stop_on_error` the first
+  // that failed. Its argument `clean`: every call answered and none failed.
+  // (A call that never answers never settles them: give the calls a
+  // deadline of their own, or wait with WaitUntil instead.)
+  void OnSettled(bool stop_on_error, std::function<void(bool clean)> settled) {
+    absl::MutexLock lock(&mu_);
+    settle_on_error_ = stop_on_error;
+    settled_ = std::move(settled);
+  }
+
   // Starts every call. The callbacks may run before Start returns.
   void Start(Method method) {
+    std::function<void(bool)> settled;  // when there is no call
     {
       absl::MutexLock lock(&mu_);
       pending_ = static_cast<int>(calls_.size());
+      if (calls_.empty()) settled = std::exchange(settled_, nullptr);
     }
+    if (settled) settled(true);
     for (Call& call : calls_) {
       std::shared_ptr<Fanout> self = this->shared_from_this();
       Call* c = &call;
       (call.worker->*method)(&call.request, &call.response,
                              [self, c](absl::Status s) {
-                               absl::MutexLock lock(&self->mu_);
-                               c->status = std::move(s);
-                               c->finished = true;
-                               --self->pending_;
-                               if (!c->status.ok() ||
-                                   (self->body_failed_ &&
-                                    self->body_failed_(c->response))) {
-                                 self->failed_ = true;
-                               }
+                               self->Answered(c, std::move(s));
                              });
     }
   }
@@ -116,9 +125,31 @@ class Fanout : public std::enable_shared_from_this<Fanout<Request, Response>> {
  private:
   Fanout() = default;
 
+  void Answered(Call* c, absl::Status s) {
+    std::function<void(bool)> settled;
+    bool clean = false;
+    {
+      absl::MutexLock lock(&mu_);
+      c->status = std::move(s);
+      c->finished = true;
+      --pending_;
+      if (!c->status.ok() || (body_failed_ && body_failed_(c->response))) {
+        failed_ = true;
+      }
+      if (settled_ && (pending_ == 0 || (settle_on_error_ && failed_))) {
+        // Dropped here: it may hold this fanout.
+        settled = std::exchange(settled_, nullptr);
+        clean = pending_ == 0 && !failed_;
+      }
+    }
+    if (settled) settled(clean);
+  }
+
   std::deque<Call> calls_;  // a deque: Add never moves a started call
   std::function<bool(const Response&)> body_failed_;
   absl::Mutex mu_;
+  bool settle_on_error_ ABSL_GUARDED_BY(mu_) = false;
+  std::function<void(bool)> settled_ ABSL_GUARDED_BY(mu_);
   int pending_ ABSL_GUARDED_BY(mu_) = 0;
   bool failed_ ABSL_GUARDED_BY(mu_) = false;
 };

@@ -287,18 +287,45 @@ absl::Status Master::PartialRunSetup(const tensorflow::PartialRunSetupRequest&,
       "master; run each step with all of its feeds and fetches");
 }
 
-absl::Status Master::RunStep(const tensorflow::RunStepRequest& request,
-                             tensorflow::RunStepResponse* response) {
-  absl::StatusOr<std::shared_ptr<MasterSession>> session =
-      Find(request.session_handle());
-  absl::Status s = session.ok() ? (*session)->Run(request, response)
-                                : session.status();
+namespace {
+
+// The step's error in the response body when the client asked for that.
+absl::Status StoreError(const tensorflow::RunStepRequest& request,
+                        tensorflow::RunStepResponse* response, absl::Status s) {
   if (!s.ok() && request.store_errors_in_response_body()) {
     response->set_status_code(static_cast<tensorflow::error::Code>(s.code()));
     response->set_status_error_message(std::string(s.message()));
     return absl::OkStatus();
   }
   return s;
+}
+
+}  // namespace
+
+absl::Status Master::RunStep(const tensorflow::RunStepRequest& request,
+                             tensorflow::RunStepResponse* response) {
+  absl::StatusOr<std::shared_ptr<MasterSession>> session =
+      Find(request.session_handle());
+  return StoreError(request, response,
+                    session.ok() ? (*session)->Run(request, response)
+                                 : session.status());
+}
+
+void Master::RunStepAsync(const tensorflow::RunStepRequest& request,
+                          tensorflow::RunStepResponse* response,
+                          ThreadPool* pool,
+                          std::function<void(absl::Status)> done) {
+  absl::StatusOr<std::shared_ptr<MasterSession>> session =
+      Find(request.session_handle());
+  if (!session.ok()) {
+    done(StoreError(request, response, session.status()));
+    return;
+  }
+  MasterSession::RunAsync(
+      *std::move(session), request, response, pool,
+      [&request, response, done = std::move(done)](absl::Status s) {
+        done(StoreError(request, response, std::move(s)));
+      });
 }
 
 absl::Status Master::CloseSession(const tensorflow::CloseSessionRequest& request,

@@ -57,6 +57,7 @@
 namespace weft {
 
 class MasterSession;
+class ThreadPool;
 
 struct MasterOptions {
   std::string task;     // "/job:J/replica:0/task:T"; one of `cluster`'s
@@ -92,6 +93,12 @@ class Master {
       tensorflow::PartialRunSetupResponse* response);
   absl::Status RunStep(const tensorflow::RunStepRequest& request,
                        tensorflow::RunStepResponse* response);
+  // RunStep without a thread waiting on the step (MasterSession::RunAsync):
+  // `done` runs on the thread of the step's last answer, or on `pool` for
+  // what must wait. `request` and `response` must outlive `done`.
+  void RunStepAsync(const tensorflow::RunStepRequest& request,
+                    tensorflow::RunStepResponse* response, ThreadPool* pool,
+                    std::function<void(absl::Status)> done);
   absl::Status CloseSession(const tensorflow::CloseSessionRequest& request,
                             tensorflow::CloseSessionResponse* response);
   absl::Status ListDevices(const tensorflow::ListDevicesRequest& request,

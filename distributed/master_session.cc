@@ -1,5 +1,6 @@
 #include "distributed/master_session.h"
 
+#include <algorithm>
 #include <cstdio>
 #include <map>
 #include <utility>
@@ -13,6 +14,7 @@
 #include "runtime/core/allocator.h"
 #include "runtime/core/status.h"
 #include "runtime/core/tensor_proto.h"
+#include "runtime/core/thread_pool.h"
 
 namespace weft {
 
@@ -294,41 +296,40 @@ void MasterSession::CleanupStep(int64_t step_id, absl::Time wait_until,
   calls->WaitUntil(wait_until);
 }
 
-absl::Status MasterSession::RunStep(
-    const Plan& plan, const std::vector<const tensorflow::TensorProto*>& feeds,
-    const tensorflow::RunOptions& options,
-    std::vector<tensorflow::TensorProto>* fetched,
-    tensorflow::RunMetadata* metadata) {
-  const int64_t step_id = NewStepId();
-  {
-    absl::MutexLock lock(&mu_);
-    if (closed_) return ClosedError(options_.handle);
-    running_.insert(step_id);
-  }
-  int64_t timeout_ms = options.timeout_in_ms();
-  if (timeout_ms <= 0) timeout_ms = options_.config.operation_timeout_in_ms();
-  const absl::Time deadline = timeout_ms > 0
-                                  ? absl::Now() + absl::Milliseconds(timeout_ms)
-                                  : absl::InfiniteFuture();
-
+struct MasterSession::Step {
   using Calls =
       Fanout<tensorflow::RunGraphRequest, tensorflow::RunGraphResponse>;
-  auto calls = Calls::Make();
-  int client = -1;
-  absl::Status status;
+  int64_t id = 0;
+  int64_t timeout_ms = 0;  // 0: none
+  absl::Time deadline = absl::InfiniteFuture();
+  int client = -1;  // the call to the client task; -1: none
+  std::shared_ptr<Calls> calls = Calls::Make();
+};
+
+int64_t MasterSession::StepTimeoutMs(const tensorflow::RunOptions& options) const {
+  const int64_t timeout_ms = options.timeout_in_ms();
+  return timeout_ms > 0 ? timeout_ms : options_.config.operation_timeout_in_ms();
+}
+
+absl::StatusOr<std::shared_ptr<MasterSession::Step>> MasterSession::PrepareStep(
+    const Plan& plan, const std::vector<const tensorflow::TensorProto*>& feeds,
+    const tensorflow::RunOptions& options) {
+  auto step = std::make_shared<Step>();
+  step->id = NewStepId();
+  step->timeout_ms = std::max<int64_t>(StepTimeoutMs(options), 0);
+  if (step->timeout_ms > 0) {
+    step->deadline = absl::Now() + absl::Milliseconds(step->timeout_ms);
+  }
+  Step::Calls& calls = *step->calls;
   for (const auto& [task, handle] : plan.graph_handles) {
-    absl::StatusOr<WorkerInterface*> worker = options_.workers->GetWorker(task);
-    if (!worker.ok()) {
-      status = worker.status();
-      break;
-    }
-    if (task == plan.plan.client_task) client = calls->size();
-    auto& call = calls->Add(task, *worker);
-    tensorflow::RunGraphRequest& request = call.request;
+    WEFT_ASSIGN_OR_RETURN(WorkerInterface* worker,
+                          options_.workers->GetWorker(task));
+    if (task == plan.plan.client_task) step->client = calls.size();
+    tensorflow::RunGraphRequest& request = calls.Add(task, worker).request;
     request.set_session_handle(options_.handle);
     request.set_create_worker_session_called(true);
     request.set_graph_handle(handle);
-    request.set_step_id(step_id);
+    request.set_step_id(step->id);
     request.set_store_errors_in_response_body(true);
     if (task == plan.plan.client_task) {
       for (size_t i = 0; i < feeds.size(); ++i) {
@@ -341,42 +342,47 @@ absl::Status MasterSession::RunStep(
   }
   // Without a partition on the client task nothing reads the feeds (the
   // step does not need them, as a feed TensorFlow accepts and ignores).
-  if (status.ok() && client < 0 && !plan.recv_keys.empty()) {
-    status = absl::InternalError(absl::StrCat(
+  if (step->client < 0 && !plan.recv_keys.empty()) {
+    return absl::InternalError(absl::StrCat(
         "the plan has fetches but no partition on the client task ",
         plan.plan.client_task));
   }
-  if (!status.ok()) {
-    absl::MutexLock lock(&mu_);
-    running_.erase(step_id);
-    return status;
-  }
-
   // Errors come back in the response body (store_errors_in_response_body).
-  calls->set_body_failed([](const tensorflow::RunGraphResponse& r) {
+  calls.set_body_failed([](const tensorflow::RunGraphResponse& r) {
     return r.status_code() != tensorflow::error::OK;
   });
-  calls->Start(&WorkerInterface::RunGraphAsync);
-  const bool all_done = calls->WaitUntil(deadline, /*stop_on_error=*/true);
+  absl::MutexLock lock(&mu_);
+  if (closed_) return ClosedError(options_.handle);
+  running_.insert(step->id);
+  return step;
+}
+
+absl::Status MasterSession::EndStep(const Plan& plan, const Step& step,
+                                    bool all_done, bool cleanup,
+                                    const tensorflow::RunOptions& options,
+                                    std::vector<tensorflow::TensorProto>* fetched,
+                                    tensorflow::RunMetadata* metadata) {
+  Step::Calls* const calls = step.calls.get();
   bool ended = true;
   std::deque<std::string> running;  // when the step was aborted
   if (all_done) {
     // Nothing waits on the step any more: drop its state without waiting,
     // on the tasks it ran on (the others have none).
-    CleanupStep(step_id, absl::InfinitePast(), &plan);
+    if (cleanup) CleanupStep(step.id, absl::InfinitePast(), &plan);
   } else {
     // A task failed or the deadline passed: abort the step everywhere, so
     // the others stop waiting for tensors that will not come.
     running = calls->Unanswered();
     const absl::Time abort_deadline = absl::Now() + options_.call_timeout;
-    CleanupStep(step_id, abort_deadline);
+    CleanupStep(step.id, abort_deadline);
     ended = calls->WaitUntil(abort_deadline);
   }
   {
     absl::MutexLock lock(&mu_);
-    running_.erase(step_id);
+    running_.erase(step.id);
   }
   // The cause of a failure, not the aborts it caused elsewhere.
+  absl::Status status;
   absl::Status derived;
   for (int i = 0; i < calls->size() && status.ok(); ++i) {
     if (!calls->finished(i)) continue;
@@ -389,9 +395,9 @@ absl::Status MasterSession::RunStep(
       status = s;
     }
   }
-  if (status.ok() && !all_done && absl::Now() >= deadline) {
+  if (status.ok() && !all_done && absl::Now() >= step.deadline) {
     status = absl::DeadlineExceededError(absl::StrCat(
-        "step ", step_id, " did not finish within ", timeout_ms,
+        "step ", step.id, " did not finish within ", step.timeout_ms,
         " ms (RunOptions.timeout_in_ms / operation_timeout_in_ms) and was "
         "aborted; it was still running on ", Tasks(running)));
   }
@@ -407,8 +413,9 @@ absl::Status MasterSession::RunStep(
   WEFT_RETURN_IF_ERROR(status);
 
   fetched->clear();
-  if (client >= 0) {
-    const tensorflow::RunGraphResponse& response = calls->call(client).response;
+  if (step.client >= 0) {
+    const tensorflow::RunGraphResponse& response =
+        calls->call(step.client).response;
     absl::flat_hash_map<std::string, const tensorflow::TensorProto*> by_key;
     for (const tensorflow::NamedTensorProto& t : response.recv()) {
       by_key[t.name()] = &t.tensor();
@@ -419,7 +426,7 @@ absl::Status MasterSession::RunStep(
         return absl::InternalError(absl::StrCat(
             "task ", plan.plan.client_task,
             " returned no value for the fetch under '", key, "' in step ",
-            step_id));
+            step.id));
       }
       fetched->push_back(*it->second);
     }
@@ -430,6 +437,20 @@ absl::Status MasterSession::RunStep(
     }
   }
   return absl::OkStatus();
+}
+
+absl::Status MasterSession::RunStep(
+    const Plan& plan, const std::vector<const tensorflow::TensorProto*>& feeds,
+    const tensorflow::RunOptions& options,
+    std::vector<tensorflow::TensorProto>* fetched,
+    tensorflow::RunMetadata* metadata) {
+  WEFT_ASSIGN_OR_RETURN(std::shared_ptr<Step> step,
+                        PrepareStep(plan, feeds, options));
+  step->calls->Start(&WorkerInterface::RunGraphAsync);
+  const bool all_done =
+      step->calls->WaitUntil(step->deadline, /*stop_on_error=*/true);
+  return EndStep(plan, *step, all_done, /*cleanup=*/true, options, fetched,
+                 metadata);
 }
 
 std::vector<std::string> MasterSession::RecoverRestartedTasks() {
@@ -492,14 +513,14 @@ std::vector<std::string> MasterSession::RecoverRestartedTasks() {
   return restarted;
 }
 
-absl::Status MasterSession::RunNamed(
+
+absl::StatusOr<std::shared_ptr<const MasterSession::Plan>>
+MasterSession::PlanFor(
     const std::vector<std::pair<std::string, const tensorflow::TensorProto*>>&
         feeds,
     const std::vector<std::string>& fetches,
-    const std::vector<std::string>& targets,
-    const tensorflow::RunOptions& options,
-    std::vector<tensorflow::TensorProto>* fetched,
-    tensorflow::RunMetadata* metadata) {
+    const std::vector<std::string>& targets, bool may_register,
+    std::vector<const tensorflow::TensorProto*>* values) {
   std::shared_ptr<const SessionGraph> graph;
   {
     absl::MutexLock lock(&mu_);
@@ -511,54 +532,174 @@ absl::Status MasterSession::RunNamed(
   for (const auto& [name, value] : feeds) names.push_back(name);
   WEFT_ASSIGN_OR_RETURN(const RunSignature signature,
                         RunSignature::Make(names, fetches, targets));
-  WEFT_ASSIGN_OR_RETURN(std::shared_ptr<const Plan> plan,
-                        GetOrRegister(graph, signature));
-  std::vector<const tensorflow::TensorProto*> values(feeds.size());
+  std::shared_ptr<const Plan> plan;
+  if (may_register) {
+    WEFT_ASSIGN_OR_RETURN(plan, GetOrRegister(graph, signature));
+  } else {
+    absl::MutexLock lock(&mu_);
+    auto it = plans_.find(signature.Key());
+    if (it == plans_.end()) return plan;
+    plan = it->second;
+  }
+  values->assign(feeds.size(), nullptr);
   for (size_t i = 0; i < signature.feed_order.size(); ++i) {
     const auto& [name, proto] = feeds[signature.feed_order[i]];
     // Checked here, so that a bad feed is named as the client named it.
     WEFT_RETURN_IF_ERROR(CheckFeed(name, *proto, plan->plan.feeds[i]));
-    values[i] = proto;
+    (*values)[i] = proto;
   }
-  absl::Status s = RunStep(*plan, values, options, fetched, metadata);
-  if (!s.ok() && !absl::IsDeadlineExceeded(s) && !absl::IsInvalidArgument(s)) {
-    const std::vector<std::string> restarted = RecoverRestartedTasks();
-    if (!restarted.empty()) {
-      s = absl::Status(s.code(), absl::StrCat(
-                                     s.message(), " (", absl::StrJoin(restarted, ", "),
-                                     " restarted since the session began; the "
-                                     "session registers its graphs there again, so "
-                                     "the next step can run: initialise that task's "
-                                     "variables again first)"));
+  return plan;
+}
+
+absl::Status MasterSession::AfterFailedStep(absl::Status s) {
+  if (s.ok() || absl::IsDeadlineExceeded(s) || absl::IsInvalidArgument(s)) {
+    return s;
+  }
+  const std::vector<std::string> restarted = RecoverRestartedTasks();
+  if (restarted.empty()) return s;
+  return absl::Status(
+      s.code(), absl::StrCat(s.message(), " (", absl::StrJoin(restarted, ", "),
+                             " restarted since the session began; the "
+                             "session registers its graphs there again, so "
+                             "the next step can run: initialise that task's "
+                             "variables again first)"));
+}
+
+absl::Status MasterSession::RunNamed(
+    const std::vector<std::pair<std::string, const tensorflow::TensorProto*>>&
+        feeds,
+    const std::vector<std::string>& fetches,
+    const std::vector<std::string>& targets,
+    const tensorflow::RunOptions& options,
+    std::vector<tensorflow::TensorProto>* fetched,
+    tensorflow::RunMetadata* metadata) {
+  std::vector<const tensorflow::TensorProto*> values;
+  WEFT_ASSIGN_OR_RETURN(
+      std::shared_ptr<const Plan> plan,
+      PlanFor(feeds, fetches, targets, /*may_register=*/true, &values));
+  return AfterFailedStep(RunStep(*plan, values, options, fetched, metadata));
+}
+
+namespace {
+
+// A RunStepRequest's parts as RunNamed takes them.
+struct NamedRun {
+  explicit NamedRun(const tensorflow::RunStepRequest& request)
+      : fetches(request.fetch().begin(), request.fetch().end()),
+        targets(request.target().begin(), request.target().end()) {
+    feeds.reserve(request.feed_size());
+    for (const tensorflow::NamedTensorProto& f : request.feed()) {
+      feeds.emplace_back(f.name(), &f.tensor());
     }
   }
-  return s;
+  std::vector<std::pair<std::string, const tensorflow::TensorProto*>> feeds;
+  std::vector<std::string> fetches;
+  std::vector<std::string> targets;
+};
+
+absl::Status PartialRunError() {
+  return absl::UnimplementedError(
+      "partial runs (RunStepRequest.partial_run_handle) are not supported; "
+      "run the whole step with every feed and fetch");
 }
+
+void AddFetched(const tensorflow::RunStepRequest& request,
+                std::vector<tensorflow::TensorProto>* fetched,
+                tensorflow::RunStepResponse* response) {
+  for (size_t j = 0; j < fetched->size(); ++j) {
+    tensorflow::NamedTensorProto* out = response->add_tensor();
+    out->set_name(request.fetch(static_cast<int>(j)));
+    *out->mutable_tensor() = std::move((*fetched)[j]);
+  }
+}
+
+}  // namespace
 
 absl::Status MasterSession::Run(const tensorflow::RunStepRequest& request,
                                 tensorflow::RunStepResponse* response) {
-  if (!request.partial_run_handle().empty()) {
-    return absl::UnimplementedError(
-        "partial runs (RunStepRequest.partial_run_handle) are not supported; "
-        "run the whole step with every feed and fetch");
-  }
-  std::vector<std::pair<std::string, const tensorflow::TensorProto*>> feeds;
-  for (const tensorflow::NamedTensorProto& f : request.feed()) {
-    feeds.emplace_back(f.name(), &f.tensor());
-  }
-  const std::vector<std::string> fetches(request.fetch().begin(),
-                                         request.fetch().end());
-  const std::vector<std::string> targets(request.target().begin(),
-                                         request.target().end());
+  if (!request.partial_run_handle().empty()) return PartialRunError();
+  const NamedRun run(request);
   std::vector<tensorflow::TensorProto> fetched;
-  WEFT_RETURN_IF_ERROR(RunNamed(feeds, fetches, targets, request.options(),
-                                &fetched, response->mutable_metadata()));
-  for (size_t j = 0; j < fetched.size(); ++j) {
-    tensorflow::NamedTensorProto* out = response->add_tensor();
-    out->set_name(fetches[j]);
-    *out->mutable_tensor() = std::move(fetched[j]);
-  }
+  WEFT_RETURN_IF_ERROR(RunNamed(run.feeds, run.fetches, run.targets,
+                                request.options(), &fetched,
+                                response->mutable_metadata()));
+  AddFetched(request, &fetched, response);
   return absl::OkStatus();
+}
+
+void MasterSession::RunAsync(std::shared_ptr<MasterSession> self,
+                             const tensorflow::RunStepRequest& request,
+                             tensorflow::RunStepResponse* response,
+                             ThreadPool* pool,
+                             std::function<void(absl::Status)> done) {
+  if (!request.partial_run_handle().empty()) {
+    done(PartialRunError());
+    return;
+  }
+  MasterSession* const session = self.get();
+  auto blocking = [self, &request, response, done] {
+    done(self->Run(request, response));
+  };
+  if (session->StepTimeoutMs(request.options()) > 0) {
+    pool->Schedule(std::move(blocking));  // a deadline to watch
+    return;
+  }
+  std::shared_ptr<const Plan> plan;
+  std::vector<const tensorflow::TensorProto*> values;
+  {
+    const NamedRun run(request);
+    absl::StatusOr<std::shared_ptr<const Plan>> found = session->PlanFor(
+        run.feeds, run.fetches, run.targets, /*may_register=*/false, &values);
+    if (!found.ok()) {
+      done(found.status());
+      return;
+    }
+    plan = *std::move(found);
+  }
+  if (plan == nullptr) {
+    pool->Schedule(std::move(blocking));  // the signature's first step
+    return;
+  }
+  absl::StatusOr<std::shared_ptr<Step>> prepared =
+      session->PrepareStep(*plan, values, request.options());
+  if (!prepared.ok()) {
+    pool->Schedule([self, status = prepared.status(), done] {
+      done(self->AfterFailedStep(status));
+    });
+    return;
+  }
+  std::shared_ptr<Step> step = *std::move(prepared);
+  step->calls->OnSettled(
+      /*stop_on_error=*/true,
+      [self, plan, step, &request, response, pool, done](bool clean) {
+        if (!clean) {
+          // Aborting the step waits for its tasks.
+          pool->Schedule([self, plan, step, &request, response, done] {
+            std::vector<tensorflow::TensorProto> fetched;
+            const bool all_done = step->calls->WaitUntil(absl::InfinitePast());
+            absl::Status s = self->AfterFailedStep(self->EndStep(
+                *plan, *step, all_done, /*cleanup=*/true, request.options(),
+                &fetched, response->mutable_metadata()));
+            if (s.ok()) AddFetched(request, &fetched, response);
+            done(s);
+          });
+          return;
+        }
+        std::vector<tensorflow::TensorProto> fetched;
+        const absl::Status s =
+            self->EndStep(*plan, *step, /*all_done=*/true, /*cleanup=*/false,
+                          request.options(), &fetched,
+                          response->mutable_metadata());
+        if (s.ok()) {
+          AddFetched(request, &fetched, response);
+          done(s);
+        } else {
+          pool->Schedule([self, s, done] { done(self->AfterFailedStep(s)); });
+        }
+        // After the answer: the client need not wait for it.
+        self->CleanupStep(step->id, absl::InfinitePast(), plan.get());
+      });
+  step->calls->Start(&WorkerInterface::RunGraphAsync);
 }
 
 absl::Status MasterSession::MakeCallable(

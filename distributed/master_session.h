@@ -38,6 +38,7 @@
 #define WEFT_DISTRIBUTED_MASTER_SESSION_H_
 
 #include <cstdint>
+#include <functional>
 #include <memory>
 #include <string>
 #include <vector>
@@ -57,6 +58,8 @@
 #include "runtime/session_graph.h"
 
 namespace weft {
+
+class ThreadPool;
 
 struct MasterSessionOptions {
   std::string handle;  // also the worker sessions' handle
@@ -92,6 +95,17 @@ class MasterSession {
                       tensorflow::ExtendSessionResponse* response);
   absl::Status Run(const tensorflow::RunStepRequest& request,
                    tensorflow::RunStepResponse* response);
+  // Run without holding a thread while the step runs: a step whose Run
+  // signature is registered and that has no deadline starts on the calling
+  // thread, and `done` runs on the thread of the last task's answer, before
+  // the step's CleanupGraph goes out. What must wait (the signature's first
+  // step registers it; a deadline is watched; a failed step is aborted)
+  // runs on `pool`. `self` is this session, kept alive until `done` has
+  // run; `request` and `response` must outlive that.
+  static void RunAsync(std::shared_ptr<MasterSession> self,
+                       const tensorflow::RunStepRequest& request,
+                       tensorflow::RunStepResponse* response, ThreadPool* pool,
+                       std::function<void(absl::Status)> done);
   absl::Status MakeCallable(const tensorflow::MakeCallableRequest& request,
                             tensorflow::MakeCallableResponse* response);
   absl::Status RunCallable(const tensorflow::RunCallableRequest& request,
@@ -107,6 +121,7 @@ class MasterSession {
 
  private:
   struct Plan;  // one Run signature, registered on its tasks
+  struct Step;  // one step's RunGraph calls
 
   explicit MasterSession(MasterSessionOptions options);
   absl::StatusOr<std::shared_ptr<const Plan>> GetOrRegister(
@@ -116,6 +131,20 @@ class MasterSession {
       const SessionGraph& graph, const RunSignature& signature);
   // Drops `plan`'s graphs from its tasks; errors only logged.
   void Deregister(const Plan& plan);
+  // The step's timeout (RunOptions, else the session's config); 0: none.
+  int64_t StepTimeoutMs(const tensorflow::RunOptions& options) const;
+  // A step's RunGraph calls, not started, and the step marked running.
+  absl::StatusOr<std::shared_ptr<Step>> PrepareStep(
+      const Plan& plan, const std::vector<const tensorflow::TensorProto*>& feeds,
+      const tensorflow::RunOptions& options);
+  // Once the calls have all answered (`all_done`) or not (one failed, or
+  // the deadline passed: the step is aborted everywhere, waiting up to
+  // call_timeout): the step's status and fetched values. With `cleanup`
+  // false a step that ended everywhere is left for the caller to clean up.
+  absl::Status EndStep(const Plan& plan, const Step& step, bool all_done,
+                       bool cleanup, const tensorflow::RunOptions& options,
+                       std::vector<tensorflow::TensorProto>* fetched,
+                       tensorflow::RunMetadata* metadata);
   // One step: `feeds[i]` is the value of signature feed i; fetched values
   // go to `fetched[j]` for signature fetch j.
   absl::Status RunStep(const Plan& plan,
@@ -137,6 +166,17 @@ class MasterSession {
   // plan, so that the next step registers its partitions anew; returns the
   // tasks that restarted.
   std::vector<std::string> RecoverRestartedTasks();
+  // The plan of a Run signature (registered first when `may_register`;
+  // otherwise null when it has none yet) and the feeds in its order,
+  // checked.
+  absl::StatusOr<std::shared_ptr<const Plan>> PlanFor(
+      const std::vector<std::pair<std::string, const tensorflow::TensorProto*>>& feeds,
+      const std::vector<std::string>& fetches,
+      const std::vector<std::string>& targets, bool may_register,
+      std::vector<const tensorflow::TensorProto*>* values);
+  // A failed step's status, naming the tasks that restarted since the
+  // session began (it re-registers there); blocks on GetStatus calls.
+  absl::Status AfterFailedStep(absl::Status s);
   // Named feeds to signature order, checked; the common half of Run and
   // RunCallable.
   absl::Status RunNamed(

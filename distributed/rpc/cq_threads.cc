@@ -1,11 +1,20 @@
 #include "distributed/rpc/cq_threads.h"
 
 #include <pthread.h>
+#if defined(WEFT_TSAN)
+#include <sanitizer/tsan_interface.h>
+#endif
 
 #include <algorithm>
 #include <utility>
 
 namespace weft {
+
+void CqTag::Posting() {
+#if defined(WEFT_TSAN)
+  __tsan_release(this);
+#endif
+}
 
 CqThreads::CqThreads(std::unique_ptr<grpc::CompletionQueue> cq,
                      const std::string& name, int threads)
@@ -14,7 +23,12 @@ CqThreads::CqThreads(std::unique_ptr<grpc::CompletionQueue> cq,
     threads_.emplace_back([q = cq_.get()] {
       void* tag = nullptr;
       bool ok = false;
-      while (q->Next(&tag, &ok)) static_cast<CqTag*>(tag)->Done(ok);
+      while (q->Next(&tag, &ok)) {
+#if defined(WEFT_TSAN)
+        __tsan_acquire(tag);
+#endif
+        static_cast<CqTag*>(tag)->Done(ok);
+      }
     });
     // Linux limits thread names to 15 characters.
     pthread_setname_np(threads_.back().native_handle(),

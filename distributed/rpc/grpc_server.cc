@@ -86,6 +86,7 @@ class ServerCall final : public CqTag {
  public:
   static void Await(Dispatcher* dispatcher, grpc::ServerCompletionQueue* cq) {
     auto* call = new ServerCall(dispatcher, cq);
+    call->Posting();
     dispatcher->service()->RequestCall(&call->context_, &call->stream_, cq, cq,
                                        call);
   }
@@ -105,6 +106,7 @@ class ServerCall final : public CqTag {
         }
         handler_ = *handler;
         state_ = State::kReading;
+        Posting();
         stream_.Read(&request_, this);
         return;
       }
@@ -116,6 +118,7 @@ class ServerCall final : public CqTag {
         }
         state_ = State::kFinishing;
         (*handler_)(request_, &response_, [this](grpc::Status s) {
+          Posting();
           if (s.ok()) {
             stream_.WriteAndFinish(response_, grpc::WriteOptions(), s, this);
           } else {
@@ -136,6 +139,7 @@ class ServerCall final : public CqTag {
       : dispatcher_(dispatcher), cq_(cq), stream_(&context_) {}
   void Finish(const grpc::Status& status) {
     state_ = State::kFinishing;
+    Posting();
     stream_.Finish(status, this);
   }
 
@@ -372,7 +376,12 @@ absl::StatusOr<std::unique_ptr<GrpcServer>> GrpcServer::Start(
   d.Add(kM, "CreateSession", MasterMethod(master, &Master::CreateSession, control, "CreateSessionRequest"));
   d.Add(kM, "ExtendSession", MasterMethod(master, &Master::ExtendSession, control, "ExtendSessionRequest"));
   d.Add(kM, "PartialRunSetup", MasterMethod(master, &Master::PartialRunSetup, control, "PartialRunSetupRequest"));
-  d.Add(kM, "RunStep", MasterMethod(master, &Master::RunStep, control, "RunStepRequest"));
+  d.Add(kM, "RunStep", Serve<tensorflow::RunStepRequest, tensorflow::RunStepResponse>(
+      "RunStepRequest", nullptr,
+      [master, control](const tensorflow::RunStepRequest& req, tensorflow::RunStepResponse* resp,
+                        std::function<void(absl::Status)> done) {
+        master->RunStepAsync(req, resp, control, std::move(done));
+      }));
   d.Add(kM, "CloseSession", MasterMethod(master, &Master::CloseSession, control, "CloseSessionRequest"));
   d.Add(kM, "ListDevices", MasterMethod(master, &Master::ListDevices, control, "ListDevicesRequest"));
   d.Add(kM, "Reset", MasterMethod(master, &Master::Reset, control, "ResetRequest"));

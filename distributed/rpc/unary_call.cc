@@ -23,14 +23,22 @@ class UnaryCall final : public CqTag {
     queue_ = queue;
     queue_->Register(&context_);
     reader_ = stub->PrepareUnaryCall(&context_, method, request_, queue_->cq());
+    Posting();
     reader_->StartCall();
     reader_->Finish(&response_, &status_, this);
   }
 
+  // The call is gone (its context, and with it a reference to the channel)
+  // before `done` runs: a caller that waits for `done` may then drop the
+  // channel itself.
   void Done(bool) override {
     queue_->Unregister(&context_);
-    done_(status_, response_);
+    const grpc::Status status = std::move(status_);
+    grpc::ByteBuffer response;
+    response.Swap(&response_);
+    auto done = std::move(done_);
     delete this;
+    done(status, response);
   }
 
  private:

@@ -8,11 +8,13 @@
 
 #include "absl/strings/str_join.h"
 #include "absl/synchronization/mutex.h"
+#include "absl/synchronization/notification.h"
 #include "distributed/master.h"
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
 #include "ops/registration.h"
 #include "runtime/core/tensor_proto.h"
+#include "runtime/core/thread_pool.h"
 #include "runtime/local_session.h"
 #include "tests/distributed/two_workers.h"
 #include "tests/runtime/executor_test_ops.h"
@@ -119,13 +121,22 @@ class MasterTest : public testing::TwoWorkersTest {
     return resp.session_handle();
   }
 
-  // One RunStep; the fetched values in fetch order.
+  // One RunStep; the fetched values in fetch order. With `async_pool`,
+  // through RunStepAsync, waiting at most 30 s for its answer.
   absl::StatusOr<std::vector<std::vector<float>>> Run(
       const std::string& handle,
       std::vector<std::pair<std::string, std::vector<float>>> feeds,
       std::vector<std::string> fetches, std::vector<std::string> targets = {},
-      int64_t timeout_ms = 0) {
-    tensorflow::RunStepRequest req;
+      int64_t timeout_ms = 0, ThreadPool* async_pool = nullptr) {
+    // Shared with the answer, which may come after the wait gave up.
+    struct Call {
+      tensorflow::RunStepRequest req;
+      tensorflow::RunStepResponse resp;
+      absl::Status status;
+      absl::Notification done;
+    };
+    auto call = std::make_shared<Call>();
+    tensorflow::RunStepRequest& req = call->req;
     req.set_session_handle(handle);
     for (auto& [name, values] : feeds) {
       auto* f = req.add_feed();
@@ -135,8 +146,20 @@ class MasterTest : public testing::TwoWorkersTest {
     for (auto& f : fetches) req.add_fetch(f);
     for (auto& t : targets) req.add_target(t);
     req.mutable_options()->set_timeout_in_ms(timeout_ms);
-    tensorflow::RunStepResponse resp;
-    absl::Status s = master_->RunStep(req, &resp);
+    tensorflow::RunStepResponse& resp = call->resp;
+    absl::Status s;
+    if (async_pool == nullptr) {
+      s = master_->RunStep(req, &resp);
+    } else {
+      master_->RunStepAsync(req, &resp, async_pool, [call](absl::Status s) {
+        call->status = s;
+        call->done.Notify();
+      });
+      if (!call->done.WaitForNotificationWithTimeout(absl::Seconds(30))) {
+        return absl::DeadlineExceededError("RunStepAsync did not answer in 30 s");
+      }
+      s = call->status;
+    }
     if (!s.ok()) return s;
     std::vector<std::vector<float>> out;
     for (int j = 0; j < resp.tensor_size(); ++j) {
@@ -216,6 +239,51 @@ TEST_F(MasterTest, VariablesOnATaskOutliveSessionsUntilReset) {
   got = Run(*c, {}, {"read"});
   EXPECT_EQ(got.status().code(), absl::StatusCode::kFailedPrecondition);
   EXPECT_THAT(std::string(got.status().message()), HasSubstr("uninitialized"));
+}
+
+// RunStepAsync answers as RunStep does. A step of a signature that is
+// registered needs no pool thread: it runs while the pool's only thread is
+// held. The signature's first step and a failed step (which is aborted
+// everywhere) use the pool.
+TEST_F(MasterTest, AsyncStepsOfARegisteredSignatureNeedNoWaitingThread) {
+  std::unique_ptr<ThreadPool> pool = ThreadPool::Create("held", 1).value();
+  tensorflow::GraphDef def = Sample();
+  GraphDefBuilder extra;
+  extra.Op("bad", "Fail", {"y"}, {{"T", DT_FLOAT}});
+  const tensorflow::GraphDef added = extra.Build();
+  for (auto n : added.node()) {
+    n.set_device("/job:worker/task:1");
+    *def.add_node() = n;
+  }
+  auto handle = Create(def);
+  ASSERT_TRUE(handle.ok()) << handle.status();
+  auto got = Run(*handle, {{"x", {1.0f, 2.0f}}}, {"z"}, {}, 0, pool.get());
+  ASSERT_TRUE(got.ok()) << got.status();
+  EXPECT_EQ((*got)[0], (std::vector<float>{-2.5f, -3.5f}));
+
+  absl::Notification held, release;
+  pool->Schedule([&] {
+    held.Notify();
+    release.WaitForNotification();
+  });
+  held.WaitForNotification();
+  for (int i = 0; i < 3; ++i) {
+    got = Run(*handle, {{"x", {3.0f, float(i)}}}, {"z"}, {}, 0, pool.get());
+    ASSERT_TRUE(got.ok()) << got.status();
+    EXPECT_EQ((*got)[0], (std::vector<float>{-4.5f, -1.5f - i}));
+  }
+  release.Notify();
+
+  // The first registers the signature, the second runs it as registered.
+  for (int i = 0; i < 2; ++i) {
+    got = Run(*handle, {{"x", {1.0f, 2.0f}}}, {"bad"}, {}, 0, pool.get());
+    EXPECT_EQ(got.status().code(), absl::StatusCode::kInvalidArgument);
+    EXPECT_THAT(std::string(got.status().message()),
+                HasSubstr("/job:worker/replica:0/task:1"));
+    EXPECT_THAT(std::string(got.status().message()), HasSubstr("boom from bad"));
+  }
+  got = Run(*handle, {{"x", {1.0f, 2.0f}}}, {"z"}, {}, 0, pool.get());
+  ASSERT_TRUE(got.ok()) << got.status();  // the session still serves
 }
 
 TEST_F(MasterTest, AFailingNodeIsReportedFromItsTaskNotTheAbortsItCaused) {
