@@ -1,18 +1,27 @@
 #include "distributed/rpc/cq_threads.h"
 
 #include <pthread.h>
-#if defined(WEFT_TSAN)
-#include <sanitizer/tsan_interface.h>
-#endif
 
 #include <algorithm>
 #include <utility>
 
 namespace weft {
 
-void CqTag::Posting() {
+CqTag::Posting::Posting(CqTag* tag) : tag_(tag) {
 #if defined(WEFT_TSAN)
-  __tsan_release(this);
+  tag_->posting_.Lock();
+#endif
+}
+
+CqTag::Posting::~Posting() {
+#if defined(WEFT_TSAN)
+  tag_->posting_.Unlock();
+#endif
+}
+
+void CqTag::Arrived() {
+#if defined(WEFT_TSAN)
+  absl::MutexLock lock(&posting_);
 #endif
 }
 
@@ -24,10 +33,9 @@ CqThreads::CqThreads(std::unique_ptr<grpc::CompletionQueue> cq,
       void* tag = nullptr;
       bool ok = false;
       while (q->Next(&tag, &ok)) {
-#if defined(WEFT_TSAN)
-        __tsan_acquire(tag);
-#endif
-        static_cast<CqTag*>(tag)->Done(ok);
+        CqTag* const done = static_cast<CqTag*>(tag);
+        done->Arrived();
+        done->Done(ok);
       }
     });
     // Linux limits thread names to 15 characters.

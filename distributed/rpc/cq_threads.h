@@ -40,13 +40,34 @@ class CqTag {
   // `ok`: gRPC's word on the operation (false: the call or queue is ending).
   virtual void Done(bool ok) = 0;
 
+  // Called by the queue's thread before Done: waits for a Posting scope
+  // still open on another thread.
+  void Arrived();
+
  protected:
   ~CqTag() = default;
-  // Call just before handing this tag to gRPC (on any thread). gRPC passes
-  // the tag to the queue's thread through its own lock-free queues, which
-  // ThreadSanitizer cannot see into (Debian's gRPC is not built for it):
-  // this declares the hand-off to it, and is nothing in other builds.
-  void Posting();
+
+  // Open while this tag is handed to gRPC (on any thread), from the first
+  // write to the call's operations to the gRPC call's return. gRPC passes
+  // the tag to the queue's thread through lock-free queues that
+  // ThreadSanitizer cannot see into (Debian's gRPC is not built for it);
+  // in --config=tsan builds this is a lock that Arrived also takes, which
+  // shows TSan the hand-off, and in other builds it is nothing.
+  class Posting {
+   public:
+    explicit Posting(CqTag* tag);
+    ~Posting();
+    Posting(const Posting&) = delete;
+    Posting& operator=(const Posting&) = delete;
+
+   private:
+    CqTag* const tag_;
+  };
+
+ private:
+#if defined(WEFT_TSAN)
+  absl::Mutex posting_;
+#endif
 };
 
 class CqThreads {

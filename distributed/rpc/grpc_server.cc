@@ -86,7 +86,7 @@ class ServerCall final : public CqTag {
  public:
   static void Await(Dispatcher* dispatcher, grpc::ServerCompletionQueue* cq) {
     auto* call = new ServerCall(dispatcher, cq);
-    call->Posting();
+    Posting posting(call);
     dispatcher->service()->RequestCall(&call->context_, &call->stream_, cq, cq,
                                        call);
   }
@@ -106,7 +106,7 @@ class ServerCall final : public CqTag {
         }
         handler_ = *handler;
         state_ = State::kReading;
-        Posting();
+        Posting posting(this);
         stream_.Read(&request_, this);
         return;
       }
@@ -118,7 +118,7 @@ class ServerCall final : public CqTag {
         }
         state_ = State::kFinishing;
         (*handler_)(request_, &response_, [this](grpc::Status s) {
-          Posting();
+          Posting posting(this);
           if (s.ok()) {
             stream_.WriteAndFinish(response_, grpc::WriteOptions(), s, this);
           } else {
@@ -139,7 +139,7 @@ class ServerCall final : public CqTag {
       : dispatcher_(dispatcher), cq_(cq), stream_(&context_) {}
   void Finish(const grpc::Status& status) {
     state_ = State::kFinishing;
-    Posting();
+    Posting posting(this);
     stream_.Finish(status, this);
   }
 

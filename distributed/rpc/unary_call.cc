@@ -22,8 +22,8 @@ class UnaryCall final : public CqTag {
              CqThreads* queue) {
     queue_ = queue;
     queue_->Register(&context_);
+    Posting posting(this);
     reader_ = stub->PrepareUnaryCall(&context_, method, request_, queue_->cq());
-    Posting();
     reader_->StartCall();
     reader_->Finish(&response_, &status_, this);
   }
