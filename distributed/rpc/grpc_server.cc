@@ -330,7 +330,7 @@ absl::StatusOr<std::unique_ptr<GrpcServer>> GrpcServer::Start(
   grpc::ServerBuilder builder;
   std::unique_ptr<grpc::ServerCompletionQueue> cq = builder.AddCompletionQueue();
   grpc::ServerCompletionQueue* const queue = cq.get();
-  impl->queue = std::make_unique<CqThreads>(std::move(cq), "weft_rpc",
+  impl->queue = std::make_unique<CqThreads>(std::move(cq), "weft_rpc_queue",
                                             kQueueThreads);
 
   GrpcChannelOptions channel;
