@@ -8,8 +8,8 @@
 namespace weft {
 namespace {
 
-// One call; it frees itself once its answer (or failure) has been handed
-// to `done`.
+// One call; when it completes it frees itself and then hands its answer
+// (or failure) to `done`.
 class UnaryCall final : public CqTag {
  public:
   UnaryCall(grpc::ByteBuffer request,
