@@ -16,10 +16,18 @@ import subprocess
 import sys
 import time
 
-def free_port(host="127.0.0.1"):
-    with socket.socket() as s:
-        s.bind((host, 0))
-        return s.getsockname()[1]
+def free_port(host="127.0.0.1", held=None):
+    """A free port on `host`. With `held` (a list), the socket stays bound
+    and goes there, for the caller to close once all its ports are picked:
+    one bound and closed at a time, the kernel may give the same port twice."""
+    s = socket.socket()
+    s.bind((host, 0))
+    port = s.getsockname()[1]
+    if held is None:
+        s.close()
+    else:
+        held.append(s)
+    return port
 
 
 # A TensorFlow task: tf.distribute.Server for (cluster JSON, job, index).
@@ -49,12 +57,15 @@ class Cluster:
         self.server_flags = server_flags
         self.addresses = {}
         n = 0
+        held = []
         for job, count in jobs.items():
             self.addresses[job] = []
             for _ in range(count):
                 host = f"127.0.0.{n + 2}" if distinct_hosts else "127.0.0.1"
-                self.addresses[job].append(f"{host}:{free_port(host)}")
+                self.addresses[job].append(f"{host}:{free_port(host, held)}")
                 n += 1
+        for s in held:
+            s.close()
         self.spec = ";".join(f"{job}={','.join(addrs)}"
                              for job, addrs in self.addresses.items())
         self.name = name

@@ -55,15 +55,23 @@ def check(case, ok, detail=""):
     print(f"PASS {case}" if ok else f"FAIL {case}: {detail}")
 
 
-def free_port():
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return s.getsockname()[1]
+def free_addresses(n):
+    """n distinct free loopback addresses: every socket stays bound until
+    all are picked (one bound and closed at a time, the kernel may hand out
+    the same port twice, and the spec then names one address twice)."""
+    socks = [socket.socket() for _ in range(n)]
+    try:
+        for s in socks:
+            s.bind(("127.0.0.1", 0))
+        return [f"127.0.0.1:{s.getsockname()[1]}" for s in socks]
+    finally:
+        for s in socks:
+            s.close()
 
 
 def cluster(ps, workers):
-    ps_addrs = [f"127.0.0.1:{free_port()}" for _ in range(ps)]
-    w_addrs = [f"127.0.0.1:{free_port()}" for _ in range(workers)]
+    addrs = free_addresses(ps + workers)
+    ps_addrs, w_addrs = addrs[:ps], addrs[ps:]
     return f"ps={','.join(ps_addrs)};worker={','.join(w_addrs)}", ps_addrs
 
 
@@ -417,7 +425,7 @@ def test_sync_dead_worker():
 
 
 def ring_cluster(workers):
-    return "worker=" + ",".join(f"127.0.0.1:{free_port()}" for _ in range(workers))
+    return "worker=" + ",".join(free_addresses(workers))
 
 
 def test_allreduce_training(steps=300):
