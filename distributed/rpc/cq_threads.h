@@ -3,8 +3,9 @@
 // Weft's calls, client and server side, use gRPC's completion-queue API
 // rather than its callback API: every tag posted to a CqThreads' queue is a
 // CqTag, whose Done runs on a thread of the queue, which is also the
-// thread that polled the socket (while one thread polls, the others wait
-// for work it cannot take). gRPC's callback API hands each completion from
+// thread that polled the socket (with one thread, as Weft runs them, no
+// completion changes threads; with more, they hand the polling to each
+// other and wake one another). gRPC's callback API hands each completion from
 // its poller to one of several "nexting" threads; on the 2-core test
 // machines that was 20-23 thread switches per two-task step in each task,
 // about a third of the task's CPU time (perf: finish_task_switch and

@@ -10,12 +10,12 @@
 #include "distributed/rpc/tensor_coding.h"
 #include "distributed/rpc/unary_call.h"
 #include "distributed/task_name.h"
-#include "runtime/core/thread_pool.h"
 #include "grpcpp/channel.h"
 #include "grpcpp/create_channel.h"
 #include "grpcpp/generic/generic_stub.h"
 #include "grpcpp/security/credentials.h"
 #include "grpcpp/support/channel_arguments.h"
+#include "runtime/core/thread_pool.h"
 
 namespace weft {
 namespace {

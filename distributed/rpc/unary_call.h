@@ -5,9 +5,11 @@
 //   StartUnaryCall(&stub, "/tensorflow.WorkerService/RunGraph", std::move(bytes),
 //                  options, [](grpc::Status s, const grpc::ByteBuffer& answer) {...});
 //
-// The call owns its ClientContext and buffers and frees them after `done`
-// has run. `done` runs exactly once, on a thread of the options' queue; it
-// should not block for long (a large answer is better handled elsewhere).
+// The call owns its ClientContext and buffers; when it completes it frees
+// them (the answer's bytes move to `done`), then runs `done`, so a caller
+// that waits for `done` may drop the channel at once. `done` runs exactly
+// once, on a thread of the options' queue; it should not block for long (a
+// large answer is better handled elsewhere).
 #ifndef WEFT_DISTRIBUTED_RPC_UNARY_CALL_H_
 #define WEFT_DISTRIBUTED_RPC_UNARY_CALL_H_
 
