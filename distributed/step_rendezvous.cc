@@ -153,31 +153,159 @@ void StepRendezvous::StartAbort(const absl::Status& status) {
 
 StepRendezvousTable::StepRendezvousTable(const DeviceMgr* devices,
                                          std::string task,
-                                         WorkerCache* workers)
-    : devices_(devices), task_(std::move(task)), workers_(workers) {}
+                                         WorkerCache* workers,
+                                         StepRendezvousLimits limits)
+    : devices_(devices),
+      task_(std::move(task)),
+      workers_(workers),
+      limits_(limits) {}
 
 StepRendezvousTable::~StepRendezvousTable() { CleanupAll(); }
 
 absl::StatusOr<std::shared_ptr<StepRendezvous>>
-StepRendezvousTable::FindOrCreate(int64_t step_id) {
+StepRendezvousTable::FindOrCreate(int64_t step_id, StepUse use) {
+  std::vector<std::pair<int64_t, Entry>> expired;
+  std::vector<std::pair<int64_t, Entry>> evicted;
+  absl::StatusOr<std::shared_ptr<StepRendezvous>> result;
+  {
+    absl::MutexLock lock(&mu_);
+    const absl::Time now = absl::Now();
+    TakeExpired(now, &expired);
+    result = [&]() -> absl::StatusOr<std::shared_ptr<StepRendezvous>> {
+      auto it = steps_.find(step_id);
+      if (it != steps_.end()) {
+        Entry& e = it->second;
+        if (use != StepUse::kPeer && !e.claimed) {
+          e.claimed = true;
+          --unclaimed_;
+        }
+        if (use == StepUse::kCollective) e.collective = true;
+        if (use == StepUse::kRun) ++e.runs;
+        return e.rv;
+      }
+      if (ended_.contains(step_id)) {
+        return absl::AbortedError(absl::StrCat(
+            "step ", step_id, " has already ended on task ", task_,
+            " (the master cleaned it up, or aborted it)"));
+      }
+      const int claimed = static_cast<int>(steps_.size()) - unclaimed_;
+      if (use == StepUse::kPeer && unclaimed_ >= kMaxUnclaimed) {
+        // The oldest goes: a peer's early RecvTensor for a step about to
+        // start here is claimed within moments, so a flood of requests
+        // for steps that never run evicts its own first.
+        TakeOldestUnclaimed(&evicted);
+      }
+      if (use != StepUse::kPeer && claimed >= kMaxSteps) {
+        return absl::ResourceExhaustedError(absl::StrCat(
+            "task ", task_, " already holds the rendezvous of ", kMaxSteps,
+            " steps; refusing step ", step_id,
+            " (is a master not sending CleanupGraph after its steps?)"));
+      }
+      Entry e;
+      e.rv = std::make_shared<StepRendezvous>(step_id, task_, devices_,
+                                              workers_);
+      e.claimed = use != StepUse::kPeer;
+      e.collective = use == StepUse::kCollective;
+      e.runs = use == StepUse::kRun ? 1 : 0;
+      if (!e.claimed) {
+        ++unclaimed_;
+        e.deadline = now + limits_.unclaimed_ttl;
+        unclaimed_expiry_.emplace_back(e.deadline, step_id);
+      }
+      std::shared_ptr<StepRendezvous> rv = e.rv;
+      steps_.emplace(step_id, std::move(e));
+      return rv;
+    }();
+  }
+  AbortExpired(expired);
+  for (auto& [id, e] : evicted) {
+    e.rv->StartAbort(absl::AbortedError(absl::StrCat(
+        "no step ", id, " started on task ", task_, " before peers asked for ",
+        kMaxUnclaimed, " newer steps that have not started here either; "
+        "dropped the oldest")));
+  }
+  return result;
+}
+
+void StepRendezvousTable::TakeOldestUnclaimed(
+    std::vector<std::pair<int64_t, Entry>>* evicted) {
+  while (!unclaimed_expiry_.empty()) {
+    const auto [deadline, step_id] = unclaimed_expiry_.front();
+    unclaimed_expiry_.pop_front();
+    auto it = steps_.find(step_id);
+    if (it == steps_.end() || it->second.claimed ||
+        it->second.deadline != deadline) {
+      continue;
+    }
+    --unclaimed_;
+    evicted->emplace_back(step_id, std::move(it->second));
+    steps_.erase(it);
+    return;
+  }
+}
+
+void StepRendezvousTable::RunEnded(int64_t step_id) {
   absl::MutexLock lock(&mu_);
   auto it = steps_.find(step_id);
-  if (it != steps_.end()) return it->second;
-  if (ended_.contains(step_id)) {
-    return absl::AbortedError(absl::StrCat(
-        "step ", step_id, " has already ended on task ", task_,
-        " (the master cleaned it up, or aborted it)"));
+  if (it == steps_.end()) return;
+  Entry& e = it->second;
+  if (e.runs > 0 && --e.runs == 0) e.deadline = absl::Now() + limits_.idle_ttl;
+}
+
+void StepRendezvousTable::TakeExpired(
+    absl::Time now, std::vector<std::pair<int64_t, Entry>>* expired) {
+  // Unclaimed deadlines enter the queue in time order.
+  while (!unclaimed_expiry_.empty() && unclaimed_expiry_.front().first <= now) {
+    const auto [deadline, step_id] = unclaimed_expiry_.front();
+    unclaimed_expiry_.pop_front();
+    auto it = steps_.find(step_id);
+    if (it == steps_.end() || it->second.claimed ||
+        it->second.deadline != deadline) {
+      continue;  // claimed or cleaned up since
+    }
+    --unclaimed_;
+    expired->emplace_back(step_id, std::move(it->second));
+    steps_.erase(it);
   }
-  if (static_cast<int>(steps_.size()) >= kMaxSteps) {
-    return absl::ResourceExhaustedError(absl::StrCat(
-        "task ", task_, " already holds the rendezvous of ", kMaxSteps,
-        " steps; refusing step ", step_id,
-        " (is a master not sending CleanupGraph after its steps?)"));
+}
+
+void StepRendezvousTable::TakeIdle(
+    absl::Time now, std::vector<std::pair<int64_t, Entry>>* expired) {
+  for (auto it = steps_.begin(); it != steps_.end();) {
+    const Entry& e = it->second;
+    if (e.claimed && !e.collective && e.runs == 0 && e.deadline <= now) {
+      expired->emplace_back(it->first, std::move(it->second));
+      steps_.erase(it++);
+    } else {
+      ++it;
+    }
   }
-  auto rv = std::make_shared<StepRendezvous>(step_id, task_, devices_,
-                                             workers_);
-  steps_.emplace(step_id, rv);
-  return rv;
+}
+
+void StepRendezvousTable::AbortExpired(
+    std::vector<std::pair<int64_t, Entry>>& expired) {
+  for (auto& [step_id, e] : expired) {
+    e.rv->StartAbort(absl::AbortedError(
+        e.claimed
+            ? absl::StrCat("step ", step_id, " on task ", task_,
+                           " was forgotten ",
+                           absl::FormatDuration(limits_.idle_ttl),
+                           " after it ended here: no master cleaned it up")
+            : absl::StrCat("no step ", step_id, " ran on task ", task_,
+                           " within ",
+                           absl::FormatDuration(limits_.unclaimed_ttl),
+                           " of a peer's RecvTensor for it")));
+  }
+}
+
+void StepRendezvousTable::CollectExpired(absl::Time now) {
+  std::vector<std::pair<int64_t, Entry>> expired;
+  {
+    absl::MutexLock lock(&mu_);
+    TakeExpired(now, &expired);
+    TakeIdle(now, &expired);
+  }
+  AbortExpired(expired);
 }
 
 void StepRendezvousTable::Cleanup(int64_t step_id) {
@@ -193,7 +321,8 @@ void StepRendezvousTable::Cleanup(int64_t step_id) {
     }
     auto it = steps_.find(step_id);
     if (it == steps_.end()) return;
-    rv = std::move(it->second);
+    if (!it->second.claimed) --unclaimed_;
+    rv = std::move(it->second.rv);
     steps_.erase(it);
   }
   rv->StartAbort(absl::AbortedError(absl::StrCat(
@@ -204,20 +333,22 @@ void StepRendezvousTable::Cleanup(int64_t step_id) {
 int StepRendezvousTable::PendingFrom(int64_t first_step_id) const {
   absl::MutexLock lock(&mu_);
   int pending = 0;
-  for (const auto& [id, rv] : steps_) {
-    if (id >= first_step_id) pending += rv->pending();
+  for (const auto& [id, e] : steps_) {
+    if (id >= first_step_id) pending += e.rv->pending();
   }
   return pending;
 }
 
 void StepRendezvousTable::CleanupAll() {
-  absl::flat_hash_map<int64_t, std::shared_ptr<StepRendezvous>> steps;
+  absl::flat_hash_map<int64_t, Entry> steps;
   {
     absl::MutexLock lock(&mu_);
     steps.swap(steps_);
+    unclaimed_ = 0;
+    unclaimed_expiry_.clear();
   }
-  for (auto& [id, rv] : steps) {
-    rv->StartAbort(absl::AbortedError(absl::StrCat(
+  for (auto& [id, e] : steps) {
+    e.rv->StartAbort(absl::AbortedError(absl::StrCat(
         "step ", id, " was cleaned up on task ", task_)));
   }
 }
@@ -225,6 +356,11 @@ void StepRendezvousTable::CleanupAll() {
 int StepRendezvousTable::size() const {
   absl::MutexLock lock(&mu_);
   return static_cast<int>(steps_.size());
+}
+
+int StepRendezvousTable::unclaimed() const {
+  absl::MutexLock lock(&mu_);
+  return unclaimed_;
 }
 
 }  // namespace weft

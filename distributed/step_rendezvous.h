@@ -2,9 +2,11 @@
 // keeps (TensorFlow's RemoteRendezvous and RendezvousMgr).
 //
 //   StepRendezvousTable table(&devices, "/job:worker/replica:0/task:1", &cache);
-//   std::shared_ptr<StepRendezvous> rv = table.FindOrCreate(step_id);
+//   std::shared_ptr<StepRendezvous> rv =
+//       table.FindOrCreate(step_id, StepUse::kRun).value();
 //   step_args.rendezvous = rv.get();     // the step's _Send/_Recv use it
 //   ...
+//   table.RunEnded(step_id);             // this task's part has ended
 //   table.Cleanup(step_id);              // after the step, on every task
 //
 // A _Send always lands in this task's table. A _Recv whose key names a
@@ -22,6 +24,19 @@
 // kMaxEnded), so a RunGraph or RecvTensor that arrives after the master's
 // abort is refused instead of waiting on a step that has ended.
 //
+// What a peer can hold here is bounded in number and in time, so that no
+// sequence of requests leaves the task refusing work once the requests
+// stop. A rendezvous a peer made (StepUse::kPeer) that no step of this
+// task has claimed counts against kMaxUnclaimed, not against the steps
+// this task runs, and is aborted (its waiting RecvTensor calls answered
+// with an error naming the step) once it is `unclaimed_ttl` old, or when
+// it is the oldest of kMaxUnclaimed and a peer asks for one more. A step
+// that ran here and ended without the master's CleanupGraph (a master
+// that died, or a peer that runs steps and never cleans up) is forgotten
+// `idle_ttl` after its last RunGraph ended. Unclaimed rendezvous expire on
+// every FindOrCreate and CollectExpired, idle steps on CollectExpired
+// (which a server calls periodically).
+//
 // Thread safety: both classes are thread-safe. A StepRendezvous lives as long
 // as anyone holds it; Cleanup only drops the table's reference.
 #ifndef WEFT_DISTRIBUTED_STEP_RENDEZVOUS_H_
@@ -31,12 +46,14 @@
 #include <deque>
 #include <memory>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "absl/base/thread_annotations.h"
 #include "absl/container/flat_hash_map.h"
 #include "absl/container/flat_hash_set.h"
 #include "absl/synchronization/mutex.h"
+#include "absl/time/time.h"
 #include "distributed/worker_interface.h"
 #include "runtime/core/device.h"
 #include "runtime/core/rendezvous.h"
@@ -87,38 +104,91 @@ class StepRendezvous final : public Rendezvous {
   std::vector<std::weak_ptr<RemoteCall>> remote_ ABSL_GUARDED_BY(mu_);
 };
 
+// Who asks the table for a step's rendezvous.
+enum class StepUse {
+  kPeer,        // another task's RecvTensor: the step may never run here
+  kRun,         // a RunGraph of this task; RunEnded when it ends
+  kCollective,  // a collective instance; released by Cleanup
+};
+
+struct StepRendezvousLimits {
+  // A peer's rendezvous that no step here claimed is aborted this long
+  // after it was made.
+  absl::Duration unclaimed_ttl = absl::Seconds(60);
+  // A step whose RunGraphs here have all ended, and that was never
+  // cleaned up, is forgotten this long after the last one ended.
+  absl::Duration idle_ttl = absl::Minutes(10);
+};
+
 class StepRendezvousTable {
  public:
-  // Most steps a task keeps a rendezvous for at once; a peer asking for
-  // more (RecvTensor with ever new step ids) gets RESOURCE_EXHAUSTED.
+  // Most steps a task keeps a rendezvous for at once; a master asking for
+  // more (without CleanupGraph after its steps) gets RESOURCE_EXHAUSTED.
   static constexpr int kMaxSteps = 1 << 16;
+  // Most rendezvous peers may have made for steps that have not started
+  // here; past it a RecvTensor for a new step drops the oldest of them
+  // (its waiting calls are answered ABORTED).
+  static constexpr int kMaxUnclaimed = 1 << 12;
   // How many ended step ids the table remembers.
   static constexpr int kMaxEnded = 1 << 16;
 
   StepRendezvousTable(const DeviceMgr* devices, std::string task,
-                      WorkerCache* workers);
+                      WorkerCache* workers, StepRendezvousLimits limits = {});
   ~StepRendezvousTable();
   StepRendezvousTable(const StepRendezvousTable&) = delete;
   StepRendezvousTable& operator=(const StepRendezvousTable&) = delete;
 
-  // ABORTED naming the step once it was cleaned up.
+  // ABORTED naming the step once it was cleaned up; RESOURCE_EXHAUSTED
+  // past kMaxSteps. A kRun or kCollective use claims a rendezvous
+  // a peer made.
   absl::StatusOr<std::shared_ptr<StepRendezvous>> FindOrCreate(
-      int64_t step_id);
+      int64_t step_id, StepUse use);
+  // A RunGraph that FindOrCreate(step_id, kRun) admitted has ended.
+  void RunEnded(int64_t step_id);
   // Aborts the step's rendezvous (ABORTED naming the step), forgets it and
   // remembers that it ended.
   void Cleanup(int64_t step_id);
   // Cleanup for every step.
   void CleanupAll();
+  // Aborts and forgets what has expired at `now` (see the limits).
+  void CollectExpired(absl::Time now);
   int size() const;
+  // Rendezvous made by peers and not claimed by a step of this task.
+  int unclaimed() const;
   // pending() summed over the steps whose id is at least `first_step_id`.
   int PendingFrom(int64_t first_step_id) const;
 
  private:
+  struct Entry {
+    std::shared_ptr<StepRendezvous> rv;
+    bool claimed = false;
+    bool collective = false;
+    int runs = 0;           // kRun uses not yet ended
+    absl::Time deadline;    // expiry while unclaimed, or idle after a run
+  };
+  // Move what has expired into `expired`, to be aborted unlocked: the
+  // unclaimed entries (from the queue, cheap enough for every call), and
+  // the idle ones (a scan of the table, for CollectExpired).
+  void TakeExpired(absl::Time now,
+                   std::vector<std::pair<int64_t, Entry>>* expired)
+      ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
+  void TakeIdle(absl::Time now,
+                std::vector<std::pair<int64_t, Entry>>* expired)
+      ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
+  void TakeOldestUnclaimed(std::vector<std::pair<int64_t, Entry>>* evicted)
+      ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
+  void AbortExpired(std::vector<std::pair<int64_t, Entry>>& expired);
+
   const DeviceMgr* const devices_;
   const std::string task_;
   WorkerCache* const workers_;
+  const StepRendezvousLimits limits_;
   mutable absl::Mutex mu_;
-  absl::flat_hash_map<int64_t, std::shared_ptr<StepRendezvous>> steps_
+  absl::flat_hash_map<int64_t, Entry> steps_ ABSL_GUARDED_BY(mu_);
+  int unclaimed_ ABSL_GUARDED_BY(mu_) = 0;
+  // (deadline, step) of the unclaimed entries, oldest first; one claimed
+  // or cleaned up since is skipped when its turn comes.
+  std::deque<std::pair<absl::Time, int64_t>> unclaimed_expiry_
       ABSL_GUARDED_BY(mu_);
   absl::flat_hash_set<int64_t> ended_ ABSL_GUARDED_BY(mu_);
   std::deque<int64_t> ended_order_ ABSL_GUARDED_BY(mu_);  // oldest first

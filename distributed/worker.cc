@@ -73,7 +73,8 @@ class Worker::Collectives final : public CollectiveRendezvous {
           " is outside [0, ", kMaxInstance, "]"));
     }
     WEFT_ASSIGN_OR_RETURN(std::shared_ptr<StepRendezvous> rv,
-                          steps_->FindOrCreate(kCollectiveStepBase + instance));
+                          steps_->FindOrCreate(kCollectiveStepBase + instance,
+                                                      StepUse::kCollective));
     return std::shared_ptr<Rendezvous>(std::move(rv));
   }
   void Release(int64_t instance) override {
@@ -90,7 +91,8 @@ class Worker::Collectives final : public CollectiveRendezvous {
 
 Worker::Worker(const WorkerOptions& options)
     : options_(options),
-      steps_(options.devices, options.task, options.workers),
+      steps_(options.devices, options.task, options.workers,
+             options.step_limits),
       collectives_(std::make_unique<Collectives>(&steps_, options.task)),
       legacy_(std::make_shared<Session>()) {}
 
@@ -109,6 +111,8 @@ bool Worker::WaitForCollectivesClaimed(absl::Duration max) {
   }
   return true;
 }
+
+void Worker::CollectExpired(absl::Time now) { steps_.CollectExpired(now); }
 
 void Worker::AbortAllSteps() {
   steps_.CleanupAll();
@@ -294,7 +298,7 @@ void Worker::RunGraph(const tensorflow::RunGraphRequest* request,
     return;
   }
   absl::StatusOr<std::shared_ptr<StepRendezvous>> rendezvous =
-      steps_.FindOrCreate(request->step_id());
+      steps_.FindOrCreate(request->step_id(), StepUse::kRun);
   if (!rendezvous.ok()) {
     done(rendezvous.status());
     return;
@@ -307,6 +311,7 @@ void Worker::RunGraph(const tensorflow::RunGraphRequest* request,
     absl::Status s = value.status();
     if (s.ok()) s = (*rendezvous)->Send(feed.name(), *value, false);
     if (!s.ok()) {
+      steps_.RunEnded(request->step_id());
       done(WithContext(s, absl::StrCat("RunGraphRequest.send '", feed.name(),
                                        "'")));
       return;
@@ -370,6 +375,7 @@ void Worker::RunGraph(const tensorflow::RunGraphRequest* request,
     const int64_t step_id = step->args.step_id;
     const CancellationManager* const mine = step->cancellation.get();
     step.reset();  // the graph and rendezvous, before the worker may go
+    steps_.RunEnded(step_id);
     done(s);
     std::shared_ptr<CancellationManager> dropped;  // freed unlocked
     absl::MutexLock lock(&mu_);
@@ -491,7 +497,7 @@ void Worker::RecvLocal(
     return;
   }
   absl::StatusOr<std::shared_ptr<StepRendezvous>> rendezvous =
-      steps_.FindOrCreate(request.step_id());
+      steps_.FindOrCreate(request.step_id(), StepUse::kPeer);
   if (!rendezvous.ok()) {
     done(rendezvous.status(), Tensor(), false);
     return;

@@ -69,6 +69,9 @@ struct WorkerOptions {
   // RunGraph returns only once the step waits or ends: tests only).
   ThreadPool* inter_op_pool = nullptr;
   WorkerCache* workers = nullptr;      // required: the cluster's tasks
+  // How long peers' and abandoned steps' rendezvous live
+  // (step_rendezvous.h); a server calls CollectExpired periodically.
+  StepRendezvousLimits step_limits;
 };
 
 class Worker final : public WorkerInterface {
@@ -108,6 +111,10 @@ class Worker final : public WorkerInterface {
   void RecvTensorValueAsync(const tensorflow::RecvTensorRequest* request,
                             RecvTensorResult* result, Done done) override;
 
+  // Aborts and forgets the step rendezvous that expired at `now`: peers'
+  // RecvTensor calls for steps that never started here, and steps that
+  // ended here and were never cleaned up (WorkerOptions.step_limits).
+  void CollectExpired(absl::Time now);
   // Aborts every step in flight (their RunGraph calls end with the abort);
   // how a server shutting down lets its calls finish.
   void AbortAllSteps();
@@ -119,6 +126,7 @@ class Worker final : public WorkerInterface {
   const std::string& task() const { return options_.task; }
   // Steps whose rendezvous the task holds (for tests).
   int num_step_rendezvous() const { return steps_.size(); }
+  int num_unclaimed_step_rendezvous() const { return steps_.unclaimed(); }
 
  private:
   struct Session;

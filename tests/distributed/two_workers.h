@@ -50,6 +50,7 @@ class TwoWorkersTest : public ::testing::Test {
       w.inter_op_pool = pools_[t].get();
       w.ops = ops_;
       w.kernels = kernels_;
+      w.step_limits = step_limits_;
       workers_[t] = std::make_unique<Worker>(w);
       cache_.Add(w.task, workers_[t].get());
     }
@@ -66,6 +67,7 @@ class TwoWorkersTest : public ::testing::Test {
   // sets them in its constructor.
   const OpRegistry* ops_ = nullptr;
   const KernelRegistry* kernels_ = nullptr;
+  StepRendezvousLimits step_limits_;
   std::unique_ptr<DeviceMgr> devices_[2];
   std::unique_ptr<ThreadPool> pools_[2];
   InProcessWorkerCache cache_;

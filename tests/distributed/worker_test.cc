@@ -6,6 +6,7 @@
 #include <string>
 #include <vector>
 
+#include "absl/strings/str_cat.h"
 #include "absl/synchronization/notification.h"
 #include "gmock/gmock.h"
 #include "graph/graph_def_loader.h"
@@ -157,6 +158,141 @@ TEST_F(TwoTaskTest, CleanupEndsAStepWaitingForATaskThatNeverRuns) {
   ASSERT_TRUE(Call(workers_[0].get(), &WorkerInterface::CleanupGraphAsync,
                    cleanup, &ignored).ok());
   EXPECT_EQ(workers_[0]->num_step_rendezvous(), 0);
+}
+
+// Workers whose step rendezvous expire quickly.
+class ShortLivedStepsTest : public TwoTaskTest {
+ protected:
+  ShortLivedStepsTest() {
+    step_limits_.unclaimed_ttl = absl::Milliseconds(300);
+    step_limits_.idle_ttl = absl::Milliseconds(300);
+  }
+
+  // Runs step `step` over both tasks (x = 7 fed to task 0), without
+  // cleaning it up; returns the value fetched from task 1.
+  int32_t RunStep(const std::string& h0, const std::string& h1, int64_t step) {
+    tensorflow::RunGraphRequest r0, r1;
+    r0.set_graph_handle(h0);
+    r0.set_step_id(step);
+    auto* feed = r0.add_send();
+    feed->set_name(FeedKey());
+    TensorToProto(Tensor::Scalar<int32_t>(7), feed->mutable_tensor());
+    r1.set_graph_handle(h1);
+    r1.set_step_id(step);
+    r1.add_recv_key(FetchKey());
+    tensorflow::RunGraphResponse o0, o1;
+    absl::Notification d1;
+    absl::Status s1;
+    workers_[1]->RunGraphAsync(&r1, &o1, [&](absl::Status s) { s1 = s; d1.Notify(); });
+    absl::Status s0 = Call(workers_[0].get(), &WorkerInterface::RunGraphAsync, r0, &o0);
+    EXPECT_TRUE(d1.WaitForNotificationWithTimeout(kWait));
+    EXPECT_TRUE(s0.ok()) << s0;
+    EXPECT_TRUE(s1.ok()) << s1;
+    if (!s1.ok() || o1.recv_size() != 1) return -1;
+    auto y = TensorFromProto(o1.recv(0).tensor());
+    return y.ok() ? y->scalar<int32_t>() : -1;
+  }
+};
+
+// A peer that asks for tensors of steps this task never runs (distinct
+// step ids, the keys valid) fills the table of unclaimed rendezvous only:
+// past its bound the oldest request goes, the task's own steps still run,
+// the parked calls are answered when they expire, and then peers are
+// served again. Nothing needs a restart.
+TEST_F(ShortLivedStepsTest, RecvTensorsForStepsThatNeverRunExpireAndTheTaskRecovers) {
+  auto parts = Partitions();
+  const std::string h0 = Register(0, parts[dev(0)]);
+  const std::string h1 = Register(1, parts[dev(1)]);
+
+  const int n = StepRendezvousTable::kMaxUnclaimed;
+  std::vector<tensorflow::RecvTensorRequest> reqs(n + 1);
+  std::vector<tensorflow::RecvTensorResponse> resps(n + 1);
+  std::vector<absl::Status> statuses(n + 1);
+  absl::Mutex mu;
+  int answered = 0;
+  const std::string key = RendezvousKey{dev(0), inc(0), dev(1), "never:0"}.ToString();
+  for (int i = 0; i <= n; ++i) {
+    reqs[i].set_step_id(1000000 + i);
+    reqs[i].set_rendezvous_key(key);
+    workers_[0]->RecvTensorAsync(&reqs[i], &resps[i], [&, i](absl::Status s) {
+      absl::MutexLock lock(&mu);
+      statuses[i] = s;
+      ++answered;
+    });
+  }
+  {
+    absl::MutexLock lock(&mu);
+    // The one past the bound pushed the oldest out; the rest wait.
+    EXPECT_EQ(answered, 1);
+    EXPECT_EQ(statuses[0].code(), absl::StatusCode::kAborted);
+    EXPECT_THAT(std::string(statuses[0].message()),
+                HasSubstr("no step 1000000 started on task"));
+  }
+  EXPECT_EQ(workers_[0]->num_unclaimed_step_rendezvous(), n);
+
+  // The task's own steps are not refused meanwhile.
+  EXPECT_EQ(RunStep(h0, h1, 1), 12);
+
+  // Once they expire, every parked call is answered, naming its step.
+  absl::SleepFor(absl::Milliseconds(350));
+  workers_[0]->CollectExpired(absl::Now());
+  {
+    absl::MutexLock lock(&mu);
+    EXPECT_TRUE(mu.AwaitWithTimeout(
+        absl::Condition(+[](int* a) { return *a == n + 1; }, &answered), kWait));
+    EXPECT_EQ(statuses[n].code(), absl::StatusCode::kAborted);
+    EXPECT_THAT(std::string(statuses[n].message()),
+                HasSubstr(absl::StrCat("no step ", 1000000 + n,
+                                       " ran on task /job:worker/replica:0/task:0")));
+  }
+  EXPECT_EQ(workers_[0]->num_unclaimed_step_rendezvous(), 0);
+
+  // And a new peer request is taken again (it parks: nothing was sent).
+  tensorflow::RecvTensorRequest again = reqs[0];
+  again.set_step_id(5000000);
+  tensorflow::RecvTensorResponse again_resp;
+  absl::Notification again_done;
+  absl::Status again_status;
+  workers_[0]->RecvTensorAsync(&again, &again_resp, [&](absl::Status s) {
+    again_status = s;
+    again_done.Notify();
+  });
+  EXPECT_FALSE(again_done.HasBeenNotified());
+  EXPECT_EQ(workers_[0]->num_unclaimed_step_rendezvous(), 1);
+  workers_[0]->AbortAllSteps();
+  ASSERT_TRUE(again_done.WaitForNotificationWithTimeout(kWait));
+  EXPECT_EQ(again_status.code(), absl::StatusCode::kAborted);
+}
+
+// A peer's RecvTensor that comes before the step starts here is claimed by
+// the step, so it does not expire with the unclaimed ones.
+TEST_F(ShortLivedStepsTest, AStepClaimsTheRendezvousAPeerMadeFirst) {
+  auto parts = Partitions();
+  const std::string h0 = Register(0, parts[dev(0)]);
+  const std::string h1 = Register(1, parts[dev(1)]);
+  // RunStep starts task 1 first, whose RecvTensor reaches task 0 before
+  // task 0's RunGraph does.
+  EXPECT_EQ(RunStep(h0, h1, 5), 12);
+  EXPECT_EQ(workers_[0]->num_unclaimed_step_rendezvous(), 0);
+}
+
+// A step that ended and that no master cleaned up (one that died) is
+// forgotten after the idle time, on both tasks.
+TEST_F(ShortLivedStepsTest, AStepNeverCleanedUpIsForgottenWhenIdle) {
+  auto parts = Partitions();
+  const std::string h0 = Register(0, parts[dev(0)]);
+  const std::string h1 = Register(1, parts[dev(1)]);
+  EXPECT_EQ(RunStep(h0, h1, 9), 12);
+  EXPECT_EQ(workers_[0]->num_step_rendezvous(), 1);
+  EXPECT_EQ(workers_[1]->num_step_rendezvous(), 1);
+  // Not yet: the steps ended just now.
+  workers_[0]->CollectExpired(absl::Now());
+  EXPECT_EQ(workers_[0]->num_step_rendezvous(), 1);
+  absl::SleepFor(absl::Milliseconds(350));
+  for (auto& w : workers_) {
+    w->CollectExpired(absl::Now());
+    EXPECT_EQ(w->num_step_rendezvous(), 0);
+  }
 }
 
 TEST_F(TwoTaskTest, ASenderOutsideTheClusterIsUnavailableNamingTheTask) {
