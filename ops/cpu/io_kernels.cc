@@ -15,6 +15,7 @@
 #include "ops/framework/op_kernel.h"
 #include "ops/registration.h"
 #include "runtime/checkpoint/tensor_bundle.h"
+#include "runtime/core/file_policy.h"
 #include "runtime/core/status.h"
 
 namespace weft {
@@ -29,6 +30,16 @@ absl::StatusOr<std::string> ScalarString(OpKernelContext* c, int i,
         what, " must be one string, got ", t.shape().DebugString()));
   }
   return t.flat<std::string>()[0];
+}
+
+// `path` as the device's file policy lets this op open it (the policy may
+// confine a server's graphs to its file roots: runtime/core/file_policy.h).
+absl::StatusOr<std::string> AllowedPath(OpKernelContext* c,
+                                        const std::string& path,
+                                        const char* what) {
+  absl::StatusOr<std::string> allowed = c->device()->file_policy().Resolve(path);
+  if (!allowed.ok()) return WithContext(allowed.status(), what);
+  return allowed;
 }
 
 // Names and slice specs: string vectors of `n` entries, the specs empty.
@@ -61,7 +72,9 @@ class SaveV2Op : public OpKernel {
  public:
   explicit SaveV2Op(OpKernelConstruction* c) : OpKernel(c) {}
   void Compute(OpKernelContext* c) override {
-    absl::StatusOr<std::string> prefix = ScalarString(c, 0, "prefix");
+    absl::StatusOr<std::string> given = ScalarString(c, 0, "prefix");
+    OP_REQUIRES_OK(c, given.status());
+    absl::StatusOr<std::string> prefix = AllowedPath(c, *given, "prefix");
     OP_REQUIRES_OK(c, prefix.status());
     const int64_t n = c->num_inputs() - 3;
     OP_REQUIRES_OK(c, CheckNamesAndSlices(c, n));
@@ -78,7 +91,9 @@ class RestoreV2Op : public OpKernel {
  public:
   explicit RestoreV2Op(OpKernelConstruction* c) : OpKernel(c) {}
   void Compute(OpKernelContext* c) override {
-    absl::StatusOr<std::string> prefix = ScalarString(c, 0, "prefix");
+    absl::StatusOr<std::string> given = ScalarString(c, 0, "prefix");
+    OP_REQUIRES_OK(c, given.status());
+    absl::StatusOr<std::string> prefix = AllowedPath(c, *given, "prefix");
     OP_REQUIRES_OK(c, prefix.status());
     const int64_t n = c->num_outputs();
     OP_REQUIRES_OK(c, CheckNamesAndSlices(c, n));
@@ -106,11 +121,18 @@ class MergeV2CheckpointsOp : public OpKernel {
                 absl::InvalidArgumentError(absl::StrCat(
                     "checkpoint_prefixes must be a vector of strings, got ",
                     sources.shape().DebugString())));
+    absl::StatusOr<std::string> given = ScalarString(c, 1, "destination_prefix");
+    OP_REQUIRES_OK(c, given.status());
     absl::StatusOr<std::string> destination =
-        ScalarString(c, 1, "destination_prefix");
+        AllowedPath(c, *given, "destination_prefix");
     OP_REQUIRES_OK(c, destination.status());
-    std::vector<std::string> list(sources.flat<std::string>().begin(),
-                                  sources.flat<std::string>().end());
+    std::vector<std::string> list;
+    for (const std::string& source : sources.flat<std::string>()) {
+      absl::StatusOr<std::string> allowed =
+          AllowedPath(c, source, "checkpoint_prefixes");
+      OP_REQUIRES_OK(c, allowed.status());
+      list.push_back(*std::move(allowed));
+    }
     OP_REQUIRES_OK(c, MergeBundles(list, *destination, delete_old_dirs_,
                                    allow_missing_files_));
   }

@@ -8,6 +8,7 @@
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_join.h"
 #include "runtime/core/cpu_isa.h"
+#include "runtime/core/file_policy.h"
 #include "runtime/core/local_device_mgr.h"
 #include "runtime/core/status.h"
 
@@ -23,7 +24,8 @@ Device::Device(tensorflow::DeviceAttributes attributes, Allocator* allocator,
                std::shared_ptr<ThreadPool> intra_op_pool)
     : attributes_(std::move(attributes)),
       allocator_(allocator),
-      intra_op_pool_(std::move(intra_op_pool)) {}
+      intra_op_pool_(std::move(intra_op_pool)),
+      file_policy_(FilePolicy::Unrestricted()) {}
 
 Device::~Device() = default;
 
@@ -96,6 +98,9 @@ absl::StatusOr<std::unique_ptr<DeviceMgr>> NewLocalDeviceMgr(
                                                intra_op_pool));
   }
   for (auto& d : accelerators) devices.push_back(std::move(d));
+  if (options.file_policy != nullptr) {
+    for (auto& d : devices) d->set_file_policy(options.file_policy);
+  }
   return std::make_unique<DeviceMgr>(std::move(devices), limited);
 }
 

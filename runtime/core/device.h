@@ -31,6 +31,8 @@
 
 namespace weft {
 
+class FilePolicy;  // file_policy.h
+
 inline constexpr char kDeviceTypeCpu[] = "CPU";
 inline constexpr char kDeviceTypeGpu[] = "GPU";
 
@@ -54,12 +56,20 @@ class Device {
   Allocator* allocator() const { return allocator_; }
   ResourceMgr* resource_manager() { return &resource_mgr_; }
   ThreadPool* intra_op_pool() { return intra_op_pool_.get(); }
+  // The host paths its kernels may open (file_policy.h): unrestricted
+  // unless the process confines them (a server's --file-root).
+  const FilePolicy& file_policy() const { return *file_policy_; }
+  // Before the device is shared (NewLocalDeviceMgr does it).
+  void set_file_policy(std::shared_ptr<const FilePolicy> policy) {
+    file_policy_ = std::move(policy);
+  }
 
  private:
   tensorflow::DeviceAttributes attributes_;
   Allocator* const allocator_;
   ResourceMgr resource_mgr_;
   const std::shared_ptr<ThreadPool> intra_op_pool_;
+  std::shared_ptr<const FilePolicy> file_policy_;
 };
 
 struct LocalDeviceOptions {
@@ -72,6 +82,8 @@ struct LocalDeviceOptions {
   // Bytes of host memory the CPU devices' tensors may hold at once (a
   // LimitedAllocator shared by them); 0 = no limit beyond the machine's.
   int64_t host_memory_limit_bytes = 0;
+  // What the devices' kernels may open (file_policy.h); null: any path.
+  std::shared_ptr<const FilePolicy> file_policy;
 };
 
 class DeviceMgr {

@@ -1,0 +1,219 @@
+// What a peer with network access can make a server do, sent as raw
+// requests to one task (no Weft master of its own in between): each case
+// says what was sent and expects a clean error, nothing done to the host,
+// and the service still answering afterwards.
+#include <stdlib.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <fstream>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "absl/strings/str_cat.h"
+#include "distributed/rpc/grpc_master_client.h"
+#include "distributed/rpc/grpc_server.h"
+#include "gmock/gmock.h"
+#include "gtest/gtest.h"
+#include "proto/master.pb.h"
+#include "runtime/core/tensor_proto.h"
+#include "tests/distributed/free_port.h"
+#include "tests/runtime/host_dirs.h"
+
+namespace weft {
+namespace {
+
+using ::testing::HasSubstr;
+using ::testing::Not;
+
+tensorflow::NodeDef* AddNode(tensorflow::GraphDef* def, const std::string& name,
+                             const std::string& op,
+                             const std::vector<std::string>& inputs = {}) {
+  auto* n = def->add_node();
+  n->set_name(name);
+  n->set_op(op);
+  for (const std::string& in : inputs) n->add_input(in);
+  return n;
+}
+
+void AddConst(tensorflow::GraphDef* def, const std::string& name,
+              const Tensor& value) {
+  auto* n = AddNode(def, name, "Const");
+  (*n->mutable_attr())["dtype"].set_type(
+      static_cast<tensorflow::DataType>(value.dtype()));
+  TensorToProto(value, (*n->mutable_attr())["value"].mutable_tensor());
+}
+
+Tensor Strings(const std::vector<std::string>& values) {
+  Tensor t(DT_STRING, TensorShape({static_cast<int64_t>(values.size())}));
+  for (size_t i = 0; i < values.size(); ++i) t.flat<std::string>()[i] = values[i];
+  return t;
+}
+
+// A graph that saves w = [1, 2] under the fed `prefix` (SaveV2 "save"),
+// restores it from there (RestoreV2 "restore"), and merges the fed
+// `sources` into the prefix (MergeV2Checkpoints "merge").
+tensorflow::GraphDef FileGraph() {
+  tensorflow::GraphDef def;
+  auto* prefix = AddNode(&def, "prefix", "Placeholder");
+  (*prefix->mutable_attr())["dtype"].set_type(tensorflow::DT_STRING);
+  auto* sources = AddNode(&def, "sources", "Placeholder");
+  (*sources->mutable_attr())["dtype"].set_type(tensorflow::DT_STRING);
+  AddConst(&def, "names", Strings({"w"}));
+  AddConst(&def, "slices", Strings({""}));
+  Tensor w(DT_FLOAT, TensorShape({2}));
+  w.flat<float>()[0] = 1;
+  w.flat<float>()[1] = 2;
+  AddConst(&def, "w", w);
+  auto* save = AddNode(&def, "save", "SaveV2", {"prefix", "names", "slices", "w"});
+  (*save->mutable_attr())["dtypes"].mutable_list()->add_type(tensorflow::DT_FLOAT);
+  auto* restore = AddNode(&def, "restore", "RestoreV2", {"prefix", "names", "slices"});
+  (*restore->mutable_attr())["dtypes"].mutable_list()->add_type(tensorflow::DT_FLOAT);
+  auto* merge = AddNode(&def, "merge", "MergeV2Checkpoints", {"sources", "prefix"});
+  (*merge->mutable_attr())["delete_old_dirs"].set_b(false);
+  return def;
+}
+
+class HostilePeerTest : public ::testing::Test {
+ protected:
+  HostilePeerTest() : root_(dirs_.root), outside_(dirs_.outside) {}
+  void TearDown() override { server_.reset(); }
+
+  void StartServer(std::vector<std::string> file_roots) {
+    server_.reset();
+    ServerOptions o;
+    o.cluster =
+        ParseClusterSpec(absl::StrCat("worker=127.0.0.1:", FreePort())).value();
+    o.task = {"worker", 0};
+    o.max_gpus = 0;
+    o.inter_op_threads = 2;
+    o.intra_op_threads = 1;
+    o.file_roots = std::move(file_roots);
+    o.log = [](absl::string_view) {};
+    auto server = GrpcServer::Start(o);
+    ASSERT_TRUE(server.ok()) << server.status();
+    server_ = *std::move(server);
+    master_ = std::make_unique<GrpcMasterClient>(server_->address());
+    tensorflow::CreateSessionRequest req;
+    *req.mutable_graph_def() = FileGraph();
+    tensorflow::CreateSessionResponse resp;
+    ASSERT_TRUE(master_->Call("CreateSession", req, &resp, absl::Seconds(30)).ok());
+    handle_ = resp.session_handle();
+  }
+
+  // Runs `node` (a target, or a fetch when `fetch`) with the prefix fed.
+  absl::Status Run(const std::string& node, const std::string& prefix,
+                   const std::vector<std::string>& sources = {"unused"},
+                   bool fetch = false) {
+    tensorflow::RunStepRequest run;
+    run.set_session_handle(handle_);
+    auto* feed = run.add_feed();
+    feed->set_name("prefix");
+    Tensor p(DT_STRING, TensorShape({}));
+    p.flat<std::string>()[0] = prefix;
+    TensorToProto(p, feed->mutable_tensor());
+    if (node == "merge") {
+      auto* s = run.add_feed();
+      s->set_name("sources");
+      TensorToProto(Strings(sources), s->mutable_tensor());
+    }
+    if (fetch) {
+      run.add_fetch(node);
+    } else {
+      run.add_target(node);
+    }
+    tensorflow::RunStepResponse resp;
+    return master_->Call("RunStep", run, &resp, absl::Seconds(30));
+  }
+
+  bool Exists(const std::string& path) {
+    struct stat st;
+    return stat(path.c_str(), &st) == 0;
+  }
+  std::string Read(const std::string& path) {
+    std::ifstream in(path);
+    return std::string(std::istreambuf_iterator<char>(in), {});
+  }
+
+  testing::HostDirs dirs_;
+  const std::string root_, outside_;
+  std::unique_ptr<GrpcServer> server_;
+  std::unique_ptr<GrpcMasterClient> master_;
+  std::string handle_;
+};
+
+// Sent: SaveV2 and RestoreV2 with a prefix anywhere on the host, to a server
+// started without --file-root. Expected: PERMISSION_DENIED naming the node,
+// nothing written.
+TEST_F(HostilePeerTest, AServerWithoutFileRootsOpensNoFile) {
+  StartServer({});
+  absl::Status s = Run("save", root_ + "/ckpt");
+  EXPECT_EQ(s.code(), absl::StatusCode::kPermissionDenied) << s;
+  EXPECT_THAT(std::string(s.message()), HasSubstr("save"));
+  EXPECT_THAT(std::string(s.message()), HasSubstr("--file-root"));
+  EXPECT_FALSE(Exists(root_ + "/ckpt.index"));
+  s = Run("restore", outside_ + "/victim", {}, /*fetch=*/true);
+  EXPECT_EQ(s.code(), absl::StatusCode::kPermissionDenied) << s;
+}
+
+// Sent: prefixes that climb out of the root ('..'), go through a link to
+// outside it, are relative to the server's directory, hold a NUL byte
+// before the name of an existing file, or name files outside to merge
+// (which moves and deletes them). Expected: each refused, the files
+// outside untouched, and the root still usable.
+TEST_F(HostilePeerTest, PathsOutsideTheRootsAreRefusedInsideThemWork) {
+  StartServer({root_});
+  ASSERT_EQ(symlink(outside_.c_str(), (root_ + "/link").c_str()), 0);
+  for (const std::string& prefix :
+       {root_ + "/../outside/ckpt", root_ + "/link/ckpt",
+        std::string("relative/ckpt"), outside_ + "/new_dir/ckpt"}) {
+    absl::Status s = Run("save", prefix);
+    EXPECT_EQ(s.code(), absl::StatusCode::kPermissionDenied) << prefix << ": " << s;
+    EXPECT_THAT(std::string(s.message()), HasSubstr("outside this server's file roots"));
+  }
+  EXPECT_FALSE(Exists(outside_ + "/ckpt.index"));
+  EXPECT_FALSE(Exists(outside_ + "/new_dir"));
+
+  // A NUL byte: inside the root as written, but C would cut it before
+  // "\0" and write outside_/victim.index; never a path.
+  absl::Status nul = Run("save", outside_ + "/victim" + std::string(1, '\0') +
+                                     "/../../root/x");
+  EXPECT_EQ(nul.code(), absl::StatusCode::kInvalidArgument) << nul;
+  EXPECT_THAT(std::string(nul.message()), HasSubstr("NUL"));
+
+  // Whether a checkpoint exists outside is not told.
+  absl::Status exists = Run("restore", outside_ + "/victim", {}, true);
+  absl::Status missing = Run("restore", outside_ + "/nothing", {}, true);
+  EXPECT_EQ(exists.code(), absl::StatusCode::kPermissionDenied);
+  EXPECT_EQ(exists.message(), missing.message());
+
+  // Merging files from outside into the root would move them in.
+  absl::Status merge = Run("merge", root_ + "/merged", {outside_ + "/victim"});
+  EXPECT_EQ(merge.code(), absl::StatusCode::kPermissionDenied) << merge;
+  EXPECT_THAT(std::string(merge.message()), HasSubstr("merge"));
+  EXPECT_EQ(Read(outside_ + "/victim"), "keep me");
+
+  // Inside the root (new directories included) all of it works.
+  ASSERT_TRUE(Run("save", root_ + "/a/b/ckpt").ok());
+  EXPECT_TRUE(Exists(root_ + "/a/b/ckpt.index"));
+  EXPECT_TRUE(Run("restore", root_ + "/a/b/ckpt", {}, true).ok());
+}
+
+// Sent: an 8 MiB control call (CloseSession, which carries a handle).
+// Expected: RESOURCE_EXHAUSTED naming the method and the limit, before the
+// request is parsed; the server serves on.
+TEST_F(HostilePeerTest, ALargeControlCallIsRefusedBeforeItIsParsed) {
+  StartServer({root_});
+  tensorflow::CloseSessionRequest close;
+  close.set_session_handle(std::string(size_t{8} << 20, 'x'));
+  tensorflow::CloseSessionResponse closed;
+  absl::Status s = master_->Call("CloseSession", close, &closed, absl::Seconds(30));
+  EXPECT_EQ(s.code(), absl::StatusCode::kResourceExhausted) << s;
+  EXPECT_THAT(std::string(s.message()), HasSubstr("CloseSession"));
+  EXPECT_THAT(std::string(s.message()), HasSubstr("at most 4194304"));
+  EXPECT_TRUE(Run("save", root_ + "/after").ok());
+}
+
+}  // namespace
+}  // namespace weft
