@@ -315,12 +315,24 @@ bool Comparison::Run(const RunSpec& spec, RunResult* r) {
       : LocalCluster(spec.ps, w);
   if (!cluster.ok()) return fail(std::string(cluster.status().message()));
   const std::string cspec = cluster->ToString();
-  auto spawn = [&](std::vector<Child>* into, const std::vector<std::string>& args,
+  // The cluster's tasks and clients share a token of their own: no other
+  // process on this host can call them.
+  std::string token_file;
+  if (!local) {
+    absl::StatusOr<std::string> token = WriteGeneratedToken(r->log_dir);
+    if (!token.ok()) return fail(std::string(token.status().message()));
+    token_file = *token;
+  }
+  auto spawn = [&](std::vector<Child>* into, std::vector<std::string> args,
                    const std::string& name, TaskId task) -> bool {
     Child c;
     c.task = task;
     c.address = cluster->Address(task).value_or("");
     c.log = absl::StrCat(r->log_dir, "/", name, ".log");
+    if (!token_file.empty()) {
+      args.push_back("--auth-token-file");
+      args.push_back(token_file);
+    }
     absl::Status s = SpawnWeft(args, blocked_, &c);
     if (!s.ok()) {
       r->error = std::string(s.message());

@@ -32,6 +32,7 @@
 #include "distributed/rpc/local_socket.h"
 #include "distributed/rpc/grpc_worker_cache.h"
 #include "proto/worker.pb.h"
+#include "runtime/checkpoint/file_util.h"
 #include "tools/cluster_flags.h"
 #include "tools/command_line.h"
 #include "tools/commands.h"
@@ -53,12 +54,14 @@ constexpr char kUsage[] =
     "  --cluster SPEC        as for weft server (flag form, JSON or @FILE)\n"
     "  --ps N --workers M    a cluster of N ps and M worker tasks on free\n"
     "                        loopback ports (127.0.0.1)\n"
-    "  --log-dir DIR         where each task's log goes (default: a new\n"
-    "                        directory under /tmp)\n"
+    "  --log-dir DIR         where each task's log goes, made if missing\n"
+    "                        (default: a new directory under /tmp)\n"
     "  --start-timeout-s N   how long to wait for every task to answer\n"
     "                        (default 60)\n"
     "  --cpus N              CPU devices per task (default 1)\n"
     "  --no-local-socket     the tasks talk over TCP alone (see weft server)\n"
+    "  --file-root DIR       (repeatable) passed to every task: where its\n"
+    "                        graphs may read and write files (see weft server)\n"
     "  --tls-cert, --tls-key, --tls-ca, --auth-token-file: passed to every\n"
     "                        task (see weft server --help)\n";
 
@@ -117,6 +120,7 @@ int LaunchCommand(int argc, char** argv) {
                                            {"start-timeout-s", kValue},
                                            {"cpus", kValue},
                                            {"no-local-socket", kSwitch},
+                                           {"file-root", kRepeated},
                                            {"help", kSwitch}};
   AddSecurityFlags(&flags);
   CommandLine cl(flags);
@@ -160,10 +164,22 @@ int LaunchCommand(int argc, char** argv) {
           absl::StrCat("cannot make a log directory: ", std::strerror(errno))));
     }
     log_dir = tmpl;
+  } else {
+    absl::Status made = CreateDirectories(log_dir);
+    if (!made.ok()) {
+      return ReportError(absl::FailedPreconditionError(absl::StrCat(
+          "--log-dir: ", made.message())));
+    }
   }
 
   std::vector<std::string> server_args = SecurityArgs(cl);
   if (cl.Get("no-local-socket") == "true") server_args.push_back("--no-local-socket");
+  if (cl.Has("file-root")) {
+    for (const std::string& root : cl.GetAll("file-root")) {
+      server_args.push_back("--file-root");
+      server_args.push_back(root);
+    }
+  }
 
   std::vector<Child> children;
   for (const TaskId& task : spec->Tasks()) {

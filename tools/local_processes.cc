@@ -64,6 +64,30 @@ absl::StatusOr<ClusterSpec> LocalCluster(int64_t ps, int64_t workers) {
   return ParseClusterSpec(absl::StrJoin(jobs, ";"));
 }
 
+absl::StatusOr<std::string> WriteGeneratedToken(const std::string& dir) {
+  unsigned char bytes[16];
+  FILE* random = std::fopen("/dev/urandom", "rb");
+  const bool read =
+      random != nullptr && std::fread(bytes, 1, sizeof(bytes), random) == sizeof(bytes);
+  if (random != nullptr) std::fclose(random);
+  if (!read) {
+    return absl::FailedPreconditionError(
+        "cannot read /dev/urandom for the cluster's auth token");
+  }
+  std::string token;
+  for (unsigned char b : bytes) absl::StrAppend(&token, absl::Hex(b, absl::kZeroPad2));
+  const std::string path = dir + "/auth_token";
+  const int fd = open(path.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0600);
+  if (fd < 0 || write(fd, token.data(), token.size()) !=
+                    static_cast<ssize_t>(token.size())) {
+    if (fd >= 0) close(fd);
+    return absl::FailedPreconditionError(
+        absl::StrCat("cannot write the cluster's auth token to ", path));
+  }
+  close(fd);
+  return path;
+}
+
 std::string Tail(const std::string& path, size_t bytes) {
   std::ifstream in(path, std::ios::binary);
   std::stringstream ss;

@@ -42,6 +42,12 @@ int FreeLoopbackPort();
 // N ps and M worker tasks on free loopback ports (127.0.0.1).
 absl::StatusOr<ClusterSpec> LocalCluster(int64_t ps, int64_t workers);
 
+// A new random auth token (128 bits, hex) in `dir`/auth_token, readable by
+// this user alone: the clusters a command starts for itself use one, so
+// that no other local user's process can call their tasks. Returns the
+// file's path.
+absl::StatusOr<std::string> WriteGeneratedToken(const std::string& dir);
+
 // The last `bytes` of a file ("..." first when cut).
 std::string Tail(const std::string& path, size_t bytes = 2000);
 // "exit status 1", "killed by signal 9 (Killed)".

@@ -1,4 +1,6 @@
 // weft: the Weft command-line tool. One subcommand per file (tools/*_command.cc).
+#include <sys/resource.h>
+
 #include <cstdio>
 #include <cstring>
 
@@ -22,10 +24,23 @@ constexpr char kUsage[] =
     "\n"
     "Run 'weft <command> --help' for the command's flags.\n";
 
+// The soft limit on open files raised to the hard one: a server's every
+// connection is a descriptor, and at the soft limit (often 1024) gRPC's
+// listener stops accepting for good, so a modest connection flood would
+// leave a task deaf. Children (weft launch's tasks) inherit the limit.
+void RaiseOpenFileLimit() {
+  rlimit limit;
+  if (getrlimit(RLIMIT_NOFILE, &limit) == 0 && limit.rlim_cur < limit.rlim_max) {
+    limit.rlim_cur = limit.rlim_max;
+    setrlimit(RLIMIT_NOFILE, &limit);  // best effort: the old limit stands
+  }
+}
+
 }  // namespace
 
 int main(int argc, char** argv) {
   weft::SetHostMallocPolicy();  // before any thread starts
+  RaiseOpenFileLimit();
   if (argc < 2 || std::strcmp(argv[1], "--help") == 0 ||
       std::strcmp(argv[1], "help") == 0) {
     std::fputs(kUsage, argc < 2 ? stderr : stdout);

@@ -42,7 +42,14 @@ constexpr char kUsageHead[] =
     "  --wait-for-tasks-s N  how long a session waits for every task to be\n"
     "                        up (default 120)\n"
     "  --session-gc-s N      close sessions idle for N s (default 3600)\n"
-    "  --allow-non-loopback  serve a non-loopback address (every interface)\n"
+    "  --file-root DIR       (repeatable) a directory whose files the graphs\n"
+    "                        run here may read and write (checkpoints,\n"
+    "                        readers); paths are resolved ('..', links)\n"
+    "                        before the check. Default: no file access\n"
+    "  --allow-non-loopback  serve a non-loopback address (exactly the one\n"
+    "                        the spec names); needs --auth-token-file or\n"
+    "                        mutual TLS (--tls-ca), or --insecure\n"
+    "  --insecure            serve a non-loopback address to anyone\n"
     "  --no-local-socket     serve TCP alone: no Unix socket where the Weft\n"
     "                        tasks of this host reach a loopback task\n";
 std::string Usage() { return absl::StrCat(kUsageHead, kSecurityFlagsUsage); }
@@ -72,7 +79,9 @@ int ServerCommand(int argc, char** argv) {
                                            {"max-message-mb", kValue},
                                            {"wait-for-tasks-s", kValue},
                                            {"session-gc-s", kValue},
+                                           {"file-root", kRepeated},
                                            {"allow-non-loopback", kSwitch},
+                                           {"insecure", kSwitch},
                                            {"no-local-socket", kSwitch},
                                            {"help", kSwitch}};
   AddSecurityFlags(&flags);
@@ -91,8 +100,10 @@ int ServerCommand(int argc, char** argv) {
   options.cluster = where->cluster;
   options.task = where->task;
   options.allow_non_loopback = cl.Get("allow-non-loopback") == "true";
+  options.insecure = cl.Get("insecure") == "true";
   options.local_socket = cl.Get("no-local-socket") != "true";
   options.security = *security;
+  if (cl.Has("file-root")) options.file_roots = cl.GetAll("file-root");
   absl::StatusOr<int64_t> cpus = cl.GetPositiveInt("cpus", 1, 1024);
   absl::StatusOr<int64_t> max_mb = cl.GetPositiveInt("max-message-mb", 1024, 2047);
   absl::StatusOr<int64_t> wait = cl.GetPositiveInt("wait-for-tasks-s", 120);
@@ -127,14 +138,18 @@ int ServerCommand(int argc, char** argv) {
   }
   std::fprintf(stderr,
                "weft server: %s serving MasterService and WorkerService on %s%s "
-               "(%s%s, pid %d)\nweft server: devices: %s\n",
+               "(%s%s, pid %d)\nweft server: devices: %s\n"
+               "weft server: graphs' file access: %s\n",
                (*server)->task_name().c_str(), (*server)->address().c_str(),
                (*server)->local_target().empty()
                    ? ""
                    : absl::StrCat(" and ", (*server)->local_target()).c_str(),
                (*security)->tls() ? "TLS" : "plaintext",
                (*security)->has_token() ? ", auth token" : "",
-               static_cast<int>(getpid()), absl::StrJoin(devices, ", ").c_str());
+               static_cast<int>(getpid()), absl::StrJoin(devices, ", ").c_str(),
+               options.file_roots.empty()
+                   ? "none (--file-root DIR allows a directory)"
+                   : absl::StrJoin(options.file_roots, ", ").c_str());
   std::fflush(stderr);
 
   int signal_number = 0;

@@ -47,6 +47,12 @@ class Security {
 
   bool tls() const { return tls_; }
   bool has_token() const { return !token_.empty(); }
+  // Whether a server with this security knows who calls it: a token, or
+  // TLS with a CA that every client's certificate must be signed by. TLS
+  // alone only encrypts: anyone may connect.
+  bool authenticates_callers() const {
+    return has_token() || (tls_ && !ca_.empty());
+  }
 
   // FAILED_PRECONDITION when this process has no certificate to serve with
   // but clients are to use TLS (a CA alone is for clients).

@@ -24,6 +24,7 @@
 #include "grpcpp/security/server_credentials.h"
 #include "grpcpp/server.h"
 #include "grpcpp/server_builder.h"
+#include "runtime/core/file_policy.h"
 #include "runtime/core/local_device_mgr.h"
 #include "runtime/core/status.h"
 #include "runtime/core/thread_pool.h"
@@ -46,19 +47,37 @@ using CallHandler = std::function<void(const grpc::ByteBuffer& in,
 constexpr int kQueueThreads = 1;
 // Calls the server waits for at once (each takes up the next as it arrives).
 constexpr int kAwaitedCalls = 4;
+// The largest request of a method that carries no graph and no tensors
+// (GetStatus, CleanupGraph, RecvTensor's request, ...): a cluster's
+// CreateWorkerSession is a few KiB.
+constexpr size_t kMaxControlRequestBytes = size_t{4} << 20;
+// Methods whose requests carry graphs or tensors: the server's limit.
+constexpr size_t kLarge = 0;
 
 // The table of methods, fixed once the server starts.
 class Dispatcher {
  public:
   explicit Dispatcher(std::shared_ptr<const Security> security)
       : security_(std::move(security)) {}
-  void Add(absl::string_view prefix, absl::string_view method, CallHandler h) {
-    handlers_[absl::StrCat(prefix, method)] = std::move(h);
+  // `max_request_bytes`: the largest request the method takes (0: the
+  // server's message limit). A control call that carries no tensors has
+  // no business being large; refusing it before it is parsed keeps a peer
+  // from making the server hold several copies of a huge message.
+  void Add(absl::string_view prefix, absl::string_view method, CallHandler h,
+           size_t max_request_bytes = kMaxControlRequestBytes) {
+    Method& m = handlers_[absl::StrCat(prefix, method)];
+    m.handler = std::move(h);
+    m.max_request_bytes = max_request_bytes;
   }
   grpc::AsyncGenericService* service() { return &service_; }
 
-  // The handler of a call that arrived, or why it is refused.
-  absl::StatusOr<const CallHandler*> Find(
+  struct Method {
+    CallHandler handler;
+    size_t max_request_bytes = 0;  // 0: no limit below the server's
+  };
+
+  // The method of a call that arrived, or why it is refused.
+  absl::StatusOr<const Method*> Find(
       const grpc::GenericServerContext& context) const {
     if (!security_->Allows(context)) {
       return absl::UnauthenticatedError(absl::StrCat(
@@ -75,7 +94,7 @@ class Dispatcher {
 
  private:
   const std::shared_ptr<const Security> security_;
-  absl::flat_hash_map<std::string, CallHandler> handlers_;  // fixed after Start
+  absl::flat_hash_map<std::string, Method> handlers_;  // fixed after Start
   grpc::AsyncGenericService service_;
 };
 
@@ -99,12 +118,13 @@ class ServerCall final : public CqTag {
           return;
         }
         Await(dispatcher_, cq_);
-        absl::StatusOr<const CallHandler*> handler = dispatcher_->Find(context_);
-        if (!handler.ok()) {
-          Finish(ToGrpcStatus(handler.status()));
+        absl::StatusOr<const Dispatcher::Method*> method =
+            dispatcher_->Find(context_);
+        if (!method.ok()) {
+          Finish(ToGrpcStatus(method.status()));
           return;
         }
-        handler_ = *handler;
+        method_ = *method;
         state_ = State::kReading;
         Posting posting(this);
         stream_.Read(&request_, this);
@@ -116,8 +136,19 @@ class ServerCall final : public CqTag {
                               "the call carried no request message"));
           return;
         }
+        if (method_->max_request_bytes > 0 &&
+            request_.Length() > method_->max_request_bytes) {
+          const size_t length = request_.Length();
+          request_.Clear();
+          Finish(grpc::Status(
+              grpc::StatusCode::RESOURCE_EXHAUSTED,
+              absl::StrCat(context_.method(), ": the request is ", length,
+                           " bytes; this method takes at most ",
+                           method_->max_request_bytes)));
+          return;
+        }
         state_ = State::kFinishing;
-        (*handler_)(request_, &response_, [this](grpc::Status s) {
+        method_->handler(request_, &response_, [this](grpc::Status s) {
           Posting posting(this);
           if (s.ok()) {
             stream_.WriteAndFinish(response_, grpc::WriteOptions(), s, this);
@@ -148,7 +179,7 @@ class ServerCall final : public CqTag {
   State state_ = State::kAwaited;
   grpc::GenericServerContext context_;
   grpc::GenericServerAsyncReaderWriter stream_;
-  const CallHandler* handler_ = nullptr;
+  const Dispatcher::Method* method_ = nullptr;
   grpc::ByteBuffer request_;
   grpc::ByteBuffer response_;
 };
@@ -254,7 +285,7 @@ struct GrpcServer::Impl {
   std::unique_ptr<DeviceMgr> devices;
   std::unique_ptr<ThreadPool> inter_op;  // the worker's steps
   std::unique_ptr<ThreadPool> control;   // blocking calls
-  std::unique_ptr<ThreadPool> timer;     // session GC
+  std::unique_ptr<ThreadPool> timer;     // collection of what expired
   // Declared before everything that makes calls on it or answers them, so
   // destroyed after them.
   std::unique_ptr<CqThreads> queue;
@@ -306,8 +337,26 @@ absl::StatusOr<std::unique_ptr<GrpcServer>> GrpcServer::Start(
         "run them, so serving the network must be asked for explicitly "
         "(weft server --allow-non-loopback)"));
   }
+  if (!loopback && !options.security->authenticates_callers() &&
+      !options.insecure) {
+    return absl::InvalidArgumentError(absl::StrCat(
+        "task ", task.ToString(), " would serve ", impl->address,
+        " to the network without knowing who calls it: anyone who reaches "
+        "the port could run graphs here. Give every task and client "
+        "--auth-token-file (with --tls-cert/--tls-key so the token is not "
+        "sent in the clear), or --tls-ca for mutual TLS; --insecure serves "
+        "anyone"));
+  }
 
+  absl::StatusOr<std::shared_ptr<const FilePolicy>> files =
+      FilePolicy::Confined(options.file_roots);
+  if (!files.ok()) {
+    return absl::InvalidArgumentError(absl::StrCat(
+        "task ", task.ToString(), ": ", files.status().message(),
+        " (--file-root)"));
+  }
   LocalDeviceOptions device_options;
+  device_options.file_policy = *files;
   device_options.job = task.job;
   device_options.task = task.index;
   device_options.num_cpus = options.num_cpus;
@@ -345,6 +394,7 @@ absl::StatusOr<std::unique_ptr<GrpcServer>> GrpcServer::Start(
   w.devices = impl->devices.get();
   w.inter_op_pool = impl->inter_op.get();
   w.workers = impl->cache.get();
+  w.step_limits = options.step_limits;
   impl->worker = std::make_unique<Worker>(w);
   impl->cache->set_local(impl->worker.get());
 
@@ -365,32 +415,31 @@ absl::StatusOr<std::unique_ptr<GrpcServer>> GrpcServer::Start(
   d.Add(kW, "GetStatus", WorkerMethod(worker, &WorkerInterface::GetStatusAsync, nullptr, "GetStatusRequest"));
   d.Add(kW, "CreateWorkerSession", WorkerMethod(worker, &WorkerInterface::CreateWorkerSessionAsync, nullptr, "CreateWorkerSessionRequest"));
   d.Add(kW, "DeleteWorkerSession", WorkerMethod(worker, &WorkerInterface::DeleteWorkerSessionAsync, control, "DeleteWorkerSessionRequest"));
-  d.Add(kW, "RegisterGraph", WorkerMethod(worker, &WorkerInterface::RegisterGraphAsync, control, "RegisterGraphRequest"));
+  d.Add(kW, "RegisterGraph", WorkerMethod(worker, &WorkerInterface::RegisterGraphAsync, control, "RegisterGraphRequest"), kLarge);
   d.Add(kW, "DeregisterGraph", WorkerMethod(worker, &WorkerInterface::DeregisterGraphAsync, control, "DeregisterGraphRequest"));
-  d.Add(kW, "RunGraph", WorkerMethod(worker, &WorkerInterface::RunGraphAsync, nullptr, "RunGraphRequest"));
+  d.Add(kW, "RunGraph", WorkerMethod(worker, &WorkerInterface::RunGraphAsync, nullptr, "RunGraphRequest"), kLarge);
   d.Add(kW, "CleanupGraph", WorkerMethod(worker, &WorkerInterface::CleanupGraphAsync, nullptr, "CleanupGraphRequest"));
   d.Add(kW, "CleanupAll", WorkerMethod(worker, &WorkerInterface::CleanupAllAsync, control, "CleanupAllRequest"));
   d.Add(kW, "RecvTensor", RecvTensorMethod(worker));
   Master* master = impl->master.get();
   constexpr absl::string_view kM = kMasterServicePrefix;
-  d.Add(kM, "CreateSession", MasterMethod(master, &Master::CreateSession, control, "CreateSessionRequest"));
-  d.Add(kM, "ExtendSession", MasterMethod(master, &Master::ExtendSession, control, "ExtendSessionRequest"));
+  d.Add(kM, "CreateSession", MasterMethod(master, &Master::CreateSession, control, "CreateSessionRequest"), kLarge);
+  d.Add(kM, "ExtendSession", MasterMethod(master, &Master::ExtendSession, control, "ExtendSessionRequest"), kLarge);
   d.Add(kM, "PartialRunSetup", MasterMethod(master, &Master::PartialRunSetup, control, "PartialRunSetupRequest"));
   d.Add(kM, "RunStep", Serve<tensorflow::RunStepRequest, tensorflow::RunStepResponse>(
       "RunStepRequest", nullptr,
       [master, control](const tensorflow::RunStepRequest& req, tensorflow::RunStepResponse* resp,
                         std::function<void(absl::Status)> done) {
         master->RunStepAsync(req, resp, control, std::move(done));
-      }));
+      }), kLarge);
   d.Add(kM, "CloseSession", MasterMethod(master, &Master::CloseSession, control, "CloseSessionRequest"));
   d.Add(kM, "ListDevices", MasterMethod(master, &Master::ListDevices, control, "ListDevicesRequest"));
   d.Add(kM, "Reset", MasterMethod(master, &Master::Reset, control, "ResetRequest"));
   d.Add(kM, "MakeCallable", MasterMethod(master, &Master::MakeCallable, control, "MakeCallableRequest"));
-  d.Add(kM, "RunCallable", MasterMethod(master, &Master::RunCallable, control, "RunCallableRequest"));
+  d.Add(kM, "RunCallable", MasterMethod(master, &Master::RunCallable, control, "RunCallableRequest"), kLarge);
   d.Add(kM, "ReleaseCallable", MasterMethod(master, &Master::ReleaseCallable, control, "ReleaseCallableRequest"));
 
-  const std::string listen =
-      loopback ? impl->address : absl::StrCat("[::]:", port);
+  const std::string& listen = impl->address;
   int bound_port = 0;
   WEFT_ASSIGN_OR_RETURN(std::shared_ptr<grpc::ServerCredentials> credentials,
                         options.security->ServerCredentials());
@@ -423,16 +472,20 @@ absl::StatusOr<std::unique_ptr<GrpcServer>> GrpcServer::Start(
     ServerCall::Await(impl->service.get(), queue);
   }
 
+  // Collection: the master's idle sessions, the worker's expired step
+  // rendezvous (what peers asked for and never ran, steps never cleaned up).
   Impl* raw = impl.get();
-  if (options.session_gc > absl::ZeroDuration()) {
-    const absl::Duration every =
-        std::min(absl::Seconds(30), options.session_gc / 4);
-    raw->timer->Schedule([raw, every] {
-      while (!raw->stop.WaitForNotificationWithTimeout(every)) {
-        raw->master->CollectIdleSessions(absl::Now());
-      }
-    });
-  }
+  const bool session_gc = options.session_gc > absl::ZeroDuration();
+  const absl::Duration every = std::min(
+      {absl::Seconds(5), options.step_limits.unclaimed_ttl / 4,
+       session_gc ? options.session_gc / 4 : absl::InfiniteDuration()});
+  raw->timer->Schedule([raw, every, session_gc] {
+    while (!raw->stop.WaitForNotificationWithTimeout(every)) {
+      const absl::Time now = absl::Now();
+      raw->worker->CollectExpired(now);
+      if (session_gc) raw->master->CollectIdleSessions(now);
+    }
+  });
   return std::unique_ptr<GrpcServer>(new GrpcServer(std::move(impl)));
 }
 
@@ -449,11 +502,11 @@ void GrpcServer::Shutdown() {
     impl.shut_down = true;
   }
   impl.stop.Notify();
+  impl.timer.reset();  // its loop reads the master and the worker
   // Steps in flight end now, so the calls waiting on them can answer.
   impl.worker->AbortAllSteps();
   impl.server->Shutdown(absl::ToChronoTime(absl::Now() + absl::Seconds(5)));
   impl.master.reset();  // closes the sessions still open
-  impl.timer.reset();
   impl.control.reset();
   impl.worker.reset();
   impl.inter_op.reset();

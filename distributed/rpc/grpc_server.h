@@ -10,14 +10,18 @@
 //   // a TensorFlow client: tf.compat.v1.Session("grpc://" + server->address())
 //   server->Shutdown();
 //
-// Listening: the task's own address from the spec. A host that is not a
-// loopback name or address (localhost, 127.0.0.0/8, ::1) is refused unless
-// `allow_non_loopback`; then the server listens on every interface at that
-// port, as TensorFlow's does. Port 0 in the spec is not allowed (the other
+// Listening: exactly the task's own address from the spec (not every
+// interface, as TensorFlow's servers do). A host that is not a loopback
+// name or address (localhost, 127.0.0.0/8, ::1) is refused unless
+// `allow_non_loopback`, and even then unless callers are authenticated (an
+// auth token, or mutual TLS) or `insecure` says to serve anyone. Port 0 in the spec is not allowed (the other
 // tasks could not find this one), except for a cluster of this task alone.
 // A loopback task also listens on its local socket (local_socket.h), where
 // Weft tasks on this host reach it without TCP, unless `local_socket` is
 // off or the server uses TLS.
+//
+// Files: a peer's graph reaches the host's files only inside
+// `file_roots`; every other path is PERMISSION_DENIED naming the node.
 //
 // Calls: the methods are TensorFlow's paths (/tensorflow.MasterService/
 // RunStep, ...); an unknown path is UNIMPLEMENTED naming it, a malformed
@@ -45,6 +49,7 @@
 #include "absl/time/time.h"
 #include "distributed/cluster_spec.h"
 #include "distributed/rpc/grpc_security.h"
+#include "distributed/step_rendezvous.h"
 
 namespace weft {
 
@@ -54,6 +59,8 @@ struct ServerOptions {
   ClusterSpec cluster;
   TaskId task;
   bool allow_non_loopback = false;
+  // Serve a non-loopback address without authenticating callers.
+  bool insecure = false;
   // Also listen on the task's local socket (local_socket.h), where this
   // host's Weft tasks reach it without TCP. Only for a loopback address
   // with a fixed port and without TLS.
@@ -67,17 +74,25 @@ struct ServerOptions {
   int intra_op_threads = 0;    // 0: the cores
   int inter_op_threads = 0;    // 0: the cores
   int64_t memory_limit_bytes = 0;  // host memory the task may hold; 0: no limit
+  // The directories whose files the graphs run here may read and write
+  // (checkpoints, readers, writers: runtime/core/file_policy.h); each must
+  // exist. None: graphs get no file access, whoever sent them.
+  std::vector<std::string> file_roots;
   // The master's waits (distributed/master.h).
   absl::Duration wait_for_tasks = absl::Minutes(2);
   absl::Duration session_gc = absl::Hours(1);
+  // How long the worker keeps step rendezvous that peers asked for and
+  // that never started here, or that no master cleaned up.
+  StepRendezvousLimits step_limits;
   std::function<void(absl::string_view)> log;  // null: stderr
 };
 
 class GrpcServer {
  public:
   // FAILED_PRECONDITION naming the address when it cannot be bound (in use,
-  // not local), INVALID_ARGUMENT for a task not in the cluster or a
-  // non-loopback host without allow_non_loopback.
+  // not local), INVALID_ARGUMENT for a task not in the cluster, a
+  // non-loopback host without allow_non_loopback, or one whose callers
+  // would not be authenticated (without `insecure`).
   static absl::StatusOr<std::unique_ptr<GrpcServer>> Start(
       const ServerOptions& options);
   ~GrpcServer();

@@ -327,6 +327,21 @@ TEST_F(GrpcServerTest, AddressesAreCheckedBeforeListening) {
   EXPECT_EQ(remote.status().code(), absl::StatusCode::kInvalidArgument);
   EXPECT_THAT(std::string(remote.status().message()),
               HasSubstr("--allow-non-loopback"));
+  // Asked for, but nobody who calls would be authenticated.
+  ServerOptions open = Options("worker=10.1.2.3:2222", 0);
+  open.allow_non_loopback = true;
+  auto unauthenticated = GrpcServer::Start(open);
+  EXPECT_EQ(unauthenticated.status().code(), absl::StatusCode::kInvalidArgument);
+  EXPECT_THAT(std::string(unauthenticated.status().message()),
+              HasSubstr("--auth-token-file"));
+  EXPECT_THAT(std::string(unauthenticated.status().message()),
+              HasSubstr("--insecure"));
+  // Told --insecure, it binds exactly the address the spec names (not
+  // every interface), which is not this machine's.
+  open.insecure = true;
+  auto elsewhere = GrpcServer::Start(open);
+  EXPECT_EQ(elsewhere.status().code(), absl::StatusCode::kFailedPrecondition);
+  EXPECT_THAT(std::string(elsewhere.status().message()), HasSubstr("10.1.2.3:2222"));
   // A task the spec lacks.
   auto absent = GrpcServer::Start(Options(cluster_, 5));
   EXPECT_EQ(absent.status().code(), absl::StatusCode::kInvalidArgument);

@@ -83,8 +83,10 @@ def start(name, args):
 
 
 def start_ps(spec, n):
+    # The checkpoints' SaveV2 runs on the ps, so its files must be allowed.
     return [start(f"ps{i}", ["server", "--cluster", spec, "--job", "ps",
-                             "--task", str(i)]) for i in range(n)]
+                             "--task", str(i), "--file-root", WORK])
+            for i in range(n)]
 
 
 def worker_args(spec, task, steps, *extra, mode="between-async"):
@@ -520,6 +522,32 @@ def test_allreduce_checkpoints_resume():
           "\n".join(o[-700:] for _, o in outs))
 
 
+def test_non_finite_loss_stops_training():
+    """A learning rate that makes the loss overflow: the worker stops at the
+    first non-finite loss, saying which step and what holds the values,
+    instead of training on nan; --no-check-numerics trains on."""
+    spec, _ = cluster(1, 1)
+    ps = start_ps(spec, 1)
+    try:
+        rc, out = finish(start("nan0", worker_args(spec, 0, 200, "--lr", "1e30")))
+        check("a non-finite loss stops between-graph training (exit code, "
+              "step, the way out)",
+              rc != 0 and re.search(r"the loss is (nan|inf|-inf) at global step \d+",
+                                    out) is not None
+              and "--no-check-numerics" in out and "done:" not in out,
+              f"rc {rc}\n{out[-1500:]}")
+        check("the error says which variables hold non-finite values, or that "
+              "none does",
+              "variables holding non-finite values: " in out
+              or "every variable is finite" in out, out[-1500:])
+        rc, out = finish(start("nan1", worker_args(spec, 0, 400, "--lr", "1e30",
+                                                   "--no-check-numerics")))
+        check("--no-check-numerics trains on through a non-finite loss",
+              rc == 0 and "done:" in out, f"rc {rc}\n{out[-1500:]}")
+    finally:
+        stop(ps)
+
+
 def test_usage_errors():
     spec, _ = cluster(1, 1)
     cases = [
@@ -566,6 +594,7 @@ def main():
                      test_allreduce_dead_worker, test_allreduce_checkpoints_resume,
                      test_hybrid_training,
                      test_two_ps_tasks, test_ps_restart_resumes,
+                     test_non_finite_loss_stops_training,
                      test_checkpoints_resume_a_new_cluster):
             try:
                 test()
