@@ -1,6 +1,7 @@
 #include "tools/train_between.h"
 
 #include <algorithm>
+#include <cmath>
 #include <cstdio>
 #include <deque>
 #include <map>
@@ -15,6 +16,7 @@
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_format.h"
 #include "absl/strings/str_join.h"
+#include "absl/strings/strip.h"
 #include "absl/synchronization/mutex.h"
 #include "absl/time/clock.h"
 #include "distributed/rpc/grpc_server.h"
@@ -22,6 +24,7 @@
 #include "graph/builder/allreduce.h"
 #include "graph/builder/sync_replicas.h"
 #include "graph/models/datasets.h"
+#include "runtime/checkpoint/file_util.h"
 #include "runtime/core/device_name.h"
 #include "runtime/core/status.h"
 #include "runtime/session.h"
@@ -34,6 +37,56 @@
 
 namespace weft {
 namespace {
+
+// Why a step's loss was not finite: the model's variables that hold a
+// non-finite value (read in one step), with their devices.
+std::string NonFiniteVariables(Session* session,
+                               const tensorflow::GraphDef& graph) {
+  std::map<std::string, const tensorflow::NodeDef*> handles;
+  std::vector<std::string> fetches, names, devices;
+  for (const tensorflow::NodeDef& n : graph.node()) {
+    if (n.op() == "VarHandleOp") handles[n.name()] = &n;
+    if (n.op() == "VariableV2") {
+      fetches.push_back(n.name());
+      names.push_back(n.name());
+      devices.push_back(n.device());
+    }
+  }
+  for (const tensorflow::NodeDef& n : graph.node()) {
+    if (n.op() != "ReadVariableOp" || n.input_size() < 1) continue;
+    auto it = handles.find(std::string(absl::StripSuffix(n.input(0), ":0")));
+    if (it == handles.end()) continue;
+    fetches.push_back(n.name());
+    names.push_back(it->first);
+    devices.push_back(it->second->device());
+    handles.erase(it);  // one read per variable
+  }
+  std::vector<Tensor> values;
+  tensorflow::RunOptions run;
+  run.set_timeout_in_ms(30000);
+  absl::Status s = session->Run(run, {}, fetches, {}, &values, nullptr);
+  if (!s.ok()) {
+    return absl::StrCat("its variables could not be read (", s.message(), ")");
+  }
+  std::vector<std::string> bad;
+  for (size_t i = 0; i < values.size(); ++i) {
+    const Tensor& t = values[i];
+    bool finite = true;
+    if (t.dtype() == DT_FLOAT) {
+      for (float v : t.flat<float>()) finite = finite && std::isfinite(v);
+    } else if (t.dtype() == DT_DOUBLE) {
+      for (double v : t.flat<double>()) finite = finite && std::isfinite(v);
+    }
+    if (!finite) bad.push_back(absl::StrCat(names[i], " on ", devices[i]));
+  }
+  if (bad.empty()) {
+    return "every variable is finite: the batch or the model's arithmetic "
+           "overflowed";
+  }
+  return absl::StrCat("variables holding non-finite values: ",
+                      absl::StrJoin(bad, ", "));
+}
+
 
 constexpr char kReadyPrefix[] = "weft_ready/";
 // The ps restarts one run of weft train waits out and resumes from.
@@ -138,6 +191,18 @@ class Worker {
   // A step that failed (`s`, from running `what`): when it ran out of time,
   // says which of the other tasks do not answer, and what to do.
   absl::Status Diagnose(absl::Status s, const std::string& what) const;
+  // The error of a step whose loss was `loss` (not finite).
+  absl::Status NonFiniteLoss(Session* session, const tensorflow::GraphDef& graph,
+                             double loss, int64_t global_step,
+                             int64_t local_step) const {
+    return absl::FailedPreconditionError(absl::StrCat(
+        "task ", task_.ToString(), ": the loss is ", loss, " at global step ",
+        global_step, " (this worker's step ", local_step, "); ",
+        NonFiniteVariables(session, graph),
+        ". Stopping rather than training on it (a client that wrote them, or "
+        "an update that diverged: try a lower --lr; --no-check-numerics "
+        "trains on)"));
+  }
   tensorflow::RunOptions StepOptions() const {
     tensorflow::RunOptions r;
     r.set_timeout_in_ms(absl::ToInt64Milliseconds(o_.step_timeout));
@@ -451,6 +516,13 @@ absl::Status Worker::Run() {
   server_options.local_socket = o_.local_socket;
   server_options.wait_for_tasks = o_.wait_for_tasks;
   server_options.num_cpus = cpus;
+  if (!o_.checkpoint_dir.empty()) {
+    // The chief's task merges the shards there (and, all-reduce, writes
+    // them): the job's own directory is the one place its graphs may write.
+    WEFT_RETURN_IF_ERROR(
+        WithContext(CreateDirectories(o_.checkpoint_dir), "--checkpoint-dir"));
+    server_options.file_roots.push_back(o_.checkpoint_dir);
+  }
   server_options.log = [this](absl::string_view line) { Log(std::string(line)); };
   WEFT_ASSIGN_OR_RETURN(std::unique_ptr<GrpcServer> server,
                         GrpcServer::Start(server_options));
@@ -623,6 +695,15 @@ absl::Status Worker::Run() {
     }
     ++local_steps;
     WEFT_ASSIGN_OR_RETURN(loss, ScalarMetric(out[0], "loss"));
+    if (o_.check_numerics && !std::isfinite(loss)) {
+      absl::Status s = NonFiniteLoss(session.get(), graph, loss,
+                                     out[1].NumElements() == 1 && out[1].dtype() == DT_INT64
+                                         ? out[1].flat<int64_t>()[0]
+                                         : step,
+                                     local_steps);
+      absl::Status updater_status = stop_updater();
+      return updater_status.ok() ? s : updater_status;
+    }
     if (out[1].dtype() != DT_INT64 || out[1].NumElements() != 1) {
       return absl::InternalError("global_step is not an int64 scalar");
     }

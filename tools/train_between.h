@@ -69,6 +69,10 @@ struct BetweenGraphOptions {
   std::string logdir;  // the chief writes TensorBoard events there
   std::string metrics_out;  // this worker's MetricsLog (train_common.h)
   int64_t checkpoint_every = 0;
+  // Stop at the first step whose loss is not finite, naming the variables
+  // that hold non-finite values (TensorFlow's NanTensorHook): a rogue
+  // client or a diverging update would otherwise train on nan for good.
+  bool check_numerics = true;
 };
 
 // Runs this worker until the global step reaches options.steps; the exit

@@ -93,7 +93,11 @@ std::string Usage() {
       "                   --checkpoint-every N, every N global steps; a new\n"
       "                   cluster resumes from the newest, and between-async\n"
       "                   workers wait for a ps that restarts and go on\n"
-      "                   from it\n",
+      "                   from it. The ps tasks need it under their\n"
+      "                   --file-root (their SaveV2 writes the shards)\n"
+      "  --no-check-numerics  train on when a step's loss is nan or inf\n"
+      "                   (default: stop, naming the variables that hold\n"
+      "                   non-finite values)\n",
       kSecurityFlagsUsage,
       "with --model, the model flags of 'weft graphgen':\n",
       kModelFlagsUsage);
@@ -257,6 +261,7 @@ int TrainCommand(int argc, char** argv) {
                                            {"replicas-to-aggregate", kValue},
                                            {"step-timeout-s", kValue},
                                            {"no-local-socket", kSwitch},
+                                           {"no-check-numerics", kSwitch},
                                            {"logdir", kValue},
                                            {"metrics-out", kValue},
                                            {"help", kSwitch}};
@@ -326,7 +331,7 @@ int TrainCommand(int argc, char** argv) {
   for (const char* f : {"cluster", "job", "task", "ps-strategy",
                         "wait-for-chief-s", "wait-for-tasks-s",
                         "checkpoint-dir", "checkpoint-every", "step-timeout-s",
-                        "no-local-socket"}) {
+                        "no-local-socket", "no-check-numerics"}) {
     if (cl.Has(f) && !between) {
       return usage_error(absl::StrCat(
           "--", f, " goes with --mode between-async, between-sync, "
@@ -380,6 +385,7 @@ int TrainCommand(int argc, char** argv) {
     }
     b.checkpoint_dir = cl.Get("checkpoint-dir", "");
     b.checkpoint_every = *every;
+    b.check_numerics = cl.Get("no-check-numerics") != "true";
     b.steps = o.steps;
     b.data = o.data;
     b.data_seed = o.data_seed;
