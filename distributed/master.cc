@@ -314,7 +314,8 @@ absl::Status Master::RunStep(const tensorflow::RunStepRequest& request,
 void Master::RunStepAsync(const tensorflow::RunStepRequest& request,
                           tensorflow::RunStepResponse* response,
                           ThreadPool* pool,
-                          std::function<void(absl::Status)> done) {
+                          std::function<void(absl::Status)> done,
+                          std::shared_ptr<CancellationManager> cancel) {
   absl::StatusOr<std::shared_ptr<MasterSession>> session =
       Find(request.session_handle());
   if (!session.ok()) {
@@ -325,7 +326,8 @@ void Master::RunStepAsync(const tensorflow::RunStepRequest& request,
       *std::move(session), request, response, pool,
       [&request, response, done = std::move(done)](absl::Status s) {
         done(StoreError(request, response, std::move(s)));
-      });
+      },
+      std::move(cancel));
 }
 
 absl::Status Master::CloseSession(const tensorflow::CloseSessionRequest& request,

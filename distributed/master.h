@@ -56,6 +56,7 @@
 
 namespace weft {
 
+class CancellationManager;
 class MasterSession;
 class ThreadPool;
 
@@ -96,9 +97,12 @@ class Master {
   // RunStep without a thread waiting on the step (MasterSession::RunAsync):
   // `done` runs on the thread of the step's last answer, or on `pool` for
   // what must wait. `request` and `response` must outlive `done`.
+  // `cancel` (may be null): cancelled when the client goes away or its
+  // call's deadline passes; the step is then aborted on every task.
   void RunStepAsync(const tensorflow::RunStepRequest& request,
                     tensorflow::RunStepResponse* response, ThreadPool* pool,
-                    std::function<void(absl::Status)> done);
+                    std::function<void(absl::Status)> done,
+                    std::shared_ptr<CancellationManager> cancel = nullptr);
   absl::Status CloseSession(const tensorflow::CloseSessionRequest& request,
                             tensorflow::CloseSessionResponse* response);
   absl::Status ListDevices(const tensorflow::ListDevicesRequest& request,

@@ -281,19 +281,41 @@ void MasterSession::Deregister(const Plan& plan) {
   // Not awaited: deleting the worker session drops the graphs anyway.
 }
 
-void MasterSession::CleanupStep(int64_t step_id, absl::Time wait_until,
-                                const Plan* plan) {
-  using Calls = Fanout<tensorflow::CleanupGraphRequest,
-                       tensorflow::CleanupGraphResponse>;
-  auto calls = Calls::Make();
-  for (const std::string& task : options_.tasks) {
-    if (plan != nullptr && plan->graph_handles.count(task) == 0) continue;
-    absl::StatusOr<WorkerInterface*> worker = options_.workers->GetWorker(task);
+namespace {
+
+using CleanupCalls =
+    Fanout<tensorflow::CleanupGraphRequest, tensorflow::CleanupGraphResponse>;
+
+// CleanupGraph of `step_id` sent to `tasks` (those `workers` reaches).
+std::shared_ptr<CleanupCalls> StartCleanup(WorkerCache* workers,
+                                           const std::vector<std::string>& tasks,
+                                           int64_t step_id) {
+  auto calls = CleanupCalls::Make();
+  for (const std::string& task : tasks) {
+    absl::StatusOr<WorkerInterface*> worker = workers->GetWorker(task);
     if (!worker.ok()) continue;
     calls->Add(task, *worker).request.set_step_id(step_id);
   }
   calls->Start(&WorkerInterface::CleanupGraphAsync);
-  calls->WaitUntil(wait_until);
+  return calls;
+}
+
+absl::Status CancelledByClient(int64_t step_id) {
+  return absl::CancelledError(absl::StrCat(
+      "the client cancelled the call, or its deadline passed; step ", step_id,
+      " was aborted on every task"));
+}
+
+}  // namespace
+
+void MasterSession::CleanupStep(int64_t step_id, absl::Time wait_until,
+                                const Plan* plan) {
+  std::vector<std::string> tasks;
+  for (const std::string& task : options_.tasks) {
+    if (plan != nullptr && plan->graph_handles.count(task) == 0) continue;
+    tasks.push_back(task);
+  }
+  StartCleanup(options_.workers, tasks, step_id)->WaitUntil(wait_until);
 }
 
 struct MasterSession::Step {
@@ -304,6 +326,10 @@ struct MasterSession::Step {
   absl::Time deadline = absl::InfiniteFuture();
   int client = -1;  // the call to the client task; -1: none
   std::shared_ptr<Calls> calls = Calls::Make();
+  // The caller's cancellation (its client went away), and this step's
+  // registration there; deregistered by EndStep.
+  CancellationManager* cancel = nullptr;
+  CancellationToken token = kInvalidToken;
 };
 
 int64_t MasterSession::StepTimeoutMs(const tensorflow::RunOptions& options) const {
@@ -313,7 +339,7 @@ int64_t MasterSession::StepTimeoutMs(const tensorflow::RunOptions& options) cons
 
 absl::StatusOr<std::shared_ptr<MasterSession::Step>> MasterSession::PrepareStep(
     const Plan& plan, const std::vector<const tensorflow::TensorProto*>& feeds,
-    const tensorflow::RunOptions& options) {
+    const tensorflow::RunOptions& options, CancellationManager* cancel) {
   auto step = std::make_shared<Step>();
   step->id = NewStepId();
   step->timeout_ms = std::max<int64_t>(StepTimeoutMs(options), 0);
@@ -351,8 +377,24 @@ absl::StatusOr<std::shared_ptr<MasterSession::Step>> MasterSession::PrepareStep(
   calls.set_body_failed([](const tensorflow::RunGraphResponse& r) {
     return r.status_code() != tensorflow::error::OK;
   });
+  if (cancel != nullptr) {
+    // A client that goes away (or whose deadline passes) aborts the step
+    // on every task, as the master itself would: without waiting, since
+    // the cancellation may come on a transport's thread.
+    std::vector<std::string> tasks;
+    for (const auto& [task, handle] : plan.graph_handles) tasks.push_back(task);
+    step->cancel = cancel;
+    step->token = cancel->Register(
+        [workers = options_.workers, tasks = std::move(tasks), id = step->id] {
+          StartCleanup(workers, tasks, id);
+        });
+    if (step->token == kInvalidToken) return CancelledByClient(step->id);
+  }
   absl::MutexLock lock(&mu_);
-  if (closed_) return ClosedError(options_.handle);
+  if (closed_) {
+    if (cancel != nullptr) cancel->Deregister(step->token);
+    return ClosedError(options_.handle);
+  }
   running_.insert(step->id);
   return step;
 }
@@ -363,6 +405,7 @@ absl::Status MasterSession::EndStep(const Plan& plan, const Step& step,
                                     std::vector<tensorflow::TensorProto>* fetched,
                                     tensorflow::RunMetadata* metadata) {
   Step::Calls* const calls = step.calls.get();
+  if (step.cancel != nullptr) step.cancel->Deregister(step.token);
   bool ended = true;
   std::deque<std::string> running;  // when the step was aborted
   if (all_done) {
@@ -402,6 +445,9 @@ absl::Status MasterSession::EndStep(const Plan& plan, const Step& step,
         "aborted; it was still running on ", Tasks(running)));
   }
   if (status.ok()) status = derived;
+  if (!status.ok() && step.cancel != nullptr && step.cancel->IsCancelled()) {
+    status = CancelledByClient(step.id);  // what the aborts it caused said
+  }
   if (!ended) {
     status = absl::Status(
         status.ok() ? absl::StatusCode::kDeadlineExceeded : status.code(),
@@ -443,9 +489,9 @@ absl::Status MasterSession::RunStep(
     const Plan& plan, const std::vector<const tensorflow::TensorProto*>& feeds,
     const tensorflow::RunOptions& options,
     std::vector<tensorflow::TensorProto>* fetched,
-    tensorflow::RunMetadata* metadata) {
+    tensorflow::RunMetadata* metadata, CancellationManager* cancel) {
   WEFT_ASSIGN_OR_RETURN(std::shared_ptr<Step> step,
-                        PrepareStep(plan, feeds, options));
+                        PrepareStep(plan, feeds, options, cancel));
   step->calls->Start(&WorkerInterface::RunGraphAsync);
   const bool all_done =
       step->calls->WaitUntil(step->deadline, /*stop_on_error=*/true);
@@ -572,12 +618,13 @@ absl::Status MasterSession::RunNamed(
     const std::vector<std::string>& targets,
     const tensorflow::RunOptions& options,
     std::vector<tensorflow::TensorProto>* fetched,
-    tensorflow::RunMetadata* metadata) {
+    tensorflow::RunMetadata* metadata, CancellationManager* cancel) {
   std::vector<const tensorflow::TensorProto*> values;
   WEFT_ASSIGN_OR_RETURN(
       std::shared_ptr<const Plan> plan,
       PlanFor(feeds, fetches, targets, /*may_register=*/true, &values));
-  return AfterFailedStep(RunStep(*plan, values, options, fetched, metadata));
+  return AfterFailedStep(
+      RunStep(*plan, values, options, fetched, metadata, cancel));
 }
 
 namespace {
@@ -616,13 +663,14 @@ void AddFetched(const tensorflow::RunStepRequest& request,
 }  // namespace
 
 absl::Status MasterSession::Run(const tensorflow::RunStepRequest& request,
-                                tensorflow::RunStepResponse* response) {
+                                tensorflow::RunStepResponse* response,
+                                CancellationManager* cancel) {
   if (!request.partial_run_handle().empty()) return PartialRunError();
   const NamedRun run(request);
   std::vector<tensorflow::TensorProto> fetched;
   WEFT_RETURN_IF_ERROR(RunNamed(run.feeds, run.fetches, run.targets,
                                 request.options(), &fetched,
-                                response->mutable_metadata()));
+                                response->mutable_metadata(), cancel));
   AddFetched(request, &fetched, response);
   return absl::OkStatus();
 }
@@ -631,14 +679,15 @@ void MasterSession::RunAsync(std::shared_ptr<MasterSession> self,
                              const tensorflow::RunStepRequest& request,
                              tensorflow::RunStepResponse* response,
                              ThreadPool* pool,
-                             std::function<void(absl::Status)> done) {
+                             std::function<void(absl::Status)> done,
+                             std::shared_ptr<CancellationManager> cancel) {
   if (!request.partial_run_handle().empty()) {
     done(PartialRunError());
     return;
   }
   MasterSession* const session = self.get();
-  auto blocking = [self, &request, response, done] {
-    done(self->Run(request, response));
+  auto blocking = [self, &request, response, done, cancel] {
+    done(self->Run(request, response, cancel.get()));
   };
   if (session->StepTimeoutMs(request.options()) > 0) {
     pool->Schedule(std::move(blocking));  // a deadline to watch
@@ -661,7 +710,7 @@ void MasterSession::RunAsync(std::shared_ptr<MasterSession> self,
     return;
   }
   absl::StatusOr<std::shared_ptr<Step>> prepared =
-      session->PrepareStep(*plan, values, request.options());
+      session->PrepareStep(*plan, values, request.options(), cancel.get());
   if (!prepared.ok()) {
     pool->Schedule([self, status = prepared.status(), done] {
       done(self->AfterFailedStep(status));
@@ -671,7 +720,7 @@ void MasterSession::RunAsync(std::shared_ptr<MasterSession> self,
   std::shared_ptr<Step> step = *std::move(prepared);
   step->calls->OnSettled(
       /*stop_on_error=*/true,
-      [self, plan, step, &request, response, pool, done](bool clean) {
+      [self, plan, step, &request, response, pool, done, cancel](bool clean) {
         if (!clean) {
           // Aborting the step waits for its tasks.
           pool->Schedule([self, plan, step, &request, response, done] {

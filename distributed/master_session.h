@@ -55,6 +55,7 @@
 #include "proto/config.pb.h"
 #include "proto/master.pb.h"
 #include "runtime/client_graph.h"
+#include "runtime/core/cancellation.h"
 #include "runtime/session_graph.h"
 
 namespace weft {
@@ -93,8 +94,12 @@ class MasterSession {
   // ABORTED when current_graph_version is not this session's version.
   absl::Status Extend(const tensorflow::ExtendSessionRequest& request,
                       tensorflow::ExtendSessionResponse* response);
+  // `cancel` (may be null): cancelling it (the client went away, or its
+  // call's deadline passed) aborts the step on every task at once, and the
+  // step ends CANCELLED.
   absl::Status Run(const tensorflow::RunStepRequest& request,
-                   tensorflow::RunStepResponse* response);
+                   tensorflow::RunStepResponse* response,
+                   CancellationManager* cancel = nullptr);
   // Run without holding a thread while the step runs: a step whose Run
   // signature is registered and that has no deadline starts on the calling
   // thread, and `done` runs on the thread of the last task's answer, before
@@ -105,7 +110,8 @@ class MasterSession {
   static void RunAsync(std::shared_ptr<MasterSession> self,
                        const tensorflow::RunStepRequest& request,
                        tensorflow::RunStepResponse* response, ThreadPool* pool,
-                       std::function<void(absl::Status)> done);
+                       std::function<void(absl::Status)> done,
+                       std::shared_ptr<CancellationManager> cancel = nullptr);
   absl::Status MakeCallable(const tensorflow::MakeCallableRequest& request,
                             tensorflow::MakeCallableResponse* response);
   absl::Status RunCallable(const tensorflow::RunCallableRequest& request,
@@ -136,7 +142,7 @@ class MasterSession {
   // A step's RunGraph calls, not started, and the step marked running.
   absl::StatusOr<std::shared_ptr<Step>> PrepareStep(
       const Plan& plan, const std::vector<const tensorflow::TensorProto*>& feeds,
-      const tensorflow::RunOptions& options);
+      const tensorflow::RunOptions& options, CancellationManager* cancel);
   // Once the calls have all answered (`all_done`) or not (one failed, or
   // the deadline passed: the step is aborted everywhere, waiting up to
   // call_timeout): the step's status and fetched values. With `cleanup`
@@ -151,7 +157,8 @@ class MasterSession {
                        const std::vector<const tensorflow::TensorProto*>& feeds,
                        const tensorflow::RunOptions& options,
                        std::vector<tensorflow::TensorProto>* fetched,
-                       tensorflow::RunMetadata* metadata);
+                       tensorflow::RunMetadata* metadata,
+                       CancellationManager* cancel);
   // Creates the session's worker session on `tasks` (idempotent on a task
   // that has it), waiting at most call_timeout; the error names the tasks.
   absl::Status CreateWorkerSessions(const std::vector<std::string>& tasks);
@@ -185,7 +192,7 @@ class MasterSession {
       const std::vector<std::string>& targets,
       const tensorflow::RunOptions& options,
       std::vector<tensorflow::TensorProto>* fetched,
-      tensorflow::RunMetadata* metadata);
+      tensorflow::RunMetadata* metadata, CancellationManager* cancel = nullptr);
 
   const MasterSessionOptions options_;
 

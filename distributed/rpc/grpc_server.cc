@@ -1,6 +1,7 @@
 #include "distributed/rpc/grpc_server.h"
 
 #include <algorithm>
+#include <atomic>
 #include <cstdio>
 #include <utility>
 
@@ -24,6 +25,7 @@
 #include "grpcpp/security/server_credentials.h"
 #include "grpcpp/server.h"
 #include "grpcpp/server_builder.h"
+#include "runtime/core/cancellation.h"
 #include "runtime/core/file_policy.h"
 #include "runtime/core/local_device_mgr.h"
 #include "runtime/core/status.h"
@@ -33,10 +35,22 @@
 namespace weft {
 namespace {
 
+// What a handler may ask of the call it serves, until it calls finish.
+class CallControl {
+ public:
+  // Runs `on_cancel` once if the client cancels the call, goes away or lets
+  // its deadline pass before the answer is sent (at once when that has
+  // happened already). It runs on the queue's thread: it must not block.
+  virtual void OnCancel(std::function<void()> on_cancel) = 0;
+
+ protected:
+  ~CallControl() = default;
+};
+
 // Serves one call: `finish` (called once, on any thread) ends it with the
 // response left in `out`.
 using CallHandler = std::function<void(const grpc::ByteBuffer& in,
-                                   grpc::ByteBuffer* out,
+                                   grpc::ByteBuffer* out, CallControl* control,
                                    std::function<void(grpc::Status)> finish)>;
 
 // Threads on the server's queue. One: a second thread on the same queue
@@ -99,13 +113,16 @@ class Dispatcher {
 };
 
 // One call on the server's queue, from the wait for it to its last write;
-// it asks for the next call as soon as it has one, and frees itself at the
-// end. The handler may finish on any thread.
-class ServerCall final : public CqTag {
+// it asks for the next call as soon as it has one. It frees itself once
+// its last write is done and gRPC has said the call is over (the second
+// tag, `ended_`, which also tells of a client that cancelled or went
+// away). The handler may finish on any thread.
+class ServerCall final : public CqTag, public CallControl {
  public:
   static void Await(Dispatcher* dispatcher, grpc::ServerCompletionQueue* cq) {
     auto* call = new ServerCall(dispatcher, cq);
     Posting posting(call);
+    call->context_.AsyncNotifyWhenDone(&call->ended_);
     dispatcher->service()->RequestCall(&call->context_, &call->stream_, cq, cq,
                                        call);
   }
@@ -113,10 +130,11 @@ class ServerCall final : public CqTag {
   void Done(bool ok) override {
     switch (state_) {
       case State::kAwaited: {
-        if (!ok) {  // the server is shutting down
-          delete this;
+        if (!ok) {  // the server is shutting down; the call never began
+          Unref();
           return;
         }
+        refs_.fetch_add(1, std::memory_order_relaxed);  // `ended_` will come
         Await(dispatcher_, cq_);
         absl::StatusOr<const Dispatcher::Method*> method =
             dispatcher_->Find(context_);
@@ -148,7 +166,12 @@ class ServerCall final : public CqTag {
           return;
         }
         state_ = State::kFinishing;
-        method_->handler(request_, &response_, [this](grpc::Status s) {
+        method_->handler(request_, &response_, this, [this](grpc::Status s) {
+          {
+            absl::MutexLock lock(&mu_);
+            answered_ = true;
+            on_cancel_ = nullptr;
+          }
           Posting posting(this);
           if (s.ok()) {
             stream_.WriteAndFinish(response_, grpc::WriteOptions(), s, this);
@@ -158,20 +181,58 @@ class ServerCall final : public CqTag {
         });
         return;
       case State::kFinishing:
-        delete this;
+        Unref();
         return;
     }
+  }
+
+  void OnCancel(std::function<void()> on_cancel) override {
+    {
+      absl::MutexLock lock(&mu_);
+      if (!cancelled_) {
+        on_cancel_ = std::move(on_cancel);
+        return;
+      }
+    }
+    on_cancel();
   }
 
  private:
   enum class State { kAwaited, kReading, kFinishing };
 
+  // gRPC's word that the call is over: answered, cancelled, or past its
+  // deadline.
+  class Ended final : public CqTag {
+   public:
+    explicit Ended(ServerCall* call) : call_(call) {}
+    void Done(bool) override { call_->CallEnded(); }
+
+   private:
+    ServerCall* const call_;
+  };
+
   ServerCall(Dispatcher* dispatcher, grpc::ServerCompletionQueue* cq)
-      : dispatcher_(dispatcher), cq_(cq), stream_(&context_) {}
+      : dispatcher_(dispatcher), cq_(cq), stream_(&context_), ended_(this) {}
   void Finish(const grpc::Status& status) {
     state_ = State::kFinishing;
     Posting posting(this);
     stream_.Finish(status, this);
+  }
+  void CallEnded() {
+    std::function<void()> on_cancel;
+    {
+      absl::MutexLock lock(&mu_);
+      if (!answered_ && context_.IsCancelled()) {
+        cancelled_ = true;
+        on_cancel = std::move(on_cancel_);
+      }
+      on_cancel_ = nullptr;
+    }
+    if (on_cancel) on_cancel();
+    Unref();
+  }
+  void Unref() {
+    if (refs_.fetch_sub(1, std::memory_order_acq_rel) == 1) delete this;
   }
 
   Dispatcher* const dispatcher_;
@@ -182,6 +243,12 @@ class ServerCall final : public CqTag {
   const Dispatcher::Method* method_ = nullptr;
   grpc::ByteBuffer request_;
   grpc::ByteBuffer response_;
+  Ended ended_;
+  std::atomic<int> refs_{1};  // the call's own tags; `ended_` once begun
+  absl::Mutex mu_;
+  bool answered_ ABSL_GUARDED_BY(mu_) = false;
+  bool cancelled_ ABSL_GUARDED_BY(mu_) = false;
+  std::function<void()> on_cancel_ ABSL_GUARDED_BY(mu_);
 };
 
 // A method: the request parsed as `name`, `invoke` called (on `pool` when
@@ -189,18 +256,20 @@ class ServerCall final : public CqTag {
 template <typename Req, typename Resp>
 CallHandler Serve(
     std::string name, ThreadPool* pool,
-    std::function<void(const Req&, Resp*, std::function<void(absl::Status)>)>
+    std::function<void(const Req&, Resp*, CallControl*,
+                       std::function<void(absl::Status)>)>
         invoke) {
   return [=](const grpc::ByteBuffer& in, grpc::ByteBuffer* out,
-             std::function<void(grpc::Status)> finish) {
+             CallControl* control, std::function<void(grpc::Status)> finish) {
     auto call = std::make_shared<std::pair<Req, Resp>>();
     absl::Status s = ParseFromByteBuffer(in, &call->first, name);
     if (!s.ok()) {
       finish(ToGrpcStatus(s));
       return;
     }
-    auto run = [invoke, call, out, finish = std::move(finish)] {
-      invoke(call->first, &call->second, [call, out, finish](absl::Status s) {
+    auto run = [invoke, call, out, control, finish = std::move(finish)] {
+      invoke(call->first, &call->second, control,
+             [call, out, finish](absl::Status s) {
         if (s.ok()) s = SerializeToByteBuffer(call->second, out);
         finish(ToGrpcStatus(s));
       });
@@ -222,7 +291,7 @@ CallHandler WorkerMethod(WorkerInterface* worker,
                          ThreadPool* pool, std::string name) {
   return Serve<Req, Resp>(
       std::move(name), pool,
-      [worker, method](const Req& req, Resp* resp,
+      [worker, method](const Req& req, Resp* resp, CallControl*,
                        std::function<void(absl::Status)> done) {
         (worker->*method)(&req, resp, std::move(done));
       });
@@ -235,7 +304,7 @@ CallHandler MasterMethod(Master* master,
                          ThreadPool* pool, std::string name) {
   return Serve<Req, Resp>(
       std::move(name), pool,
-      [master, method](const Req& req, Resp* resp,
+      [master, method](const Req& req, Resp* resp, CallControl*,
                        std::function<void(absl::Status)> done) {
         done((master->*method)(req, resp));
       });
@@ -245,7 +314,7 @@ CallHandler MasterMethod(Master* master,
 // (tensor_coding.h) rather than through a RecvTensorResponse proto.
 CallHandler RecvTensorMethod(WorkerInterface* worker) {
   return [worker](const grpc::ByteBuffer& in, grpc::ByteBuffer* out,
-                  std::function<void(grpc::Status)> finish) {
+                  CallControl*, std::function<void(grpc::Status)> finish) {
     struct Call {
       tensorflow::RecvTensorRequest request;
       RecvTensorResult result;
@@ -429,8 +498,12 @@ absl::StatusOr<std::unique_ptr<GrpcServer>> GrpcServer::Start(
   d.Add(kM, "RunStep", Serve<tensorflow::RunStepRequest, tensorflow::RunStepResponse>(
       "RunStepRequest", nullptr,
       [master, control](const tensorflow::RunStepRequest& req, tensorflow::RunStepResponse* resp,
-                        std::function<void(absl::Status)> done) {
-        master->RunStepAsync(req, resp, control, std::move(done));
+                        CallControl* call, std::function<void(absl::Status)> done) {
+        // A client that goes away, or whose deadline passes, takes its
+        // step with it on every task.
+        auto cancel = std::make_shared<CancellationManager>();
+        call->OnCancel([cancel] { cancel->StartCancel(); });
+        master->RunStepAsync(req, resp, control, std::move(done), cancel);
       }), kLarge);
   d.Add(kM, "CloseSession", MasterMethod(master, &Master::CloseSession, control, "CloseSessionRequest"));
   d.Add(kM, "ListDevices", MasterMethod(master, &Master::ListDevices, control, "ListDevicesRequest"));

@@ -80,7 +80,8 @@ class HostilePeerTest : public ::testing::Test {
   HostilePeerTest() : root_(dirs_.root), outside_(dirs_.outside) {}
   void TearDown() override { server_.reset(); }
 
-  void StartServer(std::vector<std::string> file_roots) {
+  void StartServer(std::vector<std::string> file_roots,
+                   tensorflow::GraphDef graph = FileGraph()) {
     server_.reset();
     ServerOptions o;
     o.cluster =
@@ -96,7 +97,7 @@ class HostilePeerTest : public ::testing::Test {
     server_ = *std::move(server);
     master_ = std::make_unique<GrpcMasterClient>(server_->address());
     tensorflow::CreateSessionRequest req;
-    *req.mutable_graph_def() = FileGraph();
+    *req.mutable_graph_def() = std::move(graph);
     tensorflow::CreateSessionResponse resp;
     ASSERT_TRUE(master_->Call("CreateSession", req, &resp, absl::Seconds(30)).ok());
     handle_ = resp.session_handle();
@@ -198,6 +199,58 @@ TEST_F(HostilePeerTest, PathsOutsideTheRootsAreRefusedInsideThemWork) {
   ASSERT_TRUE(Run("save", root_ + "/a/b/ckpt").ok());
   EXPECT_TRUE(Exists(root_ + "/a/b/ckpt.index"));
   EXPECT_TRUE(Run("restore", root_ + "/a/b/ckpt", {}, true).ok());
+}
+
+// q: a FIFO queue of floats; "enqueue" puts the fed x there, "dequeue"
+// takes one (waiting while it is empty), "size" counts them.
+tensorflow::GraphDef QueueGraph() {
+  tensorflow::GraphDef def;
+  auto float_list = [](tensorflow::NodeDef* n, const char* attr) {
+    (*n->mutable_attr())[attr].mutable_list()->add_type(tensorflow::DT_FLOAT);
+  };
+  float_list(AddNode(&def, "q", "FIFOQueueV2"), "component_types");
+  auto* x = AddNode(&def, "x", "Placeholder");
+  (*x->mutable_attr())["dtype"].set_type(tensorflow::DT_FLOAT);
+  float_list(AddNode(&def, "enqueue", "QueueEnqueueV2", {"q", "x"}), "Tcomponents");
+  float_list(AddNode(&def, "dequeue", "QueueDequeueV2", {"q"}), "component_types");
+  AddNode(&def, "size", "QueueSizeV2", {"q"});
+  return def;
+}
+
+// Sent: a RunStep that waits (a dequeue from an empty queue) with a 300 ms
+// deadline, which the client then gives up on. Expected: the step is
+// aborted on the task when the call ends, so it does not take the item
+// enqueued afterwards.
+TEST_F(HostilePeerTest, AStepWhoseClientGaveUpIsAborted) {
+  StartServer({}, QueueGraph());
+  tensorflow::RunStepRequest dequeue;
+  dequeue.set_session_handle(handle_);
+  dequeue.add_fetch("dequeue");
+  tensorflow::RunStepResponse ignored;
+  absl::Status s = master_->Call("RunStep", dequeue, &ignored, absl::Milliseconds(300));
+  EXPECT_EQ(s.code(), absl::StatusCode::kDeadlineExceeded) << s;
+  absl::SleepFor(absl::Milliseconds(300));  // the abort reaches the task
+
+  tensorflow::RunStepRequest enqueue;
+  enqueue.set_session_handle(handle_);
+  auto* feed = enqueue.add_feed();
+  feed->set_name("x");
+  TensorToProto(Tensor::Scalar<float>(5), feed->mutable_tensor());
+  enqueue.add_target("enqueue");
+  ASSERT_TRUE(master_->Call("RunStep", enqueue, &ignored, absl::Seconds(30)).ok());
+  tensorflow::RunStepRequest size;
+  size.set_session_handle(handle_);
+  size.add_fetch("size");
+  tensorflow::RunStepResponse counted;
+  ASSERT_TRUE(master_->Call("RunStep", size, &counted, absl::Seconds(30)).ok());
+  ASSERT_EQ(counted.tensor_size(), 1);
+  EXPECT_EQ(TensorFromProto(counted.tensor(0).tensor()).value().scalar<int32_t>(), 1)
+      << "the abandoned dequeue took the item";
+  // And a dequeue that waits for its answer gets it.
+  tensorflow::RunStepResponse got;
+  ASSERT_TRUE(master_->Call("RunStep", dequeue, &got, absl::Seconds(30)).ok());
+  ASSERT_EQ(got.tensor_size(), 1);
+  EXPECT_EQ(TensorFromProto(got.tensor(0).tensor()).value().scalar<float>(), 5.0f);
 }
 
 // Sent: an 8 MiB control call (CloseSession, which carries a handle).
