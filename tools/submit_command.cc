@@ -1,6 +1,7 @@
 // weft submit: `weft run` on a cluster. The graph goes to the master of the
 // task at --target (a Weft server or a TensorFlow one), which places it over
 // every task; the fetches come back and print as `weft run` prints them.
+#include <cstdio>
 #include <map>
 #include <optional>
 #include <string>
@@ -33,6 +34,10 @@ constexpr char kUsageHead[] =
     "  --device-filter SPEC  use only the tasks SPEC matches (repeatable), as\n"
     "                  ConfigProto.device_filters: /job:ps, /job:worker/task:0\n"
     "  --step-timeout-s N  fail a step that takes longer (default: none)\n"
+    "  --call-timeout-s N  give up on a master that has not answered a call\n"
+    "                  (CreateSession, a step without --step-timeout-s) for\n"
+    "                  N seconds (default 3600); every 10 s of waiting is\n"
+    "                  reported on stderr\n"
     "  --graph, --fetch, --feed, --init, --steps, --format, --timing,\n"
     "  --no-soft-placement, --max-input-bytes: as for weft run. A run longer\n"
     "  than two seconds prints a progress line a second to stderr.\n";
@@ -51,6 +56,7 @@ int SubmitCommand(int argc, char** argv) {
                   {"format", kValue},
                   {"timing", kSwitch},
                   {"step-timeout-s", kValue},
+                  {"call-timeout-s", kValue},
                   {"no-soft-placement", kSwitch},
                   {"device-filter", kRepeated},
                   {"max-input-bytes", kValue},
@@ -72,9 +78,10 @@ int SubmitCommand(int argc, char** argv) {
   if (!address.ok()) return ReportUsage(address.status(), kUsage);
   absl::StatusOr<int64_t> steps = cl.GetPositiveInt("steps", 1);
   absl::StatusOr<int64_t> timeout = cl.GetPositiveInt("step-timeout-s", 0);
+  absl::StatusOr<int64_t> call_timeout = cl.GetPositiveInt("call-timeout-s", 3600);
   absl::StatusOr<int64_t> max_input =
       cl.GetByteSize("max-input-bytes", kDefaultMaxInputBytes);
-  for (const auto* flag : {&steps, &timeout, &max_input}) {
+  for (const auto* flag : {&steps, &timeout, &call_timeout, &max_input}) {
     if (!flag->ok()) return ReportUsage(flag->status(), kUsage);
   }
   absl::StatusOr<tensorflow::GraphDef> graph =
@@ -92,8 +99,14 @@ int SubmitCommand(int argc, char** argv) {
   }
   absl::StatusOr<std::shared_ptr<const Security>> security = SecurityFromFlags(cl);
   if (!security.ok()) return ReportUsage(security.status(), kUsage);
+  GrpcSessionWaits waits;
+  waits.call_timeout = absl::Seconds(*call_timeout);
+  waits.log = [](absl::string_view line) {
+    std::fprintf(stderr, "weft submit: %.*s\n", static_cast<int>(line.size()),
+                 line.data());
+  };
   std::unique_ptr<Session> session =
-      NewGrpcSession(*address, options, *security);
+      NewGrpcSession(*address, options, *security, waits);
   if (absl::Status s = session->Create(*graph); !s.ok()) return ReportError(s);
   loop.fetches = cl.GetAll("fetch");
   loop.targets = cl.GetAll("target-node");

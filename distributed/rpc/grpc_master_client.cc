@@ -56,7 +56,19 @@ absl::Status GrpcMasterClient::Call(absl::string_view method,
                    }
                    done.Notify();
                  });
-  done.WaitForNotification();  // gRPC ends the call by its deadline
+  // gRPC ends the call by its deadline; meanwhile the wait is reported.
+  const absl::Time start = absl::Now();
+  while (!done.WaitForNotificationWithTimeout(report_every_)) {
+    if (!log_) continue;
+    log_(absl::StrCat(
+        "still waiting for ", method, " from ", peer, " after ",
+        absl::FormatDuration(absl::Trunc(absl::Now() - start, absl::Seconds(1))),
+        timeout == absl::InfiniteDuration()
+            ? ""
+            : absl::StrCat(" (gives up after ", absl::FormatDuration(timeout), ")"),
+        "; a step may take this long, or the master may have stopped "
+        "answering (see its log)"));
+  }
   return s;
 }
 

@@ -12,6 +12,7 @@
 #ifndef WEFT_DISTRIBUTED_RPC_GRPC_MASTER_CLIENT_H_
 #define WEFT_DISTRIBUTED_RPC_GRPC_MASTER_CLIENT_H_
 
+#include <functional>
 #include <memory>
 #include <string>
 
@@ -41,11 +42,23 @@ class GrpcMasterClient {
 
   const std::string& address() const { return address_; }
 
+  // A call that has waited `every` for its answer says so through `log`
+  // (the method, the master, how long), and again after each `every`; so
+  // a master that stops answering is never a silent wait. Call before the
+  // first Call; without it, calls wait silently.
+  void ReportWaits(absl::Duration every,
+                   std::function<void(absl::string_view)> log) {
+    report_every_ = every;
+    log_ = std::move(log);
+  }
+
  private:
   struct Stub;  // the gRPC stub, kept out of this header
   const std::string address_;
   const std::shared_ptr<const Security> security_;
   std::unique_ptr<Stub> stub_;
+  absl::Duration report_every_ = absl::InfiniteDuration();
+  std::function<void(absl::string_view)> log_;
 };
 
 }  // namespace weft

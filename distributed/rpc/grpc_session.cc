@@ -17,8 +17,12 @@ namespace {
 class GrpcSession final : public Session {
  public:
   GrpcSession(const std::string& address, const SessionOptions& options,
-              std::shared_ptr<const Security> security)
-      : options_(options), master_(address, 1 << 30, std::move(security)) {}
+              std::shared_ptr<const Security> security, GrpcSessionWaits waits)
+      : options_(options),
+        master_(address, 1 << 30, std::move(security)),
+        call_timeout_(waits.call_timeout) {
+    if (waits.log) master_.ReportWaits(waits.report_every, std::move(waits.log));
+  }
   ~GrpcSession() override { Close().IgnoreError(); }
 
   absl::Status Create(const tensorflow::GraphDef& graph) override {
@@ -32,7 +36,7 @@ class GrpcSession final : public Session {
     *req.mutable_graph_def() = graph;
     *req.mutable_config() = options_.config;
     tensorflow::CreateSessionResponse resp;
-    WEFT_RETURN_IF_ERROR(master_.Call("CreateSession", req, &resp));
+    WEFT_RETURN_IF_ERROR(master_.Call("CreateSession", req, &resp, call_timeout_));
     handle_ = resp.session_handle();
     version_ = resp.graph_version();
     return absl::OkStatus();
@@ -55,7 +59,7 @@ class GrpcSession final : public Session {
     *req.mutable_graph_def() = graph;
     req.set_current_graph_version(version_);
     tensorflow::ExtendSessionResponse resp;
-    WEFT_RETURN_IF_ERROR(master_.Call("ExtendSession", req, &resp));
+    WEFT_RETURN_IF_ERROR(master_.Call("ExtendSession", req, &resp, call_timeout_));
     version_ = resp.new_graph_version();
     return absl::OkStatus();
   }
@@ -98,7 +102,11 @@ class GrpcSession final : public Session {
     *req.mutable_options() = options;
     req.set_store_errors_in_response_body(true);
     tensorflow::RunStepResponse resp;
-    WEFT_RETURN_IF_ERROR(master_.Call("RunStep", req, &resp));
+    const absl::Duration wait =
+        options.timeout_in_ms() > 0
+            ? absl::Milliseconds(options.timeout_in_ms()) + absl::Minutes(1)
+            : call_timeout_;
+    WEFT_RETURN_IF_ERROR(master_.Call("RunStep", req, &resp, wait));
     if (resp.status_code() != tensorflow::error::OK) {
       return absl::Status(static_cast<absl::StatusCode>(resp.status_code()),
                           resp.status_error_message());
@@ -144,6 +152,7 @@ class GrpcSession final : public Session {
  private:
   const SessionOptions options_;
   GrpcMasterClient master_;
+  const absl::Duration call_timeout_;
   absl::Mutex mu_;
   bool closed_ ABSL_GUARDED_BY(mu_) = false;
   std::string handle_ ABSL_GUARDED_BY(mu_);
@@ -154,8 +163,9 @@ class GrpcSession final : public Session {
 
 std::unique_ptr<Session> NewGrpcSession(
     const std::string& address, const SessionOptions& options,
-    std::shared_ptr<const Security> security) {
-  return std::make_unique<GrpcSession>(address, options, std::move(security));
+    std::shared_ptr<const Security> security, GrpcSessionWaits waits) {
+  return std::make_unique<GrpcSession>(address, options, std::move(security),
+                                       std::move(waits));
 }
 
 }  // namespace weft

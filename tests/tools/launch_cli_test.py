@@ -33,8 +33,8 @@ def alive(pid):
         return f.read().split()[2] != "Z"
 
 
-def start(args):
-    log_dir = tempfile.mkdtemp(prefix="weft_launch_")
+def start(args, log_dir=None):
+    log_dir = log_dir or tempfile.mkdtemp(prefix="weft_launch_")
     proc = subprocess.Popen([WEFT, "launch", *args, "--log-dir", log_dir],
                             stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
     tasks = []
@@ -138,6 +138,39 @@ def test_training_and_submitting_on_the_cluster_match_local_runs():
         stop(proc, tasks)
 
 
+def test_submit_to_a_master_that_stopped_answering():
+    """A master that is alive but does not answer (SIGSTOP): weft submit
+    says every 10 s what it waits for, and gives up after --call-timeout-s
+    naming the master, instead of waiting silently for ever. The log
+    directory given to launch need not exist."""
+    log_dir = os.path.join(tempfile.mkdtemp(prefix="weft_launch_"), "new", "logs")
+    proc, tasks, ready = start(["--workers", "1"], log_dir)
+    try:
+        check("launch makes a --log-dir that does not exist",
+              len(tasks) == 1 and os.path.isdir(log_dir), f"{tasks} {ready}")
+        if not tasks:
+            return
+        os.kill(tasks[0]["pid"], signal.SIGSTOP)
+        t = time.time()
+        p = subprocess.run([WEFT, "submit", "--target", f"grpc://{tasks[0]['address']}",
+                            "--graph", EXAMPLE, "--fetch", "w", "--call-timeout-s", "12"],
+                           capture_output=True, text=True, timeout=120)
+        took = time.time() - t
+        check("weft submit reports its wait on a master that does not answer",
+              "still waiting for CreateSession" in p.stderr
+              and tasks[0]["address"] in p.stderr, p.stderr[-1500:])
+        check("... and gives up after --call-timeout-s, non-zero, naming the master",
+              p.returncode != 0 and 11 <= took < 60
+              and "got no answer in time" in p.stderr, f"rc {p.returncode} "
+              f"after {took:.1f}s: {p.stderr[-1500:]}")
+        os.kill(tasks[0]["pid"], signal.SIGCONT)
+    finally:
+        for task in tasks:
+            if alive(task["pid"]):
+                os.kill(task["pid"], signal.SIGCONT)
+        stop(proc, tasks)
+
+
 def test_misuse_is_a_usage_error():
     for args, mention in [(["--ps", "1"], "--cluster"),
                           (["--cluster", "worker=127.0.0.1:1", "--workers", "1"], "not both"),
@@ -152,6 +185,7 @@ def main():
     test_ctrl_c_stops_every_task()
     test_a_dead_task_stops_the_rest()
     test_training_and_submitting_on_the_cluster_match_local_runs()
+    test_submit_to_a_master_that_stopped_answering()
     test_misuse_is_a_usage_error()
     return summary_exit_code()
 
