@@ -5,6 +5,7 @@
 #include <map>
 #include <utility>
 
+#include "absl/cleanup/cleanup.h"
 #include "absl/random/random.h"
 #include "absl/strings/match.h"
 #include "absl/strings/str_cat.h"
@@ -134,6 +135,14 @@ absl::StatusOr<Master::Discovered> Master::DiscoverDevices(
   const absl::Time start = absl::Now();
   const absl::Time deadline = start + options_.wait_for_tasks;
   absl::Time next_log = start + options_.wait_log_interval;
+  // Waiting holds the calling thread, which the server's other calls also
+  // need: past max_waiting_sessions more callers are told to come back.
+  bool holds_slot = false;
+  absl::Cleanup release = [this, &holds_slot] {
+    if (!holds_slot) return;
+    absl::MutexLock lock(&mu_);
+    --waiting_sessions_;
+  };
   auto describe = [this](const Pending& p) {
     absl::StatusOr<std::string> address = options_.cluster.Address(p.id);
     return absl::StrCat(p.name, " at ", address.ok() ? *address : "?",
@@ -183,6 +192,23 @@ absl::StatusOr<Master::Discovered> Master::DiscoverDevices(
           absl::StrJoin(missing, "; "),
           ". Start them (weft server / weft launch with the same --cluster), "
           "or check the addresses in the cluster spec"));
+    }
+    if (!holds_slot) {
+      absl::MutexLock lock(&mu_);
+      if (waiting_sessions_ >= options_.max_waiting_sessions) {
+        std::vector<std::string> missing;
+        for (const Pending& p : tasks) {
+          if (!p.done) missing.push_back(describe(p));
+        }
+        return absl::UnavailableError(absl::StrCat(
+            "CreateSession: ", waiting_sessions_, " other sessions already "
+            "wait for tasks to answer on master ", options_.task,
+            " (the most it keeps waiting at once); not yet answering: ",
+            absl::StrJoin(missing, "; "),
+            ". Try again once those tasks are up"));
+      }
+      ++waiting_sessions_;
+      holds_slot = true;
     }
     if (now >= next_log) {
       std::vector<std::string> missing;

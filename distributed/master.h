@@ -70,6 +70,10 @@ struct MasterOptions {
   // how often it says which tasks it still waits for.
   absl::Duration wait_for_tasks = absl::Minutes(2);
   absl::Duration wait_log_interval = absl::Seconds(10);
+  // How many CreateSession calls may wait for tasks at once (each holds a
+  // thread of the caller's); more are UNAVAILABLE at once, naming the
+  // tasks not up yet.
+  int max_waiting_sessions = 8;
   // Bounds each control call to a task (see MasterSessionOptions).
   absl::Duration call_timeout = absl::Seconds(60);
   // A session no call has used for this long is closed; zero: never.
@@ -143,6 +147,7 @@ class Master {
 
   mutable absl::Mutex mu_;
   absl::flat_hash_map<std::string, Entry> sessions_ ABSL_GUARDED_BY(mu_);
+  int waiting_sessions_ ABSL_GUARDED_BY(mu_) = 0;  // in DiscoverDevices
 };
 
 }  // namespace weft

@@ -353,7 +353,11 @@ struct GrpcServer::Impl {
   std::string local_target;  // empty: none
   std::unique_ptr<DeviceMgr> devices;
   std::unique_ptr<ThreadPool> inter_op;  // the worker's steps
-  std::unique_ptr<ThreadPool> control;   // blocking calls
+  std::unique_ptr<ThreadPool> control;   // the master's blocking calls
+  // The worker's control calls that do work before they answer
+  // (RegisterGraph builds executors): a pool of their own, so that no
+  // number of master calls waiting for tasks holds them up.
+  std::unique_ptr<ThreadPool> worker_control;
   std::unique_ptr<ThreadPool> timer;     // collection of what expired
   // Declared before everything that makes calls on it or answers them, so
   // destroyed after them.
@@ -441,6 +445,8 @@ absl::StatusOr<std::unique_ptr<GrpcServer>> GrpcServer::Start(
                                               ? options.inter_op_threads
                                               : DefaultThreadCount()));
   WEFT_ASSIGN_OR_RETURN(impl->control, ThreadPool::Create("weft_rpc", 16));
+  WEFT_ASSIGN_OR_RETURN(impl->worker_control,
+                        ThreadPool::Create("weft_worker_rpc", 4));
   WEFT_ASSIGN_OR_RETURN(impl->timer, ThreadPool::Create("weft_gc", 1));
 
   // One queue and thread for the server's calls and for the calls this
@@ -480,15 +486,16 @@ absl::StatusOr<std::unique_ptr<GrpcServer>> GrpcServer::Start(
   Dispatcher& d = *impl->service;
   Worker* worker = impl->worker.get();
   ThreadPool* control = impl->control.get();
+  ThreadPool* worker_control = impl->worker_control.get();
   constexpr absl::string_view kW = kWorkerServicePrefix;
   d.Add(kW, "GetStatus", WorkerMethod(worker, &WorkerInterface::GetStatusAsync, nullptr, "GetStatusRequest"));
   d.Add(kW, "CreateWorkerSession", WorkerMethod(worker, &WorkerInterface::CreateWorkerSessionAsync, nullptr, "CreateWorkerSessionRequest"));
-  d.Add(kW, "DeleteWorkerSession", WorkerMethod(worker, &WorkerInterface::DeleteWorkerSessionAsync, control, "DeleteWorkerSessionRequest"));
-  d.Add(kW, "RegisterGraph", WorkerMethod(worker, &WorkerInterface::RegisterGraphAsync, control, "RegisterGraphRequest"), kLarge);
-  d.Add(kW, "DeregisterGraph", WorkerMethod(worker, &WorkerInterface::DeregisterGraphAsync, control, "DeregisterGraphRequest"));
+  d.Add(kW, "DeleteWorkerSession", WorkerMethod(worker, &WorkerInterface::DeleteWorkerSessionAsync, worker_control, "DeleteWorkerSessionRequest"));
+  d.Add(kW, "RegisterGraph", WorkerMethod(worker, &WorkerInterface::RegisterGraphAsync, worker_control, "RegisterGraphRequest"), kLarge);
+  d.Add(kW, "DeregisterGraph", WorkerMethod(worker, &WorkerInterface::DeregisterGraphAsync, worker_control, "DeregisterGraphRequest"));
   d.Add(kW, "RunGraph", WorkerMethod(worker, &WorkerInterface::RunGraphAsync, nullptr, "RunGraphRequest"), kLarge);
   d.Add(kW, "CleanupGraph", WorkerMethod(worker, &WorkerInterface::CleanupGraphAsync, nullptr, "CleanupGraphRequest"));
-  d.Add(kW, "CleanupAll", WorkerMethod(worker, &WorkerInterface::CleanupAllAsync, control, "CleanupAllRequest"));
+  d.Add(kW, "CleanupAll", WorkerMethod(worker, &WorkerInterface::CleanupAllAsync, worker_control, "CleanupAllRequest"));
   d.Add(kW, "RecvTensor", RecvTensorMethod(worker));
   Master* master = impl->master.get();
   constexpr absl::string_view kM = kMasterServicePrefix;
@@ -581,6 +588,7 @@ void GrpcServer::Shutdown() {
   impl.server->Shutdown(absl::ToChronoTime(absl::Now() + absl::Seconds(5)));
   impl.master.reset();  // closes the sessions still open
   impl.control.reset();
+  impl.worker_control.reset();
   impl.worker.reset();
   impl.inter_op.reset();
   // Every handler has answered: nothing posts to the queue any more.

@@ -27,9 +27,13 @@
 // RunStep, ...); an unknown path is UNIMPLEMENTED naming it, a malformed
 // request INVALID_ARGUMENT naming the message, an oversize one
 // RESOURCE_EXHAUSTED (the limit is `max_message_bytes`), one without the
-// cluster's auth token UNAUTHENTICATED. The master's
-// calls, which block, and the worker's control calls run on a pool of the
-// server's; RunGraph and RecvTensor never hold a thread while they wait.
+// cluster's auth token UNAUTHENTICATED. Calls that carry no graph and no
+// tensors are refused past 4 MiB before they are parsed. The master's
+// calls, which block, run on a pool of the server's, the worker's control
+// calls on another (so no number of sessions waiting for tasks holds up a
+// RegisterGraph); RunGraph and RecvTensor never hold a thread while they
+// wait. A RunStep whose client cancels, goes away or passes its deadline
+// is aborted on every task.
 //
 // Thread safety: Start, then any thread may call Shutdown (idempotent);
 // the destructor shuts down. Shutdown cancels the steps in flight, closes

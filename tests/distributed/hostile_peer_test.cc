@@ -7,13 +7,17 @@
 #include <unistd.h>
 
 #include <fstream>
+#include <thread>
 #include <memory>
 #include <string>
 #include <vector>
 
+#include "absl/strings/match.h"
 #include "absl/strings/str_cat.h"
+#include "absl/synchronization/notification.h"
 #include "distributed/rpc/grpc_master_client.h"
 #include "distributed/rpc/grpc_server.h"
+#include "distributed/rpc/grpc_worker_cache.h"
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
 #include "proto/master.pb.h"
@@ -266,6 +270,78 @@ TEST_F(HostilePeerTest, ALargeControlCallIsRefusedBeforeItIsParsed) {
   EXPECT_THAT(std::string(s.message()), HasSubstr("CloseSession"));
   EXPECT_THAT(std::string(s.message()), HasSubstr("at most 4194304"));
   EXPECT_TRUE(Run("save", root_ + "/after").ok());
+}
+
+// Sent: 20 CreateSession calls to a master whose cluster has a task that
+// never comes up, then a RegisterGraph to the same server's worker and a
+// CloseSession to its master. Expected: the worker call and the master
+// call answer at once; at most 8 CreateSessions wait, the rest are told to
+// come back, naming the task that does not answer.
+TEST(ControlPoolTest, SessionsWaitingForATaskDoNotStarveOtherCalls) {
+  const std::string cluster = absl::StrCat(
+      "worker=127.0.0.1:", FreePort(), ",127.0.0.1:", FreePort());
+  ServerOptions o;
+  o.cluster = ParseClusterSpec(cluster).value();
+  o.task = {"worker", 0};
+  o.max_gpus = 0;
+  o.inter_op_threads = 2;
+  o.intra_op_threads = 1;
+  o.wait_for_tasks = absl::Seconds(8);
+  o.log = [](absl::string_view) {};
+  auto server = GrpcServer::Start(o);
+  ASSERT_TRUE(server.ok()) << server.status();
+  GrpcMasterClient master((*server)->address());
+
+  constexpr int kCalls = 20;
+  std::vector<absl::Status> created(kCalls);
+  std::vector<std::thread> clients;
+  for (int i = 0; i < kCalls; ++i) {
+    clients.emplace_back([&, i] {
+      GrpcMasterClient own((*server)->address());
+      tensorflow::CreateSessionRequest req;
+      tensorflow::CreateSessionResponse resp;
+      created[i] = own.Call("CreateSession", req, &resp, absl::Seconds(40));
+    });
+  }
+  absl::SleepFor(absl::Seconds(1));  // they are waiting now
+
+  GrpcWorkerCache cache(o.cluster, "/job:client/replica:0/task:0", nullptr);
+  WorkerInterface* worker = cache.GetWorker("/job:worker/replica:0/task:0").value();
+  tensorflow::RegisterGraphRequest reg;
+  AddConst(reg.mutable_graph_def(), "c", Tensor::Scalar<float>(1));
+  reg.mutable_graph_def()->mutable_node(0)->set_device(
+      "/job:worker/replica:0/task:0/device:CPU:0");
+  tensorflow::RegisterGraphResponse reg_resp;
+  absl::Notification registered;
+  absl::Status reg_status;
+  const absl::Time t0 = absl::Now();
+  worker->RegisterGraphAsync(&reg, &reg_resp, [&](absl::Status s) {
+    reg_status = s;
+    registered.Notify();
+  });
+  ASSERT_TRUE(registered.WaitForNotificationWithTimeout(absl::Seconds(30)));
+  EXPECT_TRUE(reg_status.ok()) << reg_status;
+  EXPECT_LT(absl::Now() - t0, absl::Seconds(5));
+
+  // A master call that waits for nothing (closing an unknown session).
+  const absl::Time t1 = absl::Now();
+  tensorflow::CloseSessionRequest close;
+  close.set_session_handle("0123456789abcdef");
+  tensorflow::CloseSessionResponse closed;
+  absl::Status c = master.Call("CloseSession", close, &closed, absl::Seconds(30));
+  EXPECT_NE(c.code(), absl::StatusCode::kDeadlineExceeded) << c;
+  EXPECT_LT(absl::Now() - t1, absl::Seconds(5));
+
+  for (std::thread& t : clients) t.join();
+  int told_to_come_back = 0;
+  for (const absl::Status& s : created) {
+    EXPECT_EQ(s.code(), absl::StatusCode::kUnavailable) << s;
+    EXPECT_THAT(std::string(s.message()), HasSubstr("/job:worker/replica:0/task:1"));
+    if (absl::StrContains(s.message(), "other sessions already wait")) {
+      ++told_to_come_back;
+    }
+  }
+  EXPECT_EQ(told_to_come_back, kCalls - 8);
 }
 
 }  // namespace
