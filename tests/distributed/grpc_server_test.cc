@@ -22,6 +22,7 @@
 #include "proto/master.pb.h"
 #include "runtime/core/tensor_proto.h"
 #include "tests/distributed/free_port.h"
+#include "tests/distributed/test_server_options.h"
 
 namespace weft {
 namespace {
@@ -29,15 +30,7 @@ namespace {
 using ::testing::HasSubstr;
 
 ServerOptions Options(const std::string& cluster, int task) {
-  ServerOptions o;
-  o.cluster = ParseClusterSpec(cluster).value();
-  o.task = {"worker", task};
-  o.max_gpus = 0;
-  o.inter_op_threads = 2;
-  o.intra_op_threads = 1;
-  o.wait_for_tasks = absl::Seconds(10);
-  o.log = [](absl::string_view) {};
-  return o;
+  return testing::TestServerOptions(cluster, task);
 }
 
 // x (fed) -> y = x + c with c and y on task 1 -> z = -y on task 0.

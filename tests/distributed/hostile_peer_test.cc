@@ -23,6 +23,7 @@
 #include "proto/master.pb.h"
 #include "runtime/core/tensor_proto.h"
 #include "tests/distributed/free_port.h"
+#include "tests/distributed/test_server_options.h"
 #include "tests/runtime/host_dirs.h"
 
 namespace weft {
@@ -87,15 +88,9 @@ class HostilePeerTest : public ::testing::Test {
   void StartServer(std::vector<std::string> file_roots,
                    tensorflow::GraphDef graph = FileGraph()) {
     server_.reset();
-    ServerOptions o;
-    o.cluster =
-        ParseClusterSpec(absl::StrCat("worker=127.0.0.1:", FreePort())).value();
-    o.task = {"worker", 0};
-    o.max_gpus = 0;
-    o.inter_op_threads = 2;
-    o.intra_op_threads = 1;
+    ServerOptions o = testing::TestServerOptions(
+        absl::StrCat("worker=127.0.0.1:", FreePort()), 0);
     o.file_roots = std::move(file_roots);
-    o.log = [](absl::string_view) {};
     auto server = GrpcServer::Start(o);
     ASSERT_TRUE(server.ok()) << server.status();
     server_ = *std::move(server);
@@ -280,14 +275,8 @@ TEST_F(HostilePeerTest, ALargeControlCallIsRefusedBeforeItIsParsed) {
 TEST(ControlPoolTest, SessionsWaitingForATaskDoNotStarveOtherCalls) {
   const std::string cluster = absl::StrCat(
       "worker=127.0.0.1:", FreePort(), ",127.0.0.1:", FreePort());
-  ServerOptions o;
-  o.cluster = ParseClusterSpec(cluster).value();
-  o.task = {"worker", 0};
-  o.max_gpus = 0;
-  o.inter_op_threads = 2;
-  o.intra_op_threads = 1;
+  ServerOptions o = testing::TestServerOptions(cluster, 0);
   o.wait_for_tasks = absl::Seconds(8);
-  o.log = [](absl::string_view) {};
   auto server = GrpcServer::Start(o);
   ASSERT_TRUE(server.ok()) << server.status();
   GrpcMasterClient master((*server)->address());

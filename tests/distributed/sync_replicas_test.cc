@@ -33,6 +33,7 @@
 #include "runtime/core/tensor_proto.h"
 #include "runtime/local_session.h"
 #include "tests/distributed/free_port.h"
+#include "tests/distributed/test_server_options.h"
 
 namespace weft {
 namespace {
@@ -115,14 +116,9 @@ std::vector<std::unique_ptr<GrpcServer>> StartServers(
     const std::string& spec, const std::vector<TaskId>& tasks) {
   std::vector<std::unique_ptr<GrpcServer>> servers;
   for (const TaskId& t : tasks) {
-    ServerOptions o;
-    o.cluster = ParseClusterSpec(spec).value();
-    o.task = t;
-    o.max_gpus = 0;
+    ServerOptions o = testing::TestServerOptions(spec, t.index, t.job);
     o.inter_op_threads = 4;
-    o.intra_op_threads = 1;
     o.wait_for_tasks = absl::Seconds(20);
-    o.log = [](absl::string_view) {};
     auto server = GrpcServer::Start(o);
     EXPECT_TRUE(server.ok()) << server.status();
     if (!server.ok()) return {};
