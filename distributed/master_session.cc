@@ -228,6 +228,15 @@ MasterSession::Register(const SessionGraph& graph,
     if (seen.insert(key).second) plan->recv_keys.push_back(key);
   }
 
+  // The worker sessions again (idempotent): a task collects a worker
+  // session no call has used for its session GC time, and a new Run
+  // signature may be the first to reach a task since.
+  std::vector<std::string> plan_tasks;
+  for (const auto& [task, partition] : plan->plan.partitions) {
+    plan_tasks.push_back(task);
+  }
+  WEFT_RETURN_IF_ERROR(CreateWorkerSessions(plan_tasks));
+
   using Calls = Fanout<tensorflow::RegisterGraphRequest,
                        tensorflow::RegisterGraphResponse>;
   auto calls = Calls::Make();

@@ -33,8 +33,12 @@ struct Worker::Session {
   // shares them across Run signatures).
   std::shared_ptr<KernelCache> kernels = std::make_shared<KernelCache>();
   absl::Mutex mu;
-  absl::flat_hash_map<std::string, std::shared_ptr<const RegisteredGraph>> graphs
-      ABSL_GUARDED_BY(mu);
+  struct Graph {
+    std::shared_ptr<const RegisteredGraph> graph;
+    absl::Time last_used;  // registered, or last run
+  };
+  absl::flat_hash_map<std::string, Graph> graphs ABSL_GUARDED_BY(mu);
+  absl::Time last_used ABSL_GUARDED_BY(mu) = absl::Now();
 };
 
 namespace {
@@ -112,8 +116,6 @@ bool Worker::WaitForCollectivesClaimed(absl::Duration max) {
   return true;
 }
 
-void Worker::CollectExpired(absl::Time now) { steps_.CollectExpired(now); }
-
 void Worker::AbortAllSteps() {
   steps_.CleanupAll();
   std::vector<std::shared_ptr<CancellationManager>> running;
@@ -128,16 +130,77 @@ void Worker::AbortAllSteps() {
 
 absl::StatusOr<std::shared_ptr<Worker::Session>> Worker::FindSession(
     const std::string& handle, bool create_worker_session_called) {
-  absl::MutexLock lock(&mu_);
-  if (handle.empty() || !create_worker_session_called) return legacy_;
-  auto it = sessions_.find(handle);
-  if (it == sessions_.end()) {
-    return absl::AbortedError(absl::StrCat(
-        "task ", options_.task, " has no session '", handle,
-        "' (it was deleted, or this task restarted since the master "
-        "created it; recreate the session)"));
+  std::shared_ptr<Session> session;
+  {
+    absl::MutexLock lock(&mu_);
+    if (handle.empty() || !create_worker_session_called) {
+      session = legacy_;
+    } else {
+      auto it = sessions_.find(handle);
+      if (it == sessions_.end()) {
+        return absl::AbortedError(absl::StrCat(
+            "task ", options_.task, " has no session '", handle,
+            "' (it was deleted, or this task restarted since the master "
+            "created it, or no call used it for ",
+            absl::FormatDuration(options_.idle_ttl), "; recreate the session)"));
+      }
+      session = it->second;
+    }
   }
-  return it->second;
+  absl::MutexLock lock(&session->mu);
+  session->last_used = absl::Now();
+  return session;
+}
+
+int Worker::NumGraphs() const {
+  std::vector<std::shared_ptr<Session>> sessions;
+  {
+    absl::MutexLock lock(&mu_);
+    sessions.push_back(legacy_);
+    for (const auto& [handle, session] : sessions_) sessions.push_back(session);
+  }
+  int n = 0;
+  for (const auto& session : sessions) {
+    absl::MutexLock lock(&session->mu);
+    n += static_cast<int>(session->graphs.size());
+  }
+  return n;
+}
+
+void Worker::CollectExpired(absl::Time now) {
+  steps_.CollectExpired(now);
+  if (options_.idle_ttl == absl::InfiniteDuration()) return;
+  const absl::Time before = now - options_.idle_ttl;
+  // Freed outside the locks.
+  std::vector<std::shared_ptr<Session>> idle;
+  std::vector<std::shared_ptr<const RegisteredGraph>> dropped;
+  std::shared_ptr<Session> legacy;
+  {
+    absl::MutexLock lock(&mu_);
+    legacy = legacy_;
+    for (auto it = sessions_.begin(); it != sessions_.end();) {
+      Session& session = *it->second;
+      absl::MutexLock session_lock(&session.mu);
+      bool used = session.last_used > before;
+      for (const auto& [handle, g] : session.graphs) used |= g.last_used > before;
+      if (used) {
+        ++it;
+      } else {
+        idle.push_back(std::move(it->second));
+        sessions_.erase(it++);
+      }
+    }
+  }
+  // The legacy session lives for good; its graphs go one by one.
+  absl::MutexLock lock(&legacy->mu);
+  for (auto it = legacy->graphs.begin(); it != legacy->graphs.end();) {
+    if (it->second.last_used > before) {
+      ++it;
+    } else {
+      dropped.push_back(std::move(it->second.graph));
+      legacy->graphs.erase(it++);
+    }
+  }
 }
 
 void Worker::GetStatusAsync(const tensorflow::GetStatusRequest*,
@@ -160,6 +223,15 @@ void Worker::CreateWorkerSessionAsync(
   }
   {
     absl::MutexLock lock(&mu_);
+    if (!sessions_.contains(request->session_handle()) &&
+        static_cast<int>(sessions_.size()) >= options_.max_sessions) {
+      done(absl::ResourceExhaustedError(absl::StrCat(
+          "task ", options_.task, " already holds ", sessions_.size(),
+          " worker sessions, the most it keeps; close sessions (those no "
+          "call uses for ", absl::FormatDuration(options_.idle_ttl),
+          " are dropped)")));
+      return;
+    }
     auto [it, added] = sessions_.try_emplace(request->session_handle());
     if (added) {
       it->second = std::make_shared<Session>();
@@ -191,6 +263,13 @@ absl::Status Worker::RegisterGraph(
   WEFT_ASSIGN_OR_RETURN(std::shared_ptr<Session> session,
                         FindSession(request.session_handle(),
                                     request.create_worker_session_called()));
+  if (const int n = NumGraphs(); n >= options_.max_graphs) {
+    return absl::ResourceExhaustedError(absl::StrCat(
+        "task ", options_.task, " already holds ", n,
+        " registered graphs, the most it keeps; deregister graphs or close "
+        "sessions (graphs no step runs for ",
+        absl::FormatDuration(options_.idle_ttl), " are dropped)"));
+  }
   const OpRegistry& ops =
       options_.ops != nullptr ? *options_.ops : GlobalOpRegistry();
   const KernelRegistry& kernels = options_.kernels != nullptr
@@ -229,7 +308,8 @@ absl::Status Worker::RegisterGraph(
   }
   {
     absl::MutexLock lock(&session->mu);
-    session->graphs.emplace(handle, std::move(registered));
+    session->graphs.emplace(handle,
+                            Session::Graph{std::move(registered), absl::Now()});
   }
   response->set_graph_handle(handle);
   return absl::OkStatus();
@@ -254,7 +334,7 @@ void Worker::DeregisterGraphAsync(
   absl::MutexLock lock(&(*session)->mu);
   auto it = (*session)->graphs.find(request->graph_handle());
   if (it != (*session)->graphs.end()) {
-    graph = std::move(it->second);
+    graph = std::move(it->second.graph);
     (*session)->graphs.erase(it);
   }
   done(absl::OkStatus());
@@ -288,7 +368,10 @@ void Worker::RunGraph(const tensorflow::RunGraphRequest* request,
   {
     absl::MutexLock lock(&(*session)->mu);
     auto it = (*session)->graphs.find(request->graph_handle());
-    if (it != (*session)->graphs.end()) graph = it->second;
+    if (it != (*session)->graphs.end()) {
+      graph = it->second.graph;
+      it->second.last_used = absl::Now();
+    }
   }
   if (graph == nullptr) {
     done(absl::AbortedError(absl::StrCat(

@@ -72,6 +72,13 @@ struct WorkerOptions {
   // How long peers' and abandoned steps' rendezvous live
   // (step_rendezvous.h); a server calls CollectExpired periodically.
   StepRendezvousLimits step_limits;
+  // What peers may make the worker hold: worker sessions, and graphs
+  // registered over all sessions (more are RESOURCE_EXHAUSTED); and how
+  // long a session, or a graph of the legacy session, may go unused
+  // before CollectExpired drops it (infinite: never).
+  int max_sessions = 1024;
+  int max_graphs = 16384;
+  absl::Duration idle_ttl = absl::Hours(1);
 };
 
 class Worker final : public WorkerInterface {
@@ -113,8 +120,12 @@ class Worker final : public WorkerInterface {
 
   // Aborts and forgets the step rendezvous that expired at `now`: peers'
   // RecvTensor calls for steps that never started here, and steps that
-  // ended here and were never cleaned up (WorkerOptions.step_limits).
+  // ended here and were never cleaned up (WorkerOptions.step_limits); and
+  // drops the worker sessions, and the legacy session's graphs, that no
+  // call has used for idle_ttl (steps still running keep their graphs).
   void CollectExpired(absl::Time now);
+  // Registered graphs over every session.
+  int NumGraphs() const;
   // Aborts every step in flight (their RunGraph calls end with the abort);
   // how a server shutting down lets its calls finish.
   void AbortAllSteps();
@@ -149,7 +160,7 @@ class Worker final : public WorkerInterface {
   StepRendezvousTable steps_;
   const std::unique_ptr<Collectives> collectives_;
 
-  absl::Mutex mu_;
+  mutable absl::Mutex mu_;
   std::shared_ptr<Session> legacy_ ABSL_GUARDED_BY(mu_);
   absl::flat_hash_map<std::string, std::shared_ptr<Session>> sessions_
       ABSL_GUARDED_BY(mu_);

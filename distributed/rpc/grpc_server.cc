@@ -470,6 +470,9 @@ absl::StatusOr<std::unique_ptr<GrpcServer>> GrpcServer::Start(
   w.inter_op_pool = impl->inter_op.get();
   w.workers = impl->cache.get();
   w.step_limits = options.step_limits;
+  w.idle_ttl = options.session_gc > absl::ZeroDuration()
+                   ? options.session_gc
+                   : absl::InfiniteDuration();
   impl->worker = std::make_unique<Worker>(w);
   impl->cache->set_local(impl->worker.get());
 

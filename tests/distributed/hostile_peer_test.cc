@@ -333,5 +333,41 @@ TEST(ControlPoolTest, SessionsWaitingForATaskDoNotStarveOtherCalls) {
   EXPECT_EQ(told_to_come_back, kCalls - 8);
 }
 
+// Sent: a RegisterGraph of 100-odd bytes whose Const claims 256 MiB (one
+// value fills the shape), without a session handle, to a task limited to
+// 64 MiB. Expected: refused, naming the node, and the task serves on.
+TEST(HostileSizesTest, AConstantPastTheMemoryLimitIsRefusedAtRegistration) {
+  ServerOptions o = testing::TestServerOptions(
+      absl::StrCat("worker=127.0.0.1:", FreePort()), 0);
+  o.memory_limit_bytes = int64_t{64} << 20;
+  auto server = GrpcServer::Start(o);
+  ASSERT_TRUE(server.ok()) << server.status();
+  GrpcWorkerCache cache(o.cluster, "/job:client/replica:0/task:0", nullptr);
+  WorkerInterface* worker = cache.GetWorker("/job:worker/replica:0/task:0").value();
+  auto register_const = [&](int64_t elements) {
+    tensorflow::RegisterGraphRequest reg;
+    auto* c = AddNode(reg.mutable_graph_def(), "big", "Const");
+    c->set_device("/job:worker/replica:0/task:0/device:CPU:0");
+    (*c->mutable_attr())["dtype"].set_type(tensorflow::DT_FLOAT);
+    tensorflow::TensorProto* value = (*c->mutable_attr())["value"].mutable_tensor();
+    value->set_dtype(tensorflow::DT_FLOAT);
+    value->mutable_tensor_shape()->add_dim()->set_size(elements);
+    value->add_float_val(1.0f);
+    tensorflow::RegisterGraphResponse resp;
+    absl::Notification done;
+    absl::Status status;
+    worker->RegisterGraphAsync(&reg, &resp, [&](absl::Status s) {
+      status = s;
+      done.Notify();
+    });
+    EXPECT_TRUE(done.WaitForNotificationWithTimeout(absl::Seconds(30)));
+    return status;
+  };
+  absl::Status big = register_const(int64_t{64} << 20);  // 256 MiB
+  EXPECT_EQ(big.code(), absl::StatusCode::kResourceExhausted) << big;
+  EXPECT_THAT(std::string(big.message()), HasSubstr("big"));
+  EXPECT_TRUE(register_const(1024).ok());
+}
+
 }  // namespace
 }  // namespace weft

@@ -42,7 +42,7 @@ class TwoWorkersTest : public ::testing::Test {
       d.job = "worker";
       d.task = t;
       devices_[t] = DeviceMgr::NewLocal(d).value();
-      WorkerOptions w;
+      WorkerOptions w = worker_options_;
       w.task = "/job:worker/replica:0/task:" + std::to_string(t);
       w.devices = devices_[t].get();
       w.workers = &cache_;
@@ -50,7 +50,6 @@ class TwoWorkersTest : public ::testing::Test {
       w.inter_op_pool = pools_[t].get();
       w.ops = ops_;
       w.kernels = kernels_;
-      w.step_limits = step_limits_;
       workers_[t] = std::make_unique<Worker>(w);
       cache_.Add(w.task, workers_[t].get());
     }
@@ -67,7 +66,9 @@ class TwoWorkersTest : public ::testing::Test {
   // sets them in its constructor.
   const OpRegistry* ops_ = nullptr;
   const KernelRegistry* kernels_ = nullptr;
-  StepRendezvousLimits step_limits_;
+  // What a derived fixture sets of the workers' options before SetUp
+  // (limits, collection); SetUp fills in the rest.
+  WorkerOptions worker_options_;
   std::unique_ptr<DeviceMgr> devices_[2];
   std::unique_ptr<ThreadPool> pools_[2];
   InProcessWorkerCache cache_;

@@ -164,8 +164,8 @@ TEST_F(TwoTaskTest, CleanupEndsAStepWaitingForATaskThatNeverRuns) {
 class ShortLivedStepsTest : public TwoTaskTest {
  protected:
   ShortLivedStepsTest() {
-    step_limits_.unclaimed_ttl = absl::Milliseconds(300);
-    step_limits_.idle_ttl = absl::Milliseconds(300);
+    worker_options_.step_limits.unclaimed_ttl = absl::Milliseconds(300);
+    worker_options_.step_limits.idle_ttl = absl::Milliseconds(300);
   }
 
   // Runs step `step` over both tasks (x = 7 fed to task 0), without
@@ -293,6 +293,59 @@ TEST_F(ShortLivedStepsTest, AStepNeverCleanedUpIsForgottenWhenIdle) {
     w->CollectExpired(absl::Now());
     EXPECT_EQ(w->num_step_rendezvous(), 0);
   }
+}
+
+// Workers that keep two sessions at most and drop what goes unused.
+class BoundedSessionsTest : public TwoTaskTest {
+ protected:
+  BoundedSessionsTest() {
+    worker_options_.max_sessions = 2;
+    worker_options_.idle_ttl = absl::Seconds(30);
+  }
+  absl::Status CreateSession(const std::string& handle) {
+    tensorflow::CreateWorkerSessionRequest req;
+    req.set_session_handle(handle);
+    tensorflow::CreateWorkerSessionResponse resp;
+    return Call(workers_[0].get(), &WorkerInterface::CreateWorkerSessionAsync,
+                req, &resp);
+  }
+};
+
+// A peer may not make a task hold sessions without bound, and what nobody
+// uses any more goes: idle sessions with their graphs, and the legacy
+// session's idle graphs.
+TEST_F(BoundedSessionsTest, SessionsAreBoundedAndIdleOnesAreCollected) {
+  ASSERT_TRUE(CreateSession("a").ok());
+  ASSERT_TRUE(CreateSession("b").ok());
+  EXPECT_TRUE(CreateSession("a").ok());  // already there: no new one
+  absl::Status third = CreateSession("c");
+  EXPECT_EQ(third.code(), absl::StatusCode::kResourceExhausted) << third;
+  EXPECT_THAT(std::string(third.message()), HasSubstr("worker sessions"));
+
+  auto parts = Partitions();
+  Register(0, parts[dev(0)]);  // the legacy session's
+  tensorflow::RegisterGraphRequest in_a;
+  *in_a.mutable_graph_def() = parts[dev(0)];
+  in_a.set_session_handle("a");
+  in_a.set_create_worker_session_called(true);
+  tensorflow::RegisterGraphResponse resp;
+  ASSERT_TRUE(Call(workers_[0].get(), &WorkerInterface::RegisterGraphAsync,
+                   in_a, &resp).ok());
+  EXPECT_EQ(workers_[0]->NumGraphs(), 2);
+
+  // Not idle yet.
+  workers_[0]->CollectExpired(absl::Now());
+  EXPECT_EQ(workers_[0]->NumGraphs(), 2);
+  // An hour on: both graphs and both sessions are gone, and the slots are
+  // free again.
+  workers_[0]->CollectExpired(absl::Now() + absl::Hours(1));
+  EXPECT_EQ(workers_[0]->NumGraphs(), 0);
+  absl::Status gone = Call(workers_[0].get(), &WorkerInterface::RegisterGraphAsync,
+                           in_a, &resp);
+  EXPECT_EQ(gone.code(), absl::StatusCode::kAborted) << gone;
+  EXPECT_THAT(std::string(gone.message()), HasSubstr("no session 'a'"));
+  EXPECT_TRUE(CreateSession("c").ok());
+  EXPECT_TRUE(CreateSession("d").ok());
 }
 
 TEST_F(TwoTaskTest, ASenderOutsideTheClusterIsUnavailableNamingTheTask) {
