@@ -14,7 +14,6 @@
 
 #include "absl/strings/match.h"
 #include "absl/strings/str_cat.h"
-#include "absl/synchronization/notification.h"
 #include "distributed/rpc/grpc_master_client.h"
 #include "distributed/rpc/grpc_server.h"
 #include "distributed/rpc/grpc_worker_cache.h"
@@ -24,6 +23,7 @@
 #include "runtime/core/tensor_proto.h"
 #include "tests/distributed/free_port.h"
 #include "tests/distributed/test_server_options.h"
+#include "tests/distributed/two_workers.h"
 #include "tests/runtime/host_dirs.h"
 
 namespace weft {
@@ -301,14 +301,9 @@ TEST(ControlPoolTest, SessionsWaitingForATaskDoNotStarveOtherCalls) {
   reg.mutable_graph_def()->mutable_node(0)->set_device(
       "/job:worker/replica:0/task:0/device:CPU:0");
   tensorflow::RegisterGraphResponse reg_resp;
-  absl::Notification registered;
-  absl::Status reg_status;
   const absl::Time t0 = absl::Now();
-  worker->RegisterGraphAsync(&reg, &reg_resp, [&](absl::Status s) {
-    reg_status = s;
-    registered.Notify();
-  });
-  ASSERT_TRUE(registered.WaitForNotificationWithTimeout(absl::Seconds(30)));
+  absl::Status reg_status =
+      testing::Call(worker, &WorkerInterface::RegisterGraphAsync, reg, &reg_resp);
   EXPECT_TRUE(reg_status.ok()) << reg_status;
   EXPECT_LT(absl::Now() - t0, absl::Seconds(5));
 
@@ -354,14 +349,7 @@ TEST(HostileSizesTest, AConstantPastTheMemoryLimitIsRefusedAtRegistration) {
     value->mutable_tensor_shape()->add_dim()->set_size(elements);
     value->add_float_val(1.0f);
     tensorflow::RegisterGraphResponse resp;
-    absl::Notification done;
-    absl::Status status;
-    worker->RegisterGraphAsync(&reg, &resp, [&](absl::Status s) {
-      status = s;
-      done.Notify();
-    });
-    EXPECT_TRUE(done.WaitForNotificationWithTimeout(absl::Seconds(30)));
-    return status;
+    return testing::Call(worker, &WorkerInterface::RegisterGraphAsync, reg, &resp);
   };
   absl::Status big = register_const(int64_t{64} << 20);  // 256 MiB
   EXPECT_EQ(big.code(), absl::StatusCode::kResourceExhausted) << big;
