@@ -4,7 +4,9 @@
 #include <algorithm>
 #include <cstdio>
 #include <fstream>
+#include <memory>
 #include <sstream>
+#include <utility>
 #include <vector>
 
 #include "absl/strings/match.h"
@@ -72,11 +74,48 @@ absl::StatusOr<std::optional<std::string>> LatestCheckpoint(const std::string& d
   return std::optional<std::string>(Resolve(dir, latest.back()));
 }
 
+namespace {
+
+// The global step a checkpoint holds under `tensor`.
+absl::StatusOr<int64_t> HeldStep(const std::string& prefix,
+                                 const std::string& tensor) {
+  WEFT_ASSIGN_OR_RETURN(std::unique_ptr<BundleReader> reader,
+                        BundleReader::Open(prefix));
+  WEFT_ASSIGN_OR_RETURN(Tensor value, reader->Read(tensor, DT_INT64));
+  if (value.NumElements() != 1) {
+    return absl::DataLossError(absl::StrCat(
+        "checkpoint ", prefix, ": '", tensor, "' is not a scalar"));
+  }
+  return value.flat<int64_t>()[0];
+}
+
+// Renames the files of the checkpoint at `from` to `to`.
+absl::Status RenameCheckpoint(const std::string& from, const std::string& to) {
+  WEFT_ASSIGN_OR_RETURN(std::unique_ptr<BundleReader> reader,
+                        BundleReader::Open(from));
+  const int n = reader->header().num_shards();
+  std::vector<std::pair<std::string, std::string>> files;
+  for (int i = 0; i < n; ++i) {
+    files.emplace_back(DataFilename(from, i, n), DataFilename(to, i, n));
+  }
+  // The index last: a reader finds the checkpoint only once it is whole.
+  files.emplace_back(IndexFilename(from), IndexFilename(to));
+  for (const auto& [a, b] : files) {
+    if (std::rename(a.c_str(), b.c_str()) != 0) {
+      return FileError(absl::StrCat("cannot rename ", a, " to"), b);
+    }
+  }
+  return absl::OkStatus();
+}
+
+}  // namespace
+
 absl::StatusOr<std::string> SaveCheckpoint(Session* session, const SaverNodes& saver,
-                                           const std::string& dir, int64_t step) {
+                                           const std::string& dir, int64_t step,
+                                           const std::string& step_tensor) {
   WEFT_RETURN_IF_ERROR(WithContext(CreateDirectories(dir), "--checkpoint-dir"));
-  const std::string name = absl::StrCat("model-", step);
-  const std::string prefix = dir + "/" + name;
+  std::string name = absl::StrCat("model-", step);
+  std::string prefix = dir + "/" + name;
   const std::vector<std::string> parts = ShardPrefixes(prefix, saver.num_shards);
   Tensor parts_t(DT_STRING, TensorShape({static_cast<int64_t>(parts.size())}));
   for (size_t i = 0; i < parts.size(); ++i) parts_t.flat<std::string>()[i] = parts[i];
@@ -86,6 +125,18 @@ absl::StatusOr<std::string> SaveCheckpoint(Session* session, const SaverNodes& s
                     {saver.parts, parts_t}},
                    {}, {saver.save}, &out),
       absl::StrCat("saving checkpoint ", prefix)));
+  if (!step_tensor.empty()) {
+    // Other workers may have stepped on between `step` and the save (async
+    // training): the checkpoint is named by the step it holds.
+    WEFT_ASSIGN_OR_RETURN(const int64_t held, HeldStep(prefix, step_tensor));
+    if (held != step) {
+      const std::string held_name = absl::StrCat("model-", held);
+      const std::string held_prefix = dir + "/" + held_name;
+      WEFT_RETURN_IF_ERROR(RenameCheckpoint(prefix, held_prefix));
+      name = held_name;
+      prefix = held_prefix;
+    }
+  }
   std::vector<std::string> all;
   std::ifstream in(StatePath(dir));
   if (in) {

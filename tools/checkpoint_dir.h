@@ -26,9 +26,13 @@ namespace weft {
 // when there is none; DATA_LOSS naming the file for an unreadable state.
 absl::StatusOr<std::optional<std::string>> LatestCheckpoint(const std::string& dir);
 
-// Runs the saver for global step `step`; returns the prefix written.
+// Runs the saver for global step `step`; returns the prefix written. With
+// `step_tensor` (the checkpoint's name for the global step variable) the
+// checkpoint is named by the step it holds, which in asynchronous training
+// may be past `step` by the time the ps tasks save.
 absl::StatusOr<std::string> SaveCheckpoint(Session* session, const SaverNodes& saver,
-                                           const std::string& dir, int64_t step);
+                                           const std::string& dir, int64_t step,
+                                           const std::string& step_tensor = "");
 
 // Assigns every variable from the checkpoint at `prefix`.
 absl::Status RestoreCheckpoint(Session* session, const SaverNodes& saver,

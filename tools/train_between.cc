@@ -598,7 +598,8 @@ absl::Status Worker::Run() {
   const bool saves = saver_.has_value() && task_.index == 0;
   auto save = [&]() -> absl::Status {
     WEFT_ASSIGN_OR_RETURN(std::string prefix,
-                          SaveCheckpoint(session.get(), *saver_, o_.checkpoint_dir, step));
+                          SaveCheckpoint(session.get(), *saver_, o_.checkpoint_dir,
+                                         step, "global_step"));
     Log(absl::StrCat("saved ", prefix, " (", saver_->num_shards, " shard",
                      saver_->num_shards == 1 ? "" : "s", ")"));
     saved_at = step;

@@ -270,6 +270,15 @@ def test_checkpoints_resume_a_new_cluster():
               and not any("_temp" in f for f in os.listdir(ckpt)),
               f"{saved} {state!r} {os.listdir(ckpt)}")
         final = done_line(outs[0][1])
+        try:
+            import tensorflow as tf  # the test peer, where it is installed
+            held = [int(tf.train.load_checkpoint(p).get_tensor("global_step"))
+                    for p, _ in saved]
+            check("each async checkpoint is named by the global step it holds",
+                  held == [int(n) for _, n in saved], f"{saved} hold {held}")
+        except ImportError:
+            print("note: TensorFlow is not installed: not checked: checkpoint names "
+                  "against the steps they hold")
     finally:
         stop(ps)
     # A new cluster (fresh ps tasks: no variables) resumes from it.
