@@ -191,6 +191,15 @@ class Worker {
   // A step that failed (`s`, from running `what`): when it ran out of time,
   // says which of the other tasks do not answer, and what to do.
   absl::Status Diagnose(absl::Status s, const std::string& what) const;
+  // A worker other than the chief: an error naming the chief when its step
+  // counter has not moved for --wait-for-chief-s (checked every 5 s).
+  absl::Status WatchChief(Session* session);
+  // A worker other than the chief, at the end: waits (--wait-for-chief-s)
+  // for the chief's mark that the job is over, final checkpoint included.
+  absl::Status WaitForChiefDone(Session* session);
+  int64_t chief_steps_ = -1;
+  absl::Time chief_moved_ = absl::InfinitePast();
+  absl::Time next_chief_check_ = absl::InfinitePast();
   // The error of a step whose loss was `loss` (not finite).
   absl::Status NonFiniteLoss(Session* session, const tensorflow::GraphDef& graph,
                              double loss, int64_t global_step,
@@ -276,6 +285,66 @@ absl::Status Worker::InitOrWait(Session* session) {
     WEFT_ASSIGN_OR_RETURN(ready, CountReady(session));
   }
   return absl::OkStatus();
+}
+
+absl::Status Worker::WatchChief(Session* session) {
+  const absl::Time now = absl::Now();
+  if (now < next_chief_check_) return absl::OkStatus();
+  next_chief_check_ = now + absl::Seconds(5);
+  std::vector<Tensor> out;
+  WEFT_RETURN_IF_ERROR(Diagnose(
+      session->Run(StepOptions(), {}, {progress_->reads[0]}, {}, &out, nullptr),
+      "reading the chief's step counter"));
+  const int64_t steps = out.at(0).flat<int64_t>()[0];
+  if (steps != chief_steps_) {
+    chief_steps_ = steps;
+    chief_moved_ = now;
+    return absl::OkStatus();
+  }
+  if (now - chief_moved_ < o_.wait_for_chief) return absl::OkStatus();
+  return absl::UnavailableError(absl::StrCat(
+      task_.ToString(), ": the chief (/job:worker/task:0 at ",
+      o_.where.cluster.Address({"worker", 0}).value_or("?"),
+      ") has made no step for ", absl::FormatDuration(o_.wait_for_chief),
+      " (its counter on ", ps_tasks_, " stays at ", steps,
+      "): it died or hangs, and without it the job cannot save its final "
+      "checkpoint, so this worker stops rather than report a job done. "
+      "Start the chief again (it joins the running job, or restores the "
+      "newest checkpoint), or raise --wait-for-chief-s"));
+}
+
+absl::Status Worker::WaitForChiefDone(Session* session) {
+  const absl::Time start = absl::Now();
+  absl::Time next_log = start + absl::Seconds(5);
+  for (;;) {
+    std::vector<Tensor> out;
+    WEFT_RETURN_IF_ERROR(Diagnose(
+        session->Run(StepOptions(), {}, {progress_->read_chief_done}, {}, &out,
+                     nullptr),
+        "reading whether the chief has finished"));
+    if (out.at(0).flat<int64_t>()[0] >= o_.steps) return absl::OkStatus();
+    const absl::Time now = absl::Now();
+    if (now - start >= o_.wait_for_chief) {
+      return absl::DeadlineExceededError(absl::StrCat(
+          task_.ToString(), ": the global step reached ", o_.steps,
+          ", but the chief (/job:worker/task:0 at ",
+          o_.where.cluster.Address({"worker", 0}).value_or("?"),
+          ") did not mark the job finished within ",
+          absl::FormatDuration(o_.wait_for_chief),
+          o_.checkpoint_dir.empty() ? "" : " (nor, so, its final checkpoint)",
+          ": it died or hangs. The job is not done: start the chief again "
+          "(it restores the newest checkpoint and finishes), or raise "
+          "--wait-for-chief-s"));
+    }
+    if (now >= next_log) {
+      Log(absl::StrCat("waiting for the chief (/job:worker/task:0) to finish "
+                       "the job (its last steps",
+                       o_.checkpoint_dir.empty() ? "" : ", its final checkpoint",
+                       ")"));
+      next_log = now + absl::Seconds(5);
+    }
+    absl::SleepFor(absl::Milliseconds(100));
+  }
 }
 
 absl::StatusOr<std::string> Worker::Behind(
@@ -735,6 +804,13 @@ absl::Status Worker::Run() {
       WEFT_RETURN_IF_ERROR(WriteStepScalars(*events, step, loss, info.has_accuracy,
                                             accuracy, rate));
     }
+    if (task_.index != 0 && progress_.has_value()) {
+      absl::Status chief = WatchChief(session.get());
+      if (!chief.ok()) {
+        absl::Status updater_status = stop_updater();
+        return updater_status.ok() ? chief : updater_status;
+      }
+    }
     if (saves && o_.checkpoint_every > 0) {
       // The first multiple of checkpoint_every past where this run began.
       if (next_save < 0) next_save = (step / o_.checkpoint_every + 1) * o_.checkpoint_every;
@@ -754,6 +830,19 @@ absl::Status Worker::Run() {
         absl::StrCat("running '", kSyncEndTokens, "'")));
   }
   if (saves && saved_at != step) WEFT_RETURN_IF_ERROR(save());
+  if (progress_.has_value()) {
+    // No worker reports a job done that its chief has not finished.
+    if (task_.index == 0) {
+      std::vector<Tensor> none;
+      WEFT_RETURN_IF_ERROR(Diagnose(
+          session->Run(StepOptions(),
+                       {{progress_->chief_done_step, Tensor::Scalar<int64_t>(o_.steps)}},
+                       {}, {progress_->chief_done}, &none, nullptr),
+          "marking the job finished"));
+    } else {
+      WEFT_RETURN_IF_ERROR(WaitForChiefDone(session.get()));
+    }
+  }
   const double secs = absl::ToDoubleSeconds(absl::Now() - start);
   loss = accuracy = 0;
   for (const auto& [l, a] : last) {

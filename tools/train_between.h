@@ -33,6 +33,12 @@
 // stops answering is waited for (--wait-for-tasks-s) rather than ending
 // the run: once it answers again, every worker opens a new session and the
 // chief restores the newest checkpoint onto it (at most 10 times a run).
+// No worker reports success for a job its chief did not finish: the
+// others watch the chief's step counter on the ps and stop, naming the
+// chief, when it has not moved for --wait-for-chief-s; at the end they wait
+// (as long) for the chief's mark that the last step and the final
+// checkpoint are done. A step whose loss is not finite stops the worker,
+// naming the variables that hold nan or inf (unless !check_numerics).
 #ifndef WEFT_TOOLS_TRAIN_BETWEEN_H_
 #define WEFT_TOOLS_TRAIN_BETWEEN_H_
 

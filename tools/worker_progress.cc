@@ -46,6 +46,21 @@ WorkerProgressNodes AddWorkerProgress(tensorflow::GraphDef* graph, int workers,
     out.bump.push_back(absl::StrCat(kPrefix, var, "/bump"));
     out.reads.push_back(absl::StrCat(kPrefix, var, "/read"));
   }
+  // The global step at which the chief finished the job (its last step,
+  // its final checkpoint), 0 before: the others report success only then.
+  tensorflow::NodeDef* done = Add(graph, "chief_done", "VarHandleOp", device);
+  (*done->mutable_attr())["shape"].mutable_shape();
+  (*done->mutable_attr())["shared_name"].set_s(done->name());
+  (*done->mutable_attr())["container"].set_s("");
+  Add(graph, "chief_done/init", "AssignVariableOp", device, {"chief_done", "zero"});
+  Add(graph, "chief_done/step", "Placeholder", device);
+  Add(graph, "chief_done/set", "AssignVariableOp", device,
+      {"chief_done", "chief_done/step"});
+  Add(graph, "chief_done/read", "ReadVariableOp", device, {"chief_done"});
+  inits.push_back(absl::StrCat("^", kPrefix, "chief_done/init"));
+  out.chief_done = absl::StrCat(kPrefix, "chief_done/set");
+  out.chief_done_step = absl::StrCat(kPrefix, "chief_done/step");
+  out.read_chief_done = absl::StrCat(kPrefix, "chief_done/read");
   out.init = AppendNode(graph, absl::StrCat(kPrefix, "init"), "NoOp", device,
                         std::move(inits))
                  ->name();

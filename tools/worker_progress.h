@@ -9,6 +9,9 @@
 // other worker's first step (they wait for the model). Every step of
 // worker I runs `bump[I]` beside the train op: one AssignAddVariableOp on
 // the ps, in a partition the step has anyway, so no tensor crosses for it.
+// The other workers watch the chief's counter, and at the end wait for
+// its `chief_done` mark, so that a dead chief is named rather than the job
+// reported done.
 #ifndef WEFT_TOOLS_WORKER_PROGRESS_H_
 #define WEFT_TOOLS_WORKER_PROGRESS_H_
 
@@ -24,6 +27,12 @@ struct WorkerProgressNodes {
   std::string init;                // sets every counter to 0
   std::vector<std::string> bump;   // per worker task index: adds 1
   std::vector<std::string> reads;  // per worker task index: the count
+  // The chief runs `chief_done`, feeding the job's last global step to
+  // `chief_done_step`, once the job is over (that step reached, the final
+  // checkpoint written); `read_chief_done` reads that step back (0 before).
+  std::string chief_done;
+  std::string chief_done_step;
+  std::string read_chief_done;
 };
 
 // Adds the counters of `workers` worker tasks to `graph`, on `device`.

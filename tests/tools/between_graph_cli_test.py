@@ -32,6 +32,7 @@ usage: between_graph_cli_test.py PATH_TO_WEFT
 import os
 import pwd
 import re
+import signal
 import socket
 import subprocess
 import sys
@@ -531,6 +532,37 @@ def test_allreduce_checkpoints_resume():
           "\n".join(o[-700:] for _, o in outs))
 
 
+def test_async_chief_killed_is_no_success():
+    """kill -9 of the async chief mid-run: the other worker does not train
+    on to a false success; it stops, naming the chief, within
+    --wait-for-chief-s of the chief's last step."""
+    spec, _ = cluster(1, 2)
+    ps = start_ps(spec, 1)
+    ckpt = os.path.join(WORK, "dead_chief_ckpt")
+    w0 = None
+    try:
+        args = ("--checkpoint-dir", ckpt, "--checkpoint-every", "2000",
+                "--wait-for-chief-s", "5")
+        w0 = start("dc0", worker_args(spec, 0, 200000, *args))
+        w1 = start("dc1", worker_args(spec, 1, 200000, *args))
+        ok = wait_for_line(w1[1], r"^training ", timeout=90)
+        time.sleep(2)  # both train
+        w0[0].send_signal(signal.SIGKILL)
+        t = time.time()
+        rc, out = finish(w1, timeout=120)
+        took = time.time() - t
+        check("a worker whose async chief was killed stops (exit code, no "
+              "'done'), naming the chief, within --wait-for-chief-s and a "
+              "check's period",
+              ok and rc != 0 and "done:" not in out
+              and "the chief (/job:worker/task:0" in out and took < 40,
+              f"rc {rc} after {took:.1f}s\n{out[-1200:]}")
+    finally:
+        if w0 is not None:
+            finish(w0, timeout=5)
+        stop(ps)
+
+
 def test_non_finite_loss_stops_training():
     """A learning rate that makes the loss overflow: the worker stops at the
     first non-finite loss, saying which step and what holds the values,
@@ -604,6 +636,7 @@ def main():
                      test_hybrid_training,
                      test_two_ps_tasks, test_ps_restart_resumes,
                      test_non_finite_loss_stops_training,
+                     test_async_chief_killed_is_no_success,
                      test_checkpoints_resume_a_new_cluster):
             try:
                 test()
