@@ -174,10 +174,11 @@ class Worker {
   // ring's broadcast): the copies start equal, and the averaged updates
   // keep them so.
   absl::Status InitRing(Session* session) const;
-  // Whether a failed step `s` is one this worker recovers from: async
-  // training with --checkpoint-dir, a task that stopped answering.
+  // Whether a failed step `s` is one this worker recovers from: async or
+  // sync training with --checkpoint-dir, a task that stopped answering.
   bool CanRecover(const absl::Status& s) const {
-    return choice_.mode == "between-async" && !o_.checkpoint_dir.empty() &&
+    return (choice_.mode == "between-async" || choice_.mode == "between-sync") &&
+           !o_.checkpoint_dir.empty() &&
            (absl::IsUnavailable(s) || absl::IsAborted(s));
   }
   // After `lost` (a failed step): until every ps task answers again, for
@@ -616,9 +617,11 @@ absl::Status Worker::Run() {
     return InitOrWait(session.get());
   };
   WEFT_RETURN_IF_ERROR(connect());
-  if (sync) {
-    // The chief sets the accumulators' step and its own local step; every
-    // other worker its local step (sync_replicas.h).
+  // Sync: the chief sets the accumulators' step and its own local step,
+  // and queues the first tokens; every other worker sets its local step
+  // (sync_replicas.h). At the start, and again after a ps restart.
+  auto sync_init = [&]() -> absl::Status {
+    if (!sync) return absl::OkStatus();
     std::vector<Tensor> none;
     const char* init = task_.index == 0 ? kSyncChiefInit : kSyncLocalStepInit;
     WEFT_RETURN_IF_ERROR(
@@ -629,7 +632,9 @@ absl::Status Worker::Run() {
           session->Run(StepOptions(), {}, {}, {kSyncInitTokens}, &none, nullptr),
           absl::StrCat("running '", kSyncInitTokens, "'")));
     }
-  }
+    return absl::OkStatus();
+  };
+  WEFT_RETURN_IF_ERROR(sync_init());
 
   std::printf(
       "training %s between-graph (%s) as %s of %d workers on %s (%lld "
@@ -679,7 +684,13 @@ absl::Status Worker::Run() {
   absl::Mutex sync_mu;
   absl::Status sync_status;
   std::thread updater;
-  if (sync && task_.index == 0) {
+  // Started at the start, and again after a ps restart (stopped first).
+  auto start_updater = [&] {
+    if (!sync || task_.index != 0) return;
+    {
+      absl::MutexLock lock(&sync_mu);
+      sync_status = absl::OkStatus();
+    }
     updater = std::thread([&] {
       std::vector<Tensor> got;
       for (;;) {
@@ -698,7 +709,8 @@ absl::Status Worker::Run() {
         if (got[0].flat<int64_t>()[0] >= o_.steps) return;
       }
     });
-  }
+  };
+  start_updater();
   // Joined on every way out (an early error return included).
   absl::Cleanup join_updater = [&] {
     if (updater.joinable()) updater.join();
@@ -743,11 +755,19 @@ absl::Status Worker::Run() {
       Log(absl::StrCat("a step runs on ", absl::StrJoin(parts, ", ")));
     }
     if (!s.ok() && recoveries < kMaxRecoveries && CanRecover(s)) {
-      // Async with checkpoints: a ps that went away and comes back (empty)
-      // is waited for, and the chief restores the newest checkpoint there.
+      // With checkpoints: a ps that went away and comes back (empty) is
+      // waited for, and the chief restores the newest checkpoint there.
+      // Sync: the chief's update loop failed with it; it starts again, and
+      // the accumulators, local steps and tokens are set up anew.
       ++recoveries;
+      absl::Status updater_status = stop_updater();
+      if (!updater_status.ok() && !CanRecover(updater_status)) {
+        return updater_status;
+      }
       WEFT_RETURN_IF_ERROR(WaitForPsAgain(s));
       WEFT_RETURN_IF_ERROR(connect());
+      WEFT_RETURN_IF_ERROR(sync_init());
+      start_updater();
       std::vector<Tensor> now;
       WEFT_RETURN_IF_ERROR(Diagnose(
           session->Run(StepOptions(), {}, {global_step}, {}, &now, nullptr),

@@ -194,17 +194,19 @@ def test_no_chief_is_named():
         stop(ps)
 
 
-def test_ps_restart_resumes():
-    # Async with checkpoints: a ps killed and started again (empty) on the
-    # same address is waited for; the chief restores the newest checkpoint
-    # and both workers train on to the end.
-    ckpt = os.path.join(WORK, "restart_ckpt")
+def test_ps_restart_resumes(mode="between-async", steps=4000):
+    # With checkpoints: a ps killed and started again (empty) on the same
+    # address is waited for; the chief restores the newest checkpoint and
+    # both workers train on to the end (sync: with the accumulators, local
+    # steps and tokens set up anew, and the chief's update loop restarted).
+    ckpt = os.path.join(WORK, f"restart_ckpt_{mode}")
     spec, ps_addrs = cluster(1, 2)
     ps = start_ps(spec, 1)
     try:
         args = ("--checkpoint-dir", ckpt, "--checkpoint-every", "300",
                 "--log-every", "500")
-        w = [start(f"pr{i}", worker_args(spec, i, 4000, *args)) for i in (1, 0)]
+        w = [start(f"pr{i}_{mode}", worker_args(spec, i, steps, *args, mode=mode))
+             for i in (1, 0)]
         saved = wait_for_line(w[1][1], r"saved \S+/model-\d+")
         ps[0][0].kill()
         ps[0][0].wait()
@@ -212,18 +214,23 @@ def test_ps_restart_resumes():
         ps += start_ps(spec, 1)
         outs = [finish(p) for p in w]
         again = [re.search(r"training again from global step (\d+)", o) for _, o in outs]
-        check("a killed ps started again: the workers wait for it, the chief "
-              "restores the newest checkpoint, both train to the end",
+        done = done_line if mode == "between-async" else sync_done
+        check(f"{mode}: a killed ps started again: the workers wait for it, "
+              "the chief restores the newest checkpoint, both train to the end",
               saved and all(rc == 0 for rc, _ in outs)
               and all(f"to answer, then resuming from the newest checkpoint in {ckpt}" in o
                       for _, o in outs)
               and re.search(rf"restored 7 variables on /job:ps/task:0 \({ps_addrs[0]}\) "
                             rf"from {ckpt}/model-\d+", outs[1][1])
               and all(a and int(a.group(1)) >= 300 for a in again)
-              and all(done_line(o) for _, o in outs),
+              and all(done(o) for _, o in outs),
               "\n".join(o[-1200:] for _, o in outs))
     finally:
         stop(ps)
+
+
+def test_sync_ps_restart_resumes():
+    test_ps_restart_resumes("between-sync", 1500)
 
 
 def test_two_ps_tasks():
@@ -635,6 +642,7 @@ def main():
                      test_allreduce_dead_worker, test_allreduce_checkpoints_resume,
                      test_hybrid_training,
                      test_two_ps_tasks, test_ps_restart_resumes,
+                     test_sync_ps_restart_resumes,
                      test_non_finite_loss_stops_training,
                      test_async_chief_killed_is_no_success,
                      test_checkpoints_resume_a_new_cluster):
