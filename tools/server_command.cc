@@ -8,6 +8,7 @@
 
 #include <cstdio>
 #include <cstdlib>
+#include <ctime>
 #include <map>
 #include <optional>
 #include <string>
@@ -15,6 +16,7 @@
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_join.h"
 #include "distributed/cluster_spec.h"
+#include "distributed/rpc/grpc_coding.h"
 #include "distributed/rpc/grpc_server.h"
 #include "runtime/core/device.h"
 #include "tools/cluster_flags.h"
@@ -154,8 +156,26 @@ int ServerCommand(int argc, char** argv) {
                    : absl::StrJoin(options.file_roots, ", ").c_str());
   std::fflush(stderr);
 
+  // Until SIGTERM or SIGINT; a listener that gRPC gave up (it accepts no
+  // connection any more) ends the task with an error, so that whatever
+  // supervises it starts it again, rather than leave it up and deaf.
   int signal_number = 0;
-  sigwait(&signals, &signal_number);
+  while (signal_number == 0) {
+    timespec tick{1, 0};
+    const int got = sigtimedwait(&signals, nullptr, &tick);
+    if (got == SIGTERM || got == SIGINT) {
+      signal_number = got;
+    } else if (GrpcListenerFailed()) {
+      std::fprintf(stderr,
+                   "weft server: %s: the listener on %s stopped accepting "
+                   "connections (gRPC: accept4 failed, e.g. past the open-file "
+                   "limit); exiting with status 1 so that the task is started "
+                   "again\n",
+                   (*server)->task_name().c_str(), (*server)->address().c_str());
+      (*server)->Shutdown();
+      return kExitError;
+    }
+  }
   std::fprintf(stderr, "weft server: %s shutting down (%s)\n",
                (*server)->task_name().c_str(),
                signal_number == SIGINT ? "SIGINT" : "SIGTERM");

@@ -1,6 +1,8 @@
 #include "distributed/rpc/grpc_coding.h"
 
+#include <atomic>
 #include <cstdlib>
+#include <cstring>
 #include <limits>
 #include <vector>
 
@@ -14,9 +16,22 @@
 namespace weft {
 namespace {
 
-void DropLog(gpr_log_func_args*) {}
+std::atomic<bool> listener_failed{false};
+
+// gRPC's log lines are dropped; one is noted: its listener giving a port
+// up (tcp_server_posix's "Failed accept4", e.g. EMFILE).
+void DropLog(gpr_log_func_args* args) {
+  if (args->message != nullptr &&
+      std::strstr(args->message, "Failed accept4") != nullptr) {
+    listener_failed.store(true, std::memory_order_relaxed);
+  }
+}
 
 }  // namespace
+
+bool GrpcListenerFailed() {
+  return listener_failed.load(std::memory_order_relaxed);
+}
 
 void QuietGrpcLogging() {
   static const bool once = [] {

@@ -32,6 +32,11 @@ inline constexpr absl::string_view kWorkerServicePrefix = "/tensorflow.WorkerSer
 // user asks for them with GRPC_VERBOSITY or GRPC_TRACE: every failure they
 // describe reaches the caller as a status that says it plainly. Idempotent.
 void QuietGrpcLogging();
+// Whether gRPC has said that a server's listener stopped accepting
+// connections (it then gives the port up for good, e.g. past the open-file
+// limit). Seen only while QuietGrpcLogging routes gRPC's log lines (not
+// with GRPC_VERBOSITY or GRPC_TRACE set).
+bool GrpcListenerFailed();
 
 grpc::Status ToGrpcStatus(const absl::Status& status);
 

@@ -18,6 +18,7 @@
 #include "distributed/rpc/grpc_coding.h"
 #include "distributed/rpc/grpc_worker_cache.h"
 #include "distributed/rpc/local_socket.h"
+#include "distributed/rpc/socket_options.h"
 #include "distributed/rpc/tensor_coding.h"
 #include "distributed/worker.h"
 #include "grpcpp/completion_queue.h"
@@ -531,8 +532,9 @@ absl::StatusOr<std::unique_ptr<GrpcServer>> GrpcServer::Start(
       LocalSocketApplies(impl->address, *options.security)) {
     impl->local_target = LocalSocketTarget(impl->address);
     builder.AddListeningPort(impl->local_target, credentials);
-    builder.SetOption(LocalSocketBuffersOption());
   }
+  // Local sockets' buffers, and the cap on connections (socket_options.h).
+  builder.SetOption(ServerSocketOptions());
   // gRPC shares a port between processes by default (SO_REUSEPORT): then a
   // second task started on a busy port would answer half of its calls.
   builder.AddChannelArgument(GRPC_ARG_ALLOW_REUSEPORT, 0);

@@ -7,6 +7,7 @@
 #include "absl/time/clock.h"
 #include "distributed/rpc/grpc_coding.h"
 #include "distributed/rpc/local_socket.h"
+#include "distributed/rpc/socket_options.h"
 #include "distributed/rpc/tensor_coding.h"
 #include "distributed/rpc/unary_call.h"
 #include "distributed/task_name.h"
@@ -93,7 +94,7 @@ class GrpcRemoteWorker final : public WorkerInterface {
     // frame"); 5 s still gives up on a silent address well before gRPC's
     // default of 20 s. A refused connection fails at once either way.
     args_.SetInt(GRPC_ARG_MIN_RECONNECT_BACKOFF_MS, 5000);
-    AddLocalSocketBuffers(&args_);
+    AddSocketOptions(&args_);
   }
 
   void GetStatusAsync(const tensorflow::GetStatusRequest* request,

@@ -25,8 +25,6 @@
 #include <string>
 
 #include "absl/strings/string_view.h"
-#include "grpcpp/impl/server_builder_option.h"
-#include "grpcpp/support/channel_arguments.h"
 
 namespace weft {
 
@@ -50,18 +48,6 @@ std::string LocalSocketTarget(absl::string_view address);
 // this process's user (so another user cannot stand in for the task). One
 // connect(2); false when LocalSocketApplies does not hold.
 bool LocalSocketAnswers(absl::string_view address, const Security& security);
-
-// Gives the Unix sockets of a channel (AddLocalSocketBuffers) or of a
-// server (the option, for ServerBuilder::SetOption) a send buffer of
-// kLocalSocketSendBuffer (the kernel doubles it: 4 MiB, what TCP's grow
-// to), where the kernel's default is 208 KiB. A 256 MiB tensor then
-// crosses in tens of writes instead of about a thousand, each of which
-// woke both tasks: 92-95 ms a step against 105-126 ms (2-core Xeon). The
-// kernel caps it at net.core.wmem_max. TCP sockets are left to the
-// kernel's own tuning.
-inline constexpr int kLocalSocketSendBuffer = 2 << 20;
-void AddLocalSocketBuffers(grpc::ChannelArguments* args);
-std::unique_ptr<grpc::ServerBuilderOption> LocalSocketBuffersOption();
 
 }  // namespace weft
 

@@ -3,6 +3,7 @@
 // a channel goes where the socket is and back to TCP when it goes away, and
 // that a socket another user holds is not trusted.
 #include "distributed/rpc/local_socket.h"
+#include "distributed/rpc/socket_options.h"
 
 #include <netinet/in.h>
 #include <signal.h>
