@@ -5,6 +5,9 @@
 // the request's bytes. Every call must end (bounded: a step is aborted, as
 // the master would abort it) with success or a clean error.
 //
+// The tasks' devices allow graphs no file access, as `weft server` without
+// --file-root: a mutated RegisterGraph may carry file ops.
+//
 // Master requests whose session_handle is "S" are pointed at a session made
 // at start-up (x -> y = x + c on task 1 -> z = -y), so mutated RunSteps,
 // Extends and callables reach the session rather than "not found".
@@ -21,6 +24,7 @@
 #include "distributed/worker.h"
 #include "grpcpp/support/byte_buffer.h"
 #include "runtime/core/device.h"
+#include "runtime/core/file_policy.h"
 #include "runtime/core/thread_pool.h"
 #include "tests/fuzz/fuzz_check.h"
 
@@ -68,6 +72,9 @@ Cluster* TheCluster() {
       LocalDeviceOptions d;
       d.job = "worker";
       d.task = t;
+      // As a server without --file-root: mutated graphs with SaveV2 or
+      // MergeV2Checkpoints touch no file of the fuzzing host.
+      d.file_policy = FilePolicy::Confined({}).value();
       d.intra_op_threads = 1;
       d.host_memory_limit_bytes = int64_t{64} << 20;
       c->devices[t] = DeviceMgr::NewLocal(d).value();
