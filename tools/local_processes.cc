@@ -14,6 +14,7 @@
 #include <sstream>
 #include <utility>
 
+#include "absl/cleanup/cleanup.h"
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_join.h"
 #include "absl/time/clock.h"
@@ -30,33 +31,47 @@ sigset_t BlockStopSignals() {
   return blocked;
 }
 
-int FreeLoopbackPort() {
-  const int fd = socket(AF_INET, SOCK_STREAM, 0);
-  if (fd < 0) return -1;
+namespace {
+
+// A socket bound to a free loopback port, and the port; -1 when none could
+// be had. While the socket stays open, the kernel hands the port to no one
+// else.
+std::pair<int, int> BindFreeLoopbackPort() {
+  const int fd = socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0);
+  if (fd < 0) return {-1, -1};
   sockaddr_in addr{};
   addr.sin_family = AF_INET;
   addr.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
-  int port = -1;
   socklen_t len = sizeof(addr);
-  if (bind(fd, reinterpret_cast<sockaddr*>(&addr), sizeof(addr)) == 0 &&
-      getsockname(fd, reinterpret_cast<sockaddr*>(&addr), &len) == 0) {
-    port = ntohs(addr.sin_port);
+  if (bind(fd, reinterpret_cast<sockaddr*>(&addr), sizeof(addr)) != 0 ||
+      getsockname(fd, reinterpret_cast<sockaddr*>(&addr), &len) != 0) {
+    close(fd);
+    return {-1, -1};
   }
-  close(fd);
-  return port;
+  return {fd, ntohs(addr.sin_port)};
 }
 
+}  // namespace
+
 absl::StatusOr<ClusterSpec> LocalCluster(int64_t ps, int64_t workers) {
+  // Every socket stays bound until every port is chosen: closed one by
+  // one, the kernel could hand the same port out twice, and the spec would
+  // name one address for two tasks.
+  std::vector<int> held;
+  absl::Cleanup release = [&held] {
+    for (int fd : held) close(fd);
+  };
   std::vector<std::string> jobs;
   for (const auto& [job, n] : {std::pair<const char*, int64_t>{"ps", ps},
                                {"worker", workers}}) {
     std::vector<std::string> addresses;
     for (int64_t i = 0; i < n; ++i) {
-      const int port = FreeLoopbackPort();
-      if (port <= 0) {
+      const auto [fd, port] = BindFreeLoopbackPort();
+      if (fd < 0) {
         return absl::ResourceExhaustedError(absl::StrCat(
             "could not find a free loopback port: ", std::strerror(errno)));
       }
+      held.push_back(fd);
       addresses.push_back(absl::StrCat("127.0.0.1:", port));
     }
     if (n > 0) jobs.push_back(absl::StrCat(job, "=", absl::StrJoin(addresses, ",")));

@@ -37,9 +37,7 @@ struct Child {
 // the children). Call before any thread starts, so they inherit the mask.
 sigset_t BlockStopSignals();
 
-// A loopback port nothing listens on now; -1 if none could be had.
-int FreeLoopbackPort();
-// N ps and M worker tasks on free loopback ports (127.0.0.1).
+// N ps and M worker tasks on distinct free loopback ports (127.0.0.1).
 absl::StatusOr<ClusterSpec> LocalCluster(int64_t ps, int64_t workers);
 
 // A new random auth token (128 bits, hex) in `dir`/auth_token, readable by

@@ -447,6 +447,57 @@ def ring_cluster(workers):
     return "worker=" + ",".join(free_addresses(workers))
 
 
+def test_sync_stopped_worker():
+    """SIGSTOP of a sync worker: without backup workers the chief's step
+    fails within its timeout naming the stopped worker and its address;
+    with a backup worker the others train on to the end."""
+    spec, _ = cluster(1, 2)
+    addr1 = spec.split("worker=")[1].split(",")[1]
+    ps = start_ps(spec, 1)
+    w = []
+    try:
+        args = ("--step-timeout-s", "3", "--log-every", "50")
+        w = [start(f"st{i}", worker_args(spec, i, 1000000, *args, mode="between-sync"))
+             for i in (1, 0)]
+        started = wait_for_line(w[1][1], r"^step +\d+/")
+        os.kill(w[0][0].pid, signal.SIGSTOP)
+        t = time.time()
+        rc, out = finish(w[1], timeout=60)
+        check("sync without a backup: a stopped worker fails the chief's step "
+              "within the timeout, naming the worker and its address",
+              started and rc != 0 and time.time() - t < 40
+              and f"/job:worker/task:1 ({addr1})" in out, out[-1200:])
+    finally:
+        for p, _ in w:
+            if p.poll() is None:
+                os.kill(p.pid, signal.SIGCONT)
+        stop(w)
+        stop(ps)
+    spec, _ = cluster(1, 3)
+    ps = start_ps(spec, 1)
+    w = []
+    try:
+        args = ("--step-timeout-s", "10", "--replicas-to-aggregate", "2")
+        w = [start(f"sb{i}", worker_args(spec, i, 1500, *args, mode="between-sync"))
+             for i in (2, 1, 0)]
+        started = wait_for_line(w[2][1], r"^step +\d+/")
+        os.kill(w[0][0].pid, signal.SIGSTOP)
+        time.sleep(5)
+        os.kill(w[0][0].pid, signal.SIGCONT)
+        outs = [finish(p) for p in w]
+        check("sync with a backup worker: the others train on to the end "
+              "while one is stopped for 5 s",
+              started and all(rc == 0 for rc, _ in outs[1:])
+              and all(sync_done(o) for _, o in outs[1:]),
+              "\n".join(o[-800:] for _, o in outs))
+    finally:
+        for p, _ in w:
+            if p.poll() is None:
+                os.kill(p.pid, signal.SIGCONT)
+        stop(w)
+        stop(ps)
+
+
 def test_allreduce_training(steps=300):
     spec = ring_cluster(3)
     w = []
@@ -638,7 +689,8 @@ def main():
         for test in (test_usage_errors, test_no_chief_is_named,
                      test_async_training, test_sync_training,
                      test_sync_checkpoints_resume,
-                     test_sync_dead_worker, test_allreduce_training,
+                     test_sync_dead_worker, test_sync_stopped_worker,
+                     test_allreduce_training,
                      test_allreduce_dead_worker, test_allreduce_checkpoints_resume,
                      test_hybrid_training,
                      test_two_ps_tasks, test_ps_restart_resumes,
