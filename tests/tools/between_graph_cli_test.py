@@ -447,6 +447,14 @@ def ring_cluster(workers):
     return "worker=" + ",".join(free_addresses(workers))
 
 
+def stop_all(procs):
+    """stop(), after continuing any that is stopped (SIGTERM waits else)."""
+    for p, _ in procs:
+        if p.poll() is None:
+            os.kill(p.pid, signal.SIGCONT)
+    stop(procs)
+
+
 def test_sync_stopped_worker():
     """SIGSTOP of a sync worker: without backup workers the chief's step
     fails within its timeout naming the stopped worker and its address;
@@ -468,11 +476,7 @@ def test_sync_stopped_worker():
               started and rc != 0 and time.time() - t < 40
               and f"/job:worker/task:1 ({addr1})" in out, out[-1200:])
     finally:
-        for p, _ in w:
-            if p.poll() is None:
-                os.kill(p.pid, signal.SIGCONT)
-        stop(w)
-        stop(ps)
+        stop_all(w + ps)
     spec, _ = cluster(1, 3)
     ps = start_ps(spec, 1)
     w = []
@@ -491,11 +495,7 @@ def test_sync_stopped_worker():
               and all(sync_done(o) for _, o in outs[1:]),
               "\n".join(o[-800:] for _, o in outs))
     finally:
-        for p, _ in w:
-            if p.poll() is None:
-                os.kill(p.pid, signal.SIGCONT)
-        stop(w)
-        stop(ps)
+        stop_all(w + ps)
 
 
 def test_allreduce_training(steps=300):
