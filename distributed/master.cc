@@ -436,9 +436,10 @@ absl::Status Master::MakeCallable(const tensorflow::MakeCallableRequest& request
 }
 
 absl::Status Master::RunCallable(const tensorflow::RunCallableRequest& request,
-                                 tensorflow::RunCallableResponse* response) {
+                                 tensorflow::RunCallableResponse* response,
+                                 CancellationManager* cancel) {
   WEFT_ASSIGN_OR_RETURN(auto session, Find(request.session_handle()));
-  return session->RunCallable(request, response);
+  return session->RunCallable(request, response, cancel);
 }
 
 absl::Status Master::ReleaseCallable(

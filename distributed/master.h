@@ -115,8 +115,10 @@ class Master {
                      tensorflow::ResetResponse* response);
   absl::Status MakeCallable(const tensorflow::MakeCallableRequest& request,
                             tensorflow::MakeCallableResponse* response);
+  // `cancel` (may be null): as for RunStepAsync.
   absl::Status RunCallable(const tensorflow::RunCallableRequest& request,
-                           tensorflow::RunCallableResponse* response);
+                           tensorflow::RunCallableResponse* response,
+                           CancellationManager* cancel = nullptr);
   absl::Status ReleaseCallable(
       const tensorflow::ReleaseCallableRequest& request,
       tensorflow::ReleaseCallableResponse* response);

@@ -793,7 +793,7 @@ absl::Status MasterSession::MakeCallable(
 
 absl::Status MasterSession::RunCallable(
     const tensorflow::RunCallableRequest& request,
-    tensorflow::RunCallableResponse* response) {
+    tensorflow::RunCallableResponse* response, CancellationManager* cancel) {
   tensorflow::CallableOptions options;
   {
     absl::MutexLock lock(&mu_);
@@ -820,7 +820,8 @@ absl::Status MasterSession::RunCallable(
   WEFT_RETURN_IF_ERROR(
       RunNamed(feeds, {options.fetch().begin(), options.fetch().end()},
                {options.target().begin(), options.target().end()},
-               options.run_options(), &fetched, response->mutable_metadata()));
+               options.run_options(), &fetched, response->mutable_metadata(),
+               cancel));
   for (tensorflow::TensorProto& t : fetched) {
     *response->add_fetch() = std::move(t);
   }

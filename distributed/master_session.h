@@ -114,8 +114,10 @@ class MasterSession {
                        std::shared_ptr<CancellationManager> cancel = nullptr);
   absl::Status MakeCallable(const tensorflow::MakeCallableRequest& request,
                             tensorflow::MakeCallableResponse* response);
+  // `cancel` (may be null): as for Run.
   absl::Status RunCallable(const tensorflow::RunCallableRequest& request,
-                           tensorflow::RunCallableResponse* response);
+                           tensorflow::RunCallableResponse* response,
+                           CancellationManager* cancel = nullptr);
   absl::Status ReleaseCallable(const tensorflow::ReleaseCallableRequest& request);
   void ListDevices(tensorflow::ListDevicesResponse* response) const;
   // Idempotent. Errors of tasks that could not delete their session are

@@ -520,7 +520,14 @@ absl::StatusOr<std::unique_ptr<GrpcServer>> GrpcServer::Start(
   d.Add(kM, "ListDevices", MasterMethod(master, &Master::ListDevices, control, "ListDevicesRequest"));
   d.Add(kM, "Reset", MasterMethod(master, &Master::Reset, control, "ResetRequest"));
   d.Add(kM, "MakeCallable", MasterMethod(master, &Master::MakeCallable, control, "MakeCallableRequest"));
-  d.Add(kM, "RunCallable", MasterMethod(master, &Master::RunCallable, control, "RunCallableRequest"), kLarge);
+  d.Add(kM, "RunCallable", Serve<tensorflow::RunCallableRequest, tensorflow::RunCallableResponse>(
+      "RunCallableRequest", control,
+      [master](const tensorflow::RunCallableRequest& req, tensorflow::RunCallableResponse* resp,
+               CallControl* call, std::function<void(absl::Status)> done) {
+        auto cancel = std::make_shared<CancellationManager>();
+        call->OnCancel([cancel] { cancel->StartCancel(); });
+        done(master->RunCallable(req, resp, cancel.get()));
+      }), kLarge);
   d.Add(kM, "ReleaseCallable", MasterMethod(master, &Master::ReleaseCallable, control, "ReleaseCallableRequest"));
 
   const std::string& listen = impl->address;

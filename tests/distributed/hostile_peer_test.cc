@@ -250,6 +250,25 @@ TEST_F(HostilePeerTest, AStepWhoseClientGaveUpIsAborted) {
   ASSERT_TRUE(master_->Call("RunStep", dequeue, &got, absl::Seconds(30)).ok());
   ASSERT_EQ(got.tensor_size(), 1);
   EXPECT_EQ(TensorFromProto(got.tensor(0).tensor()).value().scalar<float>(), 5.0f);
+
+  // The same through a callable (Session.make_callable).
+  tensorflow::MakeCallableRequest make;
+  make.set_session_handle(handle_);
+  make.mutable_options()->add_fetch("dequeue");
+  tensorflow::MakeCallableResponse made;
+  ASSERT_TRUE(master_->Call("MakeCallable", make, &made, absl::Seconds(30)).ok());
+  tensorflow::RunCallableRequest call;
+  call.set_session_handle(handle_);
+  call.set_handle(made.handle());
+  tensorflow::RunCallableResponse called;
+  s = master_->Call("RunCallable", call, &called, absl::Milliseconds(300));
+  EXPECT_EQ(s.code(), absl::StatusCode::kDeadlineExceeded) << s;
+  absl::SleepFor(absl::Milliseconds(300));
+  ASSERT_TRUE(master_->Call("RunStep", enqueue, &ignored, absl::Seconds(30)).ok());
+  ASSERT_TRUE(master_->Call("RunStep", size, &counted, absl::Seconds(30)).ok());
+  ASSERT_EQ(counted.tensor_size(), 1);
+  EXPECT_EQ(TensorFromProto(counted.tensor(0).tensor()).value().scalar<int32_t>(), 1)
+      << "the abandoned callable's dequeue took the item";
 }
 
 // Sent: an 8 MiB control call (CloseSession, which carries a handle).
