@@ -128,9 +128,10 @@ void WorkerCall(WorkerInterface* w,
   weft::fuzz::ExpectClean(*status, what);
 }
 
-template <typename Req, typename Resp>
-void MasterCall(absl::Status (Master::*method)(const Req&, Resp*),
-                const uint8_t* data, size_t size, const char* what) {
+// `run(request, &response)` calls the method.
+template <typename Req, typename Resp, typename Run>
+void MasterCallWith(Run run, const uint8_t* data, size_t size,
+                    const char* what) {
   Req req;
   if (!req.ParseFromArray(data, static_cast<int>(size))) return;
   // Steps are bounded as a client bounds them: a mutated ExtendSession may
@@ -148,7 +149,17 @@ void MasterCall(absl::Status (Master::*method)(const Req&, Resp*),
     if (req.session_handle() == "S") req.set_session_handle(TheCluster()->handle);
   }
   Resp resp;
-  weft::fuzz::ExpectClean((TheCluster()->master.get()->*method)(req, &resp), what);
+  weft::fuzz::ExpectClean(run(req, &resp), what);
+}
+
+template <typename Req, typename Resp>
+void MasterCall(absl::Status (Master::*method)(const Req&, Resp*),
+                const uint8_t* data, size_t size, const char* what) {
+  MasterCallWith<Req, Resp>(
+      [method](const Req& req, Resp* resp) {
+        return (TheCluster()->master.get()->*method)(req, resp);
+      },
+      data, size, what);
 }
 
 }  // namespace
@@ -173,7 +184,15 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
     case 8: return MasterCall(&Master::ExtendSession, d, n, "ExtendSession"), 0;
     case 9: return MasterCall(&Master::RunStep, d, n, "RunStep"), 0;
     case 10: return MasterCall(&Master::MakeCallable, d, n, "MakeCallable"), 0;
-    case 11: return MasterCall(&Master::RunCallable, d, n, "RunCallable"), 0;
+    case 11:
+      return MasterCallWith<tensorflow::RunCallableRequest,
+                            tensorflow::RunCallableResponse>(
+                 [](const tensorflow::RunCallableRequest& req,
+                    tensorflow::RunCallableResponse* resp) {
+                   return TheCluster()->master->RunCallable(req, resp);
+                 },
+                 d, n, "RunCallable"),
+             0;
     case 12: return MasterCall(&Master::ListDevices, d, n, "ListDevices"), 0;
     case 13: return MasterCall(&Master::ReleaseCallable, d, n, "ReleaseCallable"), 0;
     case 14: return WorkerCall(w, &WorkerInterface::CleanupAllAsync, d, n, "CleanupAll"), 0;
