@@ -14,12 +14,14 @@
 
 #include "absl/strings/match.h"
 #include "absl/strings/str_cat.h"
+#include "absl/synchronization/mutex.h"
 #include "distributed/rpc/grpc_master_client.h"
 #include "distributed/rpc/grpc_server.h"
 #include "distributed/rpc/grpc_worker_cache.h"
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
 #include "proto/master.pb.h"
+#include "runtime/core/rendezvous.h"
 #include "runtime/core/tensor_proto.h"
 #include "tests/distributed/free_port.h"
 #include "tests/distributed/test_server_options.h"
@@ -374,6 +376,65 @@ TEST(HostileSizesTest, AConstantPastTheMemoryLimitIsRefusedAtRegistration) {
   EXPECT_EQ(big.code(), absl::StatusCode::kResourceExhausted) << big;
   EXPECT_THAT(std::string(big.message()), HasSubstr("big"));
   EXPECT_TRUE(register_const(1024).ok());
+}
+
+// Sent: 5,000 RecvTensors over gRPC, each for a step that never runs on the
+// task (distinct step ids, a key naming the task's device and incarnation
+// as GetStatus tells them). Expected: the task still runs a step meanwhile,
+// past its bound the oldest calls are answered at once, and once they
+// expire every call has been answered: nothing waits for good.
+TEST(HostileRecvTensorTest, AFloodOfRecvTensorsForStepsThatNeverRunIsBounded) {
+  ServerOptions o = testing::TestServerOptions(
+      absl::StrCat("worker=127.0.0.1:", FreePort()), 0);
+  o.step_limits.unclaimed_ttl = absl::Seconds(2);
+  auto server = GrpcServer::Start(o);
+  ASSERT_TRUE(server.ok()) << server.status();
+  GrpcWorkerCache cache(o.cluster, "/job:client/replica:0/task:0", nullptr);
+  WorkerInterface* worker = cache.GetWorker("/job:worker/replica:0/task:0").value();
+  tensorflow::GetStatusRequest status_req;
+  tensorflow::GetStatusResponse status;
+  ASSERT_TRUE(testing::Call(worker, &WorkerInterface::GetStatusAsync, status_req,
+                            &status).ok());
+  const tensorflow::DeviceAttributes& cpu = status.device_attributes(0);
+
+  constexpr int kCalls = 5000;
+  std::vector<tensorflow::RecvTensorRequest> reqs(kCalls);
+  std::vector<tensorflow::RecvTensorResponse> resps(kCalls);
+  absl::Mutex mu;
+  int answered = 0;
+  for (int i = 0; i < kCalls; ++i) {
+    reqs[i].set_step_id(7000000 + i);
+    reqs[i].set_rendezvous_key(
+        RendezvousKey{cpu.name(), cpu.incarnation(), cpu.name(), "never:0"}.ToString());
+    worker->RecvTensorAsync(&reqs[i], &resps[i], [&](absl::Status) {
+      absl::MutexLock lock(&mu);
+      ++answered;
+    });
+  }
+  {
+    // Past the bound of 4,096 waiting ones, the oldest are answered.
+    absl::MutexLock lock(&mu);
+    EXPECT_TRUE(mu.AwaitWithTimeout(
+        absl::Condition(+[](int* a) { return *a >= kCalls - 4096; }, &answered),
+        absl::Seconds(30)));
+  }
+  // The task's own steps run meanwhile.
+  GrpcMasterClient master((*server)->address());
+  tensorflow::CreateSessionRequest create;
+  AddConst(create.mutable_graph_def(), "c", Tensor::Scalar<float>(3));
+  tensorflow::CreateSessionResponse created;
+  ASSERT_TRUE(master.Call("CreateSession", create, &created, absl::Seconds(30)).ok());
+  tensorflow::RunStepRequest run;
+  run.set_session_handle(created.session_handle());
+  run.add_fetch("c");
+  tensorflow::RunStepResponse ran;
+  absl::Status step = master.Call("RunStep", run, &ran, absl::Seconds(30));
+  EXPECT_TRUE(step.ok()) << step;
+  // And every call is answered once the rest expire.
+  absl::MutexLock lock(&mu);
+  EXPECT_TRUE(mu.AwaitWithTimeout(
+      absl::Condition(+[](int* a) { return *a == kCalls; }, &answered),
+      absl::Seconds(30)));
 }
 
 }  // namespace
