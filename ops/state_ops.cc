@@ -69,6 +69,14 @@ void RegisterStateOps(OpRegistry* r) {
                   .Attr("shared_name: string = ''")
                   .SetIsStateful(),
               VariableShape);
+  // What MonitoredTrainingSession's and Supervisor's readiness checks ask
+  // of every ref variable (report_uninitialized_variables).
+  r->Register(OpDefBuilder("IsVariableInitialized")
+                  .Input("ref: Ref(dtype)")
+                  .Output("is_initialized: bool")
+                  .Attr("dtype: type")
+                  .SetAllowsUninitializedInput(),
+              ScalarShape);
   r->Register(OpDefBuilder("Assign")
                   .Input("ref: Ref(T)")
                   .Input("value: T")

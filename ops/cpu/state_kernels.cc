@@ -1,6 +1,7 @@
 // Legacy reference variables: VariableV2 outputs a ref to a Var living in the
 // device's ResourceMgr; Assign, AssignAdd, AssignSub and ApplyGradientDescent
-// change it through their ref input and forward the ref.
+// change it through their ref input and forward the ref; IsVariableInitialized
+// says whether it holds a value yet.
 //
 // All access to the variable's tensor happens under the Var's mutex (taken
 // from the ref input). Updates are copy-on-write (state_update.h), so a
@@ -139,6 +140,25 @@ class RefUpdateOp : public OpKernel {
   const std::string var_name_;
 };
 
+// Whether the variable behind the ref input holds a value yet.
+class IsVariableInitializedOp : public OpKernel {
+ public:
+  explicit IsVariableInitializedOp(OpKernelConstruction* c) : OpKernel(c) {}
+  void Compute(OpKernelContext* c) override {
+    OP_REQUIRES(c, c->input_is_ref(0),
+                absl::InvalidArgumentError(
+                    "IsVariableInitialized's input is not a reference"));
+    bool initialized;
+    {
+      absl::MutexLock lock(c->input_ref_mutex(0));
+      initialized = c->mutable_input(0)->IsInitialized();
+    }
+    Tensor* out;
+    OP_REQUIRES_OK(c, c->allocate_output(0, TensorShape(), &out));
+    out->scalar<bool>() = initialized;
+  }
+};
+
 template <UpdateKind kKind>
 std::unique_ptr<OpKernel> MakeRefUpdate(OpKernelConstruction* c) {
   return std::make_unique<RefUpdateOp>(c, kKind);
@@ -149,6 +169,8 @@ std::unique_ptr<OpKernel> MakeRefUpdate(OpKernelConstruction* c) {
 void RegisterStateKernels(KernelRegistry* r) {
   r->Register(KernelDef("VariableV2", kDeviceTypeCpu), MakeKernel<VariableOp>);
   r->Register(KernelDef("Assign", kDeviceTypeCpu), MakeKernel<AssignOp>);
+  r->Register(KernelDef("IsVariableInitialized", kDeviceTypeCpu),
+              MakeKernel<IsVariableInitializedOp>);
   r->Register(KernelDef("AssignAdd", kDeviceTypeCpu).TypeConstraint("T", UpdatableTypes()),
               MakeRefUpdate<UpdateKind::kAdd>);
   r->Register(KernelDef("AssignSub", kDeviceTypeCpu).TypeConstraint("T", UpdatableTypes()),

@@ -126,6 +126,7 @@ def main():
           and "Checksum does not match" in r.stderr and tf_path in r.stderr,
           r.stderr[-600:])
     check_filename_ops_and_where()
+    check_report_uninitialized_variables()
     return summary_exit_code()
 
 
@@ -167,6 +168,34 @@ def check_filename_ops_and_where():
                 ok, detail = False, f"{n}: {got[n]} vs {w}"
     check("ShardedFilename, StringJoin, StaticRegexFullMatch and Where give "
           "TensorFlow's results", ok, detail)
+
+
+def check_report_uninitialized_variables():
+    """MonitoredTrainingSession's and Supervisor's readiness check on ref
+    variables (IsVariableInitialized), before and after the init op."""
+    g = tf1.Graph()
+    with g.as_default():
+        tf1.Variable([1.0, 2.0], name="a", use_resource=False)
+        tf1.Variable(3, name="b", use_resource=False)
+        tf1.identity(tf1.report_uninitialized_variables(), name="report")
+        tf1.global_variables_initializer()
+        init = g.get_operation_by_name("init").name
+    with tf1.Session(graph=g) as sess:
+        want = [s.decode() for s in sess.run("report:0")]
+    gpath = os.path.join(WORK, "readiness.pb")
+    with open(gpath, "wb") as f:
+        f.write(g.as_graph_def().SerializeToString())
+    before = weft_run("--graph", gpath, "--format", "json", "--fetch", "report")
+    after = weft_run("--graph", gpath, "--format", "json", "--init", init,
+                     "--fetch", "report")
+    ok = before.returncode == 0 and after.returncode == 0
+    got_before = json.loads(before.stdout)["fetches"]["report"]["values"] if ok else None
+    got_after = json.loads(after.stdout)["fetches"]["report"]["values"] if ok else None
+    check("report_uninitialized_variables names TensorFlow's variables before "
+          "the init op and none after (IsVariableInitialized on ref variables)",
+          ok and list(np.ravel(got_before)) == want and want == ["a", "b"]
+          and list(np.ravel(got_after)) == [],
+          f"{before.stderr[-400:]}{after.stderr[-400:]} {got_before} {got_after} {want}")
 
 
 if __name__ == "__main__":

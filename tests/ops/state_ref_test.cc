@@ -97,6 +97,23 @@ TEST_F(RefVariableTest, AssignThenUpdate) {
   ExpectTensorEqual(r->at(0), Vec<float>({8, 20}));
 }
 
+// MonitoredTrainingSession's readiness check: false until assigned, and
+// allowed on the uninitialized ref.
+TEST_F(RefVariableTest, IsVariableInitializedBeforeAndAfterAssign) {
+  auto v = MakeVariable("v", DT_FLOAT);
+  const NodeBuilder is_init =
+      NodeBuilder("is_init", "IsVariableInitialized").Attr("dtype", DT_FLOAT);
+  auto before = Update(is_init, v.get(), {});
+  ASSERT_TRUE(before.ok()) << before.status();
+  EXPECT_EQ(before->at(0).dtype(), DT_BOOL);
+  EXPECT_FALSE(before->at(0).scalar<bool>());
+  ASSERT_TRUE(Update(NodeBuilder("init", "Assign").Attr("T", DT_FLOAT), v.get(),
+                     {Vec<float>({1, 2})}).ok());
+  auto after = Update(is_init, v.get(), {});
+  ASSERT_TRUE(after.ok()) << after.status();
+  EXPECT_TRUE(after->at(0).scalar<bool>());
+}
+
 TEST_F(RefVariableTest, IntegerAndDoubleUpdates) {
   for (DataType dtype : {DT_INT32, DT_INT64, DT_DOUBLE}) {
     auto v = MakeVariable(std::string("v") + DataTypeString(dtype), dtype);
