@@ -1,6 +1,6 @@
-// Random ops: RandomUniform, RandomStandardNormal and TruncatedNormal. The
-// kernels (ops/cpu/random_kernels.cc) reproduce TensorFlow's numbers for the
-// same seed and seed2 attrs.
+// Random ops: RandomUniform, RandomStandardNormal, TruncatedNormal and
+// RandomUniformInt. The kernels (ops/cpu/random_kernels.cc) reproduce
+// TensorFlow's numbers for the same seed and seed2 attrs.
 #include "ops/framework/op_def_builder.h"
 #include "ops/framework/shape_inference.h"
 #include "ops/registration.h"
@@ -13,6 +13,12 @@ absl::Status RandomShape(InferenceContext* c) {
   WEFT_RETURN_IF_ERROR(c->WithRank(0, 1));
   c->set_output(0, c->InputAsShape(0));
   return absl::OkStatus();
+}
+
+absl::Status RandomIntShape(InferenceContext* c) {
+  WEFT_RETURN_IF_ERROR(c->WithRank(1, 0));  // minval
+  WEFT_RETURN_IF_ERROR(c->WithRank(2, 0));  // maxval
+  return RandomShape(c);
 }
 
 }  // namespace
@@ -30,6 +36,17 @@ void RegisterRandomOps(OpRegistry* r) {
                     .SetIsStateful(),
                 RandomShape);
   }
+  r->Register(OpDefBuilder("RandomUniformInt")
+                  .Input("shape: T")
+                  .Input("minval: Tout")
+                  .Input("maxval: Tout")
+                  .Output("output: Tout")
+                  .Attr("seed: int = 0")
+                  .Attr("seed2: int = 0")
+                  .Attr("Tout: {int32, int64}")
+                  .Attr("T: {int32, int64}")
+                  .SetIsStateful(),
+              RandomIntShape);
 }
 
 }  // namespace weft

@@ -27,6 +27,7 @@
 #include <cmath>
 #include <cstdint>
 #include <cstring>
+#include <type_traits>
 
 #include "ops/cpu/philox_random.h"
 #include "runtime/core/types.h"
@@ -133,6 +134,38 @@ struct Uniform<double> {
   }
 };
 
+// ---- Uniform integers in [lo, hi) ---------------------------------------------
+
+// TensorFlow's integer UniformDistribution: a word (int32) or two words,
+// the first the low half (int64), modulo the range, plus lo. The slight
+// bias of the modulo is TensorFlow's too.
+template <typename T>
+struct UniformInt {
+  using Unsigned = std::make_unsigned_t<T>;
+  static constexpr int kGroupSize = sizeof(T) == 4 ? 4 : 2;
+  static constexpr bool kVariableSamples = false;
+  UniformInt() = default;
+  UniformInt(T lo, T hi)
+      : lo(static_cast<Unsigned>(lo)),
+        range(static_cast<Unsigned>(hi) - static_cast<Unsigned>(lo)) {}
+  std::array<T, kGroupSize> operator()(PhiloxRandom* gen) const {
+    const PhiloxRandom::Block b = (*gen)();
+    std::array<T, kGroupSize> out;
+    for (int i = 0; i < kGroupSize; ++i) {
+      Unsigned bits;
+      if constexpr (sizeof(T) == 4) {
+        bits = b[i];
+      } else {
+        bits = b[2 * i] | (static_cast<uint64_t>(b[2 * i + 1]) << 32);
+      }
+      out[i] = static_cast<T>(lo + bits % range);  // wraps as TensorFlow's does
+    }
+    return out;
+  }
+  Unsigned lo = 0;
+  Unsigned range = 1;
+};
+
 // ---- Normal -----------------------------------------------------------------
 
 template <typename T>
@@ -227,9 +260,9 @@ int64_t NumGroups(int64_t size) {
 // stream starting at `base`. The last group may be partial.
 template <typename Dist, typename T>
 void FillPhilox(const PhiloxRandom& base, T* data, int64_t size,
-                int64_t begin_group, int64_t end_group) {
+                int64_t begin_group, int64_t end_group,
+                const Dist& dist = Dist()) {
   constexpr int kGroup = Dist::kGroupSize;
-  Dist dist;
   auto store = [&](int64_t group, const std::array<T, kGroup>& values) {
     const int64_t offset = group * kGroup;
     const int64_t n = std::min<int64_t>(kGroup, size - offset);

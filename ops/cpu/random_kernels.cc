@@ -1,4 +1,5 @@
-// RandomUniform, RandomStandardNormal and TruncatedNormal on the CPU.
+// RandomUniform, RandomStandardNormal, TruncatedNormal and RandomUniformInt
+// on the CPU.
 //
 // Each kernel owns a Philox stream keyed by its (seed, seed2) attrs (both 0:
 // a random key). Every step reserves the next stretch of the stream under a
@@ -16,6 +17,7 @@
 #include "ops/cpu/random_distributions.h"
 #include "ops/framework/op_kernel.h"
 #include "ops/registration.h"
+#include "runtime/core/status.h"
 #include "runtime/core/thread_pool.h"
 
 namespace weft {
@@ -54,10 +56,11 @@ class GuardedPhiloxRandom {
 // multiplier must stay 256 for the streams to line up).
 constexpr uint64_t kBlocksPerOutput = 256;
 
-template <template <typename> class Dist, typename T>
-class PhiloxRandomOp : public OpKernel {
- public:
-  explicit PhiloxRandomOp(OpKernelConstruction* c) : OpKernel(c) {
+// What the random kernels share: a Philox stream keyed by the seed attrs,
+// and the output shaped by input 0.
+class PhiloxKernel : public OpKernel {
+ protected:
+  explicit PhiloxKernel(OpKernelConstruction* c) : OpKernel(c) {
     int64_t seed = 0, seed2 = 0;
     absl::Status s = c->GetAttr("seed", &seed);
     if (s.ok()) s = c->GetAttr("seed2", &seed2);
@@ -66,28 +69,69 @@ class PhiloxRandomOp : public OpKernel {
     set_expensive(true);
   }
 
-  void Compute(OpKernelContext* c) override {
+  // The output, shaped as input 0 says.
+  absl::Status AllocateOutput(OpKernelContext* c, Tensor** out) {
     std::vector<int64_t> dims;
-    OP_REQUIRES_OK(c, ReadIntVector(c->input(0), "shape", &dims));
+    WEFT_RETURN_IF_ERROR(ReadIntVector(c->input(0), "shape", &dims));
     TensorShape shape;
-    OP_REQUIRES_OK(c, ShapeFromDims(dims, "shape", &shape));
-    Tensor* out;
-    OP_REQUIRES_OK(c, c->allocate_output(0, shape, &out));
-    const int64_t size = out->NumElements();
+    WEFT_RETURN_IF_ERROR(ShapeFromDims(dims, "shape", &shape));
+    return c->allocate_output(0, shape, out);
+  }
+
+  // Fills `size` values of `data` with `dist`, from the stream's next
+  // stretch (kBlocksPerOutput blocks per value), in parallel groups.
+  template <typename D, typename T>
+  void Fill(OpKernelContext* c, T* data, int64_t size, const D& dist) {
     const PhiloxRandom base =
         generator_.Reserve(static_cast<uint64_t>(size) * kBlocksPerOutput);
-    using D = Dist<T>;
-    T* data = out->data<T>();
-    const int64_t groups = philox::NumGroups<D>(size);
     constexpr int64_t kCostPerGroup = D::kVariableSamples ? 400 : 100;
     c->intra_op_pool()->ParallelFor(
-        groups, kCostPerGroup, [&](int64_t begin, int64_t end) {
-          philox::FillPhilox<D>(base, data, size, begin, end);
+        philox::NumGroups<D>(size), kCostPerGroup, [&](int64_t begin, int64_t end) {
+          philox::FillPhilox<D>(base, data, size, begin, end, dist);
         });
   }
 
  private:
   GuardedPhiloxRandom generator_;
+};
+
+template <template <typename> class Dist, typename T>
+class PhiloxRandomOp : public PhiloxKernel {
+ public:
+  explicit PhiloxRandomOp(OpKernelConstruction* c) : PhiloxKernel(c) {}
+
+  void Compute(OpKernelContext* c) override {
+    Tensor* out;
+    OP_REQUIRES_OK(c, AllocateOutput(c, &out));
+    Fill(c, out->data<T>(), out->NumElements(), Dist<T>());
+  }
+};
+
+// RandomUniformInt: integers in [minval, maxval), from the same stream.
+template <typename T>
+class RandomUniformIntOp : public PhiloxKernel {
+ public:
+  explicit RandomUniformIntOp(OpKernelConstruction* c) : PhiloxKernel(c) {}
+
+  void Compute(OpKernelContext* c) override {
+    const Tensor& minval = c->input(1);
+    const Tensor& maxval = c->input(2);
+    OP_REQUIRES(c, minval.dims() == 0,
+                absl::InvalidArgumentError(absl::StrCat(
+                    "minval must be 0-D, got shape ", minval.shape().DebugString())));
+    OP_REQUIRES(c, maxval.dims() == 0,
+                absl::InvalidArgumentError(absl::StrCat(
+                    "maxval must be 0-D, got shape ", maxval.shape().DebugString())));
+    Tensor* out;
+    OP_REQUIRES_OK(c, AllocateOutput(c, &out));
+    if (out->NumElements() == 0) return;  // before the range check, as TensorFlow
+    const T lo = minval.scalar<T>();
+    const T hi = maxval.scalar<T>();
+    OP_REQUIRES(c, lo < hi,
+                absl::InvalidArgumentError(absl::StrCat(
+                    "Need minval < maxval, got ", lo, " >= ", hi)));
+    Fill(c, out->data<T>(), out->NumElements(), philox::UniformInt<T>(lo, hi));
+  }
 };
 
 template <template <typename> class Dist>
@@ -108,6 +152,10 @@ void RegisterRandomKernels(KernelRegistry* r) {
   RegisterDistribution<philox::Uniform>(r, "RandomUniform");
   RegisterDistribution<philox::Normal>(r, "RandomStandardNormal");
   RegisterDistribution<philox::TruncatedNormal>(r, "TruncatedNormal");
+  r->Register(KernelDef("RandomUniformInt", kDeviceTypeCpu).TypeConstraint("Tout", DT_INT32),
+              MakeKernel<RandomUniformIntOp<int32_t>>);
+  r->Register(KernelDef("RandomUniformInt", kDeviceTypeCpu).TypeConstraint("Tout", DT_INT64),
+              MakeKernel<RandomUniformIntOp<int64_t>>);
 }
 
 }  // namespace weft

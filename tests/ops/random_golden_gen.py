@@ -1,5 +1,6 @@
 #!/usr/bin/env python3
-"""Regenerates random_golden.inc with TensorFlow (not run by the tests):
+"""Regenerates random_golden.inc and random_int_golden.inc with TensorFlow
+(not run by the tests):
 
     cd tests/ops && python3 random_golden_gen.py
 """
@@ -40,3 +41,37 @@ with open("random_golden.inc", "w") as f:
             "// [1000, 37] with seed=5 seed2=6 (sum over i of (i + 1) * bits[i] mod 2^64).\n")
     for on, dn, a1, a2, d1, d2 in rows:
         f.write('{"%s", %s, {%s}, {%s}, %duLL, %duLL},\n' % (on, dn, ", ".join("0x%xu" % x for x in a1), ", ".join("0x%xu" % x for x in a2), d1, d2))
+
+# RandomUniformInt: the values themselves, and digests of their two's
+# complement bits.
+def int_digest(a):
+    w = np.ascontiguousarray(a).view(np.uint64 if a.dtype == np.int64 else np.uint32)
+    w = w.astype(np.uint64).flatten()
+    idx = np.arange(1, len(w)+1, dtype=np.uint64)
+    with np.errstate(over='ignore'):
+        return int(np.sum(w * idx, dtype=np.uint64))
+g = tf.Graph()
+int_rows = []
+with g.as_default():
+    nodes = []
+    for dn, dt, lo, hi in [("DT_INT32", tf.int32, -5, 1000),
+                           ("DT_INT64", tf.int64, -(1 << 40), (1 << 40) + 123)]:
+        args = dict(minval=tf.constant(lo, dt), maxval=tf.constant(hi, dt))
+        small = tf.raw_ops.RandomUniformInt(shape=[7], seed=87654321, seed2=42, **args)
+        big = tf.raw_ops.RandomUniformInt(shape=tf.constant([1000, 37], tf.int64),
+                                          seed=5, seed2=6, **args)
+        nodes.append((dn, lo, hi, small, big))
+    with tf.compat.v1.Session() as s:
+        for dn, lo, hi, small, big in nodes:
+            a1 = s.run(small); a2 = s.run(small); b1 = s.run(big); b2 = s.run(big)
+            int_rows.append((dn, lo, hi, a1.tolist(), a2.tolist(), int_digest(b1), int_digest(b2)))
+with open("random_int_golden.inc", "w") as f:
+    f.write("// Generated with TensorFlow 2.21 (tf.raw_ops.RandomUniformInt, graph mode,\n"
+            "// CPU) by random_golden_gen.py. Fields: dtype, minval, maxval, two\n"
+            "// successive runs of shape [7] with seed=87654321 seed2=42, digests of two\n"
+            "// successive runs of shape [1000, 37] with seed=5 seed2=6 (sum over i of\n"
+            "// (i + 1) * bits[i] mod 2^64, bits the value's two's complement).\n")
+    for dn, lo, hi, a1, a2, d1, d2 in int_rows:
+        f.write('{%s, %dLL, %dLL, {%s}, {%s}, %duLL, %duLL},\n' % (
+            dn, lo, hi, ", ".join("%dLL" % x for x in a1),
+            ", ".join("%dLL" % x for x in a2), d1, d2))

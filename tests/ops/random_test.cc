@@ -1,5 +1,6 @@
-// RandomUniform, RandomStandardNormal, TruncatedNormal: bit-exact agreement
-// with TensorFlow 2.21 for given (seed, seed2) attrs (random_golden.inc),
+// RandomUniform, RandomStandardNormal, TruncatedNormal, RandomUniformInt:
+// bit-exact agreement with TensorFlow 2.21 for given (seed, seed2) attrs
+// (random_golden.inc, random_int_golden.inc),
 // successive samples across runs, nondeterminism for seed = seed2 = 0,
 // statistics, and errors.
 #include <cmath>
@@ -83,6 +84,89 @@ TEST(RandomTest, MatchesTensorFlowBitForBit) {
       EXPECT_EQ(Digest(out->at(0)), want);
     }
   }
+}
+
+struct IntGolden {
+  DataType dtype;
+  int64_t minval, maxval;
+  std::vector<int64_t> first, second;  // shape [7]
+  uint64_t digest1, digest2;           // shape [1000, 37]
+};
+
+const IntGolden kIntGolden[] = {
+#include "tests/ops/random_int_golden.inc"
+};
+
+// A scalar of `dtype` (int32 or int64) holding `v`.
+Tensor IntScalar(DataType dtype, int64_t v) {
+  return dtype == DT_INT32 ? Tensor::Scalar<int32_t>(static_cast<int32_t>(v))
+                           : Tensor::Scalar<int64_t>(v);
+}
+
+int64_t IntAt(const Tensor& t, int64_t i) {
+  return t.dtype() == DT_INT32 ? t.data<int32_t>()[i] : t.data<int64_t>()[i];
+}
+
+// The values' two's complement bits, as random_golden_gen.py digests them.
+uint64_t IntDigest(const Tensor& t) {
+  uint64_t sum = 0;
+  for (int64_t i = 0; i < t.NumElements(); ++i) {
+    const uint64_t bits = t.dtype() == DT_INT32
+                              ? static_cast<uint32_t>(t.data<int32_t>()[i])
+                              : static_cast<uint64_t>(t.data<int64_t>()[i]);
+    sum += (i + 1) * bits;
+  }
+  return sum;
+}
+
+tensorflow::NodeDef RandomIntNode(DataType dtype, int64_t seed, int64_t seed2,
+                                  DataType shape_type = DT_INT32) {
+  return NodeBuilder("r", "RandomUniformInt")
+      .Attr("Tout", dtype)
+      .Attr("T", shape_type)
+      .Attr("seed", seed)
+      .Attr("seed2", seed2)
+      .Build();
+}
+
+TEST(RandomTest, UniformIntMatchesTensorFlowBitForBit) {
+  for (const IntGolden& g : kIntGolden) {
+    SCOPED_TRACE(DataTypeString(g.dtype));
+    const Tensor lo = IntScalar(g.dtype, g.minval), hi = IntScalar(g.dtype, g.maxval);
+    KernelRunner small(RandomIntNode(g.dtype, 87654321, 42));
+    for (const auto* want : {&g.first, &g.second}) {  // successive runs
+      auto out = small.Run({Vec<int32_t>({7}), lo, hi});
+      ASSERT_TRUE(out.ok()) << out.status();
+      ASSERT_EQ(out->at(0).NumElements(), 7);
+      for (int i = 0; i < 7; ++i) EXPECT_EQ(IntAt(out->at(0), i), (*want)[i]) << "element " << i;
+    }
+    KernelRunner big(RandomIntNode(g.dtype, 5, 6, DT_INT64));
+    for (uint64_t want : {g.digest1, g.digest2}) {
+      auto out = big.Run({Vec<int64_t>({1000, 37}), lo, hi});
+      ASSERT_TRUE(out.ok()) << out.status();
+      EXPECT_EQ(IntDigest(out->at(0)), want);
+    }
+  }
+}
+
+TEST(RandomTest, UniformIntChecksItsBounds) {
+  KernelRunner r(RandomIntNode(DT_INT32, 1, 2));
+  EXPECT_STATUS(r.Run({Vec<int32_t>({3}), Tensor::Scalar<int32_t>(5),
+                       Tensor::Scalar<int32_t>(5)}).status(),
+                absl::StatusCode::kInvalidArgument, "Need minval < maxval");
+  EXPECT_STATUS(r.Run({Vec<int32_t>({3}), Vec<int32_t>({0, 1}),
+                       Tensor::Scalar<int32_t>(5)}).status(),
+                absl::StatusCode::kInvalidArgument, "minval must be 0-D");
+  // An empty output needs no valid range, as in TensorFlow.
+  auto empty = r.Run({Vec<int32_t>({0}), Tensor::Scalar<int32_t>(5),
+                      Tensor::Scalar<int32_t>(5)});
+  ASSERT_TRUE(empty.ok()) << empty.status();
+  EXPECT_EQ(empty->at(0).NumElements(), 0);
+  // Every value in [lo, hi), across the whole range of int32.
+  auto wide = r.Run({Vec<int32_t>({4000}), Tensor::Scalar<int32_t>(-2147483647 - 1),
+                     Tensor::Scalar<int32_t>(2147483647)});
+  ASSERT_TRUE(wide.ok()) << wide.status();
+  EXPECT_NE(IntAt(wide->at(0), 0), IntAt(wide->at(0), 1));
 }
 
 TEST(RandomTest, SameSeedsSameStreamAcrossKernels) {
