@@ -57,6 +57,13 @@ absl::Status ApplyGradientDescentShape(InferenceContext* c) {
 
 absl::Status NoOutputs(InferenceContext*) { return absl::OkStatus(); }
 
+// CountUpTo: a scalar variable, a scalar out.
+absl::Status ScalarInputShape(InferenceContext* c) {
+  WEFT_RETURN_IF_ERROR(c->WithRank(0, 0));
+  c->set_output(0, c->input(0));
+  return absl::OkStatus();
+}
+
 }  // namespace
 
 void RegisterStateOps(OpRegistry* r) {
@@ -77,6 +84,12 @@ void RegisterStateOps(OpRegistry* r) {
                   .Attr("dtype: type")
                   .SetAllowsUninitializedInput(),
               ScalarShape);
+  r->Register(OpDefBuilder("CountUpTo")
+                  .Input("ref: Ref(T)")
+                  .Output("output: T")
+                  .Attr("limit: int")
+                  .Attr("T: {int32, int64}"),
+              ScalarInputShape);
   r->Register(OpDefBuilder("Assign")
                   .Input("ref: Ref(T)")
                   .Input("value: T")
@@ -144,6 +157,13 @@ void RegisterStateOps(OpRegistry* r) {
                   .Attr("use_locking: bool = false")
                   .SetIsStateful(),
               [](InferenceContext* c) { return c->WithRank(1, 0); });
+  r->Register(OpDefBuilder("ResourceCountUpTo")
+                  .Input("resource: resource")
+                  .Output("output: T")
+                  .Attr("limit: int")
+                  .Attr("T: {int32, int64}")
+                  .SetIsStateful(),
+              ScalarShape);
   r->Register(OpDefBuilder("VarIsInitializedOp")
                   .Input("resource: resource")
                   .Output("is_initialized: bool")

@@ -1,7 +1,8 @@
 // Legacy reference variables: VariableV2 outputs a ref to a Var living in the
 // device's ResourceMgr; Assign, AssignAdd, AssignSub and ApplyGradientDescent
 // change it through their ref input and forward the ref; IsVariableInitialized
-// says whether it holds a value yet.
+// says whether it holds a value yet; CountUpTo increments an integer one up
+// to a limit.
 //
 // All access to the variable's tensor happens under the Var's mutex (taken
 // from the ref input). Updates are copy-on-write (state_update.h), so a
@@ -159,6 +160,30 @@ class IsVariableInitializedOp : public OpKernel {
   }
 };
 
+// CountUpTo: the variable's value, which it then increments; OUT_OF_RANGE
+// at the limit.
+class CountUpToOp : public OpKernel {
+ public:
+  explicit CountUpToOp(OpKernelConstruction* c) : OpKernel(c), var_name_(RefName(c)) {
+    c->SetStatus(c->GetAttr("limit", &limit_));
+  }
+  void Compute(OpKernelContext* c) override {
+    OP_REQUIRES(c, c->input_is_ref(0),
+                absl::InvalidArgumentError("CountUpTo's input is not a reference"));
+    absl::StatusOr<Tensor> before;
+    {
+      absl::MutexLock lock(c->input_ref_mutex(0));
+      before = CountUp(c->mutable_input(0), limit_, var_name_);
+    }
+    OP_REQUIRES_OK(c, before.status());
+    c->set_output(0, *std::move(before));
+  }
+
+ private:
+  const std::string var_name_;
+  int64_t limit_ = 0;
+};
+
 template <UpdateKind kKind>
 std::unique_ptr<OpKernel> MakeRefUpdate(OpKernelConstruction* c) {
   return std::make_unique<RefUpdateOp>(c, kKind);
@@ -171,6 +196,7 @@ void RegisterStateKernels(KernelRegistry* r) {
   r->Register(KernelDef("Assign", kDeviceTypeCpu), MakeKernel<AssignOp>);
   r->Register(KernelDef("IsVariableInitialized", kDeviceTypeCpu),
               MakeKernel<IsVariableInitializedOp>);
+  r->Register(KernelDef("CountUpTo", kDeviceTypeCpu), MakeKernel<CountUpToOp>);
   r->Register(KernelDef("AssignAdd", kDeviceTypeCpu).TypeConstraint("T", UpdatableTypes()),
               MakeRefUpdate<UpdateKind::kAdd>);
   r->Register(KernelDef("AssignSub", kDeviceTypeCpu).TypeConstraint("T", UpdatableTypes()),

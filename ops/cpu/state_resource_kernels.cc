@@ -197,6 +197,35 @@ std::unique_ptr<OpKernel> MakeResourceUpdate(OpKernelConstruction* c) {
   return std::make_unique<ResourceUpdateOp>(c, kKind);
 }
 
+// ResourceCountUpTo: CountUpTo on a resource variable.
+class ResourceCountUpToOp : public OpKernel {
+ public:
+  explicit ResourceCountUpToOp(OpKernelConstruction* c) : OpKernel(c) {
+    absl::Status s = c->GetAttr("limit", &limit_);
+    if (s.ok()) s = c->GetAttr("T", &dtype_);
+    c->SetStatus(s);
+  }
+  void Compute(OpKernelContext* c) override {
+    ResourceHandle h;
+    OP_REQUIRES_OK(c, GetHandle(c, &h));
+    absl::StatusOr<std::shared_ptr<Var>> var = LookupVar(c, h);
+    OP_REQUIRES_OK(c, var.status());
+    OP_REQUIRES_OK(c, CheckDtype(h, **var, dtype_, "count up"));
+    absl::StatusOr<Tensor> before;
+    {
+      absl::MutexLock lock((*var)->mu());
+      before = CountUp((*var)->tensor(), limit_,
+                       absl::StrCat(h.name, " (", VarLabel(h), ")"));
+    }
+    OP_REQUIRES_OK(c, before.status());
+    c->set_output(0, *std::move(before));
+  }
+
+ private:
+  int64_t limit_ = 0;
+  DataType dtype_ = DT_INVALID;
+};
+
 class VarIsInitializedOp : public OpKernel {
  public:
   explicit VarIsInitializedOp(OpKernelConstruction* c) : OpKernel(c) {}
@@ -250,6 +279,8 @@ void RegisterResourceVariableKernels(KernelRegistry* r) {
   r->Register(KernelDef("ResourceApplyGradientDescent", kDeviceTypeCpu)
                   .TypeConstraint("T", UpdatableTypes()),
               MakeResourceUpdate<UpdateKind::kScaleSub>);
+  r->Register(KernelDef("ResourceCountUpTo", kDeviceTypeCpu),
+              MakeKernel<ResourceCountUpToOp>);
   r->Register(KernelDef("VarIsInitializedOp", kDeviceTypeCpu),
               MakeKernel<VarIsInitializedOp>);
   r->Register(KernelDef("DestroyResourceOp", kDeviceTypeCpu),

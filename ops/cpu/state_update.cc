@@ -8,6 +8,7 @@
 #include "absl/strings/str_cat.h"
 #include "ops/cpu/array_util.h"
 #include "ops/cpu/wrapping.h"
+#include "runtime/core/status.h"
 
 namespace weft {
 namespace {
@@ -115,6 +116,37 @@ absl::Status ApplyUpdate(UpdateKind kind, Tensor* var, const Tensor& value,
         DataTypeString(var->dtype())));
   }
   return absl::OkStatus();
+}
+
+absl::StatusOr<Tensor> CountUp(Tensor* var, int64_t limit, const std::string& name) {
+  if (!var->IsInitialized()) {
+    return absl::FailedPreconditionError(
+        absl::StrCat("Attempting to use uninitialized value ", name));
+  }
+  if (var->dims() != 0) {
+    return absl::InvalidArgumentError(absl::StrCat(
+        "CountUpTo: variable ", name, " must be a scalar, got shape ",
+        var->shape().DebugString()));
+  }
+  int64_t before;
+  if (var->dtype() == DT_INT32) {
+    before = var->scalar<int32_t>();
+  } else if (var->dtype() == DT_INT64) {
+    before = var->scalar<int64_t>();
+  } else {
+    return absl::InvalidArgumentError(absl::StrCat(
+        "CountUpTo: variable ", name, " is ", DataTypeString(var->dtype()),
+        ", not int32 or int64"));
+  }
+  if (before >= limit) {
+    return absl::OutOfRangeError(absl::StrCat("Reached limit of ", limit));
+  }
+  Tensor out = *var;
+  Tensor one = var->dtype() == DT_INT32 ? Tensor::Scalar<int32_t>(1)
+                                        : Tensor::Scalar<int64_t>(1);
+  // `out` shares the old buffer, so the update copies on write.
+  WEFT_RETURN_IF_ERROR(ApplyUpdate(UpdateKind::kAdd, var, one));
+  return out;
 }
 
 }  // namespace weft

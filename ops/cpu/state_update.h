@@ -8,7 +8,11 @@
 #ifndef WEFT_OPS_CPU_STATE_UPDATE_H_
 #define WEFT_OPS_CPU_STATE_UPDATE_H_
 
+#include <cstdint>
+#include <string>
+
 #include "absl/status/status.h"
+#include "absl/status/statusor.h"
 #include "runtime/core/tensor.h"
 #include "runtime/core/types.h"
 
@@ -34,6 +38,12 @@ void AssignValue(Tensor* var, const Tensor& value);
 // already match. UNIMPLEMENTED for dtypes outside UpdatableTypes().
 absl::Status ApplyUpdate(UpdateKind kind, Tensor* var, const Tensor& value,
                          const Tensor* alpha = nullptr);
+
+// CountUpTo: the scalar int32 or int64 `var` before it is incremented by
+// one; OUT_OF_RANGE "Reached limit of `limit`" (var unchanged) when it is
+// at `limit` already. `name` names the variable in the other errors (not
+// initialized, not a scalar, another dtype).
+absl::StatusOr<Tensor> CountUp(Tensor* var, int64_t limit, const std::string& name);
 
 }  // namespace weft
 

@@ -114,6 +114,30 @@ TEST_F(RefVariableTest, IsVariableInitializedBeforeAndAfterAssign) {
   EXPECT_TRUE(after->at(0).scalar<bool>());
 }
 
+TEST_F(RefVariableTest, CountUpToReturnsTheValueBeforeAndStopsAtTheLimit) {
+  KernelRunner make(NodeBuilder("c", "VariableV2")
+                        .Attr("dtype", DT_INT64)
+                        .ShapeAttr("shape", {})
+                        .Build(),
+                    device());
+  ASSERT_TRUE(make.Run({}).ok());
+  auto v = device()->resource_manager()->Lookup<Var>("localhost", "c").value();
+  const NodeBuilder count =
+      NodeBuilder("count", "CountUpTo").Attr("T", DT_INT64).Attr("limit", int64_t{2});
+  EXPECT_STATUS(Update(count, v.get(), {}).status(),
+                absl::StatusCode::kFailedPrecondition, "uninitialized value");
+  ASSERT_TRUE(Update(NodeBuilder("init", "Assign").Attr("T", DT_INT64), v.get(),
+                     {Tensor::Scalar<int64_t>(0)}).ok());
+  for (int64_t want : {0, 1}) {
+    auto out = Update(count, v.get(), {});
+    ASSERT_TRUE(out.ok()) << out.status();
+    EXPECT_EQ(out->at(0).scalar<int64_t>(), want);
+  }
+  EXPECT_STATUS(Update(count, v.get(), {}).status(), absl::StatusCode::kOutOfRange,
+                "Reached limit of 2");
+  EXPECT_EQ(v->tensor()->scalar<int64_t>(), 2);
+}
+
 TEST_F(RefVariableTest, IntegerAndDoubleUpdates) {
   for (DataType dtype : {DT_INT32, DT_INT64, DT_DOUBLE}) {
     auto v = MakeVariable(std::string("v") + DataTypeString(dtype), dtype);

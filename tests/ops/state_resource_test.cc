@@ -101,6 +101,25 @@ TEST_F(ResourceVariableTest, IntegerVariables) {
   ExpectTensorEqual(*Read(h, DT_INT64), Vec<int64_t>({4, 5}));
 }
 
+TEST_F(ResourceVariableTest, ResourceCountUpTo) {
+  Tensor h = Handle("steps", DT_INT32);
+  ASSERT_TRUE(Assign(h, Tensor::Scalar<int32_t>(5)).ok());
+  const NodeBuilder count = NodeBuilder("count", "ResourceCountUpTo")
+                                .Attr("T", DT_INT32)
+                                .Attr("limit", int64_t{6});
+  auto out = Run(count, {h});
+  ASSERT_TRUE(out.ok()) << out.status();
+  EXPECT_EQ(out->at(0).scalar<int32_t>(), 5);
+  EXPECT_STATUS(Run(count, {h}).status(), absl::StatusCode::kOutOfRange,
+                "Reached limit of 6");
+  EXPECT_EQ(Read(h, DT_INT32)->scalar<int32_t>(), 6);
+  // A vector is no counter.
+  Tensor v = Handle("vec", DT_INT32);
+  ASSERT_TRUE(Assign(v, Vec<int32_t>({1, 2})).ok());
+  EXPECT_STATUS(Run(count, {v}).status(), absl::StatusCode::kInvalidArgument,
+                "must be a scalar");
+}
+
 TEST_F(ResourceVariableTest, ReadingBeforeAssignmentNamesTheVariable) {
   Tensor h = Handle("never_set");
   EXPECT_STATUS(Read(h).status(), absl::StatusCode::kFailedPrecondition,
