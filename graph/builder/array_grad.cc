@@ -220,7 +220,9 @@ void RegisterArrayGrads(GradRegistry* r) {
                          "ConcatOffset", "InvertPermutation", "ListDiff",
                          "Const", "Placeholder", "Range", "OneHot",
                          "RandomStandardNormal", "RandomUniform",
-                         "TruncatedNormal", "VarIsInitializedOp",
+                         "RandomUniformInt", "TruncatedNormal",
+                         "VarIsInitializedOp", "IsVariableInitialized",
+                         "CountUpTo", "ResourceCountUpTo",
                          "TensorListLength", "TensorListElementShape",
                          "TensorArraySizeV3", "TensorArrayCloseV3"}) {
     r->RegisterNoGradient(op);
