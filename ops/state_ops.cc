@@ -57,6 +57,25 @@ absl::Status ApplyGradientDescentShape(InferenceContext* c) {
 
 absl::Status NoOutputs(InferenceContext*) { return absl::OkStatus(); }
 
+// Scatter*: the variable's shape; updates must be indices.shape +
+// var.shape[1:] where both are known (or a scalar).
+absl::Status ScatterShape(InferenceContext* c) {
+  const PartialShape& var = c->input(0);
+  const PartialShape& indices = c->input(1);
+  const PartialShape& updates = c->input(2);
+  if (var.known_rank() && indices.known_rank() && updates.known_rank() &&
+      updates.rank() != 0) {
+    if (var.rank() < 1 || updates.rank() != indices.rank() + var.rank() - 1) {
+      return absl::InvalidArgumentError(absl::StrCat(
+          "updates of shape ", updates.DebugString(), " do not fit indices of "
+          "shape ", indices.DebugString(), " into a variable of shape ",
+          var.DebugString()));
+    }
+  }
+  c->set_output(0, var);
+  return absl::OkStatus();
+}
+
 // CountUpTo: a scalar variable, a scalar out.
 absl::Status ScalarInputShape(InferenceContext* c) {
   WEFT_RETURN_IF_ERROR(c->WithRank(0, 0));
@@ -84,6 +103,32 @@ void RegisterStateOps(OpRegistry* r) {
                   .Attr("dtype: type")
                   .SetAllowsUninitializedInput(),
               ScalarShape);
+  struct Scatter {
+    const char* op;
+    std::string types;
+    const char* locking;
+  };
+  const std::string number_types = absl::StrCat("T: ", kNumberTypes);
+  for (const Scatter& s :
+       {Scatter{"ScatterUpdate", "T: type", "use_locking: bool = true"},
+        Scatter{"ScatterAdd", number_types, "use_locking: bool = false"},
+        Scatter{"ScatterSub", number_types, "use_locking: bool = false"},
+        Scatter{"ScatterMul", number_types, "use_locking: bool = false"},
+        Scatter{"ScatterDiv", number_types, "use_locking: bool = false"},
+        Scatter{"ScatterMin", "T: {half, bfloat16, float, double, int32, int64}",
+                "use_locking: bool = false"},
+        Scatter{"ScatterMax", "T: {half, bfloat16, float, double, int32, int64}",
+                "use_locking: bool = false"}}) {
+    r->Register(OpDefBuilder(s.op)
+                    .Input("ref: Ref(T)")
+                    .Input("indices: Tindices")
+                    .Input("updates: T")
+                    .Output("output_ref: Ref(T)")
+                    .Attr(s.types)
+                    .Attr("Tindices: {int32, int64}")
+                    .Attr(s.locking),
+                ScatterShape);
+  }
   r->Register(OpDefBuilder("CountUpTo")
                   .Input("ref: Ref(T)")
                   .Output("output: T")

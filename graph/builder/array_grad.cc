@@ -222,7 +222,9 @@ void RegisterArrayGrads(GradRegistry* r) {
                          "RandomStandardNormal", "RandomUniform",
                          "RandomUniformInt", "TruncatedNormal",
                          "VarIsInitializedOp", "IsVariableInitialized",
-                         "CountUpTo", "ResourceCountUpTo",
+                         "CountUpTo", "ResourceCountUpTo", "ScatterUpdate",
+                         "ScatterAdd", "ScatterSub", "ScatterMul", "ScatterDiv",
+                         "ScatterMin", "ScatterMax",
                          "TensorListLength", "TensorListElementShape",
                          "TensorArraySizeV3", "TensorArrayCloseV3"}) {
     r->RegisterNoGradient(op);

@@ -205,6 +205,7 @@ void RegisterStateKernels(KernelRegistry* r) {
                   .TypeConstraint("T", UpdatableTypes()),
               MakeRefUpdate<UpdateKind::kScaleSub>);
   RegisterResourceVariableKernels(r);
+  RegisterScatterKernels(r);
 }
 
 }  // namespace weft

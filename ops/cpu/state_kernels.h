@@ -11,6 +11,9 @@ namespace weft {
 // VarHandleOp, ReadVariableOp, AssignVariableOp, AssignAdd/SubVariableOp,
 // ResourceApplyGradientDescent, VarIsInitializedOp, DestroyResourceOp.
 void RegisterResourceVariableKernels(KernelRegistry* r);
+// ScatterUpdate and the other Scatter* ops on ref variables
+// (scatter_kernels.cc).
+void RegisterScatterKernels(KernelRegistry* r);
 
 }  // namespace weft
 

@@ -138,6 +138,48 @@ TEST_F(RefVariableTest, CountUpToReturnsTheValueBeforeAndStopsAtTheLimit) {
   EXPECT_EQ(v->tensor()->scalar<int64_t>(), 2);
 }
 
+TEST_F(RefVariableTest, ScatterOpsChangeTheNamedRows) {
+  auto v = MakeVariable("v", DT_FLOAT);  // shape [2]: rows of one element
+  ASSERT_TRUE(Update(NodeBuilder("init", "Assign").Attr("T", DT_FLOAT), v.get(),
+                     {Vec<float>({1, 2})}).ok());
+  auto scatter = [&](const char* op, const std::vector<int32_t>& idx,
+                     const std::vector<float>& updates) {
+    return Update(NodeBuilder("s", op).Attr("T", DT_FLOAT).Attr("Tindices", DT_INT32),
+                  v.get(), {Vec<int32_t>(idx), Vec<float>(updates)});
+  };
+  ASSERT_TRUE(scatter("ScatterAdd", {1, 1, 0}, {10, 20, 5}).ok());  // row 1 twice
+  ExpectTensorEqual(*v->tensor(), Vec<float>({6, 32}));
+  ASSERT_TRUE(scatter("ScatterMul", {0}, {2}).ok());
+  ASSERT_TRUE(scatter("ScatterSub", {1}, {2}).ok());
+  ExpectTensorEqual(*v->tensor(), Vec<float>({12, 30}));
+  ASSERT_TRUE(scatter("ScatterDiv", {1}, {3}).ok());
+  ASSERT_TRUE(scatter("ScatterMin", {0}, {4}).ok());
+  ASSERT_TRUE(scatter("ScatterMax", {1}, {50}).ok());
+  ExpectTensorEqual(*v->tensor(), Vec<float>({4, 50}));
+  auto out = scatter("ScatterUpdate", {0}, {7});
+  ASSERT_TRUE(out.ok()) << out.status();
+  ExpectTensorEqual(out->at(0), Vec<float>({7, 50}));  // output_ref
+  EXPECT_STATUS(scatter("ScatterUpdate", {2}, {1}).status(),
+                absl::StatusCode::kInvalidArgument, "indices[0] = 2 is not in [0, 2)");
+  EXPECT_STATUS(scatter("ScatterAdd", {0, 1}, {1}).status(),
+                absl::StatusCode::kInvalidArgument, "Must have updates.shape");
+  ExpectTensorEqual(*v->tensor(), Vec<float>({7, 50}));  // refusals change nothing
+}
+
+TEST_F(RefVariableTest, ScatterDivByAnIntegerZeroIsAnError) {
+  auto v = MakeVariable("n", DT_INT32);
+  ASSERT_TRUE(Update(NodeBuilder("init", "Assign").Attr("T", DT_INT32), v.get(),
+                     {Vec<int32_t>({8, -2147483647 - 1})}).ok());
+  auto div = [&](const std::vector<int32_t>& idx, const std::vector<int32_t>& by) {
+    return Update(NodeBuilder("d", "ScatterDiv").Attr("T", DT_INT32).Attr("Tindices", DT_INT32),
+                  v.get(), {Vec<int32_t>(idx), Vec<int32_t>(by)});
+  };
+  EXPECT_STATUS(div({0}, {0}).status(), absl::StatusCode::kInvalidArgument,
+                "division by zero");
+  ASSERT_TRUE(div({0, 1}, {2, -1}).ok());  // INT_MIN / -1 wraps
+  ExpectTensorEqual(*v->tensor(), Vec<int32_t>({4, -2147483647 - 1}));
+}
+
 TEST_F(RefVariableTest, IntegerAndDoubleUpdates) {
   for (DataType dtype : {DT_INT32, DT_INT64, DT_DOUBLE}) {
     auto v = MakeVariable(std::string("v") + DataTypeString(dtype), dtype);
