@@ -1,0 +1,93 @@
+"""Conformance: TensorFlow 1.x ref-variable and random programs, run by
+`weft run` against TensorFlow 2.21 on the same GraphDef.
+
+Each graph holds a ref variable (tf.compat.v1.Variable, use_resource=False)
+and one of the ops TF1 programs apply to it: the Scatter* family,
+count_up_to, is_variable_initialized (before and after the init op); and
+an integer random_uniform with graph and op seeds, whose numbers must match
+bit for bit. Every fetched tensor is compared: floats to 1e-6 relative,
+integers and bools exactly.
+
+usage: state_ops_test.py PATH_TO_WEFT
+Prints 'SKIPPED: ...' and exits 0 when TensorFlow is not installed.
+"""
+import os
+import sys
+import tempfile
+
+try:
+    import numpy as np
+    import tensorflow as tf
+except ImportError as e:  # pragma: no cover
+    print(f"SKIPPED: tensorflow not installed ({e})")
+    sys.exit(0)
+
+# tf_compare.py comes from //tests/interop, next to this file in runfiles.
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "interop"))
+from tf_compare import compare_fetches, run_weft, summary_exit_code  # noqa: E402
+
+tf1 = tf.compat.v1
+tf1.disable_eager_execution()
+
+WEFT = os.path.abspath(sys.argv[1])
+WORK = tempfile.mkdtemp(prefix="weft_state_ops_", dir=os.environ.get("TEST_TMPDIR"))
+
+
+def compare(case, graph, fetches, init=(), steps=1, rtol=1e-6, atol=1e-6):
+    """Runs `graph` in TensorFlow (init once, then `steps` runs of the
+    fetches; the last run's values) and in weft, and compares them."""
+    path = os.path.join(WORK, case + ".pb")
+    with open(path, "wb") as f:
+        f.write(graph.as_graph_def().SerializeToString())
+    with tf1.Session(graph=graph) as sess:
+        for i in init:
+            sess.run(graph.get_operation_by_name(i))
+        for _ in range(steps):
+            ref = sess.run([graph.get_tensor_by_name(f + ":0") for f in fetches])
+    proc = run_weft(WEFT, path, fetches, init=init, steps=steps)
+    compare_fetches(case, proc, fetches, ref, rtol, atol)
+
+
+# --- Scatter*: one op a graph (several in one step would race).
+VALUE = np.array([[1, 2], [3, 4], [5, 6]], np.float32)
+INDICES = [2, 0, 2]  # row 2 twice
+UPDATES = np.array([[1, 1], [2, 2], [3, 3]], np.float32)
+for name, fn in [("update", tf1.scatter_update), ("add", tf1.scatter_add),
+                 ("sub", tf1.scatter_sub), ("mul", tf1.scatter_mul),
+                 ("div", tf1.scatter_div), ("min", tf1.scatter_min),
+                 ("max", tf1.scatter_max)]:
+    g = tf1.Graph()
+    with g.as_default():
+        v = tf1.Variable(VALUE, name="v", use_resource=False)
+        init = tf1.global_variables_initializer()
+        tf1.identity(fn(v, tf1.constant(INDICES), tf1.constant(UPDATES)), name="out")
+    # scatter_update with a repeated index keeps the last, as TensorFlow.
+    compare(f"scatter_{name}", g, ["out"], init=[init.name])
+
+# --- count_up_to: the value before, three steps in.
+g = tf1.Graph()
+with g.as_default():
+    c = tf1.Variable(np.int64(0), name="c", use_resource=False)
+    init = tf1.global_variables_initializer()
+    tf1.identity(tf1.count_up_to(c, 5), name="count")
+compare("count_up_to", g, ["count"], init=[init.name], steps=3)
+
+# --- is_variable_initialized, before and after the init op.
+g = tf1.Graph()
+with g.as_default():
+    v = tf1.Variable([1.0, 2.0], name="v", use_resource=False)
+    init = tf1.global_variables_initializer()
+    tf1.identity(tf1.is_variable_initialized(v), name="ready")
+compare("is_variable_initialized_before", g, ["ready"])
+compare("is_variable_initialized_after", g, ["ready"], init=[init.name])
+
+# --- Integer random_uniform with graph and op seeds: TensorFlow's numbers,
+# two steps in (the stream goes on).
+g = tf1.Graph()
+with g.as_default():
+    tf1.set_random_seed(3)
+    tf1.identity(tf1.random.uniform([6], -7, 100, dtype=tf.int32, seed=11), name="i32")
+    tf1.identity(tf1.random.uniform([4], -(1 << 40), 1 << 41, dtype=tf.int64), name="i64")
+compare("random_uniform_int", g, ["i32", "i64"], steps=2)
+
+sys.exit(summary_exit_code())
