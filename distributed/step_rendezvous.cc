@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <atomic>
+#include <limits>
 #include <utility>
 
 #include "absl/strings/str_cat.h"
@@ -170,7 +171,7 @@ StepRendezvousTable::FindOrCreate(int64_t step_id, StepUse use) {
   {
     absl::MutexLock lock(&mu_);
     const absl::Time now = absl::Now();
-    TakeExpired(now, &expired);
+    TakeUnclaimed(now, std::numeric_limits<int>::max(), &expired);
     result = [&]() -> absl::StatusOr<std::shared_ptr<StepRendezvous>> {
       auto it = steps_.find(step_id);
       if (it != steps_.end()) {
@@ -193,7 +194,7 @@ StepRendezvousTable::FindOrCreate(int64_t step_id, StepUse use) {
         // The oldest goes: a peer's early RecvTensor for a step about to
         // start here is claimed within moments, so a flood of requests
         // for steps that never run evicts its own first.
-        TakeOldestUnclaimed(&evicted);
+        TakeUnclaimed(absl::InfiniteFuture(), 1, &evicted);
       }
       if (use != StepUse::kPeer && claimed >= kMaxSteps) {
         return absl::ResourceExhaustedError(absl::StrCat(
@@ -227,23 +228,6 @@ StepRendezvousTable::FindOrCreate(int64_t step_id, StepUse use) {
   return result;
 }
 
-void StepRendezvousTable::TakeOldestUnclaimed(
-    std::vector<std::pair<int64_t, Entry>>* evicted) {
-  while (!unclaimed_expiry_.empty()) {
-    const auto [deadline, step_id] = unclaimed_expiry_.front();
-    unclaimed_expiry_.pop_front();
-    auto it = steps_.find(step_id);
-    if (it == steps_.end() || it->second.claimed ||
-        it->second.deadline != deadline) {
-      continue;
-    }
-    --unclaimed_;
-    evicted->emplace_back(step_id, std::move(it->second));
-    steps_.erase(it);
-    return;
-  }
-}
-
 void StepRendezvousTable::RunEnded(int64_t step_id) {
   absl::MutexLock lock(&mu_);
   auto it = steps_.find(step_id);
@@ -252,10 +236,12 @@ void StepRendezvousTable::RunEnded(int64_t step_id) {
   if (e.runs > 0 && --e.runs == 0) e.deadline = absl::Now() + limits_.idle_ttl;
 }
 
-void StepRendezvousTable::TakeExpired(
-    absl::Time now, std::vector<std::pair<int64_t, Entry>>* expired) {
+void StepRendezvousTable::TakeUnclaimed(
+    absl::Time until, int most, std::vector<std::pair<int64_t, Entry>>* out) {
   // Unclaimed deadlines enter the queue in time order.
-  while (!unclaimed_expiry_.empty() && unclaimed_expiry_.front().first <= now) {
+  int taken = 0;
+  while (taken < most && !unclaimed_expiry_.empty() &&
+         unclaimed_expiry_.front().first <= until) {
     const auto [deadline, step_id] = unclaimed_expiry_.front();
     unclaimed_expiry_.pop_front();
     auto it = steps_.find(step_id);
@@ -264,8 +250,9 @@ void StepRendezvousTable::TakeExpired(
       continue;  // claimed or cleaned up since
     }
     --unclaimed_;
-    expired->emplace_back(step_id, std::move(it->second));
+    out->emplace_back(step_id, std::move(it->second));
     steps_.erase(it);
+    ++taken;
   }
 }
 
@@ -302,7 +289,7 @@ void StepRendezvousTable::CollectExpired(absl::Time now) {
   std::vector<std::pair<int64_t, Entry>> expired;
   {
     absl::MutexLock lock(&mu_);
-    TakeExpired(now, &expired);
+    TakeUnclaimed(now, std::numeric_limits<int>::max(), &expired);
     TakeIdle(now, &expired);
   }
   AbortExpired(expired);

@@ -166,16 +166,15 @@ class StepRendezvousTable {
     int runs = 0;           // kRun uses not yet ended
     absl::Time deadline;    // expiry while unclaimed, or idle after a run
   };
-  // Move what has expired into `expired`, to be aborted unlocked: the
-  // unclaimed entries (from the queue, cheap enough for every call), and
-  // the idle ones (a scan of the table, for CollectExpired).
-  void TakeExpired(absl::Time now,
-                   std::vector<std::pair<int64_t, Entry>>* expired)
+  // Move what has expired into the vector, to be aborted unlocked.
+  // TakeUnclaimed: up to `most` unclaimed entries due by `until`, oldest
+  // first (cheap enough for every call; with `until` infinite and `most` 1,
+  // the oldest of them). TakeIdle: the idle ones (a scan of the table).
+  void TakeUnclaimed(absl::Time until, int most,
+                     std::vector<std::pair<int64_t, Entry>>* out)
       ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
   void TakeIdle(absl::Time now,
                 std::vector<std::pair<int64_t, Entry>>* expired)
-      ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
-  void TakeOldestUnclaimed(std::vector<std::pair<int64_t, Entry>>* evicted)
       ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
   void AbortExpired(std::vector<std::pair<int64_t, Entry>>& expired);
 

@@ -48,6 +48,15 @@ class CallControl {
   ~CallControl() = default;
 };
 
+// A cancellation that the end of `call` starts, if it ends before its
+// answer: a client that goes away, or whose deadline passes, takes its
+// step with it on every task.
+std::shared_ptr<CancellationManager> CancelledWith(CallControl* call) {
+  auto cancel = std::make_shared<CancellationManager>();
+  call->OnCancel([cancel] { cancel->StartCancel(); });
+  return cancel;
+}
+
 // Serves one call: `finish` (called once, on any thread) ends it with the
 // response left in `out`.
 using CallHandler = std::function<void(const grpc::ByteBuffer& in,
@@ -510,11 +519,8 @@ absl::StatusOr<std::unique_ptr<GrpcServer>> GrpcServer::Start(
       "RunStepRequest", nullptr,
       [master, control](const tensorflow::RunStepRequest& req, tensorflow::RunStepResponse* resp,
                         CallControl* call, std::function<void(absl::Status)> done) {
-        // A client that goes away, or whose deadline passes, takes its
-        // step with it on every task.
-        auto cancel = std::make_shared<CancellationManager>();
-        call->OnCancel([cancel] { cancel->StartCancel(); });
-        master->RunStepAsync(req, resp, control, std::move(done), cancel);
+        master->RunStepAsync(req, resp, control, std::move(done),
+                             CancelledWith(call));
       }), kLarge);
   d.Add(kM, "CloseSession", MasterMethod(master, &Master::CloseSession, control, "CloseSessionRequest"));
   d.Add(kM, "ListDevices", MasterMethod(master, &Master::ListDevices, control, "ListDevicesRequest"));
@@ -524,9 +530,7 @@ absl::StatusOr<std::unique_ptr<GrpcServer>> GrpcServer::Start(
       "RunCallableRequest", control,
       [master](const tensorflow::RunCallableRequest& req, tensorflow::RunCallableResponse* resp,
                CallControl* call, std::function<void(absl::Status)> done) {
-        auto cancel = std::make_shared<CancellationManager>();
-        call->OnCancel([cancel] { cancel->StartCancel(); });
-        done(master->RunCallable(req, resp, cancel.get()));
+        done(master->RunCallable(req, resp, CancelledWith(call).get()));
       }), kLarge);
   d.Add(kM, "ReleaseCallable", MasterMethod(master, &Master::ReleaseCallable, control, "ReleaseCallableRequest"));
 

@@ -23,30 +23,12 @@ namespace {
 
 enum class ScatterKind { kUpdate, kAdd, kSub, kMul, kDiv, kMin, kMax };
 
-template <typename T>
-float ToFloat(T v) {
-  if constexpr (std::is_same_v<T, Half>) {
-    return HalfToFloat(v);
-  } else {
-    return BFloat16ToFloat(v);
-  }
-}
-
-template <typename T>
-T FromFloat(float f) {
-  if constexpr (std::is_same_v<T, Half>) {
-    return FloatToHalf(f);
-  } else {
-    return FloatToBFloat16(f);
-  }
-}
-
 // x (op)= v for one element; false for an integer division by zero.
 template <typename T>
 bool Combine(ScatterKind kind, T* x, T v) {
   if constexpr (std::is_same_v<T, Half> || std::is_same_v<T, BFloat16>) {
-    float a = ToFloat(*x);
-    const float b = ToFloat(v);
+    float a = Float16ToFloat(*x);
+    const float b = Float16ToFloat(v);
     switch (kind) {
       case ScatterKind::kAdd: a += b; break;
       case ScatterKind::kSub: a -= b; break;
@@ -56,7 +38,7 @@ bool Combine(ScatterKind kind, T* x, T v) {
       case ScatterKind::kMax: a = std::max(a, b); break;
       case ScatterKind::kUpdate: a = b; break;
     }
-    *x = FromFloat<T>(a);
+    *x = FloatToFloat16<T>(a);
   } else if constexpr (std::is_integral_v<T>) {
     // Signed integers wrap, as TensorFlow's do.
     using U = std::make_unsigned_t<T>;

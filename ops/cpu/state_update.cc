@@ -17,20 +17,8 @@ namespace {
 template <typename T>
 void Update(UpdateKind kind, T* var, const T* value, int64_t n, const T* alpha) {
   if constexpr (std::is_same_v<T, Half> || std::is_same_v<T, BFloat16>) {
-    auto to_f = [](T v) {
-      if constexpr (std::is_same_v<T, Half>) {
-        return HalfToFloat(v);
-      } else {
-        return BFloat16ToFloat(v);
-      }
-    };
-    auto from_f = [](float f) {
-      if constexpr (std::is_same_v<T, Half>) {
-        return FloatToHalf(f);
-      } else {
-        return FloatToBFloat16(f);
-      }
-    };
+    auto to_f = [](T v) { return Float16ToFloat(v); };
+    auto from_f = [](float f) { return FloatToFloat16<T>(f); };
     const float a = alpha != nullptr ? to_f(*alpha) : 1.0f;
     for (int64_t i = 0; i < n; ++i) {
       const float v = to_f(value[i]);

@@ -10,6 +10,7 @@
 
 #include <cstdint>
 #include <string>
+#include <type_traits>
 
 #include "absl/status/status.h"
 #include "absl/status/statusor.h"
@@ -23,6 +24,25 @@ enum class UpdateKind {
   kSub,       // var -= value
   kScaleSub,  // var -= alpha * value (gradient descent)
 };
+
+// The 16-bit float types to float and back, as variable arithmetic on
+// them runs in float. T is Half or BFloat16.
+template <typename T>
+float Float16ToFloat(T v) {
+  if constexpr (std::is_same_v<T, Half>) {
+    return HalfToFloat(v);
+  } else {
+    return BFloat16ToFloat(v);
+  }
+}
+template <typename T>
+T FloatToFloat16(float f) {
+  if constexpr (std::is_same_v<T, Half>) {
+    return FloatToHalf(f);
+  } else {
+    return FloatToBFloat16(f);
+  }
+}
 
 // Dtypes ApplyUpdate supports.
 DataTypeVector UpdatableTypes();

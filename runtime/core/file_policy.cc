@@ -43,14 +43,21 @@ bool Inside(const std::string& path, const std::string& root) {
                           path.size() > root.size() && path[root.size()] == '/');
 }
 
-// `path` made absolute and split into components, "." and ".." removed.
-absl::StatusOr<std::vector<std::string>> AbsoluteComponents(
-    absl::string_view path) {
+// What every policy refuses: an empty path, or one with a NUL byte (which
+// C file APIs would cut there).
+absl::Status CheckPathString(absl::string_view path) {
   if (path.empty()) return absl::InvalidArgumentError("the path is empty");
   if (absl::StrContains(path, absl::string_view("\0", 1))) {
     return absl::InvalidArgumentError(
         "the path holds a NUL byte, so it names no file");
   }
+  return absl::OkStatus();
+}
+
+// `path` made absolute and split into components, "." and ".." removed.
+absl::StatusOr<std::vector<std::string>> AbsoluteComponents(
+    absl::string_view path) {
+  if (absl::Status s = CheckPathString(path); !s.ok()) return s;
   if (path.front() == '/') return Components(path);
   char cwd[PATH_MAX];
   if (getcwd(cwd, sizeof(cwd)) == nullptr) {
@@ -119,11 +126,7 @@ absl::StatusOr<std::shared_ptr<const FilePolicy>> FilePolicy::Confined(
 
 absl::StatusOr<std::string> FilePolicy::Resolve(absl::string_view path) const {
   if (unrestricted_) {
-    if (path.empty()) return absl::InvalidArgumentError("the path is empty");
-    if (absl::StrContains(path, absl::string_view("\0", 1))) {
-      return absl::InvalidArgumentError(
-          "the path holds a NUL byte, so it names no file");
-    }
+    if (absl::Status s = CheckPathString(path); !s.ok()) return s;
     return std::string(path);
   }
   if (roots_.empty()) {
