@@ -1,6 +1,13 @@
-// Random ops: RandomUniform, RandomStandardNormal, TruncatedNormal and
-// RandomUniformInt. The kernels (ops/cpu/random_kernels.cc) reproduce
-// TensorFlow's numbers for the same seed and seed2 attrs.
+// Random ops, with TensorFlow's OpDefs.
+//  - Stateful (seed and seed2 attrs; each step draws the next numbers):
+//    RandomUniform, RandomStandardNormal, TruncatedNormal, RandomUniformInt,
+//    RandomShuffle (ops/cpu/random_kernels.cc).
+//  - Stateless (the numbers are a function of a seed input, or of a key and
+//    counter): StatelessRandom{Uniform,Normal,UniformInt,UniformFullInt},
+//    StatelessTruncatedNormal, their V2 forms, and the ops that make a key,
+//    counter and algorithm from a seed (ops/cpu/stateless_random_kernels.cc).
+// The kernels reproduce TensorFlow's numbers for the same seeds.
+#include "absl/strings/str_cat.h"
 #include "ops/framework/op_def_builder.h"
 #include "ops/framework/shape_inference.h"
 #include "ops/registration.h"
@@ -19,6 +26,39 @@ absl::Status RandomIntShape(InferenceContext* c) {
   WEFT_RETURN_IF_ERROR(c->WithRank(1, 0));  // minval
   WEFT_RETURN_IF_ERROR(c->WithRank(2, 0));  // maxval
   return RandomShape(c);
+}
+
+// Stateless V1: (shape, seed[2], [minval, maxval]).
+absl::Status StatelessShape(InferenceContext* c) {
+  WEFT_RETURN_IF_ERROR(c->WithRank(1, 1));
+  const PartialShape& seed = c->input(1);
+  if (seed.known_rank() && seed.rank() == 1 && seed.dim(0) >= 0 && seed.dim(0) != 2) {
+    return absl::InvalidArgumentError(absl::StrCat(
+        "seed must have shape [2], not [", seed.dim(0), "]"));
+  }
+  for (int i = 2; i < c->num_inputs(); ++i) {
+    WEFT_RETURN_IF_ERROR(c->WithRank(i, 0));  // minval, maxval
+  }
+  return RandomShape(c);
+}
+
+// Stateless V2: (shape, key[1], counter, alg, [minval, maxval]).
+absl::Status StatelessV2Shape(InferenceContext* c) {
+  WEFT_RETURN_IF_ERROR(c->WithRank(1, 1));  // key
+  WEFT_RETURN_IF_ERROR(c->WithRank(2, 1));  // counter
+  for (int i = 3; i < c->num_inputs(); ++i) {
+    WEFT_RETURN_IF_ERROR(c->WithRank(i, 0));  // alg, minval, maxval
+  }
+  return RandomShape(c);
+}
+
+// StatelessRandomGetKeyCounter[Alg]: key [1], counter [2], alg [].
+absl::Status KeyCounterShape(InferenceContext* c) {
+  WEFT_RETURN_IF_ERROR(c->WithRank(0, 1));
+  c->set_output(0, PartialShape({1}));
+  c->set_output(1, PartialShape({2}));
+  if (c->num_outputs() > 2) c->set_output(2, PartialShape({}));
+  return absl::OkStatus();
 }
 
 }  // namespace
@@ -47,6 +87,98 @@ void RegisterRandomOps(OpRegistry* r) {
                   .Attr("T: {int32, int64}")
                   .SetIsStateful(),
               RandomIntShape);
+  r->Register(OpDefBuilder("RandomShuffle")
+                  .Input("value: T")
+                  .Output("output: T")
+                  .Attr("seed: int = 0")
+                  .Attr("seed2: int = 0")
+                  .Attr("T: type")
+                  .SetIsStateful(),
+              [](InferenceContext* c) {
+                WEFT_RETURN_IF_ERROR(c->WithRankAtLeast(0, 1));
+                return UnchangedShape(c);
+              });
+
+  constexpr const char* kFloats = "dtype: {half, bfloat16, float, double} = DT_FLOAT";
+  for (const char* op : {"StatelessRandomUniform", "StatelessRandomNormal",
+                         "StatelessTruncatedNormal"}) {
+    r->Register(OpDefBuilder(op)
+                    .Input("shape: T")
+                    .Input("seed: Tseed")
+                    .Output("output: dtype")
+                    .Attr(kFloats)
+                    .Attr("T: {int32, int64} = DT_INT32")
+                    .Attr("Tseed: {int32, int64} = DT_INT64"),
+                StatelessShape);
+  }
+  r->Register(OpDefBuilder("StatelessRandomUniformInt")
+                  .Input("shape: T")
+                  .Input("seed: Tseed")
+                  .Input("minval: dtype")
+                  .Input("maxval: dtype")
+                  .Output("output: dtype")
+                  .Attr("dtype: {int32, int64}")
+                  .Attr("T: {int32, int64}")
+                  .Attr("Tseed: {int32, int64} = DT_INT64"),
+              StatelessShape);
+  r->Register(OpDefBuilder("StatelessRandomUniformFullInt")
+                  .Input("shape: T")
+                  .Input("seed: Tseed")
+                  .Output("output: dtype")
+                  .Attr("dtype: {int32, int64, uint32, uint64} = DT_UINT64")
+                  .Attr("T: {int32, int64} = DT_INT32")
+                  .Attr("Tseed: {int32, int64, uint32, uint64} = DT_INT64"),
+              StatelessShape);
+
+  for (const char* op : {"StatelessRandomUniformV2", "StatelessRandomNormalV2",
+                         "StatelessTruncatedNormalV2"}) {
+    r->Register(OpDefBuilder(op)
+                    .Input("shape: Tshape")
+                    .Input("key: uint64")
+                    .Input("counter: uint64")
+                    .Input("alg: int32")
+                    .Output("output: dtype")
+                    .Attr(kFloats)
+                    .Attr("Tshape: {int32, int64} = DT_INT32"),
+                StatelessV2Shape);
+  }
+  r->Register(OpDefBuilder("StatelessRandomUniformIntV2")
+                  .Input("shape: Tshape")
+                  .Input("key: uint64")
+                  .Input("counter: uint64")
+                  .Input("alg: int32")
+                  .Input("minval: dtype")
+                  .Input("maxval: dtype")
+                  .Output("output: dtype")
+                  .Attr("dtype: {int32, int64, uint32, uint64}")
+                  .Attr("Tshape: {int32, int64} = DT_INT32"),
+              StatelessV2Shape);
+  r->Register(OpDefBuilder("StatelessRandomUniformFullIntV2")
+                  .Input("shape: Tshape")
+                  .Input("key: uint64")
+                  .Input("counter: uint64")
+                  .Input("alg: int32")
+                  .Output("output: dtype")
+                  .Attr("dtype: {int32, int64, uint32, uint64} = DT_UINT64")
+                  .Attr("Tshape: {int32, int64} = DT_INT32"),
+              StatelessV2Shape);
+
+  r->Register(OpDefBuilder("StatelessRandomGetKeyCounter")
+                  .Input("seed: Tseed")
+                  .Output("key: uint64")
+                  .Output("counter: uint64")
+                  .Attr("Tseed: {int32, int64} = DT_INT64"),
+              KeyCounterShape);
+  r->Register(OpDefBuilder("StatelessRandomGetKeyCounterAlg")
+                  .Input("seed: Tseed")
+                  .Output("key: uint64")
+                  .Output("counter: uint64")
+                  .Output("alg: int32")
+                  .Attr("Tseed: {int32, int64} = DT_INT64"),
+              KeyCounterShape);
+  // Stateful in TensorFlow: the algorithm may depend on the device.
+  r->Register(OpDefBuilder("StatelessRandomGetAlg").Output("alg: int32").SetIsStateful(),
+              ScalarShape);
 }
 
 }  // namespace weft

@@ -42,6 +42,8 @@ void RegisterStackKernels(KernelRegistry* r);
 // Called by RegisterControlFlowKernels (ops/cpu/assert_kernel.cc).
 void RegisterAssertKernel(KernelRegistry* r);
 void RegisterRandomKernels(KernelRegistry* r);
+// Called by RegisterRandomKernels (ops/cpu/stateless_random_kernels.cc).
+void RegisterStatelessRandomKernels(KernelRegistry* r);
 void RegisterConvKernels(KernelRegistry* r);
 void RegisterTrainingKernels(KernelRegistry* r);
 void RegisterSendRecvKernels(KernelRegistry* r);

@@ -129,6 +129,33 @@ void RegisterStateOps(OpRegistry* r) {
                     .Attr(s.locking),
                 ScatterShape);
   }
+  for (const Scatter& s :
+       {Scatter{"ResourceScatterUpdate", "dtype: type", nullptr},
+        Scatter{"ResourceScatterAdd", absl::StrCat("dtype: ", kNumberTypes), nullptr},
+        Scatter{"ResourceScatterSub", absl::StrCat("dtype: ", kNumberTypes), nullptr},
+        Scatter{"ResourceScatterMul", absl::StrCat("dtype: ", kNumberTypes), nullptr},
+        Scatter{"ResourceScatterDiv", absl::StrCat("dtype: ", kNumberTypes), nullptr},
+        Scatter{"ResourceScatterMin", absl::StrCat("dtype: ", kNumberTypes), nullptr},
+        Scatter{"ResourceScatterMax", absl::StrCat("dtype: ", kNumberTypes), nullptr}}) {
+    r->Register(OpDefBuilder(s.op)
+                    .Input("resource: resource")
+                    .Input("indices: Tindices")
+                    .Input("updates: dtype")
+                    .Attr(s.types)
+                    .Attr("Tindices: {int32, int64}")
+                    .SetIsStateful(),
+                NoOutputs);
+  }
+  r->Register(OpDefBuilder("ResourceGather")
+                  .Input("resource: resource")
+                  .Input("indices: Tindices")
+                  .Output("output: dtype")
+                  .Attr("batch_dims: int = 0")
+                  .Attr("validate_indices: bool = true")
+                  .Attr("dtype: type")
+                  .Attr("Tindices: {int32, int64}")
+                  .SetIsStateful(),
+              UnknownShape);
   r->Register(OpDefBuilder("CountUpTo")
                   .Input("ref: Ref(T)")
                   .Output("output: T")

@@ -213,6 +213,10 @@ void RegisterArrayGrads(GradRegistry* r) {
   r->Register("Unpack", UnpackGrad);
   r->Register("Select", SelectGrad);
   r->Register("SelectV2", SelectGrad);
+  // ResourceGather: the builder differentiates a variable through its
+  // ReadVariableOp (a dense gradient); to differentiate a lookup, read the
+  // variable and GatherV2 it.
+  r->RegisterNoGradient("ResourceGather");
   // Integer-valued or constant outputs; OneHot's only float inputs are its
   // on/off values, which TensorFlow does not differentiate either.
   for (const char* op : {"StopGradient", "Shape", "ShapeN", "Size", "Rank",
@@ -221,10 +225,24 @@ void RegisterArrayGrads(GradRegistry* r) {
                          "Const", "Placeholder", "Range", "OneHot",
                          "RandomStandardNormal", "RandomUniform",
                          "RandomUniformInt", "TruncatedNormal",
+                         "RandomShuffle", "StatelessRandomUniform",
+                         "StatelessRandomNormal", "StatelessTruncatedNormal",
+                         "StatelessRandomUniformInt",
+                         "StatelessRandomUniformFullInt",
+                         "StatelessRandomUniformV2", "StatelessRandomNormalV2",
+                         "StatelessTruncatedNormalV2",
+                         "StatelessRandomUniformIntV2",
+                         "StatelessRandomUniformFullIntV2",
+                         "StatelessRandomGetKeyCounter",
+                         "StatelessRandomGetKeyCounterAlg",
+                         "StatelessRandomGetAlg",
                          "VarIsInitializedOp", "IsVariableInitialized",
                          "CountUpTo", "ResourceCountUpTo", "ScatterUpdate",
                          "ScatterAdd", "ScatterSub", "ScatterMul", "ScatterDiv",
-                         "ScatterMin", "ScatterMax",
+                         "ScatterMin", "ScatterMax", "ResourceScatterUpdate",
+                         "ResourceScatterAdd", "ResourceScatterSub",
+                         "ResourceScatterMul", "ResourceScatterDiv",
+                         "ResourceScatterMin", "ResourceScatterMax",
                          "TensorListLength", "TensorListElementShape",
                          "TensorArraySizeV3", "TensorArrayCloseV3"}) {
     r->RegisterNoGradient(op);

@@ -8,6 +8,7 @@
 #include "ops/cpu/array_kernels.h"
 #include "ops/cpu/array_util.h"
 #include "ops/framework/op_kernel.h"
+#include "runtime/core/status.h"
 
 namespace weft {
 namespace {
@@ -18,67 +19,9 @@ class GatherV2Op : public OpKernel {
     c->SetStatus(c->GetAttr("batch_dims", &batch_dims_));
   }
   void Compute(OpKernelContext* c) override {
-    const Tensor& params = c->input(0);
-    const Tensor& indices = c->input(1);
-    int64_t axis_value;
-    OP_REQUIRES_OK(c, ReadIntScalar(c->input(2), "GatherV2's axis", &axis_value));
-    OP_REQUIRES(c, params.dims() >= 1,
-                absl::InvalidArgumentError("params must be at least 1 dimensional"));
-    int axis;
-    OP_REQUIRES_OK(c, CanonicalAxis(axis_value, params.dims(), "GatherV2 axis", &axis));
-    int64_t batch_dims = batch_dims_;
-    if (batch_dims < 0) batch_dims += indices.dims();
-    OP_REQUIRES(c, batch_dims >= 0 && batch_dims <= indices.dims(),
-                absl::InvalidArgumentError(absl::StrCat(
-                    "Expected batch_dims in the range [", -indices.dims(), ", ",
-                    indices.dims(), "], but got ", batch_dims_)));
-    OP_REQUIRES(c, batch_dims <= axis,
-                absl::InvalidArgumentError(absl::StrCat(
-                    "batch_dims (", batch_dims, ") must be less than or equal to axis (",
-                    axis, ").")));
-    for (int d = 0; d < batch_dims; ++d) {
-      OP_REQUIRES(c, params.dim_size(d) == indices.dim_size(d),
-                  absl::InvalidArgumentError(absl::StrCat(
-                      "params.shape[", d, "]: ", params.dim_size(d),
-                      " should be equal to indices.shape[", d,
-                      "]: ", indices.dim_size(d))));
-    }
-    TensorShape out_shape;
-    int64_t batch = 1, outer = 1, inner = 1, per_batch = 1;
-    for (int d = 0; d < axis; ++d) {
-      out_shape.AddDim(params.dim_size(d));
-      (d < batch_dims ? batch : outer) *= params.dim_size(d);
-    }
-    for (int d = batch_dims; d < indices.dims(); ++d) {
-      out_shape.AddDim(indices.dim_size(d));
-      per_batch *= indices.dim_size(d);
-    }
-    for (int d = axis + 1; d < params.dims(); ++d) {
-      out_shape.AddDim(params.dim_size(d));
-      inner *= params.dim_size(d);
-    }
-    const int64_t limit = params.dim_size(axis);
-    std::vector<int64_t> idx;
-    OP_REQUIRES_OK(c, ReadIntVector(indices.Reshaped(TensorShape({indices.NumElements()})),
-                                    "GatherV2's indices", &idx));
-    for (size_t k = 0; k < idx.size(); ++k) {
-      OP_REQUIRES(c, idx[k] >= 0 && idx[k] < limit,
-                  absl::InvalidArgumentError(absl::StrCat(
-                      "indices[", k, "] = ", idx[k], " is not in [0, ", limit, ")")));
-    }
-    Tensor* out;
-    OP_REQUIRES_OK(c, c->allocate_output(0, out_shape, &out));
-    if (out->NumElements() == 0) return;
-    for (int64_t b = 0; b < batch; ++b) {
-      for (int64_t o = 0; o < outer; ++o) {
-        const int64_t src_base = (b * outer + o) * limit * inner;
-        const int64_t dst_base = (b * outer + o) * per_batch * inner;
-        for (int64_t k = 0; k < per_batch; ++k) {
-          CopyElements(params, src_base + idx[b * per_batch + k] * inner, *out,
-                       dst_base + k * inner, inner);
-        }
-      }
-    }
+    int64_t axis;
+    OP_REQUIRES_OK(c, ReadIntScalar(c->input(2), "GatherV2's axis", &axis));
+    OP_REQUIRES_OK(c, Gather(c, c->input(0), c->input(1), axis, batch_dims_));
   }
 
  private:
@@ -208,6 +151,73 @@ class WhereOp : public OpKernel {
 };
 
 }  // namespace
+
+absl::Status Gather(OpKernelContext* c, const Tensor& params,
+                    const Tensor& indices, int64_t axis_value,
+                    int64_t batch_dims_attr) {
+  if (params.dims() < 1) {
+    return absl::InvalidArgumentError("params must be at least 1 dimensional");
+  }
+  int axis;
+  WEFT_RETURN_IF_ERROR(CanonicalAxis(axis_value, params.dims(), "gather axis", &axis));
+  int64_t batch_dims = batch_dims_attr;
+  if (batch_dims < 0) batch_dims += indices.dims();
+  if (batch_dims < 0 || batch_dims > indices.dims()) {
+    return absl::InvalidArgumentError(absl::StrCat(
+        "Expected batch_dims in the range [", -indices.dims(), ", ",
+        indices.dims(), "], but got ", batch_dims_attr));
+  }
+  if (batch_dims > axis) {
+    return absl::InvalidArgumentError(absl::StrCat(
+        "batch_dims (", batch_dims, ") must be less than or equal to axis (",
+        axis, ")."));
+  }
+  for (int d = 0; d < batch_dims; ++d) {
+    if (params.dim_size(d) != indices.dim_size(d)) {
+      return absl::InvalidArgumentError(absl::StrCat(
+          "params.shape[", d, "]: ", params.dim_size(d),
+          " should be equal to indices.shape[", d, "]: ", indices.dim_size(d)));
+    }
+  }
+  TensorShape out_shape;
+  int64_t batch = 1, outer = 1, inner = 1, per_batch = 1;
+  for (int d = 0; d < axis; ++d) {
+    out_shape.AddDim(params.dim_size(d));
+    (d < batch_dims ? batch : outer) *= params.dim_size(d);
+  }
+  for (int d = batch_dims; d < indices.dims(); ++d) {
+    out_shape.AddDim(indices.dim_size(d));
+    per_batch *= indices.dim_size(d);
+  }
+  for (int d = axis + 1; d < params.dims(); ++d) {
+    out_shape.AddDim(params.dim_size(d));
+    inner *= params.dim_size(d);
+  }
+  const int64_t limit = params.dim_size(axis);
+  std::vector<int64_t> idx;
+  WEFT_RETURN_IF_ERROR(ReadIntVector(
+      indices.Reshaped(TensorShape({indices.NumElements()})), "indices", &idx));
+  for (size_t k = 0; k < idx.size(); ++k) {
+    if (idx[k] < 0 || idx[k] >= limit) {
+      return absl::InvalidArgumentError(absl::StrCat(
+          "indices[", k, "] = ", idx[k], " is not in [0, ", limit, ")"));
+    }
+  }
+  Tensor* out;
+  WEFT_RETURN_IF_ERROR(c->allocate_output(0, out_shape, &out));
+  if (out->NumElements() == 0) return absl::OkStatus();
+  for (int64_t b = 0; b < batch; ++b) {
+    for (int64_t o = 0; o < outer; ++o) {
+      const int64_t src_base = (b * outer + o) * limit * inner;
+      const int64_t dst_base = (b * outer + o) * per_batch * inner;
+      for (int64_t k = 0; k < per_batch; ++k) {
+        CopyElements(params, src_base + idx[b * per_batch + k] * inner, *out,
+                     dst_base + k * inner, inner);
+      }
+    }
+  }
+  return absl::OkStatus();
+}
 
 void RegisterArrayGatherKernels(KernelRegistry* r) {
   r->Register(KernelDef("Where", kDeviceTypeCpu)

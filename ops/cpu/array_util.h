@@ -128,6 +128,13 @@ void ForEachBroadcast(const TensorShape& out,
   }
 }
 
+// GatherV2's work (also ResourceGather's): output 0 of `c` gets the slices
+// of `params` along `axis` that `indices` name, the first `batch_dims` dims
+// of both matched (negative: counted from the end of indices' dims).
+// INVALID_ARGUMENT naming the first index out of range, or the bad axis.
+absl::Status Gather(OpKernelContext* c, const Tensor& params,
+                    const Tensor& indices, int64_t axis, int64_t batch_dims);
+
 // Copies n elements from src (starting at element src_offset) into dst
 // (starting at dst_offset). Both must have the same dtype.
 void CopyElements(const Tensor& src, int64_t src_offset, const Tensor& dst,

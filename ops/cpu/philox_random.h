@@ -96,6 +96,22 @@ class PhiloxRandom {
   Key key_{};
 };
 
+// The generator of TensorFlow's stateless random ops for a two-word seed
+// (the int32 or int64 `seed` input, each word widened to 64 bits with its
+// sign): the seed, as a counter, is encrypted once under a fixed key; the
+// first two words of the result become the key, the last two the upper
+// half of the counter, whose lower half starts at zero. Different seeds
+// thus give unrelated streams even when they differ in one bit.
+inline PhiloxRandom StatelessGenerator(uint64_t seed0, uint64_t seed1) {
+  const PhiloxRandom::Block seed{
+      static_cast<uint32_t>(seed0), static_cast<uint32_t>(seed0 >> 32),
+      static_cast<uint32_t>(seed1), static_cast<uint32_t>(seed1 >> 32)};
+  PhiloxRandom scramble(seed, PhiloxRandom::Key{0x3ec8f720u, 0x02461e29u});
+  const PhiloxRandom::Block mix = scramble();
+  return PhiloxRandom(PhiloxRandom::Block{0, 0, mix[2], mix[3]},
+                      PhiloxRandom::Key{mix[0], mix[1]});
+}
+
 // Hands out a generator's words one at a time (for rejection sampling, which
 // consumes a variable number of words per output).
 class SingleSampleAdapter {

@@ -7,6 +7,7 @@
 //   Uniform<T>         [0, 1) from the low mantissa bits: float uses 23 bits
 //                      of one word, double 52 bits of two, half 10 and
 //                      bfloat16 7 bits of one word.
+//   UniformFullInt<T>  every value of a 32- or 64-bit integer type.
 //   Normal<T>          Box-Muller on pairs of uniforms (float, and half and
 //                      bfloat16 computed in float; double uses two words per
 //                      uniform).
@@ -164,6 +165,28 @@ struct UniformInt {
   }
   Unsigned lo = 0;
   Unsigned range = 1;
+};
+
+// ---- Integers over their whole range ------------------------------------------
+// TensorFlow's UniformFullIntDistribution: a word's bits (32-bit types) or
+// two words, the first the low half (64-bit types).
+template <typename T>
+struct UniformFullInt {
+  static constexpr int kGroupSize = sizeof(T) == 4 ? 4 : 2;
+  static constexpr bool kVariableSamples = false;
+  std::array<T, kGroupSize> operator()(PhiloxRandom* gen) const {
+    const PhiloxRandom::Block b = (*gen)();
+    std::array<T, kGroupSize> out;
+    for (int i = 0; i < kGroupSize; ++i) {
+      if constexpr (sizeof(T) == 4) {
+        out[i] = static_cast<T>(b[i]);
+      } else {
+        out[i] = static_cast<T>(b[2 * i] |
+                                (static_cast<uint64_t>(b[2 * i + 1]) << 32));
+      }
+    }
+    return out;
+  }
 };
 
 // ---- Normal -----------------------------------------------------------------

@@ -1,19 +1,22 @@
-// RandomUniform, RandomStandardNormal, TruncatedNormal and RandomUniformInt
-// on the CPU.
+// RandomUniform, RandomStandardNormal, TruncatedNormal, RandomUniformInt and
+// RandomShuffle on the CPU.
 //
 // Each kernel owns a Philox stream keyed by its (seed, seed2) attrs (both 0:
 // a random key). Every step reserves the next stretch of the stream under a
 // mutex, 256 blocks per output element, so successive steps give successive
 // samples and the numbers match TensorFlow's bit for bit for the same attrs.
-// Within a step, disjoint groups of outputs are filled in parallel from
+// (RandomShuffle reserves n - 1 words for a dim of n.) Within a step, disjoint groups of outputs are filled in parallel from
 // their own positions in the reserved stretch, so the result does not
 // depend on the thread count.
+#include <limits>
 #include <random>
+#include <vector>
 
 #include "absl/strings/str_cat.h"
 #include "absl/synchronization/mutex.h"
 #include "ops/cpu/array_util.h"
 #include "ops/cpu/philox_random.h"
+#include "ops/cpu/random_bounds.h"
 #include "ops/cpu/random_distributions.h"
 #include "ops/framework/op_kernel.h"
 #include "ops/registration.h"
@@ -69,6 +72,9 @@ class PhiloxKernel : public OpKernel {
     set_expensive(true);
   }
 
+  // The stream's next `blocks` blocks.
+  PhiloxRandom Reserve(uint64_t blocks) { return generator_.Reserve(blocks); }
+
   // The output, shaped as input 0 says.
   absl::Status AllocateOutput(OpKernelContext* c, Tensor** out) {
     std::vector<int64_t> dims;
@@ -116,21 +122,54 @@ class RandomUniformIntOp : public PhiloxKernel {
   void Compute(OpKernelContext* c) override {
     const Tensor& minval = c->input(1);
     const Tensor& maxval = c->input(2);
-    OP_REQUIRES(c, minval.dims() == 0,
-                absl::InvalidArgumentError(absl::StrCat(
-                    "minval must be 0-D, got shape ", minval.shape().DebugString())));
-    OP_REQUIRES(c, maxval.dims() == 0,
-                absl::InvalidArgumentError(absl::StrCat(
-                    "maxval must be 0-D, got shape ", maxval.shape().DebugString())));
+    OP_REQUIRES_OK(c, CheckBoundsAreScalars(minval, maxval));
     Tensor* out;
     OP_REQUIRES_OK(c, AllocateOutput(c, &out));
     if (out->NumElements() == 0) return;  // before the range check, as TensorFlow
     const T lo = minval.scalar<T>();
     const T hi = maxval.scalar<T>();
-    OP_REQUIRES(c, lo < hi,
-                absl::InvalidArgumentError(absl::StrCat(
-                    "Need minval < maxval, got ", lo, " >= ", hi)));
+    OP_REQUIRES_OK(c, CheckRange(lo, hi));
     Fill(c, out->data<T>(), out->NumElements(), philox::UniformInt<T>(lo, hi));
+  }
+};
+
+// RandomShuffle: the slices along dim 0 in a random order. TensorFlow's
+// Fisher-Yates order: position i (first to last but one) swaps with
+// i + (word % (n - i)), one word of the stream per position; shuffling the
+// indices and gathering gives the same result for every dtype.
+class RandomShuffleOp : public PhiloxKernel {
+ public:
+  explicit RandomShuffleOp(OpKernelConstruction* c) : PhiloxKernel(c) {}
+
+  void Compute(OpKernelContext* c) override {
+    const Tensor& value = c->input(0);
+    OP_REQUIRES(c, value.dims() >= 1,
+                absl::InvalidArgumentError(absl::StrCat(
+                    "value must be at least 1-D, got shape ",
+                    value.shape().DebugString())));
+    const int64_t n = value.dim_size(0);
+    if (value.NumElements() <= 1 || n <= 1) {
+      c->set_output(0, value);
+      return;
+    }
+    OP_REQUIRES(c, n <= std::numeric_limits<int32_t>::max(),
+                absl::InvalidArgumentError(absl::StrCat(
+                    "RandomShuffle of ", n, " slices: at most 2^31 - 1")));
+    const int64_t words = n - 1;
+    PhiloxRandom gen = Reserve(static_cast<uint64_t>((words + 3) / 4));
+    philox::SingleSampleAdapter single(&gen);
+    std::vector<int64_t> order(n);
+    for (int64_t i = 0; i < n; ++i) order[i] = i;
+    for (int64_t i = 0; i + 1 < n; ++i) {
+      const uint32_t left = static_cast<uint32_t>(n - i);
+      std::swap(order[i], order[i + single() % left]);
+    }
+    Tensor* out;
+    OP_REQUIRES_OK(c, c->allocate_output(0, value.shape(), &out));
+    const int64_t slice = value.NumElements() / n;
+    for (int64_t i = 0; i < n; ++i) {
+      CopyElements(value, order[i] * slice, *out, i * slice, slice);
+    }
   }
 };
 
@@ -156,6 +195,8 @@ void RegisterRandomKernels(KernelRegistry* r) {
               MakeKernel<RandomUniformIntOp<int32_t>>);
   r->Register(KernelDef("RandomUniformInt", kDeviceTypeCpu).TypeConstraint("Tout", DT_INT64),
               MakeKernel<RandomUniformIntOp<int64_t>>);
+  r->Register(KernelDef("RandomShuffle", kDeviceTypeCpu), MakeKernel<RandomShuffleOp>);
+  RegisterStatelessRandomKernels(r);
 }
 
 }  // namespace weft

@@ -6,6 +6,8 @@
 
 #include "absl/strings/str_cat.h"
 #include "absl/synchronization/mutex.h"
+#include "ops/cpu/array_util.h"
+#include "ops/cpu/resource_variable.h"
 #include "ops/cpu/state_kernels.h"
 #include "ops/cpu/state_update.h"
 #include "ops/framework/op_kernel.h"
@@ -47,70 +49,15 @@ class VarHandleOp : public OpKernel {
   Tensor handle_;  // never written after construction
 };
 
-std::string VarLabel(const ResourceHandle& h) {
-  return absl::StrCat("variable '", h.name, "' (container '", h.container, "')");
-}
-
-// The handle in input 0, checked to be a scalar for this device.
-absl::Status GetHandle(OpKernelContext* c, ResourceHandle* out) {
-  const Tensor& t = c->input(0);
-  if (t.dtype() != DT_RESOURCE || t.NumElements() != 1) {
-    return absl::InvalidArgumentError(absl::StrCat(
-        "expected a scalar resource handle, got ", t.DebugString()));
-  }
-  *out = t.data<ResourceHandle>()[0];
-  if (!out->device.empty() && out->device != c->device()->name()) {
-    return absl::InvalidArgumentError(absl::StrCat(
-        "Trying to access ", VarLabel(*out), " located on device ",
-        out->device, " from device ", c->device()->name(),
-        "; place the op on the variable's device"));
-  }
-  return absl::OkStatus();
-}
-
-// The Var the handle names; FAILED_PRECONDITION if it does not exist.
-absl::StatusOr<std::shared_ptr<Var>> LookupVar(OpKernelContext* c,
-                                               const ResourceHandle& h) {
-  absl::StatusOr<std::shared_ptr<Var>> var =
-      c->resource_manager()->Lookup<Var>(h.container, h.name);
-  if (!var.ok()) {
-    return absl::FailedPreconditionError(absl::StrCat(
-        "Could not find ", VarLabel(h),
-        ". It has not been initialized (run its initializer or assign it "
-        "first), or it was deleted."));
-  }
-  return var;
-}
-
-absl::Status CheckDtype(const ResourceHandle& h, const Var& var, DataType want,
-                        absl::string_view what) {
-  if (var.dtype() == want) return absl::OkStatus();
-  return absl::InvalidArgumentError(absl::StrCat(
-      "Trying to ", what, " ", VarLabel(h), " with wrong dtype. Expected ",
-      DataTypeString(var.dtype()), " got ", DataTypeString(want)));
-}
-
 class ReadVariableOp : public OpKernel {
  public:
   explicit ReadVariableOp(OpKernelConstruction* c) : OpKernel(c) {
     c->SetStatus(c->GetAttr("dtype", &dtype_));
   }
   void Compute(OpKernelContext* c) override {
-    ResourceHandle h;
-    OP_REQUIRES_OK(c, GetHandle(c, &h));
-    absl::StatusOr<std::shared_ptr<Var>> var = LookupVar(c, h);
-    OP_REQUIRES_OK(c, var.status());
-    OP_REQUIRES_OK(c, CheckDtype(h, **var, dtype_, "read"));
-    Tensor value;
-    {
-      absl::ReaderMutexLock lock((*var)->mu());
-      value = *(*var)->tensor();  // shares the buffer; writers copy on write
-    }
-    OP_REQUIRES(c, value.IsInitialized(),
-                absl::FailedPreconditionError(absl::StrCat(
-                    "Attempting to use uninitialized value ", h.name,
-                    " (", VarLabel(h), ")")));
-    c->set_output(0, std::move(value));
+    absl::StatusOr<Tensor> value = ReadVariable(c, 0, dtype_);
+    OP_REQUIRES_OK(c, value.status());
+    c->set_output(0, *std::move(value));
   }
 
  private:
@@ -129,7 +76,7 @@ class AssignVariableOp : public OpKernel {
   }
   void Compute(OpKernelContext* c) override {
     ResourceHandle h;
-    OP_REQUIRES_OK(c, GetHandle(c, &h));
+    OP_REQUIRES_OK(c, GetHandle(c, 0, &h));
     const Tensor& value = c->input(1);
     const DataType dtype = dtype_;
     absl::StatusOr<std::shared_ptr<Var>> var =
@@ -161,7 +108,7 @@ class ResourceUpdateOp : public OpKernel {
   }
   void Compute(OpKernelContext* c) override {
     ResourceHandle h;
-    OP_REQUIRES_OK(c, GetHandle(c, &h));
+    OP_REQUIRES_OK(c, GetHandle(c, 0, &h));
     const bool gd = kind_ == UpdateKind::kScaleSub;
     const Tensor* alpha = gd ? &c->input(1) : nullptr;
     const Tensor& value = c->input(gd ? 2 : 1);
@@ -207,7 +154,7 @@ class ResourceCountUpToOp : public OpKernel {
   }
   void Compute(OpKernelContext* c) override {
     ResourceHandle h;
-    OP_REQUIRES_OK(c, GetHandle(c, &h));
+    OP_REQUIRES_OK(c, GetHandle(c, 0, &h));
     absl::StatusOr<std::shared_ptr<Var>> var = LookupVar(c, h);
     OP_REQUIRES_OK(c, var.status());
     OP_REQUIRES_OK(c, CheckDtype(h, **var, dtype_, "count up"));
@@ -226,12 +173,36 @@ class ResourceCountUpToOp : public OpKernel {
   DataType dtype_ = DT_INVALID;
 };
 
+// ResourceGather: GatherV2 on a snapshot of the variable, along the dim
+// after the batch dims.
+class ResourceGatherOp : public OpKernel {
+ public:
+  explicit ResourceGatherOp(OpKernelConstruction* c) : OpKernel(c) {
+    absl::Status s = c->GetAttr("dtype", &dtype_);
+    if (s.ok()) s = c->GetAttr("batch_dims", &batch_dims_);
+    c->SetStatus(s);
+  }
+  void Compute(OpKernelContext* c) override {
+    std::string label;
+    absl::StatusOr<Tensor> params = ReadVariable(c, 0, dtype_, &label);
+    OP_REQUIRES_OK(c, params.status());
+    absl::Status s = Gather(c, *params, c->input(1), batch_dims_, batch_dims_);
+    OP_REQUIRES(c, s.ok(),
+                absl::Status(s.code(), absl::StrCat(s.message(), " (gathering from ",
+                                                    label, ")")));
+  }
+
+ private:
+  DataType dtype_ = DT_INVALID;
+  int64_t batch_dims_ = 0;
+};
+
 class VarIsInitializedOp : public OpKernel {
  public:
   explicit VarIsInitializedOp(OpKernelConstruction* c) : OpKernel(c) {}
   void Compute(OpKernelContext* c) override {
     ResourceHandle h;
-    OP_REQUIRES_OK(c, GetHandle(c, &h));
+    OP_REQUIRES_OK(c, GetHandle(c, 0, &h));
     bool initialized = false;
     absl::StatusOr<std::shared_ptr<Var>> var =
         c->resource_manager()->Lookup<Var>(h.container, h.name);
@@ -252,7 +223,7 @@ class DestroyResourceOp : public OpKernel {
   }
   void Compute(OpKernelContext* c) override {
     ResourceHandle h;
-    OP_REQUIRES_OK(c, GetHandle(c, &h));
+    OP_REQUIRES_OK(c, GetHandle(c, 0, &h));
     absl::Status s = c->resource_manager()->Delete<Var>(h.container, h.name);
     OP_REQUIRES(c, s.ok() || ignore_lookup_error_,
                 absl::NotFoundError(absl::StrCat(
@@ -281,6 +252,8 @@ void RegisterResourceVariableKernels(KernelRegistry* r) {
               MakeResourceUpdate<UpdateKind::kScaleSub>);
   r->Register(KernelDef("ResourceCountUpTo", kDeviceTypeCpu),
               MakeKernel<ResourceCountUpToOp>);
+  r->Register(KernelDef("ResourceGather", kDeviceTypeCpu),
+              MakeKernel<ResourceGatherOp>);
   r->Register(KernelDef("VarIsInitializedOp", kDeviceTypeCpu),
               MakeKernel<VarIsInitializedOp>);
   r->Register(KernelDef("DestroyResourceOp", kDeviceTypeCpu),

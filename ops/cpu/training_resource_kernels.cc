@@ -7,6 +7,7 @@
 #include <vector>
 
 #include "absl/strings/str_cat.h"
+#include "ops/cpu/resource_variable.h"
 #include "ops/cpu/training_apply.h"
 #include "ops/cpu/training_kernels.h"
 #include "ops/framework/op_kernel.h"
@@ -14,43 +15,6 @@
 
 namespace weft {
 namespace {
-
-std::string VarLabel(const ResourceHandle& h) {
-  return absl::StrCat("variable '", h.name, "' (container '", h.container, "')");
-}
-
-// The Var named by the scalar handle in input i.
-absl::Status LookupSlot(OpKernelContext* c, int i, DataType dtype,
-                        std::shared_ptr<Var>* var, std::string* label) {
-  const Tensor& t = c->input(i);
-  if (t.dtype() != DT_RESOURCE || t.NumElements() != 1) {
-    return absl::InvalidArgumentError(absl::StrCat(
-        "input ", i, " must be a scalar resource handle, got ", t.DebugString()));
-  }
-  const ResourceHandle& h = t.data<ResourceHandle>()[0];
-  *label = VarLabel(h);
-  if (!h.device.empty() && h.device != c->device()->name()) {
-    return absl::InvalidArgumentError(absl::StrCat(
-        "Trying to access ", *label, " located on device ", h.device,
-        " from device ", c->device()->name(),
-        "; place the op on the variable's device"));
-  }
-  absl::StatusOr<std::shared_ptr<Var>> found =
-      c->resource_manager()->Lookup<Var>(h.container, h.name);
-  if (!found.ok()) {
-    return absl::FailedPreconditionError(absl::StrCat(
-        "Could not find ", *label,
-        ". It has not been initialized (run its initializer or assign it "
-        "first), or it was deleted."));
-  }
-  if ((*found)->dtype() != dtype) {
-    return absl::InvalidArgumentError(absl::StrCat(
-        "Trying to update ", *label, " with wrong dtype. Expected ",
-        DataTypeString((*found)->dtype()), " got ", DataTypeString(dtype)));
-  }
-  *var = *std::move(found);
-  return absl::OkStatus();
-}
 
 class ResourceApplyOptimizerOp : public OpKernel {
  public:
@@ -66,7 +30,10 @@ class ResourceApplyOptimizerOp : public OpKernel {
     std::vector<std::string> labels(num_slots_);
     std::vector<absl::Mutex*> mus;
     for (int i = 0; i < num_slots_; ++i) {
-      OP_REQUIRES_OK(c, LookupSlot(c, i, dtype_, &vars[i], &labels[i]));
+      absl::StatusOr<std::shared_ptr<Var>> var =
+          LookupVarInput(c, i, dtype_, "update", &labels[i]);
+      OP_REQUIRES_OK(c, var.status());
+      vars[i] = *std::move(var);
       mus.push_back(vars[i]->mu());
     }
     std::vector<const Tensor*> scalars;

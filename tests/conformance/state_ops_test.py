@@ -2,7 +2,8 @@
 `weft run` against TensorFlow 2.21 on the same GraphDef.
 
 Each graph holds a ref variable (tf.compat.v1.Variable, use_resource=False)
-and one of the ops TF1 programs apply to it: the Scatter* family,
+or a resource variable, and one of the ops TF1 programs apply to it: the
+Scatter* family (ref and resource), embedding_lookup (ResourceGather),
 count_up_to, is_variable_initialized (before and after the init op); and
 an integer random_uniform with graph and op seeds, whose numbers must match
 bit for bit. Every fetched tensor is compared: floats to 1e-6 relative,
@@ -52,10 +53,11 @@ def compare(case, graph, fetches, init=(), steps=1, rtol=1e-6, atol=1e-6):
 VALUE = np.array([[1, 2], [3, 4], [5, 6]], np.float32)
 INDICES = [2, 0, 2]  # row 2 twice
 UPDATES = np.array([[1, 1], [2, 2], [3, 3]], np.float32)
-for name, fn in [("update", tf1.scatter_update), ("add", tf1.scatter_add),
-                 ("sub", tf1.scatter_sub), ("mul", tf1.scatter_mul),
-                 ("div", tf1.scatter_div), ("min", tf1.scatter_min),
-                 ("max", tf1.scatter_max)]:
+SCATTERS = [("update", tf1.scatter_update), ("add", tf1.scatter_add),
+            ("sub", tf1.scatter_sub), ("mul", tf1.scatter_mul),
+            ("div", tf1.scatter_div), ("min", tf1.scatter_min),
+            ("max", tf1.scatter_max)]
+for name, fn in SCATTERS:
     g = tf1.Graph()
     with g.as_default():
         v = tf1.Variable(VALUE, name="v", use_resource=False)
@@ -63,6 +65,19 @@ for name, fn in [("update", tf1.scatter_update), ("add", tf1.scatter_add),
         tf1.identity(fn(v, tf1.constant(INDICES), tf1.constant(UPDATES)), name="out")
     # scatter_update with a repeated index keeps the last, as TensorFlow.
     compare(f"scatter_{name}", g, ["out"], init=[init.name])
+
+# --- The same on a resource variable (ResourceScatter*), read back whole,
+# and an embedding lookup (ResourceGather) of the result.
+for name, fn in SCATTERS:
+    g = tf1.Graph()
+    with g.as_default():
+        v = tf1.Variable(VALUE, name="v", use_resource=True)
+        init = tf1.global_variables_initializer()
+        with tf1.control_dependencies([fn(v, tf1.constant(INDICES), tf1.constant(UPDATES))]):
+            tf1.identity(v.read_value(), name="out")
+        tf1.identity(tf.nn.embedding_lookup(v, tf1.constant([[2, 0], [1, 1]])), name="rows")
+    compare(f"resource_scatter_{name}", g, ["out"], init=[init.name], steps=2)
+    compare(f"resource_gather_{name}", g, ["rows"], init=[init.name])
 
 # --- count_up_to: the value before, three steps in.
 g = tf1.Graph()

@@ -48,6 +48,8 @@ def run_weft(weft, path, fetches, feeds=(), targets=(), init=(), steps=1):
 
 
 def decode(entry):
+    if entry["dtype"] == "string":
+        return np.array(entry["values"], dtype=object).reshape(entry["shape"])
     vals = [float(v) if isinstance(v, str) else v for v in entry["values"]]
     return np.array(vals, dtype=entry["dtype"]).reshape(entry["shape"])
 
@@ -77,6 +79,10 @@ def compare_fetches(case, proc, fetches, ref, rtol, atol):
             close = np.allclose(have, want, rtol=rtol, atol=atol, equal_nan=True)
             check(f"{case}/{name}", close,
                   f"max abs diff {np.max(np.abs(have - want)) if want.size else 0}")
+        elif have.dtype == object:  # strings: TensorFlow's are bytes
+            text = [w.decode() if isinstance(w, bytes) else w for w in want.reshape(-1)]
+            check(f"{case}/{name}", list(have.reshape(-1)) == text,
+                  f"{have} != TF {want}")
         else:
             check(f"{case}/{name}", np.array_equal(have, want.astype(have.dtype)),
                   f"{have} != TF {want}")

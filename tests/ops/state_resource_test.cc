@@ -1,6 +1,6 @@
 // Resource variables: VarHandleOp, ReadVariableOp, AssignVariableOp,
 // AssignAdd/SubVariableOp, ResourceApplyGradientDescent, VarIsInitializedOp,
-// DestroyResourceOp. Runners share one device (one ResourceMgr).
+// DestroyResourceOp, ResourceScatter*, ResourceGather. Runners share one device (one ResourceMgr).
 #include <memory>
 #include <string>
 #include <thread>
@@ -120,6 +120,72 @@ TEST_F(ResourceVariableTest, ResourceCountUpTo) {
                 "must be a scalar");
 }
 
+TEST_F(ResourceVariableTest, ResourceScatterChangesTheNamedRows) {
+  Tensor h = Handle("table");
+  // Three rows of two.
+  ASSERT_TRUE(Assign(h, Vec<float>({1, 2, 3, 4, 5, 6}).Reshaped(TensorShape({3, 2}))).ok());
+  Tensor before = *Read(h);  // a reader's snapshot keeps its values
+  auto scatter = [&](const char* op, const std::vector<int64_t>& idx, Tensor updates) {
+    return Run(NodeBuilder("s", op).Attr("dtype", DT_FLOAT).Attr("Tindices", DT_INT64),
+               {h, Vec<int64_t>(idx), std::move(updates)});
+  };
+  // Row 2 named twice: both updates land.
+  ASSERT_TRUE(scatter("ResourceScatterAdd", {2, 0, 2},
+                      Vec<float>({1, 1, 10, 10, 100, 100}).Reshaped(TensorShape({3, 2})))
+                  .ok());
+  ExpectTensorEqual(*Read(h), Vec<float>({11, 12, 3, 4, 106, 107}).Reshaped(TensorShape({3, 2})));
+  ASSERT_TRUE(scatter("ResourceScatterMul", {1}, Tensor::Scalar<float>(2)).ok());
+  ASSERT_TRUE(scatter("ResourceScatterSub", {0}, Vec<float>({1, 2}).Reshaped(TensorShape({1, 2}))).ok());
+  ASSERT_TRUE(scatter("ResourceScatterDiv", {2}, Tensor::Scalar<float>(2)).ok());
+  ASSERT_TRUE(scatter("ResourceScatterMin", {0}, Vec<float>({5, 50}).Reshaped(TensorShape({1, 2}))).ok());
+  ASSERT_TRUE(scatter("ResourceScatterMax", {1}, Vec<float>({7, 0}).Reshaped(TensorShape({1, 2}))).ok());
+  ExpectTensorEqual(*Read(h), Vec<float>({5, 10, 7, 8, 53, 53.5}).Reshaped(TensorShape({3, 2})));
+  ASSERT_TRUE(scatter("ResourceScatterUpdate", {1}, Tensor::Scalar<float>(-1)).ok());
+  ExpectTensorEqual(*Read(h), Vec<float>({5, 10, -1, -1, 53, 53.5}).Reshaped(TensorShape({3, 2})));
+  ExpectTensorEqual(before, Vec<float>({1, 2, 3, 4, 5, 6}).Reshaped(TensorShape({3, 2})));
+  // Refusals name the variable or the index, and change nothing.
+  EXPECT_STATUS(scatter("ResourceScatterAdd", {3}, Tensor::Scalar<float>(1)).status(),
+                absl::StatusCode::kInvalidArgument, "indices[0] = 3 is not in [0, 3)");
+  EXPECT_STATUS(scatter("ResourceScatterAdd", {0}, Vec<float>({1, 2, 3})).status(),
+                absl::StatusCode::kInvalidArgument, "Must have updates.shape");
+  EXPECT_STATUS(Run(NodeBuilder("s", "ResourceScatterAdd").Attr("dtype", DT_DOUBLE)
+                        .Attr("Tindices", DT_INT32),
+                    {h, Vec<int32_t>({0}), Tensor::Scalar<double>(1)}).status(),
+                absl::StatusCode::kInvalidArgument, "variable 'table'");
+  ExpectTensorEqual(*Read(h), Vec<float>({5, 10, -1, -1, 53, 53.5}).Reshaped(TensorShape({3, 2})));
+  EXPECT_STATUS(Run(NodeBuilder("s", "ResourceScatterAdd").Attr("dtype", DT_FLOAT)
+                        .Attr("Tindices", DT_INT32),
+                    {Handle("never_assigned"), Vec<int32_t>({0}), Tensor::Scalar<float>(1)})
+                    .status(),
+                absl::StatusCode::kFailedPrecondition, "never_assigned");
+}
+
+TEST_F(ResourceVariableTest, ResourceGatherReadsTheNamedRows) {
+  Tensor h = Handle("emb");
+  ASSERT_TRUE(Assign(h, Vec<float>({1, 2, 3, 4, 5, 6}).Reshaped(TensorShape({3, 2}))).ok());
+  auto gather = [&](const Tensor& indices, int64_t batch_dims = 0) {
+    return Run(NodeBuilder("g", "ResourceGather")
+                   .Attr("dtype", DT_FLOAT)
+                   .Attr("Tindices", indices.dtype())
+                   .Attr("batch_dims", batch_dims),
+               {h, indices});
+  };
+  auto out = gather(Vec<int32_t>({2, 0, 2, 1}).Reshaped(TensorShape({2, 2})));
+  ASSERT_TRUE(out.ok()) << out.status();
+  ExpectTensorEqual(out->at(0), Vec<float>({5, 6, 1, 2, 5, 6, 3, 4})
+                                    .Reshaped(TensorShape({2, 2, 2})));
+  // batch_dims 1: row i of the variable picks its own columns.
+  auto batched = gather(Vec<int64_t>({1, 0, 0}).Reshaped(TensorShape({3, 1})), 1);
+  ASSERT_TRUE(batched.ok()) << batched.status();
+  ExpectTensorEqual(batched->at(0), Vec<float>({2, 3, 5}).Reshaped(TensorShape({3, 1})));
+  EXPECT_STATUS(gather(Vec<int32_t>({3})).status(), absl::StatusCode::kInvalidArgument,
+                "indices[0] = 3 is not in [0, 3) (gathering from variable 'emb'");
+  EXPECT_STATUS(Run(NodeBuilder("g", "ResourceGather").Attr("dtype", DT_FLOAT)
+                        .Attr("Tindices", DT_INT32),
+                    {Handle("nothing"), Vec<int32_t>({0})}).status(),
+                absl::StatusCode::kFailedPrecondition, "variable 'nothing'");
+}
+
 TEST_F(ResourceVariableTest, ReadingBeforeAssignmentNamesTheVariable) {
   Tensor h = Handle("never_set");
   EXPECT_STATUS(Read(h).status(), absl::StatusCode::kFailedPrecondition,
@@ -229,7 +295,7 @@ TEST_F(ResourceVariableTest, HandlesFromAnotherDeviceAreRejected) {
   EXPECT_STATUS(Read(other).status(), absl::StatusCode::kInvalidArgument,
                 "located on device /job:elsewhere");
   EXPECT_STATUS(Read(Vec<float>({1})).status(), absl::StatusCode::kInvalidArgument,
-                "expected a scalar resource handle");
+                "must be a scalar resource handle");
 }
 
 }  // namespace
