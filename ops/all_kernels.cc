@@ -27,6 +27,7 @@ const KernelRegistry& GlobalKernelRegistry() {
     RegisterTensorListKernels(r);
     RegisterTensorArrayKernels(r);
     RegisterCollectiveKernels(r);
+    RegisterScatterNdKernels(r);
     RegisterGpuKernels(r);  // none in a build without CUDA
     return r;
   }();

@@ -24,6 +24,7 @@ const OpRegistry& GlobalOpRegistry() {
     RegisterFunctionalOps(r);
     RegisterLoggingOps(r);
     RegisterCollectiveOps(r);
+    RegisterScatterNdOps(r);
     return r;
   }();
   return *registry;

@@ -9,6 +9,7 @@
 #include "absl/strings/str_cat.h"
 #include "ops/array_shape_fns.h"
 #include "ops/registration.h"
+#include "ops/type_lists.h"
 #include "runtime/core/status.h"
 
 namespace weft {
@@ -283,10 +284,7 @@ const char kFloatComplexTypes[] =
 const char kAbsTypes[] =
     "{bfloat16, half, float, double, int8, int16, int32, int64}";
 const char kFloatTypes[] = "{bfloat16, half, float, double}";
-const char kSumTypes[] =  // Sum, Mean, Prod
-    "{float, double, int32, uint8, int16, int8, complex64, int64, qint8, "
-    "quint8, qint32, bfloat16, qint16, quint16, uint16, complex128, half, "
-    "uint32, uint64}";
+const char* const kSumTypes = kNumberTypes;  // Sum, Mean, Prod
 const char kMaxTypes[] =  // Max, Min
     "{float, double, int32, uint8, int16, int8, int64, bfloat16, uint16, "
     "half, uint32, uint64, qint8, quint8, qint32, qint16, quint16}";

@@ -28,6 +28,7 @@ void RegisterListOps(OpRegistry* r);           // list_ops.cc: TensorList, Tenso
 void RegisterFunctionalOps(OpRegistry* r);     // functional_ops.cc: calls, If, While
 void RegisterLoggingOps(OpRegistry* r);        // logging_ops.cc: Assert
 void RegisterCollectiveOps(OpRegistry* r);     // collective_ops.cc: all-reduce
+void RegisterScatterNdOps(OpRegistry* r);      // scatter_nd_ops.cc: GatherNd, ScatterNd, ...
 
 // CPU kernels, ops/cpu/*.cc.
 void RegisterArrayKernels(KernelRegistry* r);
@@ -56,6 +57,7 @@ void RegisterQueueKernels(KernelRegistry* r);        // cpu/queue_kernels.cc
 void RegisterTensorListKernels(KernelRegistry* r);   // cpu/tensor_list_kernels.cc
 void RegisterTensorArrayKernels(KernelRegistry* r);  // cpu/tensor_array_kernels.cc
 void RegisterCollectiveKernels(KernelRegistry* r);   // cpu/collective_kernels.cc
+void RegisterScatterNdKernels(KernelRegistry* r);    // cpu/scatter_nd_kernels.cc
 
 }  // namespace weft
 

@@ -5,17 +5,13 @@
 #include "ops/framework/op_def_builder.h"
 #include "ops/framework/shape_inference.h"
 #include "ops/registration.h"
+#include "ops/type_lists.h"
 #include "runtime/core/status.h"
 
 namespace weft {
 namespace {
 
 // TensorFlow's "numbertypes".
-constexpr char kNumberTypes[] =
-    "{float, double, int32, uint8, int16, int8, complex64, int64, qint8, "
-    "quint8, qint32, bfloat16, qint16, quint16, uint16, complex128, half, "
-    "uint32, uint64}";
-
 absl::Status VariableShape(InferenceContext* c) {
   PartialShape shape;
   WEFT_RETURN_IF_ERROR(c->GetAttr("shape", &shape));

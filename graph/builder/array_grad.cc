@@ -243,6 +243,12 @@ void RegisterArrayGrads(GradRegistry* r) {
                          "ResourceScatterAdd", "ResourceScatterSub",
                          "ResourceScatterMul", "ResourceScatterDiv",
                          "ResourceScatterMin", "ResourceScatterMax",
+                         "ResourceGatherNd", "TensorScatterMin",
+                         "TensorScatterMax", "ScatterNdUpdate", "ScatterNdAdd",
+                         "ScatterNdSub", "ScatterNdMin", "ScatterNdMax",
+                         "ResourceScatterNdUpdate", "ResourceScatterNdAdd",
+                         "ResourceScatterNdSub", "ResourceScatterNdMin",
+                         "ResourceScatterNdMax",
                          "TensorListLength", "TensorListElementShape",
                          "TensorArraySizeV3", "TensorArrayCloseV3"}) {
     r->RegisterNoGradient(op);

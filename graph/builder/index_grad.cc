@@ -1,6 +1,7 @@
 // Gradients of indexing ops: StridedSlice (through StridedSliceGrad, and
 // StridedSliceGrad's own, for second derivatives),
-// GatherV2 and DynamicStitch (scatter / gather of dy), UnsortedSegmentSum.
+// GatherV2 and DynamicStitch (scatter / gather of dy), UnsortedSegmentSum,
+// GatherNd, ScatterNd and TensorScatterUpdate/Add/Sub.
 // All are dense: Weft has no IndexedSlices, so GatherV2's gradient is a
 // full tensor of params' shape built with UnsortedSegmentSum.
 #include "graph/builder/array_ops.h"
@@ -120,9 +121,52 @@ absl::Status UnsortedSegmentSumGrad(const Scope& s, In in, Dx dx) {
   return absl::OkStatus();
 }
 
+// GatherNd: dy's slices added back where they were gathered from.
+absl::Status GatherNdGrad(const Scope& s, In in, Dx dx) {
+  const Output &params = in.x[0], &indices = in.x[1];
+  (*dx)[0] = AddNode1(s, "ScatterNd",
+                      {indices, in.dy[0], Shape(s, params, BaseType(indices.dtype))});
+  return absl::OkStatus();
+}
+
+// ScatterNd: each update's gradient is dy at its index.
+absl::Status ScatterNdGrad(const Scope& s, In in, Dx dx) {
+  (*dx)[1] = AddNode1(s, "GatherNd", {in.dy[0], in.x[0]});
+  return absl::OkStatus();
+}
+
+// TensorScatterUpdate: the overwritten slices pass no gradient to tensor;
+// updates get dy at their indices.
+absl::Status TensorScatterUpdateGrad(const Scope& s, In in, Dx dx) {
+  const Output &indices = in.x[1], &g = in.dy[0];
+  Output at = AddNode1(s, "GatherNd", {g, indices});
+  (*dx)[0] = AddNode1(s, "TensorScatterUpdate", {g, indices, ZerosLike(s, at)});
+  (*dx)[2] = at;
+  return absl::OkStatus();
+}
+
+// TensorScatterAdd / Sub: tensor gets dy; updates dy at their indices
+// (negated for Sub).
+absl::Status TensorScatterAddGrad(const Scope& s, In in, Dx dx) {
+  (*dx)[0] = in.dy[0];
+  (*dx)[2] = AddNode1(s, "GatherNd", {in.dy[0], in.x[1]});
+  return absl::OkStatus();
+}
+absl::Status TensorScatterSubGrad(const Scope& s, In in, Dx dx) {
+  (*dx)[0] = in.dy[0];
+  (*dx)[2] = Neg(s, AddNode1(s, "GatherNd", {in.dy[0], in.x[1]}));
+  return absl::OkStatus();
+}
+
 }  // namespace
 
 void RegisterIndexGrads(GradRegistry* r) {
+  r->Register("GatherNd", GatherNdGrad);
+  r->Register("ScatterNd", ScatterNdGrad);
+  r->Register("TensorScatterUpdate", TensorScatterUpdateGrad);
+  r->Register("TensorScatterAdd", TensorScatterAddGrad);
+  r->Register("ScatterNdNonAliasingAdd", TensorScatterAddGrad);
+  r->Register("TensorScatterSub", TensorScatterSubGrad);
   r->Register("StridedSlice", StridedSliceGradFn);
   r->Register("StridedSliceGrad", StridedSliceGradGrad);
   r->Register("GatherV2", GatherV2Grad);

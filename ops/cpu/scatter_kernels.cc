@@ -9,12 +9,13 @@
 #include <algorithm>
 #include <memory>
 #include <string>
-#include <type_traits>
+#include <vector>
 
 #include "absl/strings/str_cat.h"
 #include "absl/synchronization/mutex.h"
 #include "ops/cpu/array_util.h"
 #include "ops/cpu/resource_variable.h"
+#include "ops/cpu/scatter_util.h"
 #include "ops/cpu/state_kernels.h"
 #include "ops/cpu/state_update.h"
 #include "ops/framework/op_kernel.h"
@@ -23,60 +24,6 @@
 
 namespace weft {
 namespace {
-
-enum class ScatterKind { kUpdate, kAdd, kSub, kMul, kDiv, kMin, kMax };
-
-// x (op)= v for one element; false for an integer division by zero.
-template <typename T>
-bool Combine(ScatterKind kind, T* x, T v) {
-  if constexpr (std::is_same_v<T, Half> || std::is_same_v<T, BFloat16>) {
-    float a = Float16ToFloat(*x);
-    const float b = Float16ToFloat(v);
-    switch (kind) {
-      case ScatterKind::kAdd: a += b; break;
-      case ScatterKind::kSub: a -= b; break;
-      case ScatterKind::kMul: a *= b; break;
-      case ScatterKind::kDiv: a /= b; break;
-      case ScatterKind::kMin: a = std::min(a, b); break;
-      case ScatterKind::kMax: a = std::max(a, b); break;
-      case ScatterKind::kUpdate: a = b; break;
-    }
-    *x = FloatToFloat16<T>(a);
-  } else if constexpr (std::is_integral_v<T>) {
-    // Signed integers wrap, as TensorFlow's do.
-    using U = std::make_unsigned_t<T>;
-    const U a = static_cast<U>(*x), b = static_cast<U>(v);
-    switch (kind) {
-      case ScatterKind::kAdd: *x = static_cast<T>(a + b); break;
-      case ScatterKind::kSub: *x = static_cast<T>(a - b); break;
-      case ScatterKind::kMul: *x = static_cast<T>(a * b); break;
-      case ScatterKind::kDiv:
-        if (v == 0) return false;
-        if constexpr (std::is_signed_v<T>) {
-          if (v == -1) {  // the one quotient that overflows wraps
-            *x = static_cast<T>(U{0} - a);
-            break;
-          }
-        }
-        *x = static_cast<T>(*x / v);
-        break;
-      case ScatterKind::kMin: *x = std::min(*x, v); break;
-      case ScatterKind::kMax: *x = std::max(*x, v); break;
-      case ScatterKind::kUpdate: *x = v; break;
-    }
-  } else {
-    switch (kind) {
-      case ScatterKind::kAdd: *x += v; break;
-      case ScatterKind::kSub: *x -= v; break;
-      case ScatterKind::kMul: *x *= v; break;
-      case ScatterKind::kDiv: *x /= v; break;
-      case ScatterKind::kMin: *x = std::min(*x, v); break;
-      case ScatterKind::kMax: *x = std::max(*x, v); break;
-      case ScatterKind::kUpdate: *x = v; break;
-    }
-  }
-  return true;
-}
 
 template <typename Index>
 absl::Status CheckIndices(const Tensor& indices, int64_t rows) {
@@ -88,35 +35,6 @@ absl::Status CheckIndices(const Tensor& indices, int64_t rows) {
     }
   }
   return absl::OkStatus();
-}
-
-template <typename T, typename Index>
-absl::Status Apply(ScatterKind kind, Tensor* var, const Tensor& indices,
-                   const Tensor& updates, int64_t row_size) {
-  const Index* idx = indices.data<Index>();
-  const bool scalar = updates.dims() == 0;
-  T* out = var->data<T>();
-  const T* in = updates.data<T>();
-  for (int64_t i = 0; i < indices.NumElements(); ++i) {
-    T* row = out + static_cast<int64_t>(idx[i]) * row_size;
-    for (int64_t j = 0; j < row_size; ++j) {
-      if (!Combine<T>(kind, row + j, scalar ? in[0] : in[i * row_size + j])) {
-        return absl::InvalidArgumentError(absl::StrCat(
-            "integer division by zero in updates[", i, "]"));
-      }
-    }
-  }
-  return absl::OkStatus();
-}
-
-// Apply with the indices' dtype chosen at run time.
-template <typename T>
-absl::Status ApplyTyped(ScatterKind kind, Tensor* var, const Tensor& indices,
-                        const Tensor& updates, int64_t row_size) {
-  if (indices.dtype() == DT_INT64) {
-    return Apply<T, int64_t>(kind, var, indices, updates, row_size);
-  }
-  return Apply<T, int32_t>(kind, var, indices, updates, row_size);
 }
 
 // The scatter itself, on `var` (its mutex held exclusively): `var_name`
@@ -155,31 +73,12 @@ absl::Status ScatterRows(ScatterKind kind, Tensor* var, const Tensor& indices,
                                      : CheckIndices<int32_t>(indices, rows));
   if (indices.NumElements() == 0 || row_size == 0) return absl::OkStatus();
   WEFT_RETURN_IF_ERROR(MakeBufferUnique(var));
-  if (kind == ScatterKind::kUpdate) {
-    // Any dtype: element copies, row by row (a scalar update repeated).
-    for (int64_t i = 0; i < indices.NumElements(); ++i) {
-      const int64_t row = int64_indices ? indices.data<int64_t>()[i]
-                                        : indices.data<int32_t>()[i];
-      if (updates.dims() != 0) {
-        CopyElements(updates, i * row_size, *var, row * row_size, row_size);
-        continue;
-      }
-      for (int64_t j = 0; j < row_size; ++j) {
-        CopyElements(updates, 0, *var, row * row_size + j, 1);
-      }
-    }
-    return absl::OkStatus();
+  std::vector<int64_t> offsets(indices.NumElements());
+  for (int64_t i = 0; i < indices.NumElements(); ++i) {
+    offsets[i] = row_size * (int64_indices ? indices.data<int64_t>()[i]
+                                           : indices.data<int32_t>()[i]);
   }
-  absl::Status s = absl::UnimplementedError(absl::StrCat(
-      op, " is not supported for dtype ", DataTypeString(var->dtype())));
-  WEFT_SWITCH_ALL_TYPES(
-      var->dtype(),
-      if constexpr ((std::is_arithmetic_v<T> && !std::is_same_v<T, bool>) ||
-                    std::is_same_v<T, Half> || std::is_same_v<T, BFloat16>) {
-        s = ApplyTyped<T>(kind, var, indices, updates, row_size);
-      },
-      break);
-  return s;
+  return ApplySlices(kind, var, offsets, row_size, updates, op);
 }
 
 // Scatter* on a ref variable (input 0), forwarded to output 0.
@@ -191,15 +90,9 @@ class ScatterOp : public OpKernel {
         var_name_(c->def().input_size() > 0 ? c->def().input(0) : "<unknown>") {}
 
   void Compute(OpKernelContext* c) override {
-    OP_REQUIRES(c, c->input_is_ref(0),
-                absl::InvalidArgumentError(absl::StrCat(
-                    type_string(), "'s first input is not a reference")));
-    {
-      absl::MutexLock lock(c->input_ref_mutex(0));
-      OP_REQUIRES_OK(c, ScatterRows(kind_, c->mutable_input(0), c->input(1),
-                                    c->input(2), var_name_, type_string()));
-    }
-    c->forward_ref_input_to_ref_output(0, 0);
+    ChangeRefInput(c, var_name_, [&](Tensor* var) {
+      return ScatterRows(kind_, var, c->input(1), c->input(2), var_name_, type_string());
+    });
   }
 
  private:

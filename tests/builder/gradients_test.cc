@@ -189,7 +189,9 @@ TEST(GradientsTest, EveryRegisteredGradientIsTested) {
       // index_gradients_test.cc
       "StridedSlice", "GatherV2", "DynamicStitch", "UnsortedSegmentSum", "Pad",
       "PadV2", "Split", "SplitV", "BroadcastTo", "IdentityN",
-      "PlaceholderWithDefault", "PreventGradient",
+      "PlaceholderWithDefault", "PreventGradient", "GatherNd", "ScatterNd",
+      "TensorScatterUpdate", "TensorScatterAdd", "TensorScatterSub",
+      "ScatterNdNonAliasingAdd",
       // math_nn_gradients_test.cc
       "BatchMatMulV2", "Relu6", "Elu", "Selu", "Softplus", "Softsign",
       "LeakyRelu", "ClipByValue", "Div", "DivNoNan", "Abs", "L2Loss",

@@ -1,6 +1,6 @@
 // Numeric checks (grad_check.h) of the gradients of the indexing and
 // rearranging ops: StridedSlice, GatherV2, DynamicStitch,
-// UnsortedSegmentSum, Pad/PadV2, Split/SplitV, BroadcastTo, IdentityN; and
+// UnsortedSegmentSum, GatherNd, ScatterNd, TensorScatter*, Pad/PadV2, Split/SplitV, BroadcastTo, IdentityN; and
 // the ops that stop or refuse gradients (OneHot, PreventGradient).
 #include "absl/strings/match.h"
 #include "graph/builder/array_ops.h"
@@ -82,6 +82,29 @@ TEST(IndexGradientsTest, GatherV2WithBatchDims) {
                         {{"batch_dims", Attr(2)}});
     return Mul(s, g, g);
   });
+}
+
+TEST(IndexGradientsTest, GatherNdScatterNdAndTensorScatter) {
+  Check({{3, 4}}, [](S s, X x) {  // rows, one named twice: they add up
+    Output idx = Const(s, std::vector<int32_t>{2, 0, 2}, TensorShape({3, 1}));
+    return Square(s, AddNode1(s, "GatherNd", {x[0], idx}));
+  });
+  Check({{3, 4}}, [](S s, X x) {  // single elements, int64 indices
+    Output idx = Const(s, std::vector<int64_t>{2, 1, 0, 3, 2, 1}, TensorShape({3, 2}));
+    return Square(s, AddNode1(s, "GatherNd", {x[0], idx}));
+  });
+  Check({{3, 2}}, [](S s, X x) {  // updates into [4, 2], one row twice
+    Output idx = Const(s, std::vector<int32_t>{1, 3, 1}, TensorShape({3, 1}));
+    return Square(s, AddNode1(s, "ScatterNd", {idx, x[0], Const(s, {4, 2})}));
+  });
+  for (const char* op : {"TensorScatterUpdate", "TensorScatterAdd", "TensorScatterSub",
+                         "ScatterNdNonAliasingAdd"}) {
+    SCOPED_TRACE(op);
+    Check({{4, 2}, {2, 2}}, [op](S s, X x) {
+      Output idx = Const(s, std::vector<int32_t>{1, 3}, TensorShape({2, 1}));
+      return Square(s, AddNode1(s, op, {x[0], idx, x[1]}));
+    });
+  }
 }
 
 TEST(IndexGradientsTest, DynamicStitch) {

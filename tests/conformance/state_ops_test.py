@@ -79,6 +79,40 @@ for name, fn in SCATTERS:
     compare(f"resource_scatter_{name}", g, ["out"], init=[init.name], steps=2)
     compare(f"resource_gather_{name}", g, ["rows"], init=[init.name])
 
+# --- The N-d forms: scatter_nd_* on ref and resource variables (element and
+# row indices, one named twice), gather_nd from a resource variable, and the
+# functional ops (gather_nd, scatter_nd, tensor_scatter_nd_*).
+ND_INDICES = [[2, 1], [0, 0], [2, 1]]
+ND_UPDATES = np.array([1.5, -2.0, 4.0], np.float32)
+for name, fn in [("update", tf1.scatter_nd_update), ("add", tf1.scatter_nd_add),
+                 ("sub", tf1.scatter_nd_sub)]:
+    for resource in (False, True):
+        g = tf1.Graph()
+        with g.as_default():
+            v = tf1.Variable(VALUE, name="v", use_resource=resource)
+            init = tf1.global_variables_initializer()
+            op = fn(v, tf1.constant(ND_INDICES), tf1.constant(ND_UPDATES))
+            with tf1.control_dependencies([op]):
+                tf1.identity(v.read_value(), name="out")
+            if resource:
+                tf1.identity(tf.gather_nd(v, [[1], [2]]), name="rows")
+        kind = "resource" if resource else "ref"
+        compare(f"scatter_nd_{name}_{kind}", g, ["out"], init=[init.name], steps=2)
+        if resource:
+            compare(f"resource_gather_nd_{name}", g, ["rows"], init=[init.name])
+g = tf1.Graph()
+with g.as_default():
+    t = tf1.constant(VALUE)
+    rows = tf1.constant([[2], [0], [2]])
+    tf1.identity(tf.gather_nd(t, ND_INDICES), name="gather_nd")
+    tf1.identity(tf.gather_nd(t, rows), name="gather_nd_rows")
+    tf1.identity(tf.scatter_nd(rows, UPDATES, [4, 2]), name="scatter_nd")
+    for name in ("update", "add", "sub", "min", "max"):
+        fn = getattr(tf, f"tensor_scatter_nd_{name}")
+        tf1.identity(fn(t, rows, UPDATES), name=f"tensor_scatter_{name}")
+compare("nd_functional", g, ["gather_nd", "gather_nd_rows", "scatter_nd"] +
+        [f"tensor_scatter_{n}" for n in ("update", "add", "sub", "min", "max")])
+
 # --- count_up_to: the value before, three steps in.
 g = tf1.Graph()
 with g.as_default():
