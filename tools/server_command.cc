@@ -41,6 +41,9 @@ constexpr char kUsageHead[] =
     "  --gpus N              GPUs to use (default all; 0 for none)\n"
     "  --memory-limit BYTES  host memory the task may hold (512M, 4G, ...)\n"
     "  --max-message-mb N    largest gRPC message, both ways (default 1024)\n"
+    "  --rpc-memory-mb N     memory gRPC may hold for calls in flight; past it\n"
+    "                        it slows readers, then drops connections\n"
+    "                        (default 2 x --max-message-mb + 256)\n"
     "  --wait-for-tasks-s N  how long a session waits for every task to be\n"
     "                        up (default 120)\n"
     "  --session-gc-s N      close sessions idle for N s, and drop worker\n"
@@ -81,6 +84,7 @@ int ServerCommand(int argc, char** argv) {
                                            {"gpus", kValue},
                                            {"memory-limit", kValue},
                                            {"max-message-mb", kValue},
+                                           {"rpc-memory-mb", kValue},
                                            {"wait-for-tasks-s", kValue},
                                            {"session-gc-s", kValue},
                                            {"file-root", kRepeated},
@@ -113,8 +117,9 @@ int ServerCommand(int argc, char** argv) {
   absl::StatusOr<int64_t> wait = cl.GetPositiveInt("wait-for-tasks-s", 120);
   absl::StatusOr<int64_t> gc = cl.GetPositiveInt("session-gc-s", 3600);
   absl::StatusOr<int64_t> memory = cl.GetByteSize("memory-limit", 0);
+  absl::StatusOr<int64_t> rpc_mb = cl.GetPositiveInt("rpc-memory-mb", 0, int64_t{1} << 30);
   for (const absl::Status& s : {cpus.status(), max_mb.status(), wait.status(),
-                                gc.status(), memory.status()}) {
+                                gc.status(), memory.status(), rpc_mb.status()}) {
     if (!s.ok()) return ReportUsage(s, kUsage);
   }
   if (cl.Has("gpus")) {
@@ -126,6 +131,7 @@ int ServerCommand(int argc, char** argv) {
   }
   options.num_cpus = static_cast<int>(*cpus);
   options.max_message_bytes = static_cast<int>(*max_mb << 20);
+  options.rpc_memory_bytes = *rpc_mb << 20;
   options.wait_for_tasks = absl::Seconds(*wait);
   options.session_gc = absl::Seconds(*gc);
   options.memory_limit_bytes = *memory;

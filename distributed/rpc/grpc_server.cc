@@ -23,6 +23,7 @@
 #include "distributed/worker.h"
 #include "grpcpp/completion_queue.h"
 #include "grpcpp/generic/async_generic_service.h"
+#include "grpcpp/resource_quota.h"
 #include "grpcpp/security/server_credentials.h"
 #include "grpcpp/server.h"
 #include "grpcpp/server_builder.h"
@@ -35,6 +36,11 @@
 
 namespace weft {
 namespace {
+
+int64_t RpcMemoryBytes(const ServerOptions& o) {
+  if (o.rpc_memory_bytes > 0) return o.rpc_memory_bytes;
+  return 2 * int64_t{o.max_message_bytes} + (int64_t{256} << 20);
+}
 
 // What a handler may ask of the call it serves, until it calls finish.
 class CallControl {
@@ -549,6 +555,10 @@ absl::StatusOr<std::unique_ptr<GrpcServer>> GrpcServer::Start(
   // gRPC shares a port between processes by default (SO_REUSEPORT): then a
   // second task started on a busy port would answer half of its calls.
   builder.AddChannelArgument(GRPC_ARG_ALLOW_REUSEPORT, 0);
+  // What peers can make gRPC hold, whatever they send.
+  grpc::ResourceQuota quota(absl::StrCat("weft_server_", impl->address));
+  quota.Resize(static_cast<size_t>(RpcMemoryBytes(options)));
+  builder.SetResourceQuota(quota);
   builder.SetMaxReceiveMessageSize(options.max_message_bytes);
   builder.SetMaxSendMessageSize(options.max_message_bytes);
   builder.RegisterAsyncGenericService(impl->service->service());

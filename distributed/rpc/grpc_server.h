@@ -70,6 +70,11 @@ struct ServerOptions {
   // with a fixed port and without TLS.
   bool local_socket = true;
   int max_message_bytes = 1 << 30;
+  // The memory gRPC may use for the calls it is receiving and sending (its
+  // ResourceQuota): past it, gRPC slows its readers and then drops
+  // connections, so peers cannot pin more. 0: twice max_message_bytes
+  // plus 256 MiB (room for one largest message either way).
+  int64_t rpc_memory_bytes = 0;
   // TLS for the server and for its calls to other tasks; the token every
   // call must present (grpc_security.h).
   std::shared_ptr<const Security> security = Security::None();
