@@ -69,11 +69,25 @@ void RegisterAccumulatorOps(OpRegistry* r) {
 }
 
 void RegisterQueueOps(OpRegistry* r) {
-  r->Register(OpDefBuilder("FIFOQueueV2")
+  for (const char* op : {"FIFOQueueV2", "PaddingFIFOQueueV2"}) {
+    r->Register(OpDefBuilder(op)
+                    .Output("handle: resource")
+                    .Attr("component_types: list(type) >= 1")
+                    .Attr("shapes: list(shape) >= 0 = []")
+                    .Attr("capacity: int = -1")
+                    .Attr("container: string = ''")
+                    .Attr("shared_name: string = ''")
+                    .SetIsStateful(),
+                ScalarShape);
+  }
+  r->Register(OpDefBuilder("RandomShuffleQueueV2")
                   .Output("handle: resource")
                   .Attr("component_types: list(type) >= 1")
                   .Attr("shapes: list(shape) >= 0 = []")
                   .Attr("capacity: int = -1")
+                  .Attr("min_after_dequeue: int = 0")
+                  .Attr("seed: int = 0")
+                  .Attr("seed2: int = 0")
                   .Attr("container: string = ''")
                   .Attr("shared_name: string = ''")
                   .SetIsStateful(),
@@ -94,14 +108,21 @@ void RegisterQueueOps(OpRegistry* r) {
                   .Attr("component_types: list(type) >= 1")
                   .Attr("timeout_ms: int = -1"),
               UnknownShape);
-  r->Register(OpDefBuilder("QueueDequeueManyV2")
+  for (const char* op : {"QueueDequeueManyV2", "QueueDequeueUpToV2"}) {
+    r->Register(OpDefBuilder(op)
+                    .SetIsStateful()
+                    .Input("handle: resource")
+                    .Input("n: int32")
+                    .Output("components: component_types")
+                    .Attr("component_types: list(type) >= 1")
+                    .Attr("timeout_ms: int = -1"),
+                UnknownShape);
+  }
+  r->Register(OpDefBuilder("QueueIsClosedV2")
                   .SetIsStateful()
                   .Input("handle: resource")
-                  .Input("n: int32")
-                  .Output("components: component_types")
-                  .Attr("component_types: list(type) >= 1")
-                  .Attr("timeout_ms: int = -1"),
-              UnknownShape);
+                  .Output("is_closed: bool"),
+              ScalarShape);
   r->Register(OpDefBuilder("QueueSizeV2")
                   .SetIsStateful()
                   .Input("handle: resource")

@@ -38,6 +38,7 @@ constexpr char kUsage[] =
     "                  a nested JSON list, {\"dtype\":\"int32\",\"shape\":[2],\"values\":[1,2]},\n"
     "                  or @file.npy\n"
     "  --init NODE     node to run once before the steps, e.g. a variable initializer\n"
+    "                  (repeatable: one run each, in the order given)\n"
     "  --steps N       run N times (variables persist) and print the last result\n"
     "  --timing        print step-time statistics (after --init) and the CPU\n"
     "                  time a step takes (all threads) to stderr\n"

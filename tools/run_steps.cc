@@ -115,11 +115,13 @@ void PrintTiming(std::vector<double> micros, double cpu_micros_after_first) {
 
 int RunStepLoop(Session* session, const StepLoop& loop) {
   std::vector<Tensor> outputs;
-  if (!loop.inits.empty()) {
-    absl::Status s = session->Run(loop.feeds, {}, loop.inits, &outputs);
+  // One run per init, in the order given (as sess.run(a); sess.run(b)):
+  // an init may need what an earlier one did (fill a queue, then close it).
+  for (const std::string& init : loop.inits) {
+    absl::Status s = session->Run(loop.feeds, {}, {init}, &outputs);
     if (!s.ok()) {
-      return ReportError(WithMemoryLimitFlag(WithContext(s, "running --init"),
-                                             loop.memory_limit_bytes));
+      return ReportError(WithMemoryLimitFlag(
+          WithContext(s, absl::StrCat("running --init ", init)), loop.memory_limit_bytes));
     }
   }
   std::vector<double> step_micros;

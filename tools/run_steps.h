@@ -27,7 +27,7 @@ struct StepLoop {
   std::vector<std::pair<std::string, Tensor>> feeds;
   std::vector<std::string> fetches;
   std::vector<std::string> targets;
-  std::vector<std::string> inits;  // run once, before the steps
+  std::vector<std::string> inits;  // run once each, in order, before the steps
   int64_t steps = 1;
   bool json = false;
   bool timing = false;     // step-time statistics on stderr

@@ -1,28 +1,36 @@
-// FIFOQueueV2 and the Queue*V2 ops on it: a bounded first-in first-out
-// queue of tuples of tensors shared between graphs (by shared_name) on one
-// device. Synchronous training's token queue is one: the chief enqueues one
-// token per worker after each update and every worker dequeues one before
-// its next step.
+// The queues of TensorFlow's data-flow ops, FIFOQueueV2,
+// PaddingFIFOQueueV2 and RandomShuffleQueueV2, and the Queue*V2 ops on
+// them: bounded queues of tuples of tensors shared between graphs (by
+// shared_name) on one device. Synchronous training's token queue is a FIFO
+// one: the chief enqueues one token per worker after each update and every
+// worker dequeues one before its next step; TF1 input pipelines
+// (string_input_producer, shuffle_batch) use the others.
 //
 // Semantics, as TensorFlow's:
 //   - Enqueue waits while the queue is full (capacity < 0: unbounded);
 //     EnqueueMany enqueues the slices of its inputs along dimension 0, as
 //     many at a time as fit. Waiters are served in arrival order.
 //   - Dequeue waits for one element; DequeueMany(n) for n, returned stacked
-//     along a new dimension 0.
+//     along a new dimension 0; DequeueUpTo(n) the same, but once the queue
+//     is closed it returns what is left (at least one).
+//   - A padding queue's DequeueMany pads each component to the largest
+//     shape among the elements it takes (zeros, empty strings).
+//   - A random-shuffle queue hands out a random element (TensorFlow's
+//     choice: the stream of its seed and seed2 attrs, word % size, the last
+//     element moved into the gap) and keeps min_after_dequeue elements back
+//     until it is closed.
 //   - Close: later enqueues fail CANCELLED; dequeues are served from what
 //     is left, then fail OUT_OF_RANGE. With cancel_pending_enqueues, waiting
 //     enqueues fail CANCELLED too.
 //   - Every wait ends early, CANCELLED, when its step is aborted (its
 //     deadline, a failed peer), so a dead chief never hangs a worker.
-// Components are plain-memory types (numbers, bool): what token and input
-// queues carry.
 #include <cstdint>
 #include <cstring>
 #include <deque>
 #include <functional>
 #include <list>
 #include <memory>
+#include <random>
 #include <string>
 #include <utility>
 #include <vector>
@@ -30,6 +38,8 @@
 #include "absl/base/thread_annotations.h"
 #include "absl/strings/str_cat.h"
 #include "absl/synchronization/mutex.h"
+#include "ops/cpu/array_util.h"
+#include "ops/cpu/philox_random.h"
 #include "ops/cpu/shared_resource.h"
 #include "ops/framework/op_kernel.h"
 #include "ops/registration.h"
@@ -43,17 +53,44 @@ using Tuple = std::vector<Tensor>;  // one tensor per component
 using EnqueueDone = std::function<void(absl::Status)>;
 using DequeueDone = std::function<void(absl::StatusOr<Tuple>)>;
 
+enum class QueueKind { kFifo, kPadding, kRandomShuffle };
+
+// What a queue is made with (its kernel's attrs).
+struct QueueConfig {
+  QueueKind kind = QueueKind::kFifo;
+  DataTypeVector types;
+  std::vector<PartialShape> shapes;
+  int64_t capacity = -1;
+  int64_t min_after_dequeue = 0;  // random-shuffle only
+  int64_t seed = 0, seed2 = 0;    // random-shuffle only; both 0: random
+};
+
 class FifoQueue : public ResourceBase,
                   public std::enable_shared_from_this<FifoQueue> {
  public:
-  FifoQueue(std::string name, DataTypeVector types,
-            std::vector<PartialShape> shapes, int64_t capacity)
-      : name_(std::move(name)), types_(std::move(types)),
-        shapes_(std::move(shapes)), capacity_(capacity) {}
+  FifoQueue(std::string name, QueueConfig config)
+      : name_(std::move(name)), kind_(config.kind), types_(std::move(config.types)),
+        shapes_(std::move(config.shapes)), capacity_(config.capacity),
+        min_after_dequeue_(config.min_after_dequeue) {
+    int64_t seed = config.seed, seed2 = config.seed2;
+    if (seed == 0 && seed2 == 0) {
+      std::random_device rd;
+      std::mt19937_64 mix((static_cast<uint64_t>(rd()) << 32) ^ rd());
+      seed = static_cast<int64_t>(mix());
+      seed2 = static_cast<int64_t>(mix());
+    }
+    generator_ = philox::PhiloxRandom(static_cast<uint64_t>(seed),
+                                      static_cast<uint64_t>(seed2));
+  }
+
+  QueueKind kind() const { return kind_; }
 
   const DataTypeVector& types() const { return types_; }
   std::string DebugString() const override {
-    return absl::StrCat("queue '", name_, "'");
+    return absl::StrCat(kind_ == QueueKind::kFifo      ? "FIFOQueue '"
+                        : kind_ == QueueKind::kPadding ? "PaddingFIFOQueue '"
+                                                       : "RandomShuffleQueue '",
+                        name_, "'");
   }
 
   // Checks one element (or, with `batched`, a batch along dimension 0)
@@ -109,10 +146,11 @@ class FifoQueue : public ResourceBase,
     }, [&](absl::Status s) { done(std::move(s)); });
   }
 
-  // n < 0: one element, unstacked; otherwise n elements stacked.
-  void Dequeue(int64_t n, CancellationManager* cm, DequeueDone done) {
+  // n < 0: one element, unstacked; otherwise n elements stacked (with
+  // `up_to`, fewer once the queue is closed).
+  void Dequeue(int64_t n, bool up_to, CancellationManager* cm, DequeueDone done) {
     Wait(cm, [&](int64_t id, CancellationToken token) {
-      dequeuers_.push_back(Dequeuer{id, n, std::move(done), cm, token});
+      dequeuers_.push_back(Dequeuer{id, n, up_to, std::move(done), cm, token});
       return absl::OkStatus();
     }, [&](absl::Status s) { done(std::move(s)); });
   }
@@ -133,6 +171,11 @@ class FifoQueue : public ResourceBase,
     return static_cast<int32_t>(elements_.size());
   }
 
+  bool closed() {
+    absl::MutexLock lock(&mu_);
+    return closed_;
+  }
+
  private:
   struct Enqueuer {
     int64_t id;
@@ -144,6 +187,7 @@ class FifoQueue : public ResourceBase,
   struct Dequeuer {
     int64_t id;
     int64_t n;
+    bool up_to;
     DequeueDone done;
     CancellationManager* cm;
     CancellationToken token;
@@ -229,19 +273,25 @@ class FifoQueue : public ResourceBase,
       }
       while (!dequeuers_.empty()) {
         Dequeuer& d = dequeuers_.front();
-        const int64_t want = d.n < 0 ? 1 : d.n;
-        if (static_cast<int64_t>(elements_.size()) < want) {
-          if (!closed_ || !enqueuers_.empty()) break;  // more may come
+        int64_t want = d.n < 0 ? 1 : d.n;
+        const bool final = closed_ && enqueuers_.empty();  // no more will come
+        // A random-shuffle queue keeps min_after_dequeue back until closed.
+        const int64_t available =
+            static_cast<int64_t>(elements_.size()) -
+            (kind_ == QueueKind::kRandomShuffle && !closed_ ? min_after_dequeue_ : 0);
+        if (d.up_to && final && available > 0) want = std::min(want, available);
+        if (available < want) {
+          if (!final) break;  // more may come
           completions->push_back(Complete(
               d.cm, d.token, std::move(d.done),
               absl::StatusOr<Tuple>(absl::OutOfRangeError(absl::StrCat(
-                  DebugString(), " is closed and has ", elements_.size(),
-                  " elements; ", want, " were asked for")))));
+                  DebugString(), " is closed and has insufficient elements "
+                  "(requested ", want, ", current size ", elements_.size(), ")")))));
           dequeuers_.pop_front();
           progress = true;
           continue;
         }
-        absl::StatusOr<Tuple> out = TakeLocked(d.n);
+        absl::StatusOr<Tuple> out = TakeLocked(d.n < 0 ? -1 : want);
         completions->push_back(
             Complete(d.cm, d.token, std::move(d.done), std::move(out)));
         dequeuers_.pop_front();
@@ -250,43 +300,116 @@ class FifoQueue : public ResourceBase,
     }
   }
 
-  // Pops one element, or n stacked along a new dimension 0.
+  // Removes the next element: the front, or for a random-shuffle queue
+  // the one TensorFlow's choice names (the last element fills its place).
+  Tuple PopLocked() ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_) {
+    size_t index = 0;
+    if (kind_ == QueueKind::kRandomShuffle) {
+      index = static_cast<size_t>(NextWordLocked() % elements_.size());
+    }
+    Tuple t = std::move(elements_[index]);
+    if (index == 0) {
+      elements_.pop_front();
+    } else {
+      elements_[index] = std::move(elements_.back());
+      elements_.pop_back();
+    }
+    return t;
+  }
+
+  uint32_t NextWordLocked() ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_) {
+    if (used_ == philox::PhiloxRandom::kResultElementCount) {
+      block_ = generator_();
+      used_ = 0;
+    }
+    return block_[used_++];
+  }
+
+  // Pops one element, or n stacked along a new dimension 0 (padded to the
+  // largest shape by a padding queue).
   absl::StatusOr<Tuple> TakeLocked(int64_t n)
       ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_) {
-    if (n < 0) {
-      Tuple t = std::move(elements_.front());
-      elements_.pop_front();
-      return t;
+    if (n < 0) return PopLocked();
+    // Check the shapes before anything leaves the queue (a random-shuffle
+    // queue's choice consumes its stream, so check all it could take).
+    const bool pad = kind_ == QueueKind::kPadding;
+    std::vector<TensorShape> shapes(types_.size());
+    const int64_t candidates = kind_ == QueueKind::kRandomShuffle
+                                   ? static_cast<int64_t>(elements_.size()) : n;
+    for (size_t i = 0; i < types_.size(); ++i) {
+      for (int64_t k = 0; k < std::min<int64_t>(n, 1); ++k) shapes[i] = elements_[k][i].shape();
+      for (int64_t k = 1; k < candidates; ++k) {
+        const TensorShape& other = elements_[k][i].shape();
+        if (pad && other.dims() == shapes[i].dims()) {
+          for (int d = 0; d < other.dims(); ++d) {
+            if (other.dim_size(d) > shapes[i].dim_size(d)) shapes[i].set_dim(d, other.dim_size(d));
+          }
+        } else if (other != shapes[i]) {
+          return absl::InvalidArgumentError(absl::StrCat(
+              DebugString(), ": DequeueMany needs elements of one shape; "
+              "component ", i, " has ", shapes[i].DebugString(), " and ",
+              other.DebugString()));
+        }
+      }
+    }
+    std::vector<Tuple> taken;
+    for (int64_t k = 0; k < n; ++k) taken.push_back(PopLocked());
+    if (pad) {  // the largest shape among those taken
+      for (size_t i = 0; i < types_.size(); ++i) {
+        if (n > 0) shapes[i] = taken[0][i].shape();
+        for (const Tuple& t : taken) {
+          for (int d = 0; d < shapes[i].dims(); ++d) {
+            shapes[i].set_dim(d, std::max(shapes[i].dim_size(d), t[i].dim_size(d)));
+          }
+        }
+      }
     }
     Tuple out(types_.size());
     for (size_t i = 0; i < types_.size(); ++i) {
-      TensorShape shape = n > 0 ? elements_.front()[i].shape()
-                                : TensorShape();
-      for (int64_t k = 1; k < n; ++k) {
-        if (elements_[k][i].shape() != shape) {
-          return absl::InvalidArgumentError(absl::StrCat(
-              DebugString(), ": DequeueMany needs elements of one shape; "
-              "component ", i, " has ", shape.DebugString(), " and ",
-              elements_[k][i].shape().DebugString()));
-        }
-      }
+      TensorShape shape = shapes[i];
+      const int64_t slot = shape.num_elements();
       shape.InsertDim(0, n);
       Tensor stacked(types_[i], shape);
       if (!stacked.IsInitialized() && shape.num_elements() > 0) {
         return absl::ResourceExhaustedError(absl::StrCat(
             DebugString(), ": no memory to stack ", n, " elements of shape ",
-            shape.DebugString()));
+            shapes[i].DebugString()));
       }
-      char* dst = static_cast<char*>(stacked.raw_data());
       for (int64_t k = 0; k < n; ++k) {
-        const Tensor& e = elements_[k][i];
-        if (e.TotalBytes() > 0) std::memcpy(dst, e.raw_data(), e.TotalBytes());
-        dst += e.TotalBytes();
+        const Tensor& e = taken[k][i];
+        if (e.shape() == shapes[i]) {
+          CopyElements(e, 0, stacked, k * slot, slot);
+        } else {
+          PadInto(e, shapes[i], &stacked, k * slot);
+        }
       }
       out[i] = std::move(stacked);
     }
-    elements_.erase(elements_.begin(), elements_.begin() + n);
     return out;
+  }
+
+  // Copies `e` into the element of `dst` at `base` whose shape is
+  // `padded` (as large as e's in every dim), the rest zeros.
+  static void PadInto(const Tensor& e, const TensorShape& padded, Tensor* dst,
+                      int64_t base) {
+    VisitStorage(dst->dtype(), [&](auto tag) {
+      using T = typename decltype(tag)::type;
+      std::fill_n(dst->data<T>() + base, padded.num_elements(), T{});
+    });
+    const int rank = e.dims();
+    if (e.NumElements() == 0) return;
+    const int64_t row = rank == 0 ? 1 : e.dim_size(rank - 1);
+    const int64_t rows = e.NumElements() / row;
+    for (int64_t r = 0; r < rows; ++r) {
+      // The row's index in e, then its offset in the padded element.
+      int64_t rest = r, offset = 0, stride = rank == 0 ? 1 : padded.dim_size(rank - 1);
+      for (int d = rank - 2; d >= 0; --d) {
+        offset += (rest % e.dim_size(d)) * stride;
+        rest /= e.dim_size(d);
+        stride *= padded.dim_size(d);
+      }
+      CopyElements(e, r * row, *dst, base + offset, row);
+    }
   }
 
   void Cancel(int64_t id) {
@@ -312,10 +435,15 @@ class FifoQueue : public ResourceBase,
   }
 
   const std::string name_;
+  const QueueKind kind_;
   const DataTypeVector types_;
   const std::vector<PartialShape> shapes_;
   const int64_t capacity_;
+  const int64_t min_after_dequeue_;
   absl::Mutex mu_;
+  philox::PhiloxRandom generator_ ABSL_GUARDED_BY(mu_);
+  philox::PhiloxRandom::Block block_ ABSL_GUARDED_BY(mu_){};
+  int used_ ABSL_GUARDED_BY(mu_) = philox::PhiloxRandom::kResultElementCount;
   std::deque<Tuple> elements_ ABSL_GUARDED_BY(mu_);
   std::list<Enqueuer> enqueuers_ ABSL_GUARDED_BY(mu_);
   std::list<Dequeuer> dequeuers_ ABSL_GUARDED_BY(mu_);
@@ -324,26 +452,47 @@ class FifoQueue : public ResourceBase,
   WaiterIds ids_ ABSL_GUARDED_BY(mu_);
 };
 
-class FifoQueueOp : public OpKernel {
+// FIFOQueueV2, PaddingFIFOQueueV2, RandomShuffleQueueV2: the queue's handle,
+// made on first use.
+class QueueOp : public OpKernel {
  public:
-  explicit FifoQueueOp(OpKernelConstruction* c) : OpKernel(c) {
-    absl::Status s = c->GetAttr("component_types", &types_);
-    if (s.ok()) s = c->GetAttr("capacity", &capacity_);
+  QueueOp(OpKernelConstruction* c, QueueKind kind) : OpKernel(c) {
+    config_.kind = kind;
+    absl::Status s = c->GetAttr("component_types", &config_.types);
+    if (s.ok()) s = c->GetAttr("capacity", &config_.capacity);
+    if (s.ok() && kind == QueueKind::kRandomShuffle) {
+      s = c->GetAttr("min_after_dequeue", &config_.min_after_dequeue);
+      if (s.ok()) s = c->GetAttr("seed", &config_.seed);
+      if (s.ok()) s = c->GetAttr("seed2", &config_.seed2);
+    }
     if (auto it = c->def().attr().find("shapes"); it != c->def().attr().end()) {
       for (const auto& p : it->second.list().shape()) {
-        shapes_.push_back(PartialShape::FromProto(p));
+        config_.shapes.push_back(PartialShape::FromProto(p));
       }
     }
-    if (s.ok() && !shapes_.empty() && shapes_.size() != types_.size()) {
+    const size_t n = config_.types.size();
+    if (s.ok() && !config_.shapes.empty() && config_.shapes.size() != n) {
       s = absl::InvalidArgumentError(absl::StrCat(
-          "queue ", c->def().name(), ": ", shapes_.size(), " shapes for ",
-          types_.size(), " component types"));
+          "queue ", c->def().name(), ": ", config_.shapes.size(), " shapes for ",
+          n, " component types"));
     }
-    for (DataType t : types_) {
-      if (s.ok() && DataTypeIsObject(t)) {
+    if (s.ok() && kind == QueueKind::kPadding && config_.shapes.size() != n) {
+      s = absl::InvalidArgumentError(absl::StrCat(
+          "queue ", c->def().name(), ": a PaddingFIFOQueue needs a shape for "
+          "each component (dims may be unknown, ranks may not)"));
+    }
+    for (size_t i = 0; s.ok() && kind == QueueKind::kPadding && i < n; ++i) {
+      if (!config_.shapes[i].known_rank()) {
+        s = absl::InvalidArgumentError(absl::StrCat(
+            "queue ", c->def().name(), ": component ", i,
+            " of a PaddingFIFOQueue needs a known rank"));
+      }
+    }
+    for (DataType t : config_.types) {
+      if (s.ok() && t != DT_STRING && DataTypeIsObject(t)) {
         s = absl::UnimplementedError(absl::StrCat(
             "queue ", c->def().name(), ": ", DataTypeString(t),
-            " components are not supported (numbers and bool are)"));
+            " components are not supported (numbers, bool and strings are)"));
       }
     }
     c->SetStatus(s);
@@ -353,22 +502,19 @@ class FifoQueueOp : public OpKernel {
   void Compute(OpKernelContext* c) override {
     absl::StatusOr<std::shared_ptr<FifoQueue>> q =
         c->resource_manager()->LookupOrCreate<FifoQueue>(
-            handle_.container, handle_.name, [&] {
-              return std::make_shared<FifoQueue>(handle_.name, types_,
-                                                 shapes_, capacity_);
-            });
+            handle_.container, handle_.name,
+            [&] { return std::make_shared<FifoQueue>(handle_.name, config_); });
     OP_REQUIRES_OK(c, q.status());
-    OP_REQUIRES(c, (*q)->types() == types_,
+    OP_REQUIRES(c, (*q)->types() == config_.types && (*q)->kind() == config_.kind,
                 absl::InvalidArgumentError(absl::StrCat(
-                    "queue '", handle_.name, "' exists already with other "
-                    "component types than ", name(), " asks for")));
+                    "queue '", handle_.name, "' exists already as a ",
+                    (*q)->DebugString(), " with other component types or kind "
+                    "than ", name(), " asks for")));
     c->set_output(0, ResourceHandleTensor(handle_));
   }
 
  private:
-  DataTypeVector types_;
-  std::vector<PartialShape> shapes_;
-  int64_t capacity_ = -1;
+  QueueConfig config_;
   ResourceHandle handle_;
 };
 
@@ -452,8 +598,9 @@ class EnqueueOp : public AsyncQueueOp {
 
 class DequeueOp : public AsyncQueueOp {
  public:
-  DequeueOp(OpKernelConstruction* c, bool many)
-      : AsyncQueueOp(c), many_(many) {}
+  // many: DequeueMany; up_to: DequeueUpTo (many too).
+  DequeueOp(OpKernelConstruction* c, bool many, bool up_to = false)
+      : AsyncQueueOp(c), many_(many), up_to_(up_to) {}
 
  protected:
   void Run(OpKernelContext* c, FifoQueue& q,
@@ -478,7 +625,7 @@ class DequeueOp : public AsyncQueueOp {
       done();
       return;
     }
-    q.Dequeue(n, c->cancellation(),
+    q.Dequeue(n, up_to_, c->cancellation(),
               [c, done = std::move(done)](absl::StatusOr<Tuple> t) {
                 if (t.ok()) {
                   for (size_t i = 0; i < t->size(); ++i) {
@@ -493,6 +640,7 @@ class DequeueOp : public AsyncQueueOp {
 
  private:
   const bool many_;
+  const bool up_to_;
 };
 
 class QueueSizeOp : public OpKernel {
@@ -502,6 +650,16 @@ class QueueSizeOp : public OpKernel {
     absl::StatusOr<std::shared_ptr<FifoQueue>> q = LookupQueue(c);
     OP_REQUIRES_OK(c, q.status());
     c->set_output(0, Tensor::Scalar<int32_t>((*q)->size()));
+  }
+};
+
+class QueueIsClosedOp : public OpKernel {
+ public:
+  using OpKernel::OpKernel;
+  void Compute(OpKernelContext* c) override {
+    absl::StatusOr<std::shared_ptr<FifoQueue>> q = LookupQueue(c);
+    OP_REQUIRES_OK(c, q.status());
+    c->set_output(0, Tensor::Scalar<bool>((*q)->closed()));
   }
 };
 
@@ -523,8 +681,19 @@ class QueueCloseOp : public OpKernel {
 }  // namespace
 
 void RegisterQueueKernels(KernelRegistry* r) {
-  r->Register(KernelDef("FIFOQueueV2", kDeviceTypeCpu),
-              MakeKernel<FifoQueueOp>);
+  struct Kind {
+    const char* op;
+    QueueKind kind;
+  };
+  for (const Kind& k : {Kind{"FIFOQueueV2", QueueKind::kFifo},
+                        Kind{"PaddingFIFOQueueV2", QueueKind::kPadding},
+                        Kind{"RandomShuffleQueueV2", QueueKind::kRandomShuffle}}) {
+    const QueueKind kind = k.kind;
+    r->Register(KernelDef(k.op, kDeviceTypeCpu),
+                [kind](OpKernelConstruction* c) -> std::unique_ptr<OpKernel> {
+                  return std::make_unique<QueueOp>(c, kind);
+                });
+  }
   r->Register(KernelDef("QueueEnqueueV2", kDeviceTypeCpu),
               [](OpKernelConstruction* c) -> std::unique_ptr<OpKernel> {
                 return std::make_unique<EnqueueOp>(c, false);
@@ -541,6 +710,12 @@ void RegisterQueueKernels(KernelRegistry* r) {
               [](OpKernelConstruction* c) -> std::unique_ptr<OpKernel> {
                 return std::make_unique<DequeueOp>(c, true);
               });
+  r->Register(KernelDef("QueueDequeueUpToV2", kDeviceTypeCpu),
+              [](OpKernelConstruction* c) -> std::unique_ptr<OpKernel> {
+                return std::make_unique<DequeueOp>(c, true, true);
+              });
+  r->Register(KernelDef("QueueIsClosedV2", kDeviceTypeCpu),
+              MakeKernel<QueueIsClosedOp>);
   r->Register(KernelDef("QueueSizeV2", kDeviceTypeCpu),
               MakeKernel<QueueSizeOp>);
   r->Register(KernelDef("QueueCloseV2", kDeviceTypeCpu),

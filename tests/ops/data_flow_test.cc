@@ -299,7 +299,7 @@ TEST_F(QueueTest, CloseServesWhatIsLeftThenOutOfRange) {
   ASSERT_TRUE(session_.Run({}, {}, {"close"}, &out).ok());
   absl::Status s = Enqueue(Step(3), false);
   EXPECT_EQ(s.code(), absl::StatusCode::kCancelled) << s;
-  EXPECT_THAT(s.message(), HasSubstr("queue 'tokens' is closed"));
+  EXPECT_THAT(s.message(), HasSubstr("FIFOQueue 'tokens' is closed"));
   EXPECT_EQ(Dequeue(3).status().code(), absl::StatusCode::kOutOfRange);
   absl::StatusOr<Tensor> two = Dequeue(2);
   ASSERT_TRUE(two.ok()) << two.status();
@@ -309,7 +309,7 @@ TEST_F(QueueTest, CloseServesWhatIsLeftThenOutOfRange) {
 TEST_F(QueueTest, WrongComponentsAreErrors) {
   absl::Status s = Enqueue(MakeTensor<int64_t>({2}, {1, 2}), false);
   EXPECT_EQ(s.code(), absl::StatusCode::kInvalidArgument) << s;
-  EXPECT_THAT(s.message(), HasSubstr("queue 'tokens' component 0 has shape"));
+  EXPECT_THAT(s.message(), HasSubstr("FIFOQueue 'tokens' component 0 has shape"));
   s = Enqueue(Step(1), true);
   EXPECT_THAT(s.message(), HasSubstr("rank >= 1"));
 }

@@ -1,0 +1,92 @@
+"""Conformance: TensorFlow 1.x input queues, run by `weft run` against
+TensorFlow 2.21 on the same GraphDef, value for value.
+
+- A RandomShuffleQueue with graph and op seeds and min_after_dequeue,
+  carrying (int32, string) pairs: the same elements in the same order two
+  dequeue_many steps in (TensorFlow's shuffle, bit for bit).
+- A PaddingFIFOQueue of variable-length vectors: dequeue_many pads each
+  batch to its longest.
+- A FIFOQueue of strings, closed: dequeue_up_to returns what is left, and
+  is_closed says so.
+
+usage: queue_ops_test.py PATH_TO_WEFT
+Prints 'SKIPPED: ...' and exits 0 when TensorFlow is not installed.
+"""
+import os
+import sys
+import tempfile
+
+try:
+    import numpy as np  # noqa: F401
+    import tensorflow as tf
+except ImportError as e:  # pragma: no cover
+    print(f"SKIPPED: tensorflow not installed ({e})")
+    sys.exit(0)
+
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "interop"))
+from tf_compare import compare_fetches, run_weft, summary_exit_code  # noqa: E402
+
+tf1 = tf.compat.v1
+tf1.disable_eager_execution()
+
+WEFT = os.path.abspath(sys.argv[1])
+WORK = tempfile.mkdtemp(prefix="weft_queue_ops_", dir=os.environ.get("TEST_TMPDIR"))
+
+
+def compare(case, graph, fetches, init=(), steps=1):
+    """Runs the init ops once, in order, then `steps` runs of the fetches, in
+    TensorFlow and in weft; the last run's values must be equal."""
+    path = os.path.join(WORK, case + ".pb")
+    with open(path, "wb") as f:
+        f.write(graph.as_graph_def().SerializeToString())
+    with tf1.Session(graph=graph) as sess:
+        for i in init:
+            sess.run(graph.get_operation_by_name(i))
+        for _ in range(steps):
+            ref = sess.run([graph.get_tensor_by_name(f + ":0") for f in fetches])
+    proc = run_weft(WEFT, path, fetches, init=init, steps=steps)
+    compare_fetches(case, proc, fetches, ref, 0.0, 0.0)
+
+
+# --- RandomShuffleQueue: TensorFlow's order, two steps in.
+g = tf1.Graph()
+with g.as_default():
+    tf1.set_random_seed(5)
+    q = tf1.RandomShuffleQueue(capacity=50, min_after_dequeue=5,
+                               dtypes=[tf.int32, tf.string], shapes=[[], []],
+                               seed=7, name="shuffle")
+    ids = tf1.constant(list(range(20)), tf.int32)
+    names = tf1.constant([f"item{i}" for i in range(20)])
+    q.enqueue_many([ids, names], name="fill")
+    got = q.dequeue_many(4)
+    tf1.identity(got[0], name="ids")
+    tf1.identity(got[1], name="names")
+    tf1.identity(q.size(), name="size")
+compare("random_shuffle_queue", g, ["ids", "names", "size"], init=["fill"], steps=2)
+
+# --- PaddingFIFOQueue: each batch padded to its longest vector.
+g = tf1.Graph()
+with g.as_default():
+    q = tf1.PaddingFIFOQueue(capacity=10, dtypes=[tf.int64, tf.string],
+                             shapes=[[None], [None]], name="padding")
+    inits = []
+    for i, n in enumerate([1, 3, 2, 2]):
+        inits.append(q.enqueue([tf1.constant(list(range(1, n + 1)), tf.int64),
+                                tf1.constant(["w"] * n)], name=f"put{i}").name)
+    got = q.dequeue_many(2)
+    tf1.identity(got[0], name="padded")
+    tf1.identity(got[1], name="padded_strings")
+compare("padding_fifo_queue", g, ["padded", "padded_strings"], init=inits, steps=2)
+
+# --- FIFOQueue of strings, closed: dequeue_up_to gives what is left.
+g = tf1.Graph()
+with g.as_default():
+    q = tf1.FIFOQueue(capacity=10, dtypes=[tf.string], shapes=[[]], name="files")
+    q.enqueue_many([tf1.constant(["a.tfrecord", "b.tfrecord", "c.tfrecord",
+                                  "d.tfrecord", "e.tfrecord"])], name="fill")
+    q.close(name="close")
+    tf1.identity(q.dequeue_up_to(3), name="batch")
+    tf1.identity(q.is_closed(), name="closed")
+compare("fifo_queue_up_to", g, ["batch", "closed"], init=["fill", "close"], steps=2)
+
+sys.exit(summary_exit_code())
