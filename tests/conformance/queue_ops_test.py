@@ -24,7 +24,7 @@ except ImportError as e:  # pragma: no cover
     sys.exit(0)
 
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "interop"))
-from tf_compare import compare_fetches, run_weft, summary_exit_code  # noqa: E402
+from tf_compare import compare_tf1_graph, summary_exit_code  # noqa: E402
 
 tf1 = tf.compat.v1
 tf1.disable_eager_execution()
@@ -34,18 +34,9 @@ WORK = tempfile.mkdtemp(prefix="weft_queue_ops_", dir=os.environ.get("TEST_TMPDI
 
 
 def compare(case, graph, fetches, init=(), steps=1):
-    """Runs the init ops once, in order, then `steps` runs of the fetches, in
-    TensorFlow and in weft; the last run's values must be equal."""
-    path = os.path.join(WORK, case + ".pb")
-    with open(path, "wb") as f:
-        f.write(graph.as_graph_def().SerializeToString())
-    with tf1.Session(graph=graph) as sess:
-        for i in init:
-            sess.run(graph.get_operation_by_name(i))
-        for _ in range(steps):
-            ref = sess.run([graph.get_tensor_by_name(f + ":0") for f in fetches])
-    proc = run_weft(WEFT, path, fetches, init=init, steps=steps)
-    compare_fetches(case, proc, fetches, ref, 0.0, 0.0)
+    """The last of `steps` runs of `fetches` after the init ops, in order, in
+    TensorFlow and in weft: equal."""
+    compare_tf1_graph(WEFT, WORK, case, graph, fetches, init, steps, 0.0, 0.0)
 
 
 # --- RandomShuffleQueue: TensorFlow's order, two steps in.

@@ -25,7 +25,7 @@ except ImportError as e:  # pragma: no cover
 
 # tf_compare.py comes from //tests/interop, next to this file in runfiles.
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "interop"))
-from tf_compare import compare_fetches, run_weft, summary_exit_code  # noqa: E402
+from tf_compare import compare_tf1_graph, summary_exit_code  # noqa: E402
 
 tf1 = tf.compat.v1
 tf1.disable_eager_execution()
@@ -37,16 +37,7 @@ WORK = tempfile.mkdtemp(prefix="weft_state_ops_", dir=os.environ.get("TEST_TMPDI
 def compare(case, graph, fetches, init=(), steps=1, rtol=1e-6, atol=1e-6):
     """Runs `graph` in TensorFlow (init once, then `steps` runs of the
     fetches; the last run's values) and in weft, and compares them."""
-    path = os.path.join(WORK, case + ".pb")
-    with open(path, "wb") as f:
-        f.write(graph.as_graph_def().SerializeToString())
-    with tf1.Session(graph=graph) as sess:
-        for i in init:
-            sess.run(graph.get_operation_by_name(i))
-        for _ in range(steps):
-            ref = sess.run([graph.get_tensor_by_name(f + ":0") for f in fetches])
-    proc = run_weft(WEFT, path, fetches, init=init, steps=steps)
-    compare_fetches(case, proc, fetches, ref, rtol, atol)
+    compare_tf1_graph(WEFT, WORK, case, graph, fetches, init, steps, rtol, atol)
 
 
 # --- Scatter*: one op a graph (several in one step would race).

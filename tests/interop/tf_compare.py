@@ -3,6 +3,7 @@ compare the fetches with TensorFlow's (tf_reference_test.py and the
 conformance suites). numpy only: importing this needs no TensorFlow.
 """
 import json
+import os
 import subprocess
 
 import numpy as np
@@ -86,3 +87,23 @@ def compare_fetches(case, proc, fetches, ref, rtol, atol):
         else:
             check(f"{case}/{name}", np.array_equal(have, want.astype(have.dtype)),
                   f"{have} != TF {want}")
+
+
+def compare_tf1_graph(weft, work, case, graph, fetches, init=(), steps=1,
+                      rtol=1e-6, atol=1e-6):
+    """Runs a TF1 `graph` in TensorFlow (each init op once, in order, then
+    `steps` runs of the fetches) and with `weft run` (the same), from its
+    GraphDef written to `work`, and compares the last run's values (rtol =
+    atol = 0: bit for bit)."""
+    import tensorflow as tf  # only the TensorFlow tests call this
+    tf1 = tf.compat.v1
+    path = os.path.join(work, case + ".pb")
+    with open(path, "wb") as f:
+        f.write(graph.as_graph_def().SerializeToString())
+    with tf1.Session(graph=graph) as sess:
+        for i in init:
+            sess.run(graph.get_operation_by_name(i))
+        for _ in range(steps):
+            ref = sess.run([graph.get_tensor_by_name(f + ":0") for f in fetches])
+    proc = run_weft(weft, path, fetches, init=init, steps=steps)
+    compare_fetches(case, proc, fetches, ref, rtol, atol)
