@@ -3,10 +3,13 @@
 // functions narrow what they can from constant inputs.
 // The shape functions live in array_shape_fns.{h,cc} and
 // array_slice_shape_fns.cc.
+#include <string>
+
 #include "ops/array_shape_fns.h"
 #include "ops/framework/op_def_builder.h"
 #include "ops/framework/shape_inference.h"
 #include "ops/registration.h"
+#include "runtime/core/status.h"
 
 namespace weft {
 
@@ -166,6 +169,21 @@ void RegisterArrayOps(OpRegistry* r) {
                   .Attr("Tindices: {int16, int32, int64}")
                   .Attr("Taxis: {int32, int64}"),
               array_shapes::GatherV2Shape);
+  // Unique, UniqueWithCounts: the distinct values of a vector in order of
+  // first appearance, each element's index among them (and their counts).
+  for (const char* op : {"Unique", "UniqueWithCounts"}) {
+    OpDefBuilder b(op);
+    b.Input("x: T").Output("y: T").Output("idx: out_idx");
+    if (std::string(op) == "UniqueWithCounts") b.Output("count: out_idx");
+    b.Attr("T: type").Attr("out_idx: {int32, int64} = DT_INT32");
+    r->Register(b, [](InferenceContext* c) {
+      WEFT_RETURN_IF_ERROR(c->WithRank(0, 1));
+      c->set_output(0, PartialShape({-1}));
+      c->set_output(1, c->input(0));
+      if (c->num_outputs() > 2) c->set_output(2, PartialShape({-1}));
+      return absl::OkStatus();
+    });
+  }
   // The coordinates of the true (nonzero) elements, row-major.
   r->Register(OpDefBuilder("Where")
                   .Input("input: T")

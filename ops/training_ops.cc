@@ -2,8 +2,9 @@
 // variables arrive as refs and `var` is forwarded) and a resource form
 // (ResourceApply*, the variables arrive as DT_RESOURCE handles).
 //
-// Only the optimizers Weft has kernels for are defined here: Momentum and
-// Adam. OpDefs match TensorFlow 2.21's exactly.
+// Only the optimizers Weft has kernels for are defined here: Momentum (also
+// its sparse forms, SparseApplyMomentum and ResourceSparseApplyMomentum)
+// and Adam. OpDefs match TensorFlow 2.21's exactly.
 #include <string>
 
 #include "absl/strings/str_cat.h"
@@ -16,7 +17,6 @@
 namespace weft {
 namespace {
 
-// TensorFlow's "numbertypes".
 // Checks the inputs named in `same` (by index) have compatible shapes and the
 // ones in `scalars` are scalars; for ref ops, output 0 gets var's shape.
 absl::Status ApplyShape(InferenceContext* c, std::initializer_list<int> same,
@@ -74,6 +74,40 @@ void RegisterTrainingOps(OpRegistry* r) {
                   .SetIsStateful(),
               [](InferenceContext* c) {
                 return ApplyShape(c, {}, {2, 4}, true);
+              });
+
+  // Sparse momentum: inputs var, accum, lr, grad (rows), indices, momentum.
+  r->Register(OpDefBuilder("SparseApplyMomentum")
+                  .Input("var: Ref(T)")
+                  .Input("accum: Ref(T)")
+                  .Input("lr: T")
+                  .Input("grad: T")
+                  .Input("indices: Tindices")
+                  .Input("momentum: T")
+                  .Output("out: Ref(T)")
+                  .Attr(t_attr)
+                  .Attr("Tindices: {int32, int64}")
+                  .Attr("use_locking: bool = false")
+                  .Attr("use_nesterov: bool = false"),
+              [](InferenceContext* c) {
+                WEFT_RETURN_IF_ERROR(c->WithRank(4, 1));
+                return ApplyShape(c, {0, 1}, {2, 5}, false);
+              });
+  r->Register(OpDefBuilder("ResourceSparseApplyMomentum")
+                  .Input("var: resource")
+                  .Input("accum: resource")
+                  .Input("lr: T")
+                  .Input("grad: T")
+                  .Input("indices: Tindices")
+                  .Input("momentum: T")
+                  .Attr(t_attr)
+                  .Attr("Tindices: {int32, int64}")
+                  .Attr("use_locking: bool = false")
+                  .Attr("use_nesterov: bool = false")
+                  .SetIsStateful(),
+              [](InferenceContext* c) {
+                WEFT_RETURN_IF_ERROR(c->WithRank(4, 1));
+                return ApplyShape(c, {}, {2, 5}, true);
               });
 
   // Adam: inputs var, m, v, beta1_power, beta2_power, lr, beta1, beta2,

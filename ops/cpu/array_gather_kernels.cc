@@ -1,7 +1,10 @@
 // Kernels that pick elements by index or condition: GatherV2, Select,
-// SelectV2, Where.
+// SelectV2, Where, Unique, UniqueWithCounts.
 #include <algorithm>
 #include <array>
+#include <string>
+#include <type_traits>
+#include <unordered_map>
 #include <vector>
 
 #include "absl/strings/str_cat.h"
@@ -26,6 +29,68 @@ class GatherV2Op : public OpKernel {
 
  private:
   int64_t batch_dims_ = 0;
+};
+
+// Unique and UniqueWithCounts on a vector: the distinct values in order of
+// first appearance, each element's index among them, and (with counts) how
+// often each appears. Equality is the type's ==, as TensorFlow's hash map
+// has it: 0.0 and -0.0 are one value, every NaN a value of its own. Half
+// and bfloat16 compare as the floats they hold.
+template <typename T>
+void UniqueOf(const Tensor& x, Tensor* y, std::vector<int64_t>* idx,
+              std::vector<int64_t>* counts) {
+  using Key = std::conditional_t<std::is_same_v<T, Half> || std::is_same_v<T, BFloat16>,
+                                 float, T>;
+  const T* in = x.data<T>();
+  const int64_t n = x.NumElements();
+  std::unordered_map<Key, int64_t> first;
+  std::vector<int64_t> firsts;  // position of each distinct value
+  for (int64_t i = 0; i < n; ++i) {
+    Key key;
+    if constexpr (std::is_same_v<T, Half>) {
+      key = HalfToFloat(in[i]);
+    } else if constexpr (std::is_same_v<T, BFloat16>) {
+      key = BFloat16ToFloat(in[i]);
+    } else {
+      key = in[i];
+    }
+    auto [it, inserted] = first.try_emplace(key, static_cast<int64_t>(firsts.size()));
+    if (inserted) {
+      firsts.push_back(i);
+      counts->push_back(0);
+    }
+    (*idx)[i] = it->second;
+    ++(*counts)[it->second];
+  }
+  *y = Tensor(x.dtype(), TensorShape({static_cast<int64_t>(firsts.size())}));
+  for (size_t k = 0; k < firsts.size(); ++k) y->data<T>()[k] = in[firsts[k]];
+}
+
+class UniqueOp : public OpKernel {
+ public:
+  explicit UniqueOp(OpKernelConstruction* c) : OpKernel(c) {}
+  void Compute(OpKernelContext* c) override {
+    const Tensor& x = c->input(0);
+    OP_REQUIRES(c, x.dims() == 1,
+                absl::InvalidArgumentError(absl::StrCat(
+                    "unique expects a 1D vector, got shape ", x.shape().DebugString())));
+    std::vector<int64_t> idx(x.NumElements()), counts;
+    Tensor y;
+    bool supported = true;
+    WEFT_SWITCH_ALL_TYPES(
+        x.dtype(),
+        if constexpr (std::is_same_v<T, Half> || std::is_same_v<T, BFloat16> ||
+                      std::is_arithmetic_v<T> || std::is_same_v<T, std::string>) {
+          UniqueOf<T>(x, &y, &idx, &counts);
+        } else {
+          supported = false;
+        },
+        supported = false);
+    OP_REQUIRES(c, supported, UnsupportedDtype(type_string(), x.dtype()));
+    c->set_output(0, std::move(y));
+    OP_REQUIRES_OK(c, OutputInts(c, 1, idx, false, "idx"));
+    if (c->num_outputs() > 2) OP_REQUIRES_OK(c, OutputInts(c, 2, counts, false, "count"));
+  }
 };
 
 // Select: condition is a scalar, a vector over dim 0, or t's shape.
@@ -220,6 +285,8 @@ absl::Status Gather(OpKernelContext* c, const Tensor& params,
 }
 
 void RegisterArrayGatherKernels(KernelRegistry* r) {
+  r->Register(KernelDef("Unique", kDeviceTypeCpu), MakeKernel<UniqueOp>);
+  r->Register(KernelDef("UniqueWithCounts", kDeviceTypeCpu), MakeKernel<UniqueOp>);
   r->Register(KernelDef("Where", kDeviceTypeCpu)
                   .TypeConstraint("T", {DT_BOOL, DT_FLOAT, DT_DOUBLE, DT_INT8, DT_UINT8,
                                         DT_INT16, DT_UINT16, DT_INT32, DT_UINT32,

@@ -1,6 +1,7 @@
 #include "ops/cpu/training_apply.h"
 
 #include <algorithm>
+#include <vector>
 
 #include "absl/strings/str_cat.h"
 #include "ops/cpu/optimizer_update.h"
@@ -27,6 +28,34 @@ void Apply(Optimizer opt, bool nesterov, absl::Span<const OptimizerSlot> slots,
   }
 }
 
+// Sparse momentum, row by row as TensorFlow's SparseApplyMomentum:
+// accum[r] = accum[r] * momentum + g; var[r] -= lr * accum[r] (Nesterov:
+// var[r] -= lr * g + lr * momentum * accum[r]).
+template <typename T>
+void ApplySparseMomentum(bool nesterov, absl::Span<const OptimizerSlot> slots,
+                         absl::Span<const Tensor* const> scalars, const Tensor& grad,
+                         const std::vector<int64_t>& rows) {
+  const T lr = scalars[0]->data<T>()[0];
+  const T momentum = scalars[1]->data<T>()[0];
+  T* var = slots[0].tensor->data<T>();
+  T* accum = slots[1].tensor->data<T>();
+  const T* g = grad.data<T>();
+  const int64_t width = rows.empty() ? 0 : grad.NumElements() / static_cast<int64_t>(rows.size());
+  for (size_t i = 0; i < rows.size(); ++i) {
+    T* v = var + rows[i] * width;
+    T* a = accum + rows[i] * width;
+    const T* gi = g + static_cast<int64_t>(i) * width;
+    for (int64_t j = 0; j < width; ++j) {
+      a[j] = a[j] * momentum + gi[j];
+      if (nesterov) {
+        v[j] -= gi[j] * lr + a[j] * momentum * lr;
+      } else {
+        v[j] -= a[j] * lr;
+      }
+    }
+  }
+}
+
 const char* const kMomentumScalars[] = {"lr", "momentum"};
 const char* const kAdamScalars[] = {"beta1_power", "beta2_power", "lr",
                                     "beta1", "beta2", "epsilon"};
@@ -38,8 +67,11 @@ DataTypeVector OptimizerTypes() { return {DT_FLOAT, DT_DOUBLE}; }
 absl::Status ApplyOptimizer(Optimizer opt, bool use_nesterov,
                             absl::Span<const OptimizerSlot> slots,
                             absl::Span<const Tensor* const> scalars,
-                            const Tensor& grad) {
+                            const Tensor& grad, const Tensor* indices) {
   const bool momentum = opt == Optimizer::kMomentum;
+  if (indices != nullptr && !momentum) {
+    return absl::InternalError("ApplyOptimizer: sparse updates are momentum's only");
+  }
   const size_t want_slots = momentum ? 2 : 3;
   const size_t want_scalars = momentum ? 2 : 6;
   if (slots.size() != want_slots || scalars.size() != want_scalars) {
@@ -62,6 +94,15 @@ absl::Status ApplyOptimizer(Optimizer opt, bool use_nesterov,
           DataTypeString(slot.tensor->dtype()), " but the gradient has dtype ",
           DataTypeString(dtype)));
     }
+    if (indices != nullptr) {
+      if (slot.tensor->shape() != slots[0].tensor->shape()) {
+        return absl::InvalidArgumentError(absl::StrCat(
+            "variable ", slot.name, " has shape ", slot.tensor->shape().DebugString(),
+            " but ", slots[0].name, " has shape ",
+            slots[0].tensor->shape().DebugString()));
+      }
+      continue;
+    }
     if (slot.tensor->shape() != grad.shape()) {
       return absl::InvalidArgumentError(absl::StrCat(
           "variable ", slot.name, " has shape ",
@@ -78,9 +119,43 @@ absl::Status ApplyOptimizer(Optimizer opt, bool use_nesterov,
           " (updating ", slots[0].name, ")"));
     }
   }
+  std::vector<int64_t> rows;
+  if (indices != nullptr) {
+    const Tensor& var = *slots[0].tensor;
+    if (indices->dims() != 1) {
+      return absl::InvalidArgumentError(absl::StrCat(
+          "indices must be one-dimensional, got shape ", indices->shape().DebugString()));
+    }
+    TensorShape want({indices->dim_size(0)});
+    for (int d = 1; d < var.dims(); ++d) want.AddDim(var.dim_size(d));
+    if (var.dims() < 1 || grad.shape() != want) {
+      return absl::InvalidArgumentError(absl::StrCat(
+          "grad must be [indices.size] + var.shape[1:] = ", want.DebugString(),
+          " for ", slots[0].name, " of shape ", var.shape().DebugString(), ", got ",
+          grad.shape().DebugString()));
+    }
+    for (int64_t i = 0; i < indices->NumElements(); ++i) {
+      const int64_t r = indices->dtype() == DT_INT64 ? indices->data<int64_t>()[i]
+                                                     : indices->data<int32_t>()[i];
+      if (r < 0 || r >= var.dim_size(0)) {
+        return absl::InvalidArgumentError(absl::StrCat(
+            "Index ", r, " at offset ", i, " in indices is out of range (",
+            slots[0].name, " has ", var.dim_size(0), " rows)"));
+      }
+      rows.push_back(r);
+    }
+  }
   for (const OptimizerSlot& slot : slots) {
     absl::Status s = MakeBufferUnique(slot.tensor);
     if (!s.ok()) return s;
+  }
+  if (indices != nullptr) {
+    if (dtype == DT_FLOAT) {
+      ApplySparseMomentum<float>(use_nesterov, slots, scalars, grad, rows);
+    } else {
+      ApplySparseMomentum<double>(use_nesterov, slots, scalars, grad, rows);
+    }
+    return absl::OkStatus();
   }
   if (dtype == DT_FLOAT) {
     Apply<float>(opt, use_nesterov, slots, scalars, grad);

@@ -40,10 +40,15 @@ DataTypeVector OptimizerTypes();
 // Checks the slots are initialized and shaped like `grad`, the scalars are
 // scalars, then applies the update. Every slot's mutex must be held
 // exclusively. Errors name the slot or the scalar input.
+//
+// With `indices` (a vector; momentum only, TensorFlow's SparseApply*),
+// grad holds rows: row i updates the slots' row indices[i], in order (a
+// row named twice is updated twice), and grad is [n] + var.shape[1:];
+// an index outside var is INVALID_ARGUMENT naming it, and nothing changes.
 absl::Status ApplyOptimizer(Optimizer opt, bool use_nesterov,
                             absl::Span<const OptimizerSlot> slots,
                             absl::Span<const Tensor* const> scalars,
-                            const Tensor& grad);
+                            const Tensor& grad, const Tensor* indices = nullptr);
 
 // Holds several variables' mutexes exclusively, taken in address order (so
 // two kernels locking overlapping sets cannot deadlock); duplicates are taken

@@ -1,4 +1,4 @@
-// Ref-variable optimizers: ApplyMomentum and ApplyAdam. The variable and its
+// Ref-variable optimizers: ApplyMomentum, SparseApplyMomentum and ApplyAdam. The variable and its
 // slots (accum, or m and v) arrive as refs; all their mutexes are held while
 // the update runs (whatever use_locking says: Weft always locks, which TF
 // allows), and the var ref is forwarded to the output.
@@ -17,9 +17,11 @@ namespace {
 
 class ApplyOptimizerOp : public OpKernel {
  public:
-  ApplyOptimizerOp(OpKernelConstruction* c, Optimizer opt)
+  // sparse: SparseApplyMomentum (var, accum, lr, grad, indices, momentum).
+  ApplyOptimizerOp(OpKernelConstruction* c, Optimizer opt, bool sparse = false)
       : OpKernel(c),
         opt_(opt),
+        sparse_(sparse),
         num_slots_(opt == Optimizer::kMomentum ? 2 : 3) {
     c->SetStatus(c->GetAttr("use_nesterov", &use_nesterov_));
     // Slot names for messages: the nodes feeding the ref inputs.
@@ -42,7 +44,12 @@ class ApplyOptimizerOp : public OpKernel {
     std::vector<const Tensor*> scalars;
     const int num_scalars = opt_ == Optimizer::kMomentum ? 2 : 6;
     const Tensor* grad;
-    if (opt_ == Optimizer::kMomentum) {  // var, accum, lr, grad, momentum
+    const Tensor* indices = nullptr;
+    if (sparse_) {  // var, accum, lr, grad, indices, momentum
+      scalars = {&c->input(2), &c->input(5)};
+      grad = &c->input(3);
+      indices = &c->input(4);
+    } else if (opt_ == Optimizer::kMomentum) {  // var, accum, lr, grad, momentum
       scalars = {&c->input(2), &c->input(4)};
       grad = &c->input(3);
     } else {  // var, m, v, 6 scalars, grad
@@ -55,13 +62,14 @@ class ApplyOptimizerOp : public OpKernel {
       for (int i = 0; i < num_slots_; ++i) {
         slots.push_back({c->mutable_input(i), names_[i]});
       }
-      OP_REQUIRES_OK(c, ApplyOptimizer(opt_, use_nesterov_, slots, scalars, *grad));
+      OP_REQUIRES_OK(c, ApplyOptimizer(opt_, use_nesterov_, slots, scalars, *grad, indices));
     }
     c->forward_ref_input_to_ref_output(0, 0);
   }
 
  private:
   const Optimizer opt_;
+  const bool sparse_;
   const int num_slots_;
   bool use_nesterov_ = false;
   std::vector<std::string> names_;
@@ -81,6 +89,11 @@ void RegisterTrainingKernels(KernelRegistry* r) {
   r->Register(KernelDef("ApplyAdam", kDeviceTypeCpu)
                   .TypeConstraint("T", OptimizerTypes()),
               MakeApply<Optimizer::kAdam>);
+  r->Register(KernelDef("SparseApplyMomentum", kDeviceTypeCpu)
+                  .TypeConstraint("T", OptimizerTypes()),
+              [](OpKernelConstruction* c) -> std::unique_ptr<OpKernel> {
+                return std::make_unique<ApplyOptimizerOp>(c, Optimizer::kMomentum, true);
+              });
   RegisterResourceTrainingKernels(r);
 }
 

@@ -18,8 +18,11 @@ namespace {
 
 class ResourceApplyOptimizerOp : public OpKernel {
  public:
-  ResourceApplyOptimizerOp(OpKernelConstruction* c, Optimizer opt)
-      : OpKernel(c), opt_(opt), num_slots_(opt == Optimizer::kMomentum ? 2 : 3) {
+  // sparse: ResourceSparseApplyMomentum (var, accum, lr, grad, indices,
+  // momentum).
+  ResourceApplyOptimizerOp(OpKernelConstruction* c, Optimizer opt, bool sparse = false)
+      : OpKernel(c), opt_(opt), sparse_(sparse),
+        num_slots_(opt == Optimizer::kMomentum ? 2 : 3) {
     absl::Status s = c->GetAttr("T", &dtype_);
     if (s.ok()) s = c->GetAttr("use_nesterov", &use_nesterov_);
     c->SetStatus(s);
@@ -38,7 +41,12 @@ class ResourceApplyOptimizerOp : public OpKernel {
     }
     std::vector<const Tensor*> scalars;
     const Tensor* grad;
-    if (opt_ == Optimizer::kMomentum) {  // var, accum, lr, grad, momentum
+    const Tensor* indices = nullptr;
+    if (sparse_) {  // var, accum, lr, grad, indices, momentum
+      scalars = {&c->input(2), &c->input(5)};
+      grad = &c->input(3);
+      indices = &c->input(4);
+    } else if (opt_ == Optimizer::kMomentum) {  // var, accum, lr, grad, momentum
       scalars = {&c->input(2), &c->input(4)};
       grad = &c->input(3);
     } else {  // var, m, v, 6 scalars, grad
@@ -50,11 +58,12 @@ class ResourceApplyOptimizerOp : public OpKernel {
     for (int i = 0; i < num_slots_; ++i) {
       slots.push_back({vars[i]->tensor(), labels[i]});
     }
-    OP_REQUIRES_OK(c, ApplyOptimizer(opt_, use_nesterov_, slots, scalars, *grad));
+    OP_REQUIRES_OK(c, ApplyOptimizer(opt_, use_nesterov_, slots, scalars, *grad, indices));
   }
 
  private:
   const Optimizer opt_;
+  const bool sparse_;
   const int num_slots_;
   DataType dtype_ = DT_INVALID;
   bool use_nesterov_ = false;
@@ -74,6 +83,11 @@ void RegisterResourceTrainingKernels(KernelRegistry* r) {
   r->Register(KernelDef("ResourceApplyAdam", kDeviceTypeCpu)
                   .TypeConstraint("T", OptimizerTypes()),
               MakeResourceApply<Optimizer::kAdam>);
+  r->Register(KernelDef("ResourceSparseApplyMomentum", kDeviceTypeCpu)
+                  .TypeConstraint("T", OptimizerTypes()),
+              [](OpKernelConstruction* c) -> std::unique_ptr<OpKernel> {
+                return std::make_unique<ResourceApplyOptimizerOp>(c, Optimizer::kMomentum, true);
+              });
 }
 
 }  // namespace weft

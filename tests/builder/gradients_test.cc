@@ -227,7 +227,8 @@ TEST(GradientsTest, EveryOpHasAGradientEntryOrIsListed) {
       "AssignAddVariableOp", "AssignSubVariableOp", "VariableV2",
       "VarHandleOp", "DestroyResourceOp", "ApplyGradientDescent",
       "ApplyMomentum", "ApplyAdam", "ResourceApplyGradientDescent",
-      "ResourceApplyMomentum", "ResourceApplyAdam",
+      "ResourceApplyMomentum", "ResourceApplyAdam", "SparseApplyMomentum",
+      "ResourceSparseApplyMomentum",
       // Checkpoints (file I/O).
       "SaveV2", "RestoreV2", "MergeV2Checkpoints", "ShardedFilename",
       "StringJoin", "StaticRegexFullMatch",

@@ -104,6 +104,25 @@ with g.as_default():
 compare("nd_functional", g, ["gather_nd", "gather_nd_rows", "scatter_nd"] +
         [f"tensor_scatter_{n}" for n in ("update", "add", "sub", "min", "max")])
 
+# --- Sparse momentum: TF1's MomentumOptimizer on an embedding lookup (an
+# IndexedSlices gradient, a row twice) applies (Resource)SparseApplyMomentum;
+# three steps in, with and without Nesterov.
+for resource in (False, True):
+    for nesterov in (False, True):
+        g = tf1.Graph()
+        with g.as_default():
+            emb = tf1.Variable(np.arange(12, dtype=np.float32).reshape(4, 3) / 10,
+                               name="emb", use_resource=resource)
+            rows = tf.nn.embedding_lookup(emb, tf1.constant([3, 1, 3]))
+            loss = tf1.reduce_sum(rows * rows)
+            opt = tf1.train.MomentumOptimizer(0.1, 0.9, use_nesterov=nesterov)
+            train = opt.minimize(loss)
+            init = tf1.global_variables_initializer()
+            with tf1.control_dependencies([train]):
+                tf1.identity(emb.read_value(), name="after")
+        kind = ("resource" if resource else "ref") + ("_nesterov" if nesterov else "")
+        compare(f"sparse_momentum_{kind}", g, ["after"], init=[init.name], steps=3)
+
 # --- count_up_to: the value before, three steps in.
 g = tf1.Graph()
 with g.as_default():

@@ -1,4 +1,4 @@
-// GatherV2, Select, SelectV2.
+// GatherV2, Select, SelectV2, Unique, UniqueWithCounts.
 #include <string>
 #include <vector>
 
@@ -101,6 +101,36 @@ TEST(SelectV2Test, Broadcasts) {
   EXPECT_STATUS(RunStatus(NodeBuilder("s", "SelectV2").Attr("T", DT_INT64),
                           {MakeTensor<bool>({3}, {}), t, t}),
                 absl::StatusCode::kInvalidArgument, "not broadcastable");
+}
+
+}  // namespace
+}  // namespace weft
+
+namespace weft {
+namespace {
+
+NodeBuilder UniqueNode(const char* op, DataType t, DataType out_idx) {
+  return NodeBuilder("u", op).Attr("T", t).Attr("out_idx", out_idx);
+}
+
+TEST(UniqueTest, FirstAppearanceOrderIndicesAndCounts) {
+  auto out = RunOk(UniqueNode("UniqueWithCounts", DT_INT32, DT_INT64),
+                   {Vec<int32_t>({7, 3, 7, 7, 1, 3})});
+  ExpectTensorEqual(out[0], Vec<int32_t>({7, 3, 1}));
+  ExpectTensorEqual(out[1], Vec<int64_t>({0, 1, 0, 0, 2, 1}));
+  ExpectTensorEqual(out[2], Vec<int64_t>({3, 2, 1}));
+  // Floats compare with ==: 0.0 and -0.0 are one value.
+  auto floats = RunOk(UniqueNode("Unique", DT_FLOAT, DT_INT32), {Vec<float>({0.0f, -0.0f, 2.5f})});
+  EXPECT_EQ(floats[0].NumElements(), 2);
+  ExpectTensorEqual(floats[1], Vec<int32_t>({0, 0, 1}));
+  auto strings = RunOk(UniqueNode("Unique", DT_STRING, DT_INT32),
+                       {Vec<std::string>({"b", "a", "b"})});
+  EXPECT_EQ(strings[0].data<std::string>()[0], "b");
+  EXPECT_EQ(strings[0].data<std::string>()[1], "a");
+  ExpectTensorEqual(strings[1], Vec<int32_t>({0, 1, 0}));
+  EXPECT_STATUS(RunStatus(UniqueNode("Unique", DT_INT32, DT_INT32),
+                          {Tensor::Scalar<int32_t>(1)}),
+                absl::StatusCode::kInvalidArgument, "unique expects a 1D vector");
 }
 
 }  // namespace
