@@ -6,6 +6,7 @@
 #include "absl/strings/str_cat.h"
 #include "ops/cpu/optimizer_update.h"
 #include "ops/cpu/state_update.h"
+#include "ops/framework/op_kernel.h"
 
 namespace weft {
 namespace {
@@ -163,6 +164,22 @@ absl::Status ApplyOptimizer(Optimizer opt, bool use_nesterov,
     Apply<double>(opt, use_nesterov, slots, scalars, grad);
   }
   return absl::OkStatus();
+}
+
+OptimizerInputs OptimizerInputsOf(OpKernelContext* c, Optimizer opt, bool sparse) {
+  OptimizerInputs in;
+  if (sparse) {
+    in.scalars = {&c->input(2), &c->input(5)};
+    in.grad = &c->input(3);
+    in.indices = &c->input(4);
+  } else if (opt == Optimizer::kMomentum) {
+    in.scalars = {&c->input(2), &c->input(4)};
+    in.grad = &c->input(3);
+  } else {
+    for (int i = 0; i < 6; ++i) in.scalars.push_back(&c->input(3 + i));
+    in.grad = &c->input(9);
+  }
+  return in;
 }
 
 SlotLocks::SlotLocks(std::vector<absl::Mutex*> mus) : mus_(std::move(mus)) {

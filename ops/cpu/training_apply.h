@@ -22,6 +22,8 @@
 
 namespace weft {
 
+class OpKernelContext;
+
 enum class Optimizer {
   kMomentum,  // slots {var, accum}; scalars {lr, momentum}
   kAdam,      // slots {var, m, v}; scalars {beta1_power, beta2_power, lr,
@@ -49,6 +51,17 @@ absl::Status ApplyOptimizer(Optimizer opt, bool use_nesterov,
                             absl::Span<const OptimizerSlot> slots,
                             absl::Span<const Tensor* const> scalars,
                             const Tensor& grad, const Tensor* indices = nullptr);
+
+// The plain inputs of an optimizer kernel (after its variables), as
+// TensorFlow's ops order them: momentum (var, accum, lr, grad, momentum),
+// sparse momentum (var, accum, lr, grad, indices, momentum), Adam (var, m,
+// v, 6 scalars, grad). Pointers into c's inputs.
+struct OptimizerInputs {
+  std::vector<const Tensor*> scalars;
+  const Tensor* grad = nullptr;
+  const Tensor* indices = nullptr;  // sparse only
+};
+OptimizerInputs OptimizerInputsOf(OpKernelContext* c, Optimizer opt, bool sparse);
 
 // Holds several variables' mutexes exclusively, taken in address order (so
 // two kernels locking overlapping sets cannot deadlock); duplicates are taken

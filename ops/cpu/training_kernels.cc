@@ -40,29 +40,15 @@ class ApplyOptimizerOp : public OpKernel {
                       ") is not a reference")));
       mus.push_back(c->input_ref_mutex(i));
     }
-    // Scalars and grad are plain inputs: read them before locking.
-    std::vector<const Tensor*> scalars;
-    const int num_scalars = opt_ == Optimizer::kMomentum ? 2 : 6;
-    const Tensor* grad;
-    const Tensor* indices = nullptr;
-    if (sparse_) {  // var, accum, lr, grad, indices, momentum
-      scalars = {&c->input(2), &c->input(5)};
-      grad = &c->input(3);
-      indices = &c->input(4);
-    } else if (opt_ == Optimizer::kMomentum) {  // var, accum, lr, grad, momentum
-      scalars = {&c->input(2), &c->input(4)};
-      grad = &c->input(3);
-    } else {  // var, m, v, 6 scalars, grad
-      for (int i = 0; i < num_scalars; ++i) scalars.push_back(&c->input(3 + i));
-      grad = &c->input(9);
-    }
+    // The plain inputs: read before locking.
+    const OptimizerInputs in = OptimizerInputsOf(c, opt_, sparse_);
     {
       SlotLocks lock(std::move(mus));
       std::vector<OptimizerSlot> slots;
       for (int i = 0; i < num_slots_; ++i) {
         slots.push_back({c->mutable_input(i), names_[i]});
       }
-      OP_REQUIRES_OK(c, ApplyOptimizer(opt_, use_nesterov_, slots, scalars, *grad, indices));
+      OP_REQUIRES_OK(c, ApplyOptimizer(opt_, use_nesterov_, slots, in.scalars, *in.grad, in.indices));
     }
     c->forward_ref_input_to_ref_output(0, 0);
   }

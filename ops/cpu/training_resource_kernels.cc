@@ -39,26 +39,14 @@ class ResourceApplyOptimizerOp : public OpKernel {
       vars[i] = *std::move(var);
       mus.push_back(vars[i]->mu());
     }
-    std::vector<const Tensor*> scalars;
-    const Tensor* grad;
-    const Tensor* indices = nullptr;
-    if (sparse_) {  // var, accum, lr, grad, indices, momentum
-      scalars = {&c->input(2), &c->input(5)};
-      grad = &c->input(3);
-      indices = &c->input(4);
-    } else if (opt_ == Optimizer::kMomentum) {  // var, accum, lr, grad, momentum
-      scalars = {&c->input(2), &c->input(4)};
-      grad = &c->input(3);
-    } else {  // var, m, v, 6 scalars, grad
-      for (int i = 0; i < 6; ++i) scalars.push_back(&c->input(3 + i));
-      grad = &c->input(9);
-    }
+    // The plain inputs: read before locking.
+    const OptimizerInputs in = OptimizerInputsOf(c, opt_, sparse_);
     SlotLocks lock(std::move(mus));
     std::vector<OptimizerSlot> slots;
     for (int i = 0; i < num_slots_; ++i) {
       slots.push_back({vars[i]->tensor(), labels[i]});
     }
-    OP_REQUIRES_OK(c, ApplyOptimizer(opt_, use_nesterov_, slots, scalars, *grad, indices));
+    OP_REQUIRES_OK(c, ApplyOptimizer(opt_, use_nesterov_, slots, in.scalars, *in.grad, in.indices));
   }
 
  private:
