@@ -33,7 +33,7 @@ bool ValidJobName(absl::string_view name) {
 // Why `address` is not host:port, or "" when it is.
 std::string AddressProblem(absl::string_view address) {
   const size_t colon = address.rfind(':');
-  if (colon == absl::string_view::npos) return "has no ':PORT'";
+  if (colon == absl::string_view::npos) return "has no port (write host:port)";
   absl::string_view host = address.substr(0, colon);
   absl::string_view port = address.substr(colon + 1);
   if (host.empty()) return "has no host before ':'";

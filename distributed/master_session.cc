@@ -457,6 +457,20 @@ absl::Status MasterSession::EndStep(const Plan& plan, const Step& step,
   if (!status.ok() && step.cancel != nullptr && step.cancel->IsCancelled()) {
     status = CancelledByClient(step.id);  // what the aborts it caused said
   }
+  if (!status.ok()) {
+    bool closing;
+    {
+      absl::MutexLock lock(&mu_);
+      closing = closed_;
+    }
+    // Aborted by CloseSession: TensorFlow's words first (its clients match
+    // them), then what the step saw.
+    if (closing) {
+      status = absl::CancelledError(absl::StrCat(
+          "Step was cancelled by an explicit call to `Session::Close()` (step ",
+          step.id, " of session '", options_.handle, "': ", status.message(), ")"));
+    }
+  }
   if (!ended) {
     status = absl::Status(
         status.ok() ? absl::StatusCode::kDeadlineExceeded : status.code(),

@@ -95,7 +95,7 @@ TEST(ClusterSpecTest, MalformedFlagsNameWhatIsWrong) {
   EXPECT_THAT(Error("ps=a:1;ps=b:2"), HasSubstr("job 'ps' is given twice"));
   EXPECT_THAT(Error("1ps=a:1"), HasSubstr("job name '1ps' is not a letter"));
   EXPECT_THAT(Error("p-s=a:1"), HasSubstr("job name 'p-s'"));
-  EXPECT_THAT(Error("ps=a"), HasSubstr("/job:ps/task:0 address 'a' has no ':PORT'"));
+  EXPECT_THAT(Error("ps=a"), HasSubstr("/job:ps/task:0 address 'a' has no port (write host:port)"));
   EXPECT_THAT(Error("ps=:22"), HasSubstr("has no host"));
   EXPECT_THAT(Error("ps=a:0"), HasSubstr("port that is not a number in 1-65535"));
   EXPECT_THAT(Error("ps=a:65536"), HasSubstr("1-65535"));

@@ -4,6 +4,7 @@
 // that never answers), each with an error naming what to fix.
 #include <memory>
 #include <string>
+#include <thread>
 #include <vector>
 
 #include "absl/strings/str_join.h"
@@ -348,6 +349,33 @@ TEST_F(MasterTest, AStepPastItsDeadlineIsAbortedOnEveryTask) {
   EXPECT_THAT(std::string(got.status().message()),
               HasSubstr("/job:worker/replica:0/task:1"));
   EXPECT_EQ(workers_[1]->num_step_rendezvous(), 0);
+}
+
+TEST_F(MasterTest, AStepBlockedWhenTheSessionClosesSaysSessionClose) {
+  tensorflow::GraphDef def = Sample();
+  GraphDefBuilder extra;
+  extra.Op("stuck", "Block", {"y"}, {{"T", DT_FLOAT}})
+      .Op("w", "Neg", {"stuck"}, {{"T", DT_FLOAT}});
+  const tensorflow::GraphDef added = extra.Build();
+  for (auto n : added.node()) {
+    if (n.name() == "stuck") n.set_device("/job:worker/task:1");
+    *def.add_node() = n;
+  }
+  auto handle = Create(def);
+  ASSERT_TRUE(handle.ok());
+  absl::StatusOr<std::vector<std::vector<float>>> got = absl::UnknownError("not run");
+  std::thread step([&] { got = Run(*handle, {{"x", {1.0f, 2.0f}}}, {"w"}); });
+  absl::SleepFor(absl::Milliseconds(300));  // the step is blocked by now
+  tensorflow::CloseSessionRequest close;
+  close.set_session_handle(*handle);
+  tensorflow::CloseSessionResponse closed;
+  EXPECT_TRUE(master_->CloseSession(close, &closed).ok());
+  step.join();
+  // TensorFlow's words first (its clients match "Session::Close"), then ours.
+  EXPECT_EQ(got.status().code(), absl::StatusCode::kCancelled) << got.status();
+  EXPECT_THAT(std::string(got.status().message()),
+              HasSubstr("Step was cancelled by an explicit call to `Session::Close()`"));
+  EXPECT_THAT(std::string(got.status().message()), HasSubstr(*handle));
 }
 
 TEST_F(MasterTest, CreateSessionWaitsForEveryTaskAndNamesTheMissingOne) {
