@@ -131,6 +131,7 @@ absl::Status MasterSession::CreateWorkerSessions(
     auto& call = calls->Add(task, worker);
     call.request.set_session_handle(options_.handle);
     call.request.set_master_task(options_.tasks.front());
+    call.request.set_isolate_session_state(options_.config.isolate_session_state());
     *call.request.mutable_server_def()->mutable_default_session_config() =
         options_.config;
   }

@@ -4,6 +4,7 @@
 #include <utility>
 #include <vector>
 
+#include "absl/container/flat_hash_map.h"
 #include "absl/container/flat_hash_set.h"
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_format.h"
@@ -22,7 +23,10 @@
 namespace weft {
 
 struct Worker::RegisteredGraph {
-  // Declared first, destroyed last: the executors' stateful kernels.
+  // Declared first, destroyed last: an isolated session's resources, and
+  // the executors' stateful kernels.
+  std::shared_ptr<absl::flat_hash_map<const Device*, std::unique_ptr<ResourceMgr>>>
+      resources;
   std::shared_ptr<KernelCache> kernels;
   std::unique_ptr<ExecutableGraph> exec;
 };
@@ -32,6 +36,12 @@ struct Worker::Session {
   // Stateful kernels shared by the session's graphs (as a local session
   // shares them across Run signatures).
   std::shared_ptr<KernelCache> kernels = std::make_shared<KernelCache>();
+  // An isolated session's own resources (variables, queues, ...), one
+  // manager per device, made at CreateWorkerSession; empty: the devices',
+  // shared with every other session. Graphs hold the managers through
+  // `resources` (shared), so a step outliving its session keeps them.
+  std::shared_ptr<absl::flat_hash_map<const Device*, std::unique_ptr<ResourceMgr>>>
+      resources;
   absl::Mutex mu;
   struct Graph {
     std::shared_ptr<const RegisteredGraph> graph;
@@ -236,6 +246,14 @@ void Worker::CreateWorkerSessionAsync(
     if (added) {
       it->second = std::make_shared<Session>();
       it->second->handle = request->session_handle();
+      if (request->isolate_session_state()) {
+        // What this session makes is invisible to every other session.
+        it->second->resources = std::make_shared<
+            absl::flat_hash_map<const Device*, std::unique_ptr<ResourceMgr>>>();
+        for (const Device* d : options_.devices->devices()) {
+          (*it->second->resources)[d] = std::make_unique<ResourceMgr>();
+        }
+      }
     }
   }
   done(absl::OkStatus());
@@ -298,6 +316,13 @@ absl::Status Worker::RegisterGraph(
   exec_options.kernels = &kernels;
   exec_options.inter_op_pool = options_.inter_op_pool;
   exec_options.kernel_cache = registered->kernels.get();
+  if (session->resources != nullptr) {
+    registered->resources = session->resources;
+    exec_options.resources = [resources = session->resources.get()](const Device* d) {
+      auto it = resources->find(d);
+      return it == resources->end() ? nullptr : it->second.get();
+    };
+  }
   exec_options.receives_from_other_tasks = true;
   WEFT_ASSIGN_OR_RETURN(registered->exec,
                         ExecutableGraph::Create(exec_options, std::move(graph)));

@@ -28,6 +28,8 @@ absl::StatusOr<std::unique_ptr<ExecutableGraph>> ExecutableGraph::Create(
   auto add_part = [&](std::unique_ptr<Graph> g,
                       const std::string& device) -> absl::Status {
     exec_options.device = by_name.at(device);
+    exec_options.resource_mgr =
+        options.resources ? options.resources(exec_options.device) : nullptr;
     Part part;
     WEFT_ASSIGN_OR_RETURN(part.executor, Executor::Create(exec_options, *g));
     part.graph = std::move(g);

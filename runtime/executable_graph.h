@@ -28,6 +28,7 @@
 #ifndef WEFT_RUNTIME_EXECUTABLE_GRAPH_H_
 #define WEFT_RUNTIME_EXECUTABLE_GRAPH_H_
 
+#include <functional>
 #include <memory>
 #include <string>
 #include <vector>
@@ -52,6 +53,10 @@ struct ExecutableOptions {
   ThreadPool* inter_op_pool = nullptr;
   // Optional; shares stateful kernels with the owner's other graphs.
   KernelCache* kernel_cache = nullptr;
+  // Optional: a session's own resources on each device (an isolated
+  // session); unset, or null for a device, uses the device's. What it
+  // returns must outlive the graph.
+  std::function<ResourceMgr*(const Device*)> resources;
   // False (a local session): every _Recv's sender must be in the graph, or
   // the step would wait forever; Create refuses such a graph. True (a
   // worker): a _Recv whose sender is not on `devices` is another task's

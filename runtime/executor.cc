@@ -274,6 +274,7 @@ void Executor::Impl::Step::Start(const StepArgs& args, DoneCallback done) {
   base_params_.rendezvous = args.rendezvous;
   base_params_.collectives = args.collectives;
   base_params_.cancellation = args.cancellation;
+  base_params_.resource_mgr = exec_->options_.resource_mgr;
   aborted_.store(false, std::memory_order_relaxed);
   cancel_callback_done_.store(false, std::memory_order_relaxed);
   {
@@ -371,8 +372,10 @@ void Executor::Impl::Step::Finish() {
     ClearEntries(root_.inputs.get(), g_.root_frame().num_input_slots);
   }
   if (g_.uses_step_container()) {
-    exec_->options_.device->resource_manager()->Cleanup(
-        StepContainerName(args_.step_id));
+    ResourceMgr* rm = exec_->options_.resource_mgr != nullptr
+                          ? exec_->options_.resource_mgr
+                          : exec_->options_.device->resource_manager();
+    rm->Cleanup(StepContainerName(args_.step_id));
   }
   DoneCallback done = std::move(done_);
   done_ = nullptr;
@@ -500,6 +503,7 @@ void Executor::Impl::Step::Process(TaggedNode t, int64_t share, ReadyQueue* q,
     params.rendezvous = base_params_.rendezvous;
     params.collectives = base_params_.collectives;
     params.cancellation = base_params_.cancellation;
+    params.resource_mgr = base_params_.resource_mgr;
     params.is_input_dead = t.dead;
     params.frame_id = t.iter->frame_id;
     params.iter_id = t.iter->iter_num;

@@ -108,6 +108,11 @@ struct ExecutorOptions {
   // Optional: shares the kernels of stateful nodes with other executors of
   // the same session (see kernel_cache.h). Must outlive the executor.
   KernelCache* kernel_cache = nullptr;
+  // Optional: the resources (variables, queues, ...) of a session isolated
+  // from the others (ConfigProto.isolate_session_state); null: the
+  // device's, which every session on the device shares. Must outlive the
+  // executor.
+  ResourceMgr* resource_mgr = nullptr;
 };
 
 // The tail TensorFlow appends to an error raised by node `name`.

@@ -152,6 +152,9 @@ class OpKernelContext {
     Rendezvous* rendezvous = nullptr;
     CollectiveRendezvous* collectives = nullptr;  // null outside a worker
     CancellationManager* cancellation = nullptr;
+    // Where the step's resources live: a session's own (isolated) or, when
+    // null, the device's.
+    ResourceMgr* resource_mgr = nullptr;
     bool is_input_dead = false;  // for Recv-like kernels that forward deadness
     // The while-loop frame instance and iteration the node runs in (0, 0
     // outside loops); Send/Recv put them in rendezvous keys.
@@ -206,7 +209,7 @@ class OpKernelContext {
   const Eigen::ThreadPoolDevice& eigen_cpu_device() const;
   ThreadPool* intra_op_pool() const { return p_.device->intra_op_pool(); }
   ResourceMgr* resource_manager() const {
-    return p_.device->resource_manager();
+    return p_.resource_mgr != nullptr ? p_.resource_mgr : p_.device->resource_manager();
   }
   const OpKernel& op_kernel() const { return *p_.kernel; }
   int64_t step_id() const { return p_.step_id; }

@@ -242,6 +242,40 @@ TEST_F(MasterTest, VariablesOnATaskOutliveSessionsUntilReset) {
   EXPECT_THAT(std::string(got.status().message()), HasSubstr("uninitialized"));
 }
 
+TEST_F(MasterTest, AnIsolatedSessionSeesNoOtherSessionsVariablesNorShowsItsOwn) {
+  GraphDefBuilder b;
+  b.Placeholder("x", DT_FLOAT, Attr::Shape({2}))
+      .Op("v", "VariableV2", {}, {{"dtype", DT_FLOAT}, {"shape", Attr::Shape({2})}})
+      .Op("assign", "Assign", {"v", "x"}, {{"T", DT_FLOAT}})
+      .Op("read", "Identity", {"v"}, {{"T", DT_FLOAT}});
+  tensorflow::GraphDef def = b.Build();
+  for (auto& n : *def.mutable_node()) {
+    if (n.name() == "v" || n.name() == "assign") n.set_device("/job:worker/task:1");
+  }
+  tensorflow::ConfigProto isolated;
+  isolated.set_isolate_session_state(true);
+  auto shared = Create(def);
+  ASSERT_TRUE(shared.ok()) << shared.status();
+  ASSERT_TRUE(Run(*shared, {{"x", {7.0f, 8.0f}}}, {}, {"assign"}).ok());
+  // Made after the shared session set v: it still sees none of it.
+  auto own = Create(def, nullptr, isolated);
+  ASSERT_TRUE(own.ok()) << own.status();
+  auto got = Run(*own, {}, {"read"});
+  EXPECT_EQ(got.status().code(), absl::StatusCode::kFailedPrecondition) << got.status();
+  // Its own value stays its own.
+  ASSERT_TRUE(Run(*own, {{"x", {1.0f, 2.0f}}}, {}, {"assign"}).ok());
+  got = Run(*own, {}, {"read"});
+  ASSERT_TRUE(got.ok()) << got.status();
+  EXPECT_EQ((*got)[0], (std::vector<float>{1.0f, 2.0f}));
+  got = Run(*shared, {}, {"read"});
+  ASSERT_TRUE(got.ok()) << got.status();
+  EXPECT_EQ((*got)[0], (std::vector<float>{7.0f, 8.0f}));
+  auto other = Create(def, nullptr, isolated);  // another isolated one
+  ASSERT_TRUE(other.ok());
+  EXPECT_EQ(Run(*other, {}, {"read"}).status().code(),
+            absl::StatusCode::kFailedPrecondition);
+}
+
 // RunStepAsync answers as RunStep does. A step of a signature that is
 // registered needs no pool thread: it runs while the pool's only thread is
 // held. The signature's first step and a failed step (which is aborted

@@ -211,34 +211,38 @@ class RetvalOp : public OpKernel {
   int64_t index_ = 0;
 };
 
+// Looks its Var up in the step's resources on first use (an isolated
+// session's, or the device's), as the real VariableV2 does.
 class VariableOp : public OpKernel {
  public:
   explicit VariableOp(OpKernelConstruction* c) : OpKernel(c) {
-    std::string container, shared_name;
-    absl::Status s = c->GetAttr("container", &container);
-    if (s.ok()) s = c->GetAttr("shared_name", &shared_name);
-    if (!s.ok()) {
-      c->SetStatus(s);
-      return;
-    }
-    ResourceMgr* rm = c->device()->resource_manager();
-    const DataType dtype = BaseType(output_types()[0]);
-    absl::StatusOr<std::shared_ptr<Var>> var = rm->LookupOrCreate<Var>(
-        container.empty() ? rm->default_container() : container,
-        shared_name.empty() ? name() : shared_name,
-        [dtype] { return std::make_shared<Var>(dtype); });
-    if (!var.ok()) {
-      c->SetStatus(var.status());
-      return;
-    }
-    var_ = *var;
+    absl::Status s = c->GetAttr("container", &container_);
+    if (s.ok()) s = c->GetAttr("shared_name", &shared_name_);
+    c->SetStatus(s);
   }
   void Compute(OpKernelContext* c) override {
-    c->set_output_ref(0, var_->mu(), var_->tensor());
+    std::shared_ptr<Var> var;
+    {
+      absl::MutexLock lock(&mu_);
+      if (var_ == nullptr) {
+        ResourceMgr* rm = c->resource_manager();
+        const DataType dtype = BaseType(output_types()[0]);
+        absl::StatusOr<std::shared_ptr<Var>> found = rm->LookupOrCreate<Var>(
+            container_.empty() ? rm->default_container() : container_,
+            shared_name_.empty() ? name() : shared_name_,
+            [dtype] { return std::make_shared<Var>(dtype); });
+        OP_REQUIRES_OK(c, found.status());
+        var_ = *found;
+      }
+      var = var_;
+    }
+    c->set_output_ref(0, var->mu(), var->tensor());
   }
 
  private:
-  std::shared_ptr<Var> var_;
+  std::string container_, shared_name_;
+  absl::Mutex mu_;
+  std::shared_ptr<Var> var_ ABSL_GUARDED_BY(mu_);
 };
 
 class AssignOp : public OpKernel {
