@@ -61,6 +61,20 @@ tensorflow::GraphDef Sample() {
   return def;
 }
 
+// A variable v on task 1, assigned from x; read by the client's task.
+tensorflow::GraphDef VariableGraph() {
+  GraphDefBuilder b;
+  b.Placeholder("x", DT_FLOAT, Attr::Shape({2}))
+      .Op("v", "VariableV2", {}, {{"dtype", DT_FLOAT}, {"shape", Attr::Shape({2})}})
+      .Op("assign", "Assign", {"v", "x"}, {{"T", DT_FLOAT}})
+      .Op("read", "Identity", {"v"}, {{"T", DT_FLOAT}});
+  tensorflow::GraphDef def = b.Build();
+  for (auto& n : *def.mutable_node()) {
+    if (n.name() == "v" || n.name() == "assign") n.set_device("/job:worker/task:1");
+  }
+  return def;
+}
+
 tensorflow::TensorProto Proto(std::vector<float> values) {
   Tensor t(DT_FLOAT, TensorShape({static_cast<int64_t>(values.size())}));
   for (size_t i = 0; i < values.size(); ++i) t.flat<float>()[i] = values[i];
@@ -205,15 +219,7 @@ TEST_F(MasterTest, AStepSpansBothTasksWithTheLocalSessionsNumbers) {
 }
 
 TEST_F(MasterTest, VariablesOnATaskOutliveSessionsUntilReset) {
-  GraphDefBuilder b;
-  b.Placeholder("x", DT_FLOAT, Attr::Shape({2}))
-      .Op("v", "VariableV2", {}, {{"dtype", DT_FLOAT}, {"shape", Attr::Shape({2})}})
-      .Op("assign", "Assign", {"v", "x"}, {{"T", DT_FLOAT}})
-      .Op("read", "Identity", {"v"}, {{"T", DT_FLOAT}});
-  tensorflow::GraphDef def = b.Build();
-  for (auto& n : *def.mutable_node()) {
-    if (n.name() == "v" || n.name() == "assign") n.set_device("/job:worker/task:1");
-  }
+  const tensorflow::GraphDef def = VariableGraph();
   auto a = Create(def);
   ASSERT_TRUE(a.ok()) << a.status();
   ASSERT_TRUE(Run(*a, {{"x", {7.0f, 8.0f}}}, {}, {"assign"}).ok());
@@ -243,15 +249,7 @@ TEST_F(MasterTest, VariablesOnATaskOutliveSessionsUntilReset) {
 }
 
 TEST_F(MasterTest, AnIsolatedSessionSeesNoOtherSessionsVariablesNorShowsItsOwn) {
-  GraphDefBuilder b;
-  b.Placeholder("x", DT_FLOAT, Attr::Shape({2}))
-      .Op("v", "VariableV2", {}, {{"dtype", DT_FLOAT}, {"shape", Attr::Shape({2})}})
-      .Op("assign", "Assign", {"v", "x"}, {{"T", DT_FLOAT}})
-      .Op("read", "Identity", {"v"}, {{"T", DT_FLOAT}});
-  tensorflow::GraphDef def = b.Build();
-  for (auto& n : *def.mutable_node()) {
-    if (n.name() == "v" || n.name() == "assign") n.set_device("/job:worker/task:1");
-  }
+  const tensorflow::GraphDef def = VariableGraph();
   tensorflow::ConfigProto isolated;
   isolated.set_isolate_session_state(true);
   auto shared = Create(def);
