@@ -470,16 +470,6 @@ void Executor::Impl::Step::Process(TaggedNode t, int64_t share, ReadyQueue* q,
     Propagate(item, t.node, t.iter, /*dead=*/true, exclusive, outs, q,
               &expensive);
   } else {
-    if (item.forwards_ref && in[0].ref != nullptr) {
-      // Identity of a ref: pass the ref on (the consumers read it).
-      (*outs)[0] = in[0];
-      ClearEntries(in, item.num_inputs);
-      Propagate(item, t.node, t.iter, /*dead=*/false, exclusive, outs, q,
-                &expensive);
-      ClearEntries(outs->data(), item.num_outputs);
-      if (!expensive.empty()) Dispatch(&expensive, q);
-      return;
-    }
     if (item.needs_deref) {
       absl::Status s = Deref(item, t.node, in);
       if (!s.ok()) {

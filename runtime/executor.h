@@ -37,10 +37,7 @@
 //
 // Refs. A ref output (a legacy variable) flows to ref inputs as a ref; a
 // plain input fed from a ref edge gets a copy of the value, read under the
-// variable's lock just before its kernel runs. An Identity of a ref (a TF1
-// variable's `v/read`) passes the ref on rather than reading it, so its
-// consumers read the variable when they run: a consumer ordered after an
-// update (a control dependency) sees it, as with TensorFlow's aliasing read.
+// variable's lock just before its kernel runs.
 //
 // Errors. The first kernel error aborts the step: its code is kept and
 // "\n\t [[{{node NAME}}]]" is appended, as TensorFlow does. Nodes not yet

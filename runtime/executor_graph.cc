@@ -2,7 +2,6 @@
 
 #include <algorithm>
 #include <deque>
-#include <functional>
 #include <map>
 #include <utility>
 
@@ -108,25 +107,6 @@ absl::StatusOr<std::unique_ptr<ExecutorGraph>> ExecutorGraph::Build(
   std::vector<int32_t> index_of(graph.num_node_ids(), -1);
   for (int i = 0; i < n; ++i) index_of[nodes[i]->id()] = i;
 
-  // Identities that pass a ref on: fed (through other such Identities) by
-  // a ref output on this device.
-  std::vector<int8_t> forwards(graph.num_node_ids(), -1);  // -1: not known yet
-  std::function<bool(const Node*)> forwards_ref = [&](const Node* node) -> bool {
-    int8_t& known = forwards[node->id()];
-    if (known >= 0) return known == 1;
-    known = 0;  // also breaks cycles (loops)
-    if (node->type_string() != "Identity") return false;
-    for (const Edge* e : node->in_edges()) {
-      if (e->IsControlEdge()) continue;
-      known = IsRefType(e->src->output_type(e->src_output)) || forwards_ref(e->src) ? 1 : 0;
-    }
-    return known == 1;
-  };
-  // A plain input fed by a ref, or by an Identity passing one on.
-  auto fed_by_ref = [&](const Edge* e) {
-    return IsRefType(e->src->output_type(e->src_output)) || forwards_ref(e->src);
-  };
-
   eg->kernels_.reserve(n);
   eg->items_.resize(n);
   for (int i = 0; i < n; ++i) {
@@ -178,11 +158,11 @@ absl::StatusOr<std::unique_ptr<ExecutorGraph>> ExecutorGraph::Build(
       ++in_edges;
       if (e->IsControlEdge()) continue;
       ++data_edges;
-      if (fed_by_ref(e) && !IsRefType(node.input_type(e->dst_input))) {
+      if (IsRefType(e->src->output_type(e->src_output)) &&
+          !IsRefType(node.input_type(e->dst_input))) {
         item.needs_deref = true;
       }
     }
-    item.forwards_ref = forwards_ref(&node);
     if (item.needs_deref) {
       item.allows_uninitialized_input =
           node.op_def().allows_uninitialized_input();

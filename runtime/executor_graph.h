@@ -71,10 +71,6 @@ struct NodeItem {
   bool runs_when_dead = false;
   bool may_skip_outputs = false;  // Switch, Recv: an unset output is dead
   bool needs_deref = false;       // a plain input is fed from a ref output
-  // An Identity of a ref (a TF1 variable's `v/read`): it passes the ref on,
-  // and its consumers read the variable when they run, as TensorFlow's
-  // aliasing read makes them see updates made before they run.
-  bool forwards_ref = false;
   bool allows_uninitialized_input = false;  // from the OpDef
   LoopKind loop_kind = kNone;
   bool is_constant_enter = false;  // Enter with is_constant: a loop invariant

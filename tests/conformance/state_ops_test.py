@@ -123,19 +123,6 @@ for resource in (False, True):
         kind = ("resource" if resource else "ref") + ("_nesterov" if nesterov else "")
         compare(f"sparse_momentum_{kind}", g, ["after"], init=[init.name], steps=3)
 
-# --- A read of a ref variable (its `v/read` Identity, made with the
-# variable) by an op ordered after an update sees the update, as
-# TensorFlow's aliasing reads do: what SyncReplicasOptimizer relies on to
-# fill its token queue with the new global step.
-g = tf1.Graph()
-with g.as_default():
-    step = tf1.Variable(np.int64(0), name="global_step", use_resource=False)
-    init = tf1.global_variables_initializer()
-    with tf1.control_dependencies([tf1.assign_add(step, 1)]):
-        tf1.identity(tf1.fill([2], step), name="tokens")
-        tf1.identity(step * 10, name="scaled")
-compare("ref_read_after_update", g, ["tokens", "scaled"], init=[init.name], steps=2)
-
 # --- count_up_to: the value before, three steps in.
 g = tf1.Graph()
 with g.as_default():
