@@ -163,6 +163,41 @@ void RegisterRandomOps(OpRegistry* r) {
                   .Attr("Tshape: {int32, int64} = DT_INT32"),
               StatelessV2Shape);
 
+  // Multinomial, StatelessMultinomial: [batch, num_samples] class indices.
+  constexpr const char* kLogitTypes =
+      "T: {float, double, int32, uint8, int16, int8, int64, bfloat16, uint16, "
+      "half, uint32, uint64}";
+  auto multinomial_shape = [](InferenceContext* c) {
+    WEFT_RETURN_IF_ERROR(c->WithRank(0, 2));
+    WEFT_RETURN_IF_ERROR(c->WithRank(1, 0));
+    const PartialShape& logits = c->input(0);
+    int64_t n = -1;
+    if (const Tensor* t = c->input_tensor(1); t != nullptr && t->dtype() == DT_INT32) {
+      n = t->scalar<int32_t>();
+    }
+    c->set_output(0, PartialShape({logits.known_rank() ? logits.dim(0) : -1, n}));
+    return absl::OkStatus();
+  };
+  r->Register(OpDefBuilder("Multinomial")
+                  .Input("logits: T")
+                  .Input("num_samples: int32")
+                  .Output("output: output_dtype")
+                  .Attr("seed: int = 0")
+                  .Attr("seed2: int = 0")
+                  .Attr(kLogitTypes)
+                  .Attr("output_dtype: {int32, int64} = DT_INT64")
+                  .SetIsStateful(),
+              multinomial_shape);
+  r->Register(OpDefBuilder("StatelessMultinomial")
+                  .Input("logits: T")
+                  .Input("num_samples: int32")
+                  .Input("seed: Tseed")
+                  .Output("output: output_dtype")
+                  .Attr(kLogitTypes)
+                  .Attr("Tseed: {int32, int64} = DT_INT64")
+                  .Attr("output_dtype: {int32, int64} = DT_INT64"),
+              multinomial_shape);
+
   r->Register(OpDefBuilder("StatelessRandomGetKeyCounter")
                   .Input("seed: Tseed")
                   .Output("key: uint64")

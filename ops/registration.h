@@ -45,6 +45,8 @@ void RegisterAssertKernel(KernelRegistry* r);
 void RegisterRandomKernels(KernelRegistry* r);
 // Called by RegisterRandomKernels (ops/cpu/stateless_random_kernels.cc).
 void RegisterStatelessRandomKernels(KernelRegistry* r);
+// Called by RegisterRandomKernels (ops/cpu/multinomial_kernels.cc).
+void RegisterMultinomialKernels(KernelRegistry* r);
 void RegisterConvKernels(KernelRegistry* r);
 void RegisterTrainingKernels(KernelRegistry* r);
 void RegisterSendRecvKernels(KernelRegistry* r);

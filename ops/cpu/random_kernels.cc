@@ -197,6 +197,7 @@ void RegisterRandomKernels(KernelRegistry* r) {
               MakeKernel<RandomUniformIntOp<int64_t>>);
   r->Register(KernelDef("RandomShuffle", kDeviceTypeCpu), MakeKernel<RandomShuffleOp>);
   RegisterStatelessRandomKernels(r);
+  RegisterMultinomialKernels(r);
 }
 
 }  // namespace weft

@@ -3,8 +3,9 @@ against TensorFlow 2.21 on the same GraphDef, bit for bit.
 
 The stateless family (tf.random.stateless_* in every dtype, their V1 ops
 through tf.raw_ops, the key/counter ops, a Keras initializer and a
-stateless dropout mask) and the stateful shuffle (tf.random.shuffle with
-graph and op seeds, two steps in: the stream goes on).
+stateless dropout mask) the stateful shuffle (tf.random.shuffle with graph
+and op seeds, two steps in: the stream goes on), and tf.random.categorical
+and its stateless form.
 
 usage: random_ops_test.py PATH_TO_WEFT
 Prints 'SKIPPED: ...' and exits 0 when TensorFlow is not installed.
@@ -104,5 +105,20 @@ with g.as_default():
     tf1.identity(tf.random.shuffle(tf.reshape(tf.range(30.0), [10, 3]), seed=5), name="rows")
     tf1.identity(tf.random.shuffle(tf.constant(["a", "b", "c", "d", "e"]), seed=6), name="strings")
 exact("random_shuffle", g, ["vector", "rows", "strings"], steps=2)
+
+# --- tf.random.categorical (Multinomial) with graph and op seeds, two steps
+# in, and tf.random.stateless_categorical: the same classes as TensorFlow.
+g = tf1.Graph()
+with g.as_default():
+    tf1.set_random_seed(11)
+    logits = tf1.constant([[0.0, 1.0, 2.0, -1.0], [3.0, 0.5, float("-inf"), 0.0],
+                           [0.1, 0.2, 0.3, 0.4]])
+    tf1.identity(tf.random.categorical(logits, 7, seed=3), name="cat")
+    tf1.identity(tf.random.categorical(tf.cast(logits, tf.float64), 5, seed=4,
+                                       dtype=tf.int32), name="cat_f64")
+    tf1.identity(tf.random.stateless_categorical(logits, 9, seed=[5, 6]),
+                 name="stateless_cat")
+exact("categorical", g, ["cat", "cat_f64", "stateless_cat"],
+      steps=2)
 
 sys.exit(summary_exit_code())
