@@ -11,7 +11,6 @@
 #include <cmath>
 #include <cstdint>
 #include <limits>
-#include <random>
 #include <vector>
 
 #include "absl/strings/str_cat.h"
@@ -130,13 +129,8 @@ class MultinomialOp : public OpKernel {
     if (s.ok()) s = c->GetAttr("seed2", &seed2);
     if (s.ok()) s = c->GetAttr("output_dtype", &out_type_);
     c->SetStatus(s);
-    if (seed == 0 && seed2 == 0) {
-      std::random_device rd;
-      std::mt19937_64 mix((static_cast<uint64_t>(rd()) << 32) ^ rd());
-      seed = static_cast<int64_t>(mix());
-      seed2 = static_cast<int64_t>(mix());
-    }
-    gen_ = PhiloxRandom(static_cast<uint64_t>(seed), static_cast<uint64_t>(seed2));
+    absl::MutexLock lock(&mu_);
+    gen_ = philox::SeededGenerator(seed, seed2);
   }
 
   void Compute(OpKernelContext* c) override {

@@ -22,6 +22,7 @@
 
 #include <array>
 #include <cstdint>
+#include <random>
 
 namespace weft {
 namespace philox {
@@ -110,6 +111,19 @@ inline PhiloxRandom StatelessGenerator(uint64_t seed0, uint64_t seed1) {
   const PhiloxRandom::Block mix = scramble();
   return PhiloxRandom(PhiloxRandom::Block{0, 0, mix[2], mix[3]},
                       PhiloxRandom::Key{mix[0], mix[1]});
+}
+
+// The generator of a stateful random op (or queue) with seed attrs (seed,
+// seed2), as TensorFlow seeds it; both 0 means "unseeded": a key from the
+// system's entropy, different on every call.
+inline PhiloxRandom SeededGenerator(int64_t seed, int64_t seed2) {
+  if (seed == 0 && seed2 == 0) {
+    std::random_device rd;
+    std::mt19937_64 mix((static_cast<uint64_t>(rd()) << 32) ^ rd());
+    seed = static_cast<int64_t>(mix());
+    seed2 = static_cast<int64_t>(mix());
+  }
+  return PhiloxRandom(static_cast<uint64_t>(seed), static_cast<uint64_t>(seed2));
 }
 
 // Hands out a generator's words one at a time (for rejection sampling, which

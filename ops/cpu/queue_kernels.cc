@@ -30,7 +30,6 @@
 #include <functional>
 #include <list>
 #include <memory>
-#include <random>
 #include <string>
 #include <utility>
 #include <vector>
@@ -72,15 +71,8 @@ class FifoQueue : public ResourceBase,
       : name_(std::move(name)), kind_(config.kind), types_(std::move(config.types)),
         shapes_(std::move(config.shapes)), capacity_(config.capacity),
         min_after_dequeue_(config.min_after_dequeue) {
-    int64_t seed = config.seed, seed2 = config.seed2;
-    if (seed == 0 && seed2 == 0) {
-      std::random_device rd;
-      std::mt19937_64 mix((static_cast<uint64_t>(rd()) << 32) ^ rd());
-      seed = static_cast<int64_t>(mix());
-      seed2 = static_cast<int64_t>(mix());
-    }
-    generator_ = philox::PhiloxRandom(static_cast<uint64_t>(seed),
-                                      static_cast<uint64_t>(seed2));
+    absl::MutexLock lock(&mu_);
+    generator_ = philox::SeededGenerator(config.seed, config.seed2);
   }
 
   QueueKind kind() const { return kind_; }

@@ -9,7 +9,6 @@
 // their own positions in the reserved stretch, so the result does not
 // depend on the thread count.
 #include <limits>
-#include <random>
 #include <vector>
 
 #include "absl/strings/str_cat.h"
@@ -32,14 +31,8 @@ using philox::PhiloxRandom;
 class GuardedPhiloxRandom {
  public:
   void Init(int64_t seed, int64_t seed2) {
-    if (seed == 0 && seed2 == 0) {
-      std::random_device rd;
-      std::mt19937_64 mix((static_cast<uint64_t>(rd()) << 32) ^ rd());
-      seed = static_cast<int64_t>(mix());
-      seed2 = static_cast<int64_t>(mix());
-    }
     absl::MutexLock lock(&mu_);
-    gen_ = PhiloxRandom(static_cast<uint64_t>(seed), static_cast<uint64_t>(seed2));
+    gen_ = philox::SeededGenerator(seed, seed2);
   }
 
   // The stream's current position; skips it ahead by `blocks`.
