@@ -2,7 +2,9 @@
 // and algorithm) and RandomShuffle: bit-exact agreement with TensorFlow
 // 2.21 for several seeds, seed dtypes, shapes and dtypes
 // (stateless_random_golden.inc, shuffle_golden.inc, written by
-// stateless_golden_gen.py), the same numbers on every run, and errors.
+// stateless_golden_gen.py), the same numbers on every run, and errors;
+// Multinomial and StatelessMultinomial.
+#include <cmath>
 #include <cstdint>
 #include <cstring>
 #include <set>
@@ -272,6 +274,47 @@ TEST(RandomShuffleTest, StringsScalarsAndErrors) {
   auto one = s.Run({Vec<float>({5})});
   ASSERT_TRUE(one.ok());
   EXPECT_EQ(one->at(0).data<float>()[0], 5);
+}
+
+}  // namespace
+}  // namespace weft
+
+namespace weft {
+namespace {
+
+// Multinomial and StatelessMultinomial: shape, the classes they may draw,
+// and errors. (TensorFlow's exact classes: tests/conformance/random_ops_test.)
+TEST(MultinomialTest, ShapesClassesAndErrors) {
+  const Tensor logits = testing_util::Vec<float>({0.0f, 1.0f, -INFINITY, 2.0f, 2.0f, -INFINITY})
+                            .Reshaped(TensorShape({2, 3}));
+  KernelRunner stateful(NodeBuilder("m", "Multinomial")
+                            .Attr("T", DT_FLOAT)
+                            .Attr("output_dtype", DT_INT64)
+                            .Attr("seed", int64_t{3})
+                            .Attr("seed2", int64_t{4})
+                            .Build());
+  auto out = stateful.Run({logits, Tensor::Scalar<int32_t>(50)});
+  ASSERT_TRUE(out.ok()) << out.status();
+  EXPECT_EQ(out->at(0).shape().DebugString(), "[2,50]");
+  for (int64_t i = 0; i < 100; ++i) {
+    const int64_t k = out->at(0).data<int64_t>()[i];
+    EXPECT_NE(k, 2) << "a -inf logit is never drawn";
+    EXPECT_TRUE(k >= 0 && k < 3);
+  }
+  EXPECT_STATUS(stateful.Run({testing_util::Vec<float>({1, 2}), Tensor::Scalar<int32_t>(1)})
+                    .status(),
+                absl::StatusCode::kInvalidArgument, "logits should be a matrix");
+  EXPECT_STATUS(stateful.Run({logits, Tensor::Scalar<int32_t>(-1)}).status(),
+                absl::StatusCode::kInvalidArgument, "num_samples should be nonnegative");
+  KernelRunner stateless(NodeBuilder("s", "StatelessMultinomial")
+                             .Attr("T", DT_FLOAT)
+                             .Attr("Tseed", DT_INT64)
+                             .Attr("output_dtype", DT_INT32)
+                             .Build());
+  auto a = stateless.Run({logits, Tensor::Scalar<int32_t>(8), testing_util::Vec<int64_t>({5, 6})});
+  auto b = stateless.Run({logits, Tensor::Scalar<int32_t>(8), testing_util::Vec<int64_t>({5, 6})});
+  ASSERT_TRUE(a.ok() && b.ok());
+  ExpectTensorEqual(a->at(0), b->at(0));  // the same seed, the same classes
 }
 
 }  // namespace
