@@ -61,6 +61,19 @@ tensorflow::GraphDef Sample() {
   return def;
 }
 
+// Sample() with w = -op(y): `name`, of type `op`, on task 1.
+tensorflow::GraphDef SampleThrough(const std::string& name, const std::string& op) {
+  tensorflow::GraphDef def = Sample();
+  GraphDefBuilder extra;
+  extra.Op(name, op, {"y"}, {{"T", DT_FLOAT}}).Op("w", "Neg", {name}, {{"T", DT_FLOAT}});
+  const tensorflow::GraphDef added = extra.Build();
+  for (auto n : added.node()) {
+    if (n.name() == name) n.set_device("/job:worker/task:1");
+    *def.add_node() = n;
+  }
+  return def;
+}
+
 // A variable v on task 1, assigned from x; read by the client's task.
 tensorflow::GraphDef VariableGraph() {
   GraphDefBuilder b;
@@ -320,15 +333,7 @@ TEST_F(MasterTest, AsyncStepsOfARegisteredSignatureNeedNoWaitingThread) {
 }
 
 TEST_F(MasterTest, AFailingNodeIsReportedFromItsTaskNotTheAbortsItCaused) {
-  tensorflow::GraphDef def = Sample();
-  GraphDefBuilder extra;
-  extra.Op("bad", "Fail", {"y"}, {{"T", DT_FLOAT}})
-      .Op("w", "Neg", {"bad"}, {{"T", DT_FLOAT}});
-  const tensorflow::GraphDef added = extra.Build();
-  for (auto n : added.node()) {
-    if (n.name() == "bad") n.set_device("/job:worker/task:1");
-    *def.add_node() = n;
-  }
+  const tensorflow::GraphDef def = SampleThrough("bad", "Fail");
   auto handle = Create(def);
   ASSERT_TRUE(handle.ok());
   auto got = Run(*handle, {{"x", {1.0f, 2.0f}}}, {"w", "z"});
@@ -362,15 +367,7 @@ TEST_F(MasterTest, AFailingNodeIsReportedFromItsTaskNotTheAbortsItCaused) {
 }
 
 TEST_F(MasterTest, AStepPastItsDeadlineIsAbortedOnEveryTask) {
-  tensorflow::GraphDef def = Sample();
-  GraphDefBuilder extra;
-  extra.Op("stuck", "Block", {"y"}, {{"T", DT_FLOAT}})
-      .Op("w", "Neg", {"stuck"}, {{"T", DT_FLOAT}});
-  const tensorflow::GraphDef added = extra.Build();
-  for (auto n : added.node()) {
-    if (n.name() == "stuck") n.set_device("/job:worker/task:1");
-    *def.add_node() = n;
-  }
+  const tensorflow::GraphDef def = SampleThrough("stuck", "Block");
   auto handle = Create(def);
   ASSERT_TRUE(handle.ok());
   const absl::Time start = absl::Now();
@@ -384,15 +381,7 @@ TEST_F(MasterTest, AStepPastItsDeadlineIsAbortedOnEveryTask) {
 }
 
 TEST_F(MasterTest, AStepBlockedWhenTheSessionClosesSaysSessionClose) {
-  tensorflow::GraphDef def = Sample();
-  GraphDefBuilder extra;
-  extra.Op("stuck", "Block", {"y"}, {{"T", DT_FLOAT}})
-      .Op("w", "Neg", {"stuck"}, {{"T", DT_FLOAT}});
-  const tensorflow::GraphDef added = extra.Build();
-  for (auto n : added.node()) {
-    if (n.name() == "stuck") n.set_device("/job:worker/task:1");
-    *def.add_node() = n;
-  }
+  const tensorflow::GraphDef def = SampleThrough("stuck", "Block");
   auto handle = Create(def);
   ASSERT_TRUE(handle.ok());
   absl::StatusOr<std::vector<std::vector<float>>> got = absl::UnknownError("not run");

@@ -2,6 +2,8 @@
 #ifndef WEFT_TESTS_OPS_ARRAY_TEST_UTIL_H_
 #define WEFT_TESTS_OPS_ARRAY_TEST_UTIL_H_
 
+#include <cstdint>
+#include <cstring>
 #include <string>
 #include <vector>
 
@@ -13,6 +15,37 @@
 
 namespace weft {
 namespace testing_util {
+
+// Element i's bit pattern (2, 4 or 8 bytes), zero-extended: how the golden
+// files TensorFlow wrote record random numbers.
+inline uint64_t ElementBits(const Tensor& t, int64_t i) {
+  const char* p = static_cast<const char*>(t.raw_data()) + i * DataTypeSize(t.dtype());
+  switch (DataTypeSize(t.dtype())) {
+    case 2: {
+      uint16_t b;
+      std::memcpy(&b, p, 2);
+      return b;
+    }
+    case 4: {
+      uint32_t b;
+      std::memcpy(&b, p, 4);
+      return b;
+    }
+    default: {
+      uint64_t b;
+      std::memcpy(&b, p, 8);
+      return b;
+    }
+  }
+}
+
+// The golden files' digest of a tensor: sum over i of (i + 1) * bits[i],
+// mod 2^64.
+inline uint64_t BitDigest(const Tensor& t) {
+  uint64_t sum = 0;
+  for (int64_t i = 0; i < t.NumElements(); ++i) sum += (i + 1) * ElementBits(t, i);
+  return sum;
+}
 
 template <typename T>
 Tensor Vec(const std::vector<T>& values) {

@@ -4,7 +4,6 @@
 // successive samples across runs, nondeterminism for seed = seed2 = 0,
 // statistics, and errors.
 #include <cmath>
-#include <cstring>
 #include <string>
 #include <vector>
 
@@ -17,6 +16,8 @@
 namespace weft {
 namespace {
 
+using testing_util::BitDigest;
+using testing_util::ElementBits;
 using testing_util::Vec;
 
 struct Golden {
@@ -29,32 +30,6 @@ struct Golden {
 const Golden kGolden[] = {
 #include "tests/ops/random_golden.inc"
 };
-
-uint64_t Bits(const Tensor& t, int64_t i) {
-  switch (t.dtype()) {
-    case DT_FLOAT: {
-      uint32_t b;
-      std::memcpy(&b, t.data<float>() + i, 4);
-      return b;
-    }
-    case DT_DOUBLE: {
-      uint64_t b;
-      std::memcpy(&b, t.data<double>() + i, 8);
-      return b;
-    }
-    default: {
-      uint16_t b;
-      std::memcpy(&b, static_cast<char*>(t.raw_data()) + 2 * i, 2);
-      return b;
-    }
-  }
-}
-
-uint64_t Digest(const Tensor& t) {
-  uint64_t sum = 0;
-  for (int64_t i = 0; i < t.NumElements(); ++i) sum += (i + 1) * Bits(t, i);
-  return sum;
-}
 
 tensorflow::NodeDef RandomNode(const std::string& op, DataType dtype, int64_t seed,
                                int64_t seed2, DataType shape_type = DT_INT32) {
@@ -74,14 +49,14 @@ TEST(RandomTest, MatchesTensorFlowBitForBit) {
       auto out = small.Run({Vec<int32_t>({7})});
       ASSERT_TRUE(out.ok()) << out.status();
       ASSERT_EQ(out->at(0).NumElements(), 7);
-      for (int i = 0; i < 7; ++i) EXPECT_EQ(Bits(out->at(0), i), (*want)[i]) << "element " << i;
+      for (int i = 0; i < 7; ++i) EXPECT_EQ(ElementBits(out->at(0), i), (*want)[i]) << "element " << i;
     }
     KernelRunner big(RandomNode(g.op, g.dtype, 5, 6, DT_INT64));
     for (uint64_t want : {g.digest1, g.digest2}) {
       auto out = big.Run({Vec<int64_t>({1000, 37})});
       ASSERT_TRUE(out.ok()) << out.status();
       EXPECT_EQ(out->at(0).shape().DebugString(), "[1000,37]");
-      EXPECT_EQ(Digest(out->at(0)), want);
+      EXPECT_EQ(BitDigest(out->at(0)), want);
     }
   }
 }
@@ -105,18 +80,6 @@ Tensor IntScalar(DataType dtype, int64_t v) {
 
 int64_t IntAt(const Tensor& t, int64_t i) {
   return t.dtype() == DT_INT32 ? t.data<int32_t>()[i] : t.data<int64_t>()[i];
-}
-
-// The values' two's complement bits, as random_golden_gen.py digests them.
-uint64_t IntDigest(const Tensor& t) {
-  uint64_t sum = 0;
-  for (int64_t i = 0; i < t.NumElements(); ++i) {
-    const uint64_t bits = t.dtype() == DT_INT32
-                              ? static_cast<uint32_t>(t.data<int32_t>()[i])
-                              : static_cast<uint64_t>(t.data<int64_t>()[i]);
-    sum += (i + 1) * bits;
-  }
-  return sum;
 }
 
 tensorflow::NodeDef RandomIntNode(DataType dtype, int64_t seed, int64_t seed2,
@@ -144,7 +107,7 @@ TEST(RandomTest, UniformIntMatchesTensorFlowBitForBit) {
     for (uint64_t want : {g.digest1, g.digest2}) {
       auto out = big.Run({Vec<int64_t>({1000, 37}), lo, hi});
       ASSERT_TRUE(out.ok()) << out.status();
-      EXPECT_EQ(IntDigest(out->at(0)), want);
+      EXPECT_EQ(BitDigest(out->at(0)), want);
     }
   }
 }
@@ -178,7 +141,7 @@ TEST(RandomTest, SameSeedsSameStreamAcrossKernels) {
   ExpectTensorEqual(x->at(0), y->at(0));
   auto z = a.Run({Vec<int32_t>({5, 3})});  // the next sample differs
   ASSERT_TRUE(z.ok());
-  EXPECT_NE(Digest(z->at(0)), Digest(x->at(0)));
+  EXPECT_NE(BitDigest(z->at(0)), BitDigest(x->at(0)));
 }
 
 TEST(RandomTest, ZeroSeedsAreNondeterministic) {
@@ -187,7 +150,7 @@ TEST(RandomTest, ZeroSeedsAreNondeterministic) {
   auto x = a.Run({Vec<int32_t>({64})});
   auto y = b.Run({Vec<int32_t>({64})});
   ASSERT_TRUE(x.ok() && y.ok());
-  EXPECT_NE(Digest(x->at(0)), Digest(y->at(0)));
+  EXPECT_NE(BitDigest(x->at(0)), BitDigest(y->at(0)));
 }
 
 TEST(RandomTest, Statistics) {

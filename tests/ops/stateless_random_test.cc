@@ -6,7 +6,6 @@
 // Multinomial and StatelessMultinomial.
 #include <cmath>
 #include <cstdint>
-#include <cstring>
 #include <set>
 #include <string>
 #include <vector>
@@ -20,6 +19,8 @@
 namespace weft {
 namespace {
 
+using testing_util::BitDigest;
+using testing_util::ElementBits;
 using testing_util::Vec;
 
 struct Golden {
@@ -35,34 +36,6 @@ struct Golden {
 const Golden kGolden[] = {
 #include "tests/ops/stateless_random_golden.inc"
 };
-
-// Element i's bits, zero-extended.
-uint64_t Bits(const Tensor& t, int64_t i) {
-  const char* p = static_cast<const char*>(t.raw_data()) + i * DataTypeSize(t.dtype());
-  switch (DataTypeSize(t.dtype())) {
-    case 2: {
-      uint16_t b;
-      std::memcpy(&b, p, 2);
-      return b;
-    }
-    case 4: {
-      uint32_t b;
-      std::memcpy(&b, p, 4);
-      return b;
-    }
-    default: {
-      uint64_t b;
-      std::memcpy(&b, p, 8);
-      return b;
-    }
-  }
-}
-
-uint64_t Digest(const Tensor& t) {
-  uint64_t sum = 0;
-  for (int64_t i = 0; i < t.NumElements(); ++i) sum += (i + 1) * Bits(t, i);
-  return sum;
-}
 
 Tensor Seed(DataType dtype, int64_t s0, int64_t s1) {
   return dtype == DT_INT32
@@ -140,13 +113,13 @@ TEST(StatelessRandomTest, MatchesTensorFlowBitForBit) {
       auto out = run(small, Vec<int32_t>({7}));
       ASSERT_TRUE(out.ok()) << out.status();
       ASSERT_EQ(out->at(0).NumElements(), 7);
-      for (int i = 0; i < 7; ++i) EXPECT_EQ(Bits(out->at(0), i), g.small[i]) << "element " << i;
+      for (int i = 0; i < 7; ++i) EXPECT_EQ(ElementBits(out->at(0), i), g.small[i]) << "element " << i;
     }
     KernelRunner big(Node(g, DT_INT64));
     auto out = run(big, Vec<int64_t>({1000, 37}));
     ASSERT_TRUE(out.ok()) << out.status();
     EXPECT_EQ(out->at(0).shape().DebugString(), "[1000,37]");
-    EXPECT_EQ(Digest(out->at(0)), g.digest);
+    EXPECT_EQ(BitDigest(out->at(0)), g.digest);
     ++checked;
   }
   EXPECT_GT(checked, 100);
@@ -247,7 +220,7 @@ TEST(RandomShuffleTest, MatchesTensorFlowOnSuccessiveRuns) {
       auto out = r.Run({in});
       ASSERT_TRUE(out.ok()) << out.status();
       EXPECT_EQ(out->at(0).shape(), in.shape());
-      EXPECT_EQ(Digest(out->at(0)), want);
+      EXPECT_EQ(BitDigest(out->at(0)), want);
       if (want == g.digests[0]) {
         for (size_t i = 0; i < g.head.size(); ++i) {
           EXPECT_EQ(out->at(0).data<int32_t>()[i], g.head[i]) << "element " << i;
