@@ -1,6 +1,7 @@
 #include "tools/train_between.h"
 
 #include <algorithm>
+#include <atomic>
 #include <cmath>
 #include <cstdio>
 #include <deque>
@@ -225,6 +226,7 @@ class Worker {
   std::vector<std::string> ready_checks_;
   std::optional<SaverNodes> saver_;
   std::optional<WorkerProgressNodes> progress_;  // not with allreduce
+  ProgressHistory history_;  // sync: the counts over time
   std::string ps_tasks_;  // "/job:ps/task:0 (127.0.0.1:2222), ..."
 };
 
@@ -438,6 +440,7 @@ absl::Status Worker::Diagnose(absl::Status s, const std::string& what) const {
   if (s.code() != absl::StatusCode::kDeadlineExceeded) {
     return WithContext(s, absl::StrCat(task_.ToString(), " ", what));
   }
+  const absl::Time failed = absl::Now();
   const ClusterSpec& cluster = o_.where.cluster;
   std::vector<TaskId> others;
   for (const char* job : {"ps", "worker"}) {
@@ -468,6 +471,31 @@ absl::Status Worker::Diagnose(absl::Status s, const std::string& what) const {
                     ? ", or train with backup workers (--replicas-to-aggregate "
                       "below the number of workers)"
                     : ""));
+  }
+  // Every task answers now; the counts from before the failure still say
+  // whose gradients the step waited for (a worker paused and resumed).
+  std::vector<std::string> stalled;
+  for (const ProgressHistory::Stalled& w :
+       history_.StalledAt(failed, o_.step_timeout / 2)) {
+    const TaskId id{"worker", w.task};
+    absl::StatusOr<std::string> address = cluster.Address(id);
+    stalled.push_back(absl::StrCat(
+        id.ToString(), " (", address.ok() ? *address : "no address", "): ",
+        w.steps, " steps of gradients in, the most ", w.most,
+        ", none in the ", absl::FormatDuration(absl::Trunc(w.quiet, absl::Milliseconds(100))),
+        " before the step failed"));
+  }
+  if (!stalled.empty()) {
+    return absl::DeadlineExceededError(absl::StrCat(
+        task_.ToString(), " ", what, " did not finish within ",
+        absl::FormatDuration(o_.step_timeout),
+        " (a synchronous step waits for every worker's gradients it "
+        "aggregates): it waited for [", absl::StrJoin(stalled, "] ["),
+        "]. That task answers again now: it was paused, overloaded or cut off "
+        "for a while; check it (its log, its host's load), train with backup "
+        "workers (--replicas-to-aggregate below the number of workers), or "
+        "raise --step-timeout-s",
+        resume));
   }
   return absl::DeadlineExceededError(absl::StrCat(
       task_.ToString(), " ", what, " did not finish within ",
@@ -562,8 +590,24 @@ absl::Status Worker::Run() {
     }
     ready_checks_ = AddReadinessChecks(&graph);
     const std::vector<int> tasks = cluster.TaskIndices("worker");
+    // Sync: a worker's count moves once its gradients are in (the
+    // control inputs of the token dequeue), so a step that times out can
+    // tell whose gradients it waited for.
+    std::vector<std::string> after;
+    if (sync) {
+      for (const tensorflow::NodeDef& n : graph.node()) {
+        if (n.name() != "sync_token_q_Dequeue") continue;
+        for (const std::string& in : n.input()) {
+          if (absl::StartsWith(in, "^")) after.push_back(in);
+        }
+      }
+      if (after.empty()) {
+        return absl::InternalError("the sync graph has no 'sync_token_q_Dequeue' "
+                                   "waiting for the gradients");
+      }
+    }
     progress_ = AddWorkerProgress(&graph, *std::max_element(tasks.begin(), tasks.end()) + 1,
-                                  absl::StrCat("/job:ps/task:", ps.front()));
+                                  absl::StrCat("/job:ps/task:", ps.front()), after);
   }
   const std::string global_step = GlobalStepRead(graph);
   if (global_step.empty()) {
@@ -684,8 +728,38 @@ absl::Status Worker::Run() {
   absl::Mutex sync_mu;
   absl::Status sync_status;
   std::thread updater;
+  // Sync, on every worker: the workers' counts, read about once a second
+  // into history_, for naming whom a timed-out step waited for.
+  std::atomic<bool> stop_watch{false};
+  std::thread watcher;
   // Started at the start, and again after a ps restart (stopped first).
   auto start_updater = [&] {
+    if (sync && progress_.has_value()) {
+      stop_watch = false;
+      watcher = std::thread([&] {
+        tensorflow::RunOptions run;
+        run.set_timeout_in_ms(2000);
+        const absl::Duration every =
+            std::min(absl::Seconds(1), o_.step_timeout / 4);
+        std::vector<Tensor> got;
+        while (!stop_watch) {
+          const absl::Time next = absl::Now() + every;
+          if (session->Run(run, {}, progress_->reads, {}, &got, nullptr).ok()) {
+            std::vector<int64_t> counts;
+            for (const Tensor& t : got) {
+              if (t.dtype() != DT_INT64 || t.NumElements() != 1) break;
+              counts.push_back(t.flat<int64_t>()[0]);
+            }
+            if (counts.size() == progress_->reads.size()) {
+              history_.Record(std::move(counts), absl::Now());
+            }
+          }
+          while (!stop_watch && absl::Now() < next) {
+            absl::SleepFor(absl::Milliseconds(50));
+          }
+        }
+      });
+    }
     if (!sync || task_.index != 0) return;
     {
       absl::MutexLock lock(&sync_mu);
@@ -713,9 +787,13 @@ absl::Status Worker::Run() {
   start_updater();
   // Joined on every way out (an early error return included).
   absl::Cleanup join_updater = [&] {
+    stop_watch = true;
+    if (watcher.joinable()) watcher.join();
     if (updater.joinable()) updater.join();
   };
   auto stop_updater = [&]() -> absl::Status {
+    stop_watch = true;
+    if (watcher.joinable()) watcher.join();  // its reads have a deadline
     if (!updater.joinable()) return absl::OkStatus();
     updater.join();  // its step has a deadline too
     absl::MutexLock lock(&sync_mu);

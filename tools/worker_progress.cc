@@ -28,7 +28,8 @@ tensorflow::NodeDef* Add(tensorflow::GraphDef* g, const std::string& name,
 }  // namespace
 
 WorkerProgressNodes AddWorkerProgress(tensorflow::GraphDef* graph, int workers,
-                                      const std::string& device) {
+                                      const std::string& device,
+                                      const std::vector<std::string>& after) {
   WorkerProgressNodes out;
   AppendIntConst(graph, absl::StrCat(kPrefix, "zero"), device, DT_INT64, 0);
   AppendIntConst(graph, absl::StrCat(kPrefix, "one"), device, DT_INT64, 1);
@@ -40,7 +41,9 @@ WorkerProgressNodes AddWorkerProgress(tensorflow::GraphDef* graph, int workers,
     (*v->mutable_attr())["shared_name"].set_s(v->name());
     (*v->mutable_attr())["container"].set_s("");
     Add(graph, var + "/init", "AssignVariableOp", device, {var, "zero"});
-    Add(graph, var + "/bump", "AssignAddVariableOp", device, {var, "one"});
+    tensorflow::NodeDef* bump =
+        Add(graph, var + "/bump", "AssignAddVariableOp", device, {var, "one"});
+    for (const std::string& a : after) bump->add_input(a);
     Add(graph, var + "/read", "ReadVariableOp", device, {var});
     inits.push_back(absl::StrCat("^", kPrefix, var, "/init"));
     out.bump.push_back(absl::StrCat(kPrefix, var, "/bump"));
@@ -84,4 +87,37 @@ std::string BehindNote(const std::vector<int64_t>& now,
   return behind.empty() ? "" : absl::StrCat("behind: ", absl::StrJoin(behind, ", "));
 }
 
+void ProgressHistory::Record(std::vector<int64_t> counts, absl::Time at) {
+  absl::MutexLock lock(&mu_);
+  readings_.emplace_back(at, std::move(counts));
+  if (readings_.size() > 1024) readings_.pop_front();
+}
+
+std::vector<ProgressHistory::Stalled> ProgressHistory::StalledAt(
+    absl::Time at, absl::Duration quiet) const {
+  absl::MutexLock lock(&mu_);
+  // The last reading at or before `at`.
+  auto last = readings_.rbegin();
+  while (last != readings_.rend() && last->first > at) ++last;
+  if (last == readings_.rend() || last->second.empty()) return {};
+  const std::vector<int64_t>& now = last->second;
+  const int64_t most = *std::max_element(now.begin(), now.end());
+  std::vector<Stalled> out;
+  for (size_t i = 0; i < now.size(); ++i) {
+    if (now[i] >= most) continue;
+    // The oldest reading of the run of readings that ends at `last` and
+    // shows the same count.
+    absl::Time since = last->first;
+    for (auto r = last; r != readings_.rend(); ++r) {
+      if (r->second.size() != now.size() || r->second[i] != now[i]) break;
+      since = r->first;
+    }
+    if (at - since >= quiet) {
+      out.push_back({static_cast<int>(i), now[i], most, at - since});
+    }
+  }
+  return out;
+}
+
 }  // namespace weft
+

@@ -8,7 +8,9 @@
 // before it initialises or restores the model, which orders it before any
 // other worker's first step (they wait for the model). Every step of
 // worker I runs `bump[I]` beside the train op: one AssignAddVariableOp on
-// the ps, in a partition the step has anyway, so no tensor crosses for it.
+// the ps, in a partition the step has anyway, so no tensor crosses for it
+// (in sync training it waits for the worker's gradients to be in the
+// accumulators: control edges only).
 // The other workers watch the chief's counter, and at the end wait for
 // its `chief_done` mark, so that a dead chief is named rather than the job
 // reported done.
@@ -16,9 +18,14 @@
 #define WEFT_TOOLS_WORKER_PROGRESS_H_
 
 #include <cstdint>
+#include <deque>
 #include <string>
+#include <utility>
 #include <vector>
 
+#include "absl/base/thread_annotations.h"
+#include "absl/synchronization/mutex.h"
+#include "absl/time/time.h"
 #include "proto/graph.pb.h"
 
 namespace weft {
@@ -36,8 +43,40 @@ struct WorkerProgressNodes {
 };
 
 // Adds the counters of `workers` worker tasks to `graph`, on `device`.
+// Each bump waits for `after` (control inputs, "^name"): synchronous
+// training passes the ops that put a worker's gradients into the
+// accumulators, so a count says whose gradients are in, not who started.
 WorkerProgressNodes AddWorkerProgress(tensorflow::GraphDef* graph, int workers,
-                                      const std::string& device);
+                                      const std::string& device,
+                                      const std::vector<std::string>& after = {});
+
+// Readings of the counters over time. A synchronous worker records one
+// about every second while it trains, so that a step that timed out can
+// name the workers whose counts had stopped before it failed, also when
+// they have answered again since (a process paused and resumed, a host
+// that stalled): a probe after the failure cannot tell those apart from
+// healthy ones. Keeps the last 1024 readings. Thread-safe.
+class ProgressHistory {
+ public:
+  struct Stalled {
+    int task;              // worker task index
+    int64_t steps;         // its count
+    int64_t most;          // the highest count of any worker
+    absl::Duration quiet;  // how long its count had not changed (at least)
+  };
+
+  void Record(std::vector<int64_t> counts, absl::Time at);
+
+  // From the last reading at or before `at`: the workers below the highest
+  // count whose own count had not changed for `quiet` or longer by `at`.
+  // Empty without such a reading.
+  std::vector<Stalled> StalledAt(absl::Time at, absl::Duration quiet) const;
+
+ private:
+  mutable absl::Mutex mu_;
+  std::deque<std::pair<absl::Time, std::vector<int64_t>>> readings_
+      ABSL_GUARDED_BY(mu_);  // oldest first
+};
 
 // The chief's note on the others, from two readings of the counters taken
 // `seconds` apart (`before` empty on the first): the workers that made no

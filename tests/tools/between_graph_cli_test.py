@@ -455,28 +455,51 @@ def stop_all(procs):
     stop(procs)
 
 
-def test_sync_stopped_worker():
-    """SIGSTOP of a sync worker: without backup workers the chief's step
-    fails within its timeout naming the stopped worker and its address;
-    with a backup worker the others train on to the end."""
+def pause_a_sync_worker(name, paused_s):
+    """Two sync workers without a backup (step timeout 3 s): worker 1 is
+    stopped once the chief trains, and continued after `paused_s` (never
+    when None). Returns (started, chief rc, chief output, worker 1 address,
+    seconds from the stop to the chief's exit)."""
     spec, _ = cluster(1, 2)
     addr1 = spec.split("worker=")[1].split(",")[1]
     ps = start_ps(spec, 1)
     w = []
     try:
         args = ("--step-timeout-s", "3", "--log-every", "50")
-        w = [start(f"st{i}", worker_args(spec, i, 1000000, *args, mode="between-sync"))
+        w = [start(f"{name}{i}", worker_args(spec, i, 1000000, *args, mode="between-sync"))
              for i in (1, 0)]
         started = wait_for_line(w[1][1], r"^step +\d+/")
+        time.sleep(2)  # a few readings of the workers' counts
         os.kill(w[0][0].pid, signal.SIGSTOP)
         t = time.time()
+        if paused_s is not None:
+            time.sleep(paused_s)
+            os.kill(w[0][0].pid, signal.SIGCONT)
         rc, out = finish(w[1], timeout=60)
-        check("sync without a backup: a stopped worker fails the chief's step "
-              "within the timeout, naming the worker and its address",
-              started and rc != 0 and time.time() - t < 40
-              and f"/job:worker/task:1 ({addr1})" in out, out[-1200:])
+        return started, rc, out, addr1, time.time() - t
     finally:
         stop_all(w + ps)
+
+
+def test_sync_stopped_worker():
+    """SIGSTOP of a sync worker: without backup workers the chief's step
+    fails within its timeout naming the stopped worker and its address,
+    also when the worker resumes while the chief asks who answers; with a
+    backup worker the others train on to the end."""
+    started, rc, out, addr1, took = pause_a_sync_worker("st", None)
+    check("sync without a backup: a stopped worker fails the chief's step "
+          "within the timeout, naming the worker and its address",
+          started and rc != 0 and took < 40
+          and f"/job:worker/task:1 ({addr1})" in out, out[-1200:])
+    # Paused past the chief's timeout, resumed while the chief probes the
+    # tasks (the probe waits 3 s): every task answers by then, and the
+    # counts from before the failure still name the worker.
+    started, rc, out, addr1, _ = pause_a_sync_worker("sr", 4.5)
+    check("sync: a worker paused past the timeout and resumed before the "
+          "chief's diagnosis is still named, with its address",
+          started and rc != 0
+          and f"it waited for [/job:worker/task:1 ({addr1})" in out
+          and "answers again now" in out, out[-1200:])
     spec, _ = cluster(1, 3)
     ps = start_ps(spec, 1)
     w = []
