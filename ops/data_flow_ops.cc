@@ -6,6 +6,8 @@
 //   - FIFOQueueV2 and its enqueue/dequeue/size/close ops (the token queue
 //     through which the chief releases the workers into the next step).
 // Kernels: ops/cpu/accumulator_kernels.cc, ops/cpu/queue_kernels.cc.
+#include <string>
+
 #include "ops/framework/op_def_builder.h"
 #include "ops/framework/shape_inference.h"
 #include "ops/registration.h"
@@ -25,6 +27,19 @@ OpDefBuilder StatefulIf(bool stateful, OpDefBuilder b) {
   return b;
 }
 
+// An op that makes an accumulator, its handle of type `handle`.
+OpDefBuilder AccumulatorDef(const std::string& name, const std::string& handle) {
+  OpDefBuilder b(name);
+  b.Output("handle: " + handle)
+      .Attr(kAccumulatorTypes)
+      .Attr("shape: shape")
+      .Attr("container: string = ''")
+      .Attr("shared_name: string = ''")
+      .Attr("reduction_type: {'MEAN', 'SUM'} = 'MEAN'")
+      .SetIsStateful();
+  return b;
+}
+
 void RegisterAccumulatorOps(OpRegistry* r) {
   // Each op exists as a ref form (handle: Ref(string), TF 1.x graphs) and a
   // resource form (what TensorFlow 2.x's SyncReplicasOptimizer builds).
@@ -35,14 +50,7 @@ void RegisterAccumulatorOps(OpRegistry* r) {
   for (const Form& f : {Form{"", "Ref(string)"}, Form{"Resource", "resource"}}) {
     const std::string p = f.prefix;
     const std::string handle = std::string("handle: ") + f.handle;
-    r->Register(OpDefBuilder(p + "ConditionalAccumulator")
-                    .Output(handle)
-                    .Attr(kAccumulatorTypes)
-                    .Attr("shape: shape")
-                    .Attr("container: string = ''")
-                    .Attr("shared_name: string = ''")
-                    .Attr("reduction_type: {'MEAN', 'SUM'} = 'MEAN'")
-                    .SetIsStateful(),
+    r->Register(AccumulatorDef(p + "ConditionalAccumulator", f.handle),
                 p.empty() ? UnknownShape : ScalarShape);
     r->Register(StatefulIf(!p.empty(), OpDefBuilder(p + "AccumulatorNumAccumulated"))
                     .Input(handle)
@@ -66,6 +74,31 @@ void RegisterAccumulatorOps(OpRegistry* r) {
                     .Attr(kAccumulatorTypes),
                 UnknownShape);
   }
+}
+
+// SparseConditionalAccumulator (ref form only, as in TensorFlow): the
+// IndexedSlices gradients of embeddings. AccumulatorNumAccumulated and
+// AccumulatorSetGlobalStep serve it too.
+void RegisterSparseAccumulatorOps(OpRegistry* r) {
+  r->Register(AccumulatorDef("SparseConditionalAccumulator", "Ref(string)"),
+              UnknownShape);
+  r->Register(OpDefBuilder("SparseAccumulatorApplyGradient")
+                  .Input("handle: Ref(string)")
+                  .Input("local_step: int64")
+                  .Input("gradient_indices: int64")
+                  .Input("gradient_values: dtype")
+                  .Input("gradient_shape: int64")
+                  .Attr(kAccumulatorTypes)
+                  .Attr("has_known_shape: bool"),
+              UnknownShape);
+  r->Register(OpDefBuilder("SparseAccumulatorTakeGradient")
+                  .Input("handle: Ref(string)")
+                  .Input("num_required: int32")
+                  .Output("indices: int64")
+                  .Output("values: dtype")
+                  .Output("shape: int64")
+                  .Attr(kAccumulatorTypes),
+              UnknownShape);
 }
 
 void RegisterQueueOps(OpRegistry* r) {
@@ -139,6 +172,7 @@ void RegisterQueueOps(OpRegistry* r) {
 
 void RegisterDataFlowOps(OpRegistry* r) {
   RegisterAccumulatorOps(r);
+  RegisterSparseAccumulatorOps(r);
   RegisterQueueOps(r);
 }
 

@@ -241,6 +241,8 @@ TEST(GradientsTest, EveryOpHasAGradientEntryOrIsListed) {
       "AccumulatorTakeGradient", "ResourceConditionalAccumulator",
       "ResourceAccumulatorApplyGradient", "ResourceAccumulatorNumAccumulated",
       "ResourceAccumulatorSetGlobalStep", "ResourceAccumulatorTakeGradient",
+      "SparseConditionalAccumulator", "SparseAccumulatorApplyGradient",
+      "SparseAccumulatorTakeGradient",
       "FIFOQueueV2", "QueueEnqueueV2", "QueueEnqueueManyV2", "QueueDequeueV2",
       "QueueDequeueManyV2", "QueueSizeV2", "QueueCloseV2", "PaddingFIFOQueueV2",
       "RandomShuffleQueueV2", "QueueDequeueUpToV2", "QueueIsClosedV2",

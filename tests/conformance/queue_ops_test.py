@@ -8,6 +8,9 @@ TensorFlow 2.21 on the same GraphDef, value for value.
   batch to its longest.
 - A FIFOQueue of strings, closed: dequeue_up_to returns what is left, and
   is_closed says so.
+- A SparseConditionalAccumulator (what SyncReplicasOptimizer aggregates
+  embedding gradients in): the rows, values and shape a take gives after
+  three gradients and a stale one.
 
 usage: queue_ops_test.py PATH_TO_WEFT
 Prints 'SKIPPED: ...' and exits 0 when TensorFlow is not installed.
@@ -17,7 +20,7 @@ import sys
 import tempfile
 
 try:
-    import numpy as np  # noqa: F401
+    import numpy as np
     import tensorflow as tf
 except ImportError as e:  # pragma: no cover
     print(f"SKIPPED: tensorflow not installed ({e})")
@@ -79,5 +82,40 @@ with g.as_default():
     tf1.identity(q.dequeue_up_to(3), name="batch")
     tf1.identity(q.is_closed(), name="closed")
 compare("fifo_queue_up_to", g, ["batch", "closed"], init=["fill", "close"], steps=2)
+
+# --- SparseConditionalAccumulator: IndexedSlices gradients merged row by
+# row in TensorFlow's order (a duplicate index within one gradient stays a
+# row of its own), a stale gradient dropped, the mean per row; float and
+# double, MEAN and SUM, a known, a partial, an unknown and a rank-0 shape.
+from tensorflow.python.ops import data_flow_ops  # noqa: E402
+
+for dtype, reduction, shape in ((tf.float32, "MEAN", [None, 2]),
+                                (tf.float64, "SUM", None),
+                                (tf.float32, "MEAN", [6, 2]),
+                                (tf.float32, "MEAN", [])):  # SyncReplicasOptimizer's
+    g = tf1.Graph()
+    with g.as_default():
+        acc = data_flow_ops.SparseConditionalAccumulator(
+            dtype, shape=shape, reduction_type=reduction, name="acc")
+        np_type = dtype.as_numpy_dtype
+        applies = [
+            acc.apply_grad([3, 1, 3], np.array([[1, 2], [3, 4], [5, 6]], np_type),
+                           local_step=0, grad_shape=[6, 2], name="a1"),
+            acc.apply_grad([0, 3, 5], np.array([[10, 20], [30, 40], [1, 1]], np_type),
+                           local_step=0, name="a2"),
+            acc.apply_grad([4, 0], np.array([[.5, .25], [2, 2]], np_type),
+                           local_step=0, name="a3"),
+            acc.apply_grad([1], np.array([[7, 8]], np_type), local_step=-1,
+                           name="stale"),
+        ]
+        taken = acc.take_indexed_slices_grad(3)
+        tf1.identity(taken.indices, name="indices")
+        tf1.identity(taken.values, name="values")
+        tf1.identity(taken.dense_shape, name="dense_shape")
+        with tf1.control_dependencies([taken.values]):
+            tf1.identity(acc.num_accumulated(), name="left")  # after the take
+    compare(f"sparse_accumulator_{dtype.name}_{reduction}_{shape}", g,
+            ["indices", "values", "dense_shape", "left"],
+            init=[a.name for a in applies])
 
 sys.exit(summary_exit_code())

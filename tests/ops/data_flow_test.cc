@@ -1,4 +1,5 @@
-// Conditional accumulators and FIFOQueueV2 through a LocalSession, as
+// Conditional accumulators (dense and sparse) and FIFOQueueV2 through a
+// LocalSession, as
 // synchronous training uses them: gradients applied by several runs and
 // taken by another that waits for them, stale gradients dropped, waits that
 // end when their step's deadline passes, and the token queue.
@@ -184,6 +185,124 @@ TEST(AccumulatorSumTest, SumReduction) {
   }
   ASSERT_TRUE(session.Run({{"n", Int(2)}}, {"take"}, {}, &out).ok());
   ExpectTensorEqual(out[0], Vec2(3, 3));
+}
+
+// A SparseConditionalAccumulator of [4, 2] rows, with dense ops beside it
+// that must refuse it.
+constexpr char kSparseAccumulatorGraph[] = R"pb(
+  node {
+    name: "acc" op: "SparseConditionalAccumulator"
+    attr { key: "dtype" value { type: DT_FLOAT } }
+    attr { key: "shape" value { shape { dim { size: 4 } dim { size: 2 } } } }
+    attr { key: "shared_name" value { s: "sparse" } }
+  }
+  node { name: "local_step" op: "Placeholder" attr { key: "dtype" value { type: DT_INT64 } } }
+  node { name: "idx" op: "Placeholder" attr { key: "dtype" value { type: DT_INT64 } } }
+  node { name: "val" op: "Placeholder" attr { key: "dtype" value { type: DT_FLOAT } } }
+  node { name: "shape" op: "Placeholder" attr { key: "dtype" value { type: DT_INT64 } } }
+  node {
+    name: "apply" op: "SparseAccumulatorApplyGradient"
+    input: "acc" input: "local_step" input: "idx" input: "val" input: "shape"
+    attr { key: "dtype" value { type: DT_FLOAT } }
+    attr { key: "has_known_shape" value { b: true } }
+  }
+  node { name: "n" op: "Placeholder" attr { key: "dtype" value { type: DT_INT32 } } }
+  node {
+    name: "take" op: "SparseAccumulatorTakeGradient"
+    input: "acc" input: "n"
+    attr { key: "dtype" value { type: DT_FLOAT } }
+  }
+  node {
+    name: "dense_take" op: "AccumulatorTakeGradient"
+    input: "acc" input: "n"
+    attr { key: "dtype" value { type: DT_FLOAT } }
+  }
+  node { name: "count" op: "AccumulatorNumAccumulated" input: "acc" }
+)pb";
+
+class SparseAccumulatorTest : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    ASSERT_TRUE(session_.Create(Parse(kSparseAccumulatorGraph)).ok());
+  }
+  absl::Status Apply(int64_t step, std::vector<int64_t> idx,
+                     std::vector<float> val, std::vector<int64_t> shape = {4, 2}) {
+    const int64_t n = static_cast<int64_t>(idx.size());
+    const int64_t width = n > 0 ? static_cast<int64_t>(val.size()) / n : 2;
+    std::vector<Tensor> out;
+    return session_.Run(
+        {{"local_step", Step(step)},
+         {"idx", MakeTensor<int64_t>({n}, idx)},
+         {"val", MakeTensor<float>({n, width}, val)},
+         {"shape", MakeTensor<int64_t>({static_cast<int64_t>(shape.size())}, shape)}},
+        {}, {"apply"}, &out);
+  }
+  absl::StatusOr<std::vector<Tensor>> Take(int32_t n, int64_t timeout_ms = 0,
+                                           const char* op = "take") {
+    tensorflow::RunOptions options;
+    options.set_timeout_in_ms(timeout_ms);
+    std::vector<Tensor> out;
+    std::vector<std::string> fetches = {std::string(op) + ":0"};
+    if (std::string(op) == "take") {
+      fetches.push_back("take:1");
+      fetches.push_back("take:2");
+    }
+    absl::Status s = session_.Run(options, {{"n", Int(n)}}, fetches, {}, &out, nullptr);
+    if (!s.ok()) return s;
+    return out;
+  }
+
+  LocalSession session_{SessionOptions()};
+};
+
+TEST_F(SparseAccumulatorTest, MergesRowsAndTakesTheMeanPerRow) {
+  ASSERT_TRUE(Apply(0, {3, 1}, {1, 2, 3, 4}).ok());
+  ASSERT_TRUE(Apply(0, {0, 3}, {10, 20, 30, 40}).ok());
+  ASSERT_TRUE(Apply(-1, {2}, {9, 9}).ok());  // stale: dropped
+  std::vector<Tensor> out;
+  ASSERT_TRUE(session_.Run({}, {"count"}, {}, &out).ok());
+  EXPECT_EQ(out[0].scalar<int32_t>(), 2);
+  absl::StatusOr<std::vector<Tensor>> taken = Take(2);
+  ASSERT_TRUE(taken.ok()) << taken.status();
+  // Row 3 holds both gradients (their mean); rows 0 and 1 one each.
+  ExpectTensorEqual((*taken)[0], MakeTensor<int64_t>({3}, {0, 3, 1}));
+  ExpectTensorEqual((*taken)[1],
+                    MakeTensor<float>({3, 2}, {10, 20, 15.5f, 21, 3, 4}));
+  ExpectTensorEqual((*taken)[2], MakeTensor<int64_t>({2}, {4, 2}));
+}
+
+TEST_F(SparseAccumulatorTest, TakeWaitsAndEndsAtTheStepDeadline) {
+  ASSERT_TRUE(Apply(0, {1}, {1, 1}).ok());
+  EXPECT_EQ(Take(2, 100).status().code(), absl::StatusCode::kDeadlineExceeded);
+  absl::StatusOr<std::vector<Tensor>> taken = absl::UnknownError("not run");
+  std::thread taker([&] { taken = Take(2, 20000); });
+  ASSERT_TRUE(Apply(0, {1}, {3, 3}).ok());
+  taker.join();
+  ASSERT_TRUE(taken.ok()) << taken.status();
+  ExpectTensorEqual((*taken)[1], MakeTensor<float>({1, 2}, {2, 2}));
+}
+
+TEST_F(SparseAccumulatorTest, BadGradientsAreErrorsNamingTheProblem) {
+  absl::Status s = Apply(0, {7}, {1, 1});
+  EXPECT_EQ(s.code(), absl::StatusCode::kInvalidArgument);
+  EXPECT_THAT(s.message(), HasSubstr("index is 7 exceeded 4"));
+  s = Apply(0, {1}, {1, 1, 1});
+  EXPECT_THAT(s.message(), HasSubstr("expected values dim 1 to be 2, got 3"));
+  s = Apply(0, {1}, {1, 1}, {5, 2});
+  EXPECT_THAT(s.message(), HasSubstr("expected shape dim 0 to be 4, got 5"));
+  std::vector<Tensor> out;
+  s = session_.Run({{"local_step", Step(0)},
+                    {"idx", MakeTensor<int64_t>({2}, {0, 1})},
+                    {"val", MakeTensor<float>({1, 2}, {1, 1})},
+                    {"shape", MakeTensor<int64_t>({2}, {4, 2})}},
+                   {}, {"apply"}, &out);
+  EXPECT_THAT(s.message(), HasSubstr("Expected 2 non-empty input values, got 1"));
+  // The dense take refuses a sparse accumulator, and nothing was applied.
+  s = Take(1, 0, "dense_take").status();
+  EXPECT_EQ(s.code(), absl::StatusCode::kInvalidArgument);
+  EXPECT_THAT(s.message(), HasSubstr("sparse accumulator 'sparse' is sparse"));
+  ASSERT_TRUE(session_.Run({}, {"count"}, {}, &out).ok());
+  EXPECT_EQ(out[0].scalar<int32_t>(), 0);
 }
 
 constexpr char kQueueGraph[] = R"pb(
