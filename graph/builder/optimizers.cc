@@ -1,5 +1,6 @@
 #include "graph/builder/optimizers.h"
 
+#include <optional>
 #include <utility>
 
 #include "absl/strings/str_cat.h"
@@ -63,9 +64,24 @@ absl::StatusOr<Operation> Optimizer::ApplyGradients(
   }
   Scope opt = scope.NewSubScope(name_);
   const std::string op_name = opt.name_scope();
+  // Ref variables are written in place (ops/cpu/state_update.h): a read of
+  // one that the backward pass still uses (dX = dY * W^T) would see W's
+  // update if that ran first, TensorFlow 1.x's race. Here the updates wait
+  // for every gradient, so they all come from one set of values.
+  std::optional<Operation> gradients_ready;
+  for (const GradAndVar& gv : grads_and_vars) {
+    if (gv.var.kind != VariableKind::kRef) continue;
+    std::vector<Operation> grads;
+    for (const GradAndVar& g : grads_and_vars) grads.push_back(g.grad.op());
+    gradients_ready = NoOp(opt.WithOpName("gradients_ready").WithControlDependencies(grads));
+    break;
+  }
   std::vector<Operation> updates;
   for (const GradAndVar& gv : grads_and_vars) {
     Scope update = opt.NewSubScope(absl::StrCat("update_", gv.var.name));
+    if (gradients_ready.has_value()) {
+      update = update.WithControlDependencies({*gradients_ready});
+    }
     // Updates run where their variable lives, as TensorFlow places them.
     const tensorflow::NodeDef* node = scope.FindNode(gv.var.name);
     if (node != nullptr && !node->device().empty()) {

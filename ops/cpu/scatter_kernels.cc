@@ -2,8 +2,8 @@
 // and ScatterMax on the CPU, and their ResourceScatter* forms: rows of a ref
 // or resource variable (its first dimension)
 // changed by the rows of `updates` that `indices` name, in order (a row
-// named twice is changed twice), under the variable's mutex and copy on
-// write (state_update.h). `updates` is indices.shape + var.shape[1:], or a
+// named twice is changed twice), under the variable's mutex: in place for
+// a ref variable, copy on write for a resource one (state_update.h). `updates` is indices.shape + var.shape[1:], or a
 // scalar applied to every named row. Arithmetic on half and bfloat16 goes
 // through float; complex variables are UNIMPLEMENTED.
 #include <algorithm>
@@ -37,12 +37,13 @@ absl::Status CheckIndices(const Tensor& indices, int64_t rows) {
   return absl::OkStatus();
 }
 
-// The scatter itself, on `var` (its mutex held exclusively): `var_name`
-// and `op` name them in errors. A failed call leaves `var` unchanged except
+// The scatter itself, on `var` (its mutex held exclusively), writing as
+// the variable's kind does (`writes`): `var_name` and `op` name them in
+// errors. A failed call leaves `var` unchanged except
 // after an integer division by zero, which stops at that update.
 absl::Status ScatterRows(ScatterKind kind, Tensor* var, const Tensor& indices,
                          const Tensor& updates, absl::string_view var_name,
-                         absl::string_view op) {
+                         absl::string_view op, Writes writes) {
   if (!var->IsInitialized()) {
     return absl::FailedPreconditionError(absl::StrCat(
         "Attempting to use uninitialized value ", var_name));
@@ -72,7 +73,7 @@ absl::Status ScatterRows(ScatterKind kind, Tensor* var, const Tensor& indices,
   WEFT_RETURN_IF_ERROR(int64_indices ? CheckIndices<int64_t>(indices, rows)
                                      : CheckIndices<int32_t>(indices, rows));
   if (indices.NumElements() == 0 || row_size == 0) return absl::OkStatus();
-  WEFT_RETURN_IF_ERROR(MakeBufferUnique(var));
+  WEFT_RETURN_IF_ERROR(PrepareToWrite(var, writes));
   std::vector<int64_t> offsets(indices.NumElements());
   for (int64_t i = 0; i < indices.NumElements(); ++i) {
     offsets[i] = row_size * (int64_indices ? indices.data<int64_t>()[i]
@@ -91,7 +92,8 @@ class ScatterOp : public OpKernel {
 
   void Compute(OpKernelContext* c) override {
     ChangeRefInput(c, var_name_, [&](Tensor* var) {
-      return ScatterRows(kind_, var, c->input(1), c->input(2), var_name_, type_string());
+      return ScatterRows(kind_, var, c->input(1), c->input(2), var_name_, type_string(),
+                         Writes::kInPlace);
     });
   }
 
@@ -115,7 +117,8 @@ class ResourceScatterOp : public OpKernel {
     OP_REQUIRES_OK(c, var.status());
     absl::MutexLock lock((*var)->mu());
     OP_REQUIRES_OK(c, ScatterRows(kind_, (*var)->tensor(), c->input(1),
-                                  c->input(2), label, type_string()));
+                                  c->input(2), label, type_string(),
+                                  Writes::kCopyOnWrite));
   }
 
  private:

@@ -2,7 +2,8 @@
 // GatherNd and ResourceGatherNd read the slices `indices` names; ScatterNd
 // adds updates into zeros; TensorScatter* and ScatterNdNonAliasingAdd
 // change a copy of their input; ScatterNd* (ref) and ResourceScatterNd*
-// change a variable under its mutex, copy on write. The element work is
+// change a variable under its mutex (in place for a ref variable, copy on
+// write for a resource one: state_update.h). The element work is
 // scatter_util.h's, so a slice named twice is changed twice, in order.
 //
 // An index outside the tensor is INVALID_ARGUMENT naming it (nothing is
@@ -291,7 +292,7 @@ class ScatterNdRefOp : public NdKernel {
   void Compute(OpKernelContext* c) override {
     // The checks come before any change, so a refusal changes no value.
     ChangeRefInput(c, var_name_, [&](Tensor* var) {
-      WEFT_RETURN_IF_ERROR(MakeBufferUnique(var));
+      WEFT_RETURN_IF_ERROR(PrepareToWrite(var, Writes::kInPlace));
       return ScatterNdInto(kind_, var, c->input(1), c->input(2), ignore_bad_, type_string());
     });
   }
@@ -316,7 +317,7 @@ class ResourceScatterNdOp : public NdKernel {
     OP_REQUIRES(c, t->IsInitialized(),
                 absl::FailedPreconditionError(absl::StrCat(
                     "Attempting to use uninitialized value ", label)));
-    OP_REQUIRES_OK(c, MakeBufferUnique(t));
+    OP_REQUIRES_OK(c, PrepareToWrite(t, Writes::kCopyOnWrite));
     absl::Status s = ScatterNdInto(kind_, t, c->input(1), c->input(2), ignore_bad_,
                                    type_string());
     OP_REQUIRES(c, s.ok(), absl::Status(s.code(), absl::StrCat(s.message(), " (updating ",

@@ -5,8 +5,9 @@
 // to a limit.
 //
 // All access to the variable's tensor happens under the Var's mutex (taken
-// from the ref input). Updates are copy-on-write (state_update.h), so a
-// reader's snapshot never changes under it.
+// from the ref input). Updates write the variable's buffer in place
+// (state_update.h, Writes::kInPlace): a `v/read` taken earlier in a step
+// and used after an update sees the update, as in TensorFlow.
 #include <memory>
 #include <string>
 
@@ -94,7 +95,7 @@ class AssignOp : public OpKernel {
                       "lhs shape= ", var->shape().DebugString(),
                       " rhs shape= ", value.shape().DebugString(),
                       " (variable ", var_name_, ")")));
-      AssignValue(var, value);
+      OP_REQUIRES_OK(c, AssignValue(var, value, Writes::kInPlace));
     }
     c->forward_ref_input_to_ref_output(0, 0);
   }
@@ -131,7 +132,7 @@ class RefUpdateOp : public OpKernel {
                       var->shape().DebugString(), " but the ",
                       gd ? "delta" : "value", " has shape ",
                       value.shape().DebugString())));
-      OP_REQUIRES_OK(c, ApplyUpdate(kind_, var, value, alpha));
+      OP_REQUIRES_OK(c, ApplyUpdate(kind_, var, value, alpha, Writes::kInPlace));
     }
     c->forward_ref_input_to_ref_output(0, 0);
   }
@@ -173,7 +174,7 @@ class CountUpToOp : public OpKernel {
     absl::StatusOr<Tensor> before;
     {
       absl::MutexLock lock(c->input_ref_mutex(0));
-      before = CountUp(c->mutable_input(0), limit_, var_name_);
+      before = CountUp(c->mutable_input(0), limit_, var_name_, Writes::kInPlace);
     }
     OP_REQUIRES_OK(c, before.status());
     c->set_output(0, *std::move(before));

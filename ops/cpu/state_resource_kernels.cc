@@ -91,7 +91,7 @@ class AssignVariableOp : public OpKernel {
                     "Trying to assign to ", VarLabel(h),
                     " with tensor with wrong shape. Expected ",
                     t->shape().DebugString(), " got ", value.shape().DebugString())));
-    AssignValue(t, value);
+    OP_REQUIRES_OK(c, AssignValue(t, value));
   }
 
  private:

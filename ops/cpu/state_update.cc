@@ -58,7 +58,8 @@ DataTypeVector UpdatableTypes() {
   return v;
 }
 
-absl::Status MakeBufferUnique(Tensor* var) {
+absl::Status PrepareToWrite(Tensor* var, Writes writes) {
+  if (writes == Writes::kInPlace) return absl::OkStatus();
   if (var->BufferIsUnique() || var->NumElements() == 0) return absl::OkStatus();
   Tensor copy = var->DeepCopy();
   if (!copy.IsInitialized()) {
@@ -70,19 +71,31 @@ absl::Status MakeBufferUnique(Tensor* var) {
   return absl::OkStatus();
 }
 
-void AssignValue(Tensor* var, const Tensor& value) {
-  if (var->IsInitialized() && var->dtype() == value.dtype() &&
-      var->shape() == value.shape() && var->BufferIsUnique() &&
-      !var->SharesBufferWith(value) && value.NumElements() > 0) {
+absl::Status AssignValue(Tensor* var, const Tensor& value, Writes writes) {
+  const bool same = var->IsInitialized() && var->dtype() == value.dtype() &&
+                    var->shape() == value.shape();
+  if (same && var->SharesBufferWith(value)) return absl::OkStatus();
+  if (same && value.NumElements() > 0 &&
+      (writes == Writes::kInPlace || var->BufferIsUnique())) {
     CopyElements(value, 0, *var, 0, value.NumElements());
-    return;
+    return absl::OkStatus();
   }
-  *var = value;
+  if (writes == Writes::kCopyOnWrite || value.NumElements() == 0) {
+    *var = value;
+    return absl::OkStatus();
+  }
+  Tensor own = value.DeepCopy();  // the variable's buffer is its own
+  if (!own.IsInitialized()) {
+    return absl::ResourceExhaustedError(absl::StrCat(
+        "out of memory for a variable of shape ", value.shape().DebugString()));
+  }
+  *var = std::move(own);
+  return absl::OkStatus();
 }
 
 absl::Status ApplyUpdate(UpdateKind kind, Tensor* var, const Tensor& value,
-                         const Tensor* alpha) {
-  absl::Status s = MakeBufferUnique(var);
+                         const Tensor* alpha, Writes writes) {
+  absl::Status s = PrepareToWrite(var, writes);
   if (!s.ok()) return s;
   bool ok = false;
   const int64_t n = var->NumElements();
@@ -106,7 +119,8 @@ absl::Status ApplyUpdate(UpdateKind kind, Tensor* var, const Tensor& value,
   return absl::OkStatus();
 }
 
-absl::StatusOr<Tensor> CountUp(Tensor* var, int64_t limit, const std::string& name) {
+absl::StatusOr<Tensor> CountUp(Tensor* var, int64_t limit, const std::string& name,
+                               Writes writes) {
   if (!var->IsInitialized()) {
     return absl::FailedPreconditionError(
         absl::StrCat("Attempting to use uninitialized value ", name));
@@ -129,11 +143,12 @@ absl::StatusOr<Tensor> CountUp(Tensor* var, int64_t limit, const std::string& na
   if (before >= limit) {
     return absl::OutOfRangeError(absl::StrCat("Reached limit of ", limit));
   }
-  Tensor out = *var;
+  // The value before: shares the old buffer (copy on write), or is a
+  // copy of it (in place).
+  Tensor out = writes == Writes::kInPlace ? var->DeepCopy() : *var;
   Tensor one = var->dtype() == DT_INT32 ? Tensor::Scalar<int32_t>(1)
                                         : Tensor::Scalar<int64_t>(1);
-  // `out` shares the old buffer, so the update copies on write.
-  WEFT_RETURN_IF_ERROR(ApplyUpdate(UpdateKind::kAdd, var, one));
+  WEFT_RETURN_IF_ERROR(ApplyUpdate(UpdateKind::kAdd, var, one, nullptr, writes));
   return out;
 }
 

@@ -147,7 +147,7 @@ absl::Status ApplyOptimizer(Optimizer opt, bool use_nesterov,
     }
   }
   for (const OptimizerSlot& slot : slots) {
-    absl::Status s = MakeBufferUnique(slot.tensor);
+    absl::Status s = PrepareToWrite(slot.tensor, slot.writes);
     if (!s.ok()) return s;
   }
   if (indices != nullptr) {

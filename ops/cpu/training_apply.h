@@ -6,8 +6,9 @@
 //   WEFT_RETURN_IF_ERROR(ApplyOptimizer(Optimizer::kMomentum, nesterov,
 //                                       slots, {&lr, &momentum}, grad));
 //
-// Updates follow TensorFlow's training_ops formulas and are copy-on-write
-// (state_update.h): a slot whose buffer a reader still holds is copied first.
+// Updates follow TensorFlow's training_ops formulas and write each slot as
+// its kind of variable does (OptimizerSlot::writes, state_update.h): a ref
+// variable in place, a resource one copy-on-write.
 #ifndef WEFT_OPS_CPU_TRAINING_APPLY_H_
 #define WEFT_OPS_CPU_TRAINING_APPLY_H_
 
@@ -17,6 +18,7 @@
 #include "absl/status/status.h"
 #include "absl/synchronization/mutex.h"
 #include "absl/types/span.h"
+#include "ops/cpu/state_update.h"
 #include "runtime/core/tensor.h"
 #include "runtime/core/types.h"
 
@@ -34,6 +36,7 @@ enum class Optimizer {
 struct OptimizerSlot {
   Tensor* tensor;
   std::string name;
+  Writes writes = Writes::kCopyOnWrite;  // kInPlace for a ref variable's
 };
 
 // Dtypes ApplyOptimizer supports (float, double).

@@ -46,7 +46,7 @@ class ApplyOptimizerOp : public OpKernel {
       SlotLocks lock(std::move(mus));
       std::vector<OptimizerSlot> slots;
       for (int i = 0; i < num_slots_; ++i) {
-        slots.push_back({c->mutable_input(i), names_[i]});
+        slots.push_back({c->mutable_input(i), names_[i], Writes::kInPlace});
       }
       OP_REQUIRES_OK(c, ApplyOptimizer(opt_, use_nesterov_, slots, in.scalars, *in.grad, in.indices));
     }

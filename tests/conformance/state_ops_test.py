@@ -149,4 +149,23 @@ with g.as_default():
     tf1.identity(tf1.random.uniform([4], -(1 << 40), 1 << 41, dtype=tf.int64), name="i64")
 compare("random_uniform_int", g, ["i32", "i64"], steps=2)
 
+# --- A ref variable's read aliases its buffer: a `v/read` used after an
+# in-place update in the same step sees the update, whichever ran first
+# (SyncReplicasOptimizer fills its token queue so from `global_step/read`).
+# (A resource variable's read races with the update there: not compared.)
+g = tf1.Graph()
+with g.as_default():
+    step = tf1.Variable(0, name="step", use_resource=False, dtype=tf.int64)
+    w = tf1.Variable([1.0, 2.0], name="w", use_resource=False)
+    init = tf1.global_variables_initializer()
+    read = step.value()   # the Identity made with the variable
+    w_read = w.value()
+    bump = tf1.assign_add(step, 1)
+    sgd = tf1.train.GradientDescentOptimizer(0.5).apply_gradients(
+        [(tf1.constant([1.0, 1.0]), w)])
+    with tf1.control_dependencies([bump, sgd]):
+        tf1.identity(tf1.fill([3], read), name="tokens")
+        tf1.identity(w_read * 1.0, name="w_after")
+compare("ref_read_after_update", g, ["tokens", "w_after"], init=[init.name], steps=2)
+
 sys.exit(summary_exit_code())
