@@ -1,6 +1,6 @@
 // The sorted key/value table of a V2 checkpoint's .index file: LevelDB's
-// table format without compression (../shared/reference/
-// tensorflow-checkpoint-events.md, section 1.3): prefix-compressed data
+// table format without compression (doc/checkpoint_format.md, "The
+// index"): prefix-compressed data
 // blocks of up to 256 KiB, an empty metaindex block, an index block, a
 // 48-byte footer; every block followed by a type byte and a masked CRC32C.
 //

@@ -3,7 +3,7 @@
 // mapping "" to a BundleHeaderProto and each tensor's name to a
 // BundleEntryProto (dtype, shape, offset, size, masked CRC32C). What
 // TensorFlow's SaveV2 writes and RestoreV2 and tf.train.load_checkpoint
-// read (../shared/reference/tensorflow-checkpoint-events.md, section 1).
+// read (doc/checkpoint_format.md).
 //
 //   BundleWriter w("/ckpt/model-100");
 //   WEFT_RETURN_IF_ERROR(w.Add("dense/kernel", kernel));

@@ -2,8 +2,7 @@
 // TFRecords (length, masked CRC of the length, data, masked CRC of the
 // data) of Event protos, the first naming the file version, then one
 // Event per step with its scalars as simple_value, which every TensorBoard
-// reader loads (../shared/reference/tensorflow-checkpoint-events.md,
-// section 2). Each record is flushed when written, so a crashed run's file
+// reader loads (doc/event_format.md). Each record is flushed when written, so a crashed run's file
 // ends at a whole record and TensorBoard shows everything before it.
 //
 //   WEFT_ASSIGN_OR_RETURN(auto w, EventWriter::Create("/logs/run1"));
