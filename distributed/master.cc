@@ -5,12 +5,14 @@
 #include <map>
 #include <utility>
 
+#include "absl/algorithm/container.h"
 #include "absl/cleanup/cleanup.h"
 #include "absl/random/random.h"
 #include "absl/strings/match.h"
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_format.h"
 #include "absl/strings/str_join.h"
+#include "absl/strings/strip.h"
 #include "distributed/fanout.h"
 #include "distributed/master_session.h"
 #include "runtime/core/device_name.h"
@@ -92,7 +94,7 @@ void Master::Log(absl::string_view line) const {
 }
 
 absl::StatusOr<Master::Discovered> Master::DiscoverDevices(
-    const std::vector<std::string>& filters) {
+    const std::vector<std::string>& filters, const View& view) {
   WEFT_ASSIGN_OR_RETURN(std::vector<DeviceSpec> specs,
                         ParseFilters(filters, "ConfigProto.device_filters"));
   struct Pending {
@@ -106,30 +108,30 @@ absl::StatusOr<Master::Discovered> Master::DiscoverDevices(
   };
   std::vector<Pending> tasks;
   bool self_included = false;
-  for (const TaskId& id : SelectTasks(options_.cluster, specs)) {
+  for (const TaskId& id : SelectTasks(view.cluster, specs)) {
     Pending p;
     p.id = id;
     p.name = id.DeviceNamePrefix();
-    self_included |= p.name == options_.task;
+    self_included |= p.name == view.task;
     tasks.push_back(std::move(p));
   }
   if (!self_included) {
     // This task always serves its own sessions: it holds the client device.
-    for (const TaskId& id : options_.cluster.Tasks()) {
-      if (id.DeviceNamePrefix() != options_.task) continue;
+    for (const TaskId& id : view.cluster.Tasks()) {
+      if (id.DeviceNamePrefix() != view.task) continue;
       Pending p;
       p.id = id;
-      p.name = options_.task;
+      p.name = view.task;
       tasks.push_back(std::move(p));
     }
   }
-  std::stable_partition(tasks.begin(), tasks.end(), [this](const Pending& p) {
-    return p.name == options_.task;
+  std::stable_partition(tasks.begin(), tasks.end(), [&view](const Pending& p) {
+    return p.name == view.task;
   });
-  if (tasks.empty() || tasks.front().name != options_.task) {
+  if (tasks.empty() || tasks.front().name != view.task) {
     return absl::InternalError(absl::StrCat(
-        "this master's task ", options_.task, " is not in the cluster ",
-        options_.cluster.ToString()));
+        "this master's task ", view.task, " is not in the cluster ",
+        view.cluster.ToString()));
   }
 
   const absl::Time start = absl::Now();
@@ -143,8 +145,8 @@ absl::StatusOr<Master::Discovered> Master::DiscoverDevices(
     absl::MutexLock lock(&mu_);
     --waiting_sessions_;
   };
-  auto describe = [this](const Pending& p) {
-    absl::StatusOr<std::string> address = options_.cluster.Address(p.id);
+  auto describe = [&view](const Pending& p) {
+    absl::StatusOr<std::string> address = view.cluster.Address(p.id);
     return absl::StrCat(p.name, " at ", address.ok() ? *address : "?",
                         p.last_error.empty() ? "" : " (", p.last_error,
                         p.last_error.empty() ? "" : ")");
@@ -169,7 +171,7 @@ absl::StatusOr<Master::Discovered> Master::DiscoverDevices(
       ++waiting;
       if (p.call == nullptr && now >= p.retry_at) {
         absl::StatusOr<WorkerInterface*> worker =
-            options_.workers->GetWorker(p.name);
+            view.workers->GetWorker(p.name);
         if (!worker.ok()) {
           p.last_error = std::string(worker.status().message());
           p.retry_at = now + absl::Milliseconds(500);
@@ -202,7 +204,7 @@ absl::StatusOr<Master::Discovered> Master::DiscoverDevices(
         }
         return absl::UnavailableError(absl::StrCat(
             "CreateSession: ", waiting_sessions_, " other sessions already "
-            "wait for tasks to answer on master ", options_.task,
+            "wait for tasks to answer on master ", view.task,
             " (the most it keeps waiting at once); not yet answering: ",
             absl::StrJoin(missing, "; "),
             ". Try again once those tasks are up"));
@@ -215,7 +217,7 @@ absl::StatusOr<Master::Discovered> Master::DiscoverDevices(
       for (const Pending& p : tasks) {
         if (!p.done) missing.push_back(describe(p));
       }
-      Log(absl::StrCat("master ", options_.task, ": waiting ",
+      Log(absl::StrCat("master ", view.task, ": waiting ",
                        absl::FormatDuration(absl::Trunc(now - start, absl::Seconds(1))),
                        " (of ", absl::FormatDuration(options_.wait_for_tasks),
                        ") for ", missing.size(), " task(s) to answer GetStatus: ",
@@ -241,18 +243,68 @@ absl::StatusOr<Master::Discovered> Master::DiscoverDevices(
       spec->replica = 0;
       spec->task = p.id.index;
       d.set_name(spec->ToString());
-      bool wanted = specs.empty() || p.name == options_.task;
+      bool wanted = specs.empty() || p.name == view.task;
       for (const DeviceSpec& f : specs) wanted |= f.Matches(*spec);
       if (wanted) out.devices.push_back(std::move(d));
     }
   }
   if (out.devices.empty() ||
-      !absl::StartsWith(out.devices.front().name(), options_.task + "/")) {
+      !absl::StartsWith(out.devices.front().name(), view.task + "/")) {
     return absl::FailedPreconditionError(absl::StrCat(
-        "task ", options_.task, " reported no devices; it needs a CPU to "
+        "task ", view.task, " reported no devices; it needs a CPU to "
         "hold the session's feeds and fetches"));
   }
   return out;
+}
+
+absl::StatusOr<Master::View> Master::PropagatedView(
+    const tensorflow::ClusterDef& def, const std::string& target) const {
+  if (!options_.session_workers) {
+    return absl::UnimplementedError(absl::StrCat(
+        "master ", options_.task, " does not take a cluster from "
+        "ConfigProto.cluster_def (ClusterSpec propagation) in this process"));
+  }
+  absl::StatusOr<ClusterSpec> cluster = ClusterSpec::FromClusterDef(def);
+  if (!cluster.ok()) {
+    return WithContext(cluster.status(), "ConfigProto.cluster_def");
+  }
+  // This master is the task at the address the client dialled, or at the
+  // address this server was started with.
+  std::vector<std::string> mine;
+  absl::string_view dialled = target;
+  absl::ConsumePrefix(&dialled, "grpc://");
+  if (!dialled.empty()) mine.emplace_back(dialled);
+  for (const TaskId& id : options_.cluster.Tasks()) {
+    if (id.DeviceNamePrefix() != options_.task) continue;
+    absl::StatusOr<std::string> own = options_.cluster.Address(id);
+    if (own.ok() && !absl::c_linear_search(mine, *own)) mine.push_back(*own);
+  }
+  std::vector<TaskId> matches;
+  for (const TaskId& id : cluster->Tasks()) {
+    absl::StatusOr<std::string> address = cluster->Address(id);
+    if (address.ok() && absl::c_linear_search(mine, *address)) {
+      matches.push_back(id);
+    }
+  }
+  if (matches.size() != 1) {
+    std::vector<std::string> names;
+    for (const TaskId& id : matches) names.push_back(id.ToString());
+    return absl::InvalidArgumentError(absl::StrCat(
+        "ConfigProto.cluster_def ",
+        matches.empty() ? "has no task at this master's address ("
+                        : absl::StrCat("has ", matches.size(),
+                                       " tasks at this master's address (",
+                                       absl::StrJoin(names, ", "), ": "),
+        absl::StrJoin(mine, " or "),
+        "); the master must be exactly one of the session's tasks: add it "
+        "under the address the client connects to"));
+  }
+  View view;
+  view.cluster = *std::move(cluster);
+  view.task = matches.front().DeviceNamePrefix();
+  WEFT_ASSIGN_OR_RETURN(view.owned, options_.session_workers(view.cluster, view.task));
+  view.workers = view.owned.get();
+  return view;
 }
 
 absl::Status Master::CreateSession(
@@ -260,26 +312,29 @@ absl::Status Master::CreateSession(
     tensorflow::CreateSessionResponse* response) {
   CollectIdleSessions(absl::Now());
   const tensorflow::ConfigProto& config = request.config();
+  View view{options_.cluster, options_.task, options_.workers, nullptr};
   if (config.has_cluster_def() && config.cluster_def().job_size() > 0) {
-    return absl::UnimplementedError(
-        "ConfigProto.cluster_def (ClusterSpec propagation) is not supported; "
-        "start every task with the cluster spec (weft server --cluster ...) "
-        "and leave cluster_def empty");
+    WEFT_ASSIGN_OR_RETURN(view,
+                          PropagatedView(config.cluster_def(), request.target()));
   }
   WEFT_ASSIGN_OR_RETURN(
       Discovered found,
       DiscoverDevices({config.device_filters().begin(),
-                       config.device_filters().end()}));
+                       config.device_filters().end()},
+                      view));
   MasterSessionOptions o;
   o.handle = NewSessionHandle();
   o.config = config;
   o.tasks = std::move(found.tasks);
   o.devices = std::move(found.devices);
   o.client_device = o.devices.front().name();
-  o.workers = options_.workers;
+  o.workers = view.workers;
+  o.owned_workers = view.owned;
+  if (view.owned != nullptr) o.cluster_def = config.cluster_def();
   o.ops = options_.ops;
   o.kernels = options_.kernels;
   o.call_timeout = options_.call_timeout;
+  o.abort_wait = options_.abort_wait;
   WEFT_ASSIGN_OR_RETURN(std::unique_ptr<MasterSession> session,
                         MasterSession::Create(std::move(o), request.graph_def()));
   const std::string handle = session->handle();
@@ -383,7 +438,9 @@ absl::Status Master::ListDevices(const tensorflow::ListDevicesRequest& request,
     session->ListDevices(response);
     return absl::OkStatus();
   }
-  WEFT_ASSIGN_OR_RETURN(Discovered found, DiscoverDevices({}));
+  WEFT_ASSIGN_OR_RETURN(
+      Discovered found,
+      DiscoverDevices({}, View{options_.cluster, options_.task, options_.workers, nullptr}));
   FillListDevicesResponse(found.devices, options_.task, response);
   return absl::OkStatus();
 }

@@ -23,8 +23,18 @@
 // call checks; a server also calls CollectIdleSessions on a timer). Reset
 // clears the named resource containers (variables, queues) on every task
 // of the cluster (or of request.device_filters) and closes every session.
-// ClusterSpec propagation (ConfigProto.cluster_def) is UNIMPLEMENTED, as
-// are partial runs.
+// ClusterSpec propagation: a CreateSession whose ConfigProto.cluster_def
+// names tasks runs that session over those tasks instead of the server's
+// cluster (TensorFlow's semantics). This master is the task whose address
+// is the request's target (or this server's own address); the session
+// reaches the tasks through a cache of its own (session_workers), asks
+// them for their devices, names the devices by the task the cluster_def
+// gives them, and creates its worker sessions with that cluster and each
+// task's name in it (CreateWorkerSessionRequest.server_def), so that a
+// server may serve as /job:worker/task:1 in one session and as
+// /job:local/task:0 in another. Such a session's state (variables,
+// queues) is always its own, as with isolate_session_state. Partial runs
+// are UNIMPLEMENTED.
 //
 // Errors are values: an unknown session is ABORTED naming the handle, as
 // TensorFlow's master answers; a failure on a task names the task.
@@ -76,8 +86,18 @@ struct MasterOptions {
   int max_waiting_sessions = 8;
   // Bounds each control call to a task (see MasterSessionOptions).
   absl::Duration call_timeout = absl::Seconds(60);
+  // How long a failed step and CloseSession wait for tasks to confirm the
+  // abort (MasterSessionOptions::abort_wait).
+  absl::Duration abort_wait = absl::Seconds(5);
   // A session no call has used for this long is closed; zero: never.
   absl::Duration session_gc = absl::Hours(1);
+  // Makes the cache a session of a propagated cluster reaches its tasks
+  // through: `cluster` from ConfigProto.cluster_def, `task` this master's
+  // task in it (which the cache must reach in-process). Null: such
+  // sessions are UNIMPLEMENTED.
+  std::function<absl::StatusOr<std::shared_ptr<WorkerCache>>(
+      const ClusterSpec& cluster, const std::string& task)>
+      session_workers;
   // Where progress lines go; null: stderr.
   std::function<void(absl::string_view)> log;
 };
@@ -137,10 +157,21 @@ class Master {
     std::vector<tensorflow::DeviceAttributes> devices;
   };
 
-  // The tasks `filters` select and their devices, waiting as the file
-  // comment says.
+  // The cluster a session sees: the server's, or one propagated in its
+  // ConfigProto (then `owned` holds the cache).
+  struct View {
+    ClusterSpec cluster;
+    std::string task;  // this master's task in `cluster`
+    WorkerCache* workers = nullptr;
+    std::shared_ptr<WorkerCache> owned;
+  };
+  // The view of ConfigProto.cluster_def for a request to `target`.
+  absl::StatusOr<View> PropagatedView(const tensorflow::ClusterDef& def,
+                                      const std::string& target) const;
+  // The tasks of `view` that `filters` select and their devices, waiting
+  // as the file comment says.
   absl::StatusOr<Discovered> DiscoverDevices(
-      const std::vector<std::string>& filters);
+      const std::vector<std::string>& filters, const View& view);
   // The session, marked used now; ABORTED naming the handle if unknown.
   absl::StatusOr<std::shared_ptr<MasterSession>> Find(const std::string& handle);
   void Log(absl::string_view line) const;

@@ -12,6 +12,7 @@
 #include "distributed/fanout.h"
 #include "distributed/run_plan.h"
 #include "runtime/core/allocator.h"
+#include "runtime/core/device_name.h"
 #include "runtime/core/status.h"
 #include "runtime/core/tensor_proto.h"
 #include "runtime/core/thread_pool.h"
@@ -134,6 +135,20 @@ absl::Status MasterSession::CreateWorkerSessions(
     call.request.set_isolate_session_state(options_.config.isolate_session_state());
     *call.request.mutable_server_def()->mutable_default_session_config() =
         options_.config;
+    if (options_.cluster_def.job_size() > 0) {
+      // A propagated cluster: the task's name in it.
+      absl::StatusOr<DeviceSpec> name = ParseDeviceSpec(task);
+      if (!name.ok() || !name->job.has_value() || !name->task.has_value()) {
+        return absl::InternalError(absl::StrCat("task name '", task, "'"));
+      }
+      tensorflow::ServerDef* def = call.request.mutable_server_def();
+      *def->mutable_cluster() = options_.cluster_def;
+      def->set_job_name(*name->job);
+      def->set_task_index(*name->task);
+      def->set_protocol("grpc");
+      // Such a session's state is its own, always (TensorFlow's rule).
+      call.request.set_isolate_session_state(true);
+    }
   }
   calls->Start(&WorkerInterface::CreateWorkerSessionAsync);
   if (!calls->WaitUntil(absl::Now() + options_.call_timeout)) {
@@ -367,6 +382,10 @@ absl::StatusOr<std::shared_ptr<MasterSession::Step>> MasterSession::PrepareStep(
     request.set_graph_handle(handle);
     request.set_step_id(step->id);
     request.set_store_errors_in_response_body(true);
+    if (options.trace_level() != tensorflow::RunOptions::NO_TRACE) {
+      request.mutable_exec_opts()->set_record_timeline(true);
+      request.mutable_exec_opts()->set_record_costs(true);
+    }
     if (task == plan.plan.client_task) {
       for (size_t i = 0; i < feeds.size(); ++i) {
         tensorflow::NamedTensorProto* send = request.add_send();
@@ -426,7 +445,7 @@ absl::Status MasterSession::EndStep(const Plan& plan, const Step& step,
     // A task failed or the deadline passed: abort the step everywhere, so
     // the others stop waiting for tensors that will not come.
     running = calls->Unanswered();
-    const absl::Time abort_deadline = absl::Now() + options_.call_timeout;
+    const absl::Time abort_deadline = absl::Now() + options_.abort_wait;
     CleanupStep(step.id, abort_deadline);
     ended = calls->WaitUntil(abort_deadline);
   }
@@ -477,7 +496,7 @@ absl::Status MasterSession::EndStep(const Plan& plan, const Step& step,
         status.ok() ? absl::StatusCode::kDeadlineExceeded : status.code(),
         absl::StrCat(status.message(), status.ok() ? "" : "; then ",
                      Tasks(calls->Unanswered()), " did not stop within ",
-                     absl::FormatDuration(options_.call_timeout),
+                     absl::FormatDuration(options_.abort_wait),
                      " of the step's abort (see its log)"));
   }
   WEFT_RETURN_IF_ERROR(status);
@@ -499,6 +518,16 @@ absl::Status MasterSession::EndStep(const Plan& plan, const Step& step,
             step.id));
       }
       fetched->push_back(*it->second);
+    }
+  }
+  if (metadata != nullptr &&
+      options.trace_level() != tensorflow::RunOptions::NO_TRACE) {
+    // Every task's statistics, one DeviceStepStats per device.
+    for (int i = 0; i < calls->size(); ++i) {
+      for (const tensorflow::DeviceStepStats& d :
+           calls->call(i).response.step_stats().dev_stats()) {
+        *metadata->mutable_step_stats()->add_dev_stats() = d;
+      }
     }
   }
   if (metadata != nullptr && options.output_partition_graphs()) {
@@ -883,7 +912,7 @@ absl::Status MasterSession::Close() {
     running.assign(running_.begin(), running_.end());
   }
   // Steps in flight end with the abort; wait for them to return.
-  const absl::Time deadline = absl::Now() + options_.call_timeout;
+  const absl::Time deadline = absl::Now() + options_.abort_wait;
   for (int64_t step : running) CleanupStep(step, deadline);
   {
     absl::MutexLock lock(&mu_);
@@ -904,11 +933,11 @@ absl::Status MasterSession::Close() {
     calls->Add(task, *worker).request.set_session_handle(options_.handle);
   }
   calls->Start(&WorkerInterface::DeleteWorkerSessionAsync);
-  if (!calls->WaitUntil(absl::Now() + options_.call_timeout)) {
+  if (!calls->WaitUntil(absl::Now() + options_.abort_wait)) {
     return absl::DeadlineExceededError(absl::StrCat(
         "CloseSession '", options_.handle, "': ", Tasks(calls->Unanswered()),
         " did not answer DeleteWorkerSession within ",
-        absl::FormatDuration(options_.call_timeout),
+        absl::FormatDuration(options_.abort_wait),
         "; its session state stays until the task restarts"));
   }
   absl::Status status;

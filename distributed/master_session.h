@@ -71,12 +71,24 @@ struct MasterSessionOptions {
   std::vector<tensorflow::DeviceAttributes> devices;
   std::string client_device;  // where feeds enter and fetches leave
   WorkerCache* workers = nullptr;  // required
+  // The cache of a propagated cluster (ConfigProto.cluster_def), kept as
+  // long as the session; null otherwise.
+  std::shared_ptr<WorkerCache> owned_workers;
+  // That cluster: every CreateWorkerSession carries it in its server_def,
+  // with the task's job and index in it. Empty: the server's own cluster.
+  tensorflow::ClusterDef cluster_def;
   const OpRegistry* ops = nullptr;  // null: the global registries
   const KernelRegistry* kernels = nullptr;
   // Bounds each control call to a task (CreateWorkerSession, RegisterGraph,
   // CleanupGraph, DeleteWorkerSession); a task that does not answer in
   // time is named in the error.
   absl::Duration call_timeout = absl::Seconds(60);
+  // How long a failed or aborted step, and CloseSession, wait for the
+  // tasks to confirm (their RunGraph ending, DeleteWorkerSession) before
+  // giving up on those that do not answer, naming them: a task that is
+  // paused or cut off must not hold the error back from the client. Its
+  // state goes when it answers again (the abort was sent) or when idle.
+  absl::Duration abort_wait = absl::Seconds(5);
 };
 
 class MasterSession {
@@ -147,7 +159,7 @@ class MasterSession {
       const tensorflow::RunOptions& options, CancellationManager* cancel);
   // Once the calls have all answered (`all_done`) or not (one failed, or
   // the deadline passed: the step is aborted everywhere, waiting up to
-  // call_timeout): the step's status and fetched values. With `cleanup`
+  // abort_wait): the step's status and fetched values. With `cleanup`
   // false a step that ended everywhere is left for the caller to clean up.
   absl::Status EndStep(const Plan& plan, const Step& step, bool all_done,
                        bool cleanup, const tensorflow::RunOptions& options,

@@ -30,13 +30,25 @@ struct StepRendezvous::RemoteCall {
 StepRendezvous::StepRendezvous(int64_t step_id, std::string task,
                                const DeviceMgr* devices, WorkerCache* workers)
     : step_id_(step_id),
-      task_(std::move(task)),
       devices_(devices),
+      task_(std::move(task)),
       workers_(workers) {}
 
 StepRendezvous::~StepRendezvous() {
   StartAbort(absl::AbortedError(
-      absl::StrCat("step ", step_id_, " ended on task ", task_)));
+      absl::StrCat("step ", step_id_, " ended on task ", task())));
+}
+
+void StepRendezvous::Bind(std::string task, std::shared_ptr<WorkerCache> workers) {
+  absl::MutexLock lock(&mu_);
+  task_ = std::move(task);
+  workers_ = workers.get();
+  bound_workers_ = std::move(workers);
+}
+
+std::string StepRendezvous::task() const {
+  absl::MutexLock lock(&mu_);
+  return task_;
 }
 
 absl::Status StepRendezvous::Send(const std::string& key, const Tensor& value,
@@ -55,7 +67,7 @@ absl::Status StepRendezvous::TakeLocal(const std::string& key, Tensor* value,
   if (absl::IsDeadlineExceeded(s)) {
     return absl::NotFoundError(absl::StrCat(
         "nothing was sent under rendezvous key '", key, "' in step ",
-        step_id_, " on task ", task_));
+        step_id_, " on task ", task()));
   }
   return s;
 }
@@ -73,17 +85,22 @@ void StepRendezvous::RecvAsync(const std::string& key, DoneCallback done) {
          Tensor(), false);
     return;
   }
-  if (*src_task == task_) {
+  WorkerCache* workers;
+  {
+    absl::MutexLock lock(&mu_);
+    workers = *src_task == task_ ? nullptr : workers_;
+  }
+  if (workers == nullptr) {
     local_.RecvAsync(key, std::move(done));
     return;
   }
-  RecvRemote(*parsed, key, *src_task, std::move(done));
+  RecvRemote(*parsed, key, *src_task, workers, std::move(done));
 }
 
 void StepRendezvous::RecvRemote(const RendezvousKey& parsed,
                                 const std::string& key,
                                 const std::string& src_task,
-                                DoneCallback done) {
+                                WorkerCache* workers, DoneCallback done) {
   auto call = std::make_shared<RemoteCall>();
   call->done = std::move(done);
   absl::Status aborted;
@@ -118,7 +135,7 @@ void StepRendezvous::RecvRemote(const RendezvousKey& parsed,
                                       step_id_ - kCollectiveStepBase)
                        : absl::StrCat("step ", step_id_),
                    " from task ", src_task, " (RecvTensor)");
-  absl::StatusOr<WorkerInterface*> worker = workers_->GetWorker(src_task);
+  absl::StatusOr<WorkerInterface*> worker = workers->GetWorker(src_task);
   if (!worker.ok()) {
     call->Finish(WithContext(worker.status(), what), Tensor(), false);
     return;

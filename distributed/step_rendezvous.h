@@ -71,6 +71,13 @@ class StepRendezvous final : public Rendezvous {
                  WorkerCache* workers);
   ~StepRendezvous() override;
 
+  // The step runs as `task` of a propagated cluster whose tasks `workers`
+  // reaches (a worker session of ClusterSpec propagation): keys naming
+  // `task` are this task's own, the others are pulled through `workers`.
+  // Before the step's kernels run (RunGraph binds before it starts them);
+  // a peer's early RecvTensor (RecvLocalAsync) needs no binding.
+  void Bind(std::string task, std::shared_ptr<WorkerCache> workers);
+
   absl::Status Send(const std::string& key, const Tensor& value,
                     bool is_dead) override;
   void RecvAsync(const std::string& key, DoneCallback done) override;
@@ -91,15 +98,18 @@ class StepRendezvous final : public Rendezvous {
  private:
   struct RemoteCall;
   void RecvRemote(const RendezvousKey& parsed, const std::string& key,
-                  const std::string& src_task, DoneCallback done);
+                  const std::string& src_task, WorkerCache* workers,
+                  DoneCallback done);
+  std::string task() const;
 
   const int64_t step_id_;
-  const std::string task_;
   const DeviceMgr* const devices_;
-  WorkerCache* const workers_;
   LocalRendezvous local_;
 
-  absl::Mutex mu_;
+  mutable absl::Mutex mu_;
+  std::string task_ ABSL_GUARDED_BY(mu_);
+  WorkerCache* workers_ ABSL_GUARDED_BY(mu_);
+  std::shared_ptr<WorkerCache> bound_workers_ ABSL_GUARDED_BY(mu_);
   absl::Status abort_status_ ABSL_GUARDED_BY(mu_);
   std::vector<std::weak_ptr<RemoteCall>> remote_ ABSL_GUARDED_BY(mu_);
 };

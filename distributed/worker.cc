@@ -6,10 +6,12 @@
 
 #include "absl/container/flat_hash_map.h"
 #include "absl/container/flat_hash_set.h"
+#include "absl/strings/match.h"
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_format.h"
 #include "absl/strings/str_join.h"
 #include "absl/time/clock.h"
+#include "distributed/task_name.h"
 #include "graph/graph_def_loader.h"
 #include "runtime/core/cancellation.h"
 #include "runtime/core/collective.h"
@@ -18,6 +20,7 @@
 #include "runtime/core/status.h"
 #include "runtime/core/tensor_proto.h"
 #include "runtime/executable_graph.h"
+#include "runtime/executor_observer.h"
 #include "runtime/kernel_cache.h"
 
 namespace weft {
@@ -49,6 +52,10 @@ struct Worker::Session {
   };
   absl::flat_hash_map<std::string, Graph> graphs ABSL_GUARDED_BY(mu);
   absl::Time last_used ABSL_GUARDED_BY(mu) = absl::Now();
+  // A propagated cluster (server_def.cluster): this task's name in it and
+  // the cache reaching its tasks; empty and null otherwise.
+  std::string task;
+  std::shared_ptr<WorkerCache> workers;
 };
 
 namespace {
@@ -231,6 +238,42 @@ void Worker::CreateWorkerSessionAsync(
         options_.task, ")")));
     return;
   }
+  // ClusterSpec propagation: the session runs as the task its server_def
+  // names, in that cluster.
+  std::string task;
+  std::shared_ptr<WorkerCache> workers;
+  if (const tensorflow::ServerDef& def = request->server_def();
+      def.cluster().job_size() > 0) {
+    if (!options_.session_workers) {
+      done(absl::UnimplementedError(absl::StrCat(
+          "task ", options_.task, " does not take a cluster from "
+          "CreateWorkerSessionRequest.server_def (ClusterSpec propagation) "
+          "in this process")));
+      return;
+    }
+    absl::StatusOr<ClusterSpec> cluster = ClusterSpec::FromClusterDef(def.cluster());
+    if (!cluster.ok()) {
+      done(OnTask(options_.task, WithContext(cluster.status(),
+                                             "CreateWorkerSessionRequest.server_def.cluster")));
+      return;
+    }
+    const TaskId id{def.job_name(), def.task_index()};
+    if (!cluster->Address(id).ok()) {
+      done(absl::InvalidArgumentError(absl::StrCat(
+          "task ", options_.task, ": CreateWorkerSessionRequest.server_def "
+          "names this task ", id.ToString(), ", which its cluster (",
+          cluster->ToString(), ") does not have")));
+      return;
+    }
+    task = id.DeviceNamePrefix();
+    absl::StatusOr<std::shared_ptr<WorkerCache>> made =
+        options_.session_workers(*cluster, task);
+    if (!made.ok()) {
+      done(OnTask(options_.task, made.status()));
+      return;
+    }
+    workers = *std::move(made);
+  }
   {
     absl::MutexLock lock(&mu_);
     if (!sessions_.contains(request->session_handle()) &&
@@ -246,6 +289,8 @@ void Worker::CreateWorkerSessionAsync(
     if (added) {
       it->second = std::make_shared<Session>();
       it->second->handle = request->session_handle();
+      it->second->task = std::move(task);
+      it->second->workers = std::move(workers);
       if (request->isolate_session_state()) {
         // What this session makes is invisible to every other session.
         it->second->resources = std::make_shared<
@@ -324,6 +369,7 @@ absl::Status Worker::RegisterGraph(
     };
   }
   exec_options.receives_from_other_tasks = true;
+  if (session->workers != nullptr) exec_options.task_name = session->task;
   WEFT_ASSIGN_OR_RETURN(registered->exec,
                         ExecutableGraph::Create(exec_options, std::move(graph)));
   std::string handle;
@@ -411,6 +457,9 @@ void Worker::RunGraph(const tensorflow::RunGraphRequest* request,
     done(rendezvous.status());
     return;
   }
+  if ((*session)->workers != nullptr) {
+    (*rendezvous)->Bind((*session)->task, (*session)->workers);
+  }
   // Feeds go into the step's rendezvous, where their client-terminated
   // _Recvs find them.
   for (const tensorflow::NamedTensorProto& feed : request->send()) {
@@ -430,6 +479,8 @@ void Worker::RunGraph(const tensorflow::RunGraphRequest* request,
     std::shared_ptr<StepRendezvous> rendezvous;
     std::shared_ptr<CancellationManager> cancellation =
         std::make_shared<CancellationManager>();
+    std::unique_ptr<StepStatsCollector> stats;  // when the master asks
+    std::string stats_task;
     Executor::StepArgs args;
   };
   auto step = std::make_shared<Step>();
@@ -439,6 +490,14 @@ void Worker::RunGraph(const tensorflow::RunGraphRequest* request,
   step->args.rendezvous = step->rendezvous.get();
   step->args.collectives = collectives_.get();
   step->args.cancellation = step->cancellation.get();
+  if (request->exec_opts().record_timeline() ||
+      request->exec_opts().record_costs()) {
+    step->stats = std::make_unique<StepStatsCollector>();
+    step->args.observer = step->stats.get();
+    // Statistics name the devices as the step's session does.
+    step->stats_task = (*session)->workers != nullptr ? (*session)->task
+                                                     : options_.task;
+  }
   {
     absl::MutexLock lock(&mu_);
     ++running_steps_;
@@ -471,6 +530,16 @@ void Worker::RunGraph(const tensorflow::RunGraphRequest* request,
         tensorflow::NamedTensorProto* out = response->add_recv();
         out->set_name(key);
         TensorToProto(value, out->mutable_tensor());
+      }
+    }
+    if (step->stats != nullptr) {
+      tensorflow::StepStats* stats = response->mutable_step_stats();
+      step->stats->Finalize(stats);
+      for (tensorflow::DeviceStepStats& d : *stats->mutable_dev_stats()) {
+        if (absl::StartsWith(d.device(), options_.task + "/")) {
+          d.set_device(absl::StrCat(step->stats_task,
+                                    d.device().substr(options_.task.size())));
+        }
       }
     }
     if (!s.ok()) {
@@ -568,6 +637,15 @@ void Worker::RecvTensorValueAsync(const tensorflow::RecvTensorRequest* request,
   });
 }
 
+bool Worker::IsSessionTask(absl::string_view task) const {
+  if (task.empty()) return false;
+  absl::MutexLock lock(&mu_);
+  for (const auto& [handle, session] : sessions_) {
+    if (session->workers != nullptr && session->task == task) return true;
+  }
+  return false;
+}
+
 void Worker::RecvLocal(
     const tensorflow::RecvTensorRequest& request,
     std::function<void(absl::Status, const Tensor&, bool)> done) {
@@ -582,7 +660,9 @@ void Worker::RecvLocal(
   // The sender must be one of ours, and the process that registered the
   // graph: a restarted task has new incarnations.
   absl::StatusOr<Device*> src = options_.devices->Lookup(key->src_device);
-  if (!src.ok() || (*src)->name() != key->src_device) {
+  if (!src.ok() ||
+      ((*src)->name() != key->src_device &&
+       !IsSessionTask(TaskOfDevice(key->src_device).value_or("")))) {
     done(absl::InvalidArgumentError(absl::StrCat(
              "task ", options_.task, " has no device '", key->src_device,
              "' to send from (RecvTensorRequest.rendezvous_key '",

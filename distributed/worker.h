@@ -12,7 +12,12 @@
 //
 // Sessions: CreateWorkerSession makes one per master session handle; a
 // request with create_worker_session_called=false (or an empty handle) uses
-// the task's legacy session, which always exists. Graphs and their
+// the task's legacy session, which always exists. A session whose
+// server_def names a cluster (ClusterSpec propagation) runs as the task the
+// server_def names in it: its graphs' device names, rendezvous keys and
+// step statistics use that name, and its steps reach their peers through
+// a cache over that cluster (WorkerOptions.session_workers), while the
+// devices underneath are this task's. Graphs and their
 // stateful kernels belong to a session; variables live in the devices'
 // resource managers, shared by every session of the task (TensorFlow's
 // default, which between-graph replication relies on), and CleanupAll
@@ -40,6 +45,7 @@
 #define WEFT_DISTRIBUTED_WORKER_H_
 
 #include <cstdint>
+#include <functional>
 #include <memory>
 #include <string>
 #include <vector>
@@ -49,6 +55,7 @@
 #include "absl/status/statusor.h"
 #include "absl/synchronization/mutex.h"
 #include "absl/time/time.h"
+#include "distributed/cluster_spec.h"
 #include "distributed/step_rendezvous.h"
 #include "distributed/worker_interface.h"
 #include "ops/framework/kernel_registry.h"
@@ -69,6 +76,12 @@ struct WorkerOptions {
   // RunGraph returns only once the step waits or ends: tests only).
   ThreadPool* inter_op_pool = nullptr;
   WorkerCache* workers = nullptr;      // required: the cluster's tasks
+  // Makes the cache of a session whose server_def names a cluster:
+  // `cluster` that cluster, `task` this worker's name in it (which the
+  // cache must reach in-process). Null: such sessions are UNIMPLEMENTED.
+  std::function<absl::StatusOr<std::shared_ptr<WorkerCache>>(
+      const ClusterSpec& cluster, const std::string& task)>
+      session_workers;
   // How long peers' and abandoned steps' rendezvous live
   // (step_rendezvous.h); a server calls CollectExpired periodically.
   StepRendezvousLimits step_limits;
@@ -144,6 +157,9 @@ class Worker final : public WorkerInterface {
   struct RegisteredGraph;
   class Collectives;
 
+  // Whether `task` is this task's name in a propagated cluster of one of
+  // its sessions.
+  bool IsSessionTask(absl::string_view task) const;
   // The session a request names; ABORTED naming the handle if unknown.
   absl::StatusOr<std::shared_ptr<Session>> FindSession(
       const std::string& handle, bool create_worker_session_called);

@@ -8,6 +8,7 @@
 #include "absl/strings/str_join.h"
 #include "graph/graph_def_loader.h"
 #include "graph/partition.h"
+#include "runtime/core/device_name.h"
 #include "runtime/multi_device_step.h"
 #include "runtime/core/status.h"
 
@@ -20,7 +21,16 @@ absl::StatusOr<std::unique_ptr<ExecutableGraph>> ExecutableGraph::Create(
   // Devices by exact name: DeviceMgr::Lookup also accepts a short name
   // ("CPU:0"), which would take another task's device for one of ours.
   absl::flat_hash_map<std::string, Device*> by_name;
-  for (Device* d : options.devices->devices()) by_name.emplace(d->name(), d);
+  for (Device* d : options.devices->devices()) {
+    if (options.task_name.empty()) {
+      by_name.emplace(d->name(), d);
+      continue;
+    }
+    WEFT_ASSIGN_OR_RETURN(DeviceSpec spec, ParseDeviceSpec(d->name()));
+    by_name.emplace(absl::StrCat(options.task_name, "/device:", spec.type.value_or(""),
+                                 ":", spec.id.value_or(0)),
+                    d);
+  }
   ExecutorOptions exec_options;
   exec_options.kernels = options.kernels;
   exec_options.inter_op_pool = options.inter_op_pool;
@@ -41,9 +51,8 @@ absl::StatusOr<std::unique_ptr<ExecutableGraph>> ExecutableGraph::Create(
   for (const Node* n : nodes) {
     if (by_name.contains(n->assigned_device())) continue;
     std::vector<std::string> names;
-    for (const Device* d : options.devices->devices()) {
-      names.push_back(d->name());
-    }
+    for (const auto& [name, d] : by_name) names.push_back(name);
+    std::sort(names.begin(), names.end());
     return absl::InvalidArgumentError(absl::StrCat(
         "node '", n->name(), "' (", n->type_string(), ") is assigned to '",
         n->assigned_device(), "', a device this process does not have; its "
@@ -54,9 +63,14 @@ absl::StatusOr<std::unique_ptr<ExecutableGraph>> ExecutableGraph::Create(
         return n->assigned_device() == nodes.front()->assigned_device();
       });
   if (one_device) {
-    const std::string device = nodes.empty()
-                                   ? options.devices->default_device()->name()
-                                   : nodes.front()->assigned_device();
+    std::string device;
+    if (!nodes.empty()) {
+      device = nodes.front()->assigned_device();
+    } else {
+      for (const auto& [name, d] : by_name) {
+        if (d == options.devices->default_device()) device = name;
+      }
+    }
     WEFT_RETURN_IF_ERROR(add_part(std::move(placed), device));
     return exec;
   }

@@ -62,6 +62,10 @@ struct ExecutableOptions {
   // worker): a _Recv whose sender is not on `devices` is another task's
   // transfer, served through the step's rendezvous.
   bool receives_from_other_tasks = false;
+  // Optional ("/job:J/replica:R/task:T"): the task the graph's device names
+  // use for `devices` instead of the one they are named under (a worker
+  // session of a propagated cluster serves as another task's name).
+  std::string task_name;
 };
 
 class ExecutableGraph {

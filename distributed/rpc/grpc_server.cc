@@ -480,8 +480,17 @@ absl::StatusOr<std::unique_ptr<GrpcServer>> GrpcServer::Start(
   impl->cache = std::make_unique<GrpcWorkerCache>(options.cluster,
                                                   impl->task_name, nullptr,
                                                   channel);
+  // ClusterSpec propagation: a session's own cache over the cluster its
+  // client names, reaching this task in-process under its name there.
+  auto session_workers = [impl = impl.get(), channel](
+                             const ClusterSpec& cluster, const std::string& task)
+      -> absl::StatusOr<std::shared_ptr<WorkerCache>> {
+    return std::make_shared<GrpcWorkerCache>(cluster, task, impl->worker.get(),
+                                             channel);
+  };
   WorkerOptions w;
   w.task = impl->task_name;
+  w.session_workers = session_workers;
   w.devices = impl->devices.get();
   w.inter_op_pool = impl->inter_op.get();
   w.workers = impl->cache.get();
@@ -494,6 +503,7 @@ absl::StatusOr<std::unique_ptr<GrpcServer>> GrpcServer::Start(
 
   MasterOptions m;
   m.task = impl->task_name;
+  m.session_workers = session_workers;
   m.cluster = options.cluster;
   m.workers = impl->cache.get();
   m.wait_for_tasks = options.wait_for_tasks;

@@ -7,6 +7,7 @@
 #include <unistd.h>
 
 #include <cstdlib>
+#include <map>
 #include <memory>
 #include <string>
 #include <vector>
@@ -190,6 +191,64 @@ void ExpectAStepSpansTwoServers(GrpcMasterClient* master_,
   close.set_session_handle(*handle);
   tensorflow::CloseSessionResponse closed;
   EXPECT_TRUE(master_->Call("CloseSession", close, &closed).ok());
+}
+
+// ClusterSpec propagation: two servers, each started alone as
+// /job:local/task:0, serve a session whose ConfigProto names them
+// /job:worker/task:0 and 1 (Sample() places c and y on task 1). Step
+// statistics name the devices so; a cluster_def without the master, or
+// naming this task twice, is refused naming the address.
+TEST(GrpcServerPropagationTest, ASessionRunsOverTheClusterItsConfigNames) {
+  std::vector<std::unique_ptr<GrpcServer>> servers;
+  std::vector<std::string> addresses;
+  for (int t = 0; t < 2; ++t) {
+    const std::string address = absl::StrCat("127.0.0.1:", FreePort());
+    ServerOptions options =
+        testing::TestServerOptions(absl::StrCat("local=", address), 0, "local");
+    auto server = GrpcServer::Start(options);
+    ASSERT_TRUE(server.ok()) << server.status();
+    servers.push_back(*std::move(server));
+    addresses.push_back(address);
+  }
+  GrpcMasterClient master(servers[0]->address());
+  auto create = [&](const std::vector<std::string>& tasks,
+                    tensorflow::CreateSessionResponse* resp) {
+    tensorflow::CreateSessionRequest req;
+    *req.mutable_graph_def() = Sample();
+    req.set_target("grpc://" + addresses[0]);
+    auto* job = req.mutable_config()->mutable_cluster_def()->add_job();
+    job->set_name("worker");
+    for (size_t i = 0; i < tasks.size(); ++i) (*job->mutable_tasks())[i] = tasks[i];
+    return master.Call("CreateSession", req, resp, absl::Seconds(30));
+  };
+  tensorflow::CreateSessionResponse created;
+  ASSERT_TRUE(create(addresses, &created).ok());
+  tensorflow::RunStepRequest run;
+  run.set_session_handle(created.session_handle());
+  auto* feed = run.add_feed();
+  feed->set_name("x");
+  *feed->mutable_tensor() = Floats(3, 2.0f);
+  run.add_fetch("z");
+  run.mutable_options()->set_trace_level(tensorflow::RunOptions::FULL_TRACE);
+  tensorflow::RunStepResponse resp;
+  ASSERT_TRUE(master.Call("RunStep", run, &resp, absl::Seconds(30)).ok());
+  Tensor z = TensorFromProto(resp.tensor(0).tensor()).value();
+  EXPECT_EQ(z.flat<float>()[0], -3.5f);
+  std::map<std::string, std::string> device_of;
+  for (const auto& d : resp.metadata().step_stats().dev_stats()) {
+    for (const auto& n : d.node_stats()) device_of[n.node_name()] = d.device();
+  }
+  EXPECT_EQ(device_of["c"], "/job:worker/replica:0/task:1/device:CPU:0");
+  EXPECT_EQ(device_of["y"], "/job:worker/replica:0/task:1/device:CPU:0");
+  EXPECT_EQ(device_of["z"], "/job:worker/replica:0/task:0/device:CPU:0");
+
+  tensorflow::CreateSessionResponse refused;
+  const absl::Status without = create({addresses[1]}, &refused);
+  EXPECT_EQ(without.code(), absl::StatusCode::kInvalidArgument);
+  EXPECT_THAT(std::string(without.message()), HasSubstr(addresses[0]));
+  const absl::Status twice = create({addresses[0], addresses[0]}, &refused);
+  EXPECT_EQ(twice.code(), absl::StatusCode::kInvalidArgument);
+  EXPECT_THAT(std::string(twice.message()), HasSubstr("both have address"));
 }
 
 // Variants go over the wire in TensorFlow's encoding: the list crosses from

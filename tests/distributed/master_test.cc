@@ -380,6 +380,105 @@ TEST_F(MasterTest, AStepPastItsDeadlineIsAbortedOnEveryTask) {
   EXPECT_EQ(workers_[1]->num_step_rendezvous(), 0);
 }
 
+// A task that is paused (SIGSTOP): once paused, it answers no RunGraph,
+// CleanupGraph or DeleteWorkerSession until Resume; the other calls go
+// through to `inner`.
+class PausedWorker final : public WorkerInterface {
+ public:
+  explicit PausedWorker(WorkerInterface* inner) : inner_(inner) {}
+  ~PausedWorker() override { Resume(); }
+  void Pause() {
+    absl::MutexLock lock(&mu_);
+    paused_ = true;
+  }
+  // Answers what it held back (ABORTED, as a task that restarted would).
+  void Resume() {
+    std::vector<Done> held;
+    {
+      absl::MutexLock lock(&mu_);
+      paused_ = false;
+      held.swap(held_);
+    }
+    for (Done& d : held) d(absl::AbortedError("resumed"));
+  }
+  void GetStatusAsync(const tensorflow::GetStatusRequest* q,
+                      tensorflow::GetStatusResponse* r, Done d) override {
+    inner_->GetStatusAsync(q, r, std::move(d));
+  }
+  void CreateWorkerSessionAsync(const tensorflow::CreateWorkerSessionRequest* q,
+                                tensorflow::CreateWorkerSessionResponse* r,
+                                Done d) override {
+    inner_->CreateWorkerSessionAsync(q, r, std::move(d));
+  }
+  void DeleteWorkerSessionAsync(const tensorflow::DeleteWorkerSessionRequest* q,
+                                tensorflow::DeleteWorkerSessionResponse* r,
+                                Done d) override {
+    if (!Hold(&d)) inner_->DeleteWorkerSessionAsync(q, r, std::move(d));
+  }
+  void RegisterGraphAsync(const tensorflow::RegisterGraphRequest* q,
+                          tensorflow::RegisterGraphResponse* r, Done d) override {
+    inner_->RegisterGraphAsync(q, r, std::move(d));
+  }
+  void DeregisterGraphAsync(const tensorflow::DeregisterGraphRequest* q,
+                            tensorflow::DeregisterGraphResponse* r,
+                            Done d) override {
+    inner_->DeregisterGraphAsync(q, r, std::move(d));
+  }
+  void RunGraphAsync(const tensorflow::RunGraphRequest* q,
+                     tensorflow::RunGraphResponse* r, Done d) override {
+    if (!Hold(&d)) inner_->RunGraphAsync(q, r, std::move(d));
+  }
+  void CleanupGraphAsync(const tensorflow::CleanupGraphRequest* q,
+                         tensorflow::CleanupGraphResponse* r, Done d) override {
+    if (!Hold(&d)) inner_->CleanupGraphAsync(q, r, std::move(d));
+  }
+  void CleanupAllAsync(const tensorflow::CleanupAllRequest* q,
+                       tensorflow::CleanupAllResponse* r, Done d) override {
+    inner_->CleanupAllAsync(q, r, std::move(d));
+  }
+  void RecvTensorAsync(const tensorflow::RecvTensorRequest* q,
+                       tensorflow::RecvTensorResponse* r, Done d) override {
+    inner_->RecvTensorAsync(q, r, std::move(d));
+  }
+
+ private:
+  bool Hold(Done* d) {
+    absl::MutexLock lock(&mu_);
+    if (paused_) held_.push_back(std::move(*d));
+    return paused_;
+  }
+  WorkerInterface* const inner_;
+  absl::Mutex mu_;
+  bool paused_ ABSL_GUARDED_BY(mu_) = false;
+  std::vector<Done> held_ ABSL_GUARDED_BY(mu_);
+};
+
+TEST_F(MasterTest, APausedTaskHoldsAFailedStepAndCloseOnlyForTheAbortWait) {
+  PausedWorker paused(workers_[1].get());
+  cache_.Add("/job:worker/replica:0/task:1", &paused);
+  auto handle = Create(Sample());
+  ASSERT_TRUE(handle.ok()) << handle.status();
+  ASSERT_TRUE(Run(*handle, {{"x", {1.0f, 2.0f}}}, {"z"}).ok());
+  paused.Pause();
+  // The step's deadline passes, its abort goes unanswered: the error comes
+  // after the 5 s abort wait, not the 60 s call timeout, naming the task.
+  absl::Time start = absl::Now();
+  auto got = Run(*handle, {{"x", {1.0f, 2.0f}}}, {"z"}, {}, /*timeout_ms=*/200);
+  EXPECT_LT(absl::Now() - start, absl::Seconds(15));
+  EXPECT_EQ(got.status().code(), absl::StatusCode::kDeadlineExceeded);
+  EXPECT_THAT(std::string(got.status().message()),
+              HasSubstr("/job:worker/replica:0/task:1 did not stop within 5s"));
+  tensorflow::CloseSessionRequest close;
+  close.set_session_handle(*handle);
+  tensorflow::CloseSessionResponse closed;
+  start = absl::Now();
+  const absl::Status s = master_->CloseSession(close, &closed);
+  EXPECT_LT(absl::Now() - start, absl::Seconds(15));
+  EXPECT_TRUE(s.ok()) << s;  // closed here whatever the task says
+  paused.Resume();
+  cache_.Add("/job:worker/replica:0/task:1", workers_[1].get());
+}
+
 TEST_F(MasterTest, AStepBlockedWhenTheSessionClosesSaysSessionClose) {
   const tensorflow::GraphDef def = SampleThrough("stuck", "Block");
   auto handle = Create(def);

@@ -170,6 +170,88 @@ def test_a_failing_node_is_a_clear_error(cluster):
               np.array_equal(out, np.full((2, 2), 2.0)), str(out))
 
 
+def propagated_graph():
+    """Constants on both tasks of a propagated "worker" job, summed on task
+    0; and a variable on task 1."""
+    g = tf1.Graph()
+    with g.as_default():
+        with tf1.device("/job:worker/task:1"):
+            a = tf1.constant(17.0, name="on_task1")
+            v = tf1.Variable(0.0, name="v")
+            init = tf1.placeholder(tf.float32, [], name="init")
+            assign = tf1.assign(v, init)
+        with tf1.device("/job:worker/task:0"):
+            b = tf1.constant(3.0, name="on_task0")
+            total = a + b
+    return g, total, v, init, assign
+
+
+def propagated_session(g, master, other):
+    """A session on `master` over the cluster {worker: [master, other]}
+    given in its ConfigProto (ClusterSpec propagation)."""
+    cluster_def = tf1.train.ClusterSpec(
+        {"worker": [master.addresses["local"][0],
+                    other.addresses["local"][0]]}).as_cluster_def()
+    config = tf1.ConfigProto(cluster_def=cluster_def)
+    return tf1.Session(master.target("local"), graph=g, config=config)
+
+
+def test_cluster_spec_propagation(a, b, tf_task):
+    """Servers started as /job:local/task:0 each serve a session whose
+    ConfigProto names them /job:worker/task:0 and 1: the placement, the
+    step statistics by device, isolated state per session; a Weft master
+    over a TensorFlow task and a TensorFlow master over a Weft task."""
+    g, total, v, init, assign = propagated_graph()
+    s1 = propagated_session(g, a, b)
+    meta = tf1.RunMetadata()
+    opts = tf1.RunOptions(trace_level=tf1.RunOptions.FULL_TRACE,
+                          timeout_in_ms=STEP_TIMEOUT_MS)
+    out = s1.run(total, options=opts, run_metadata=meta)
+    where = {n.node_name: d.device for d in meta.step_stats.dev_stats
+             for n in d.node_stats}
+    check("ClusterSpec propagation: a step over two servers named by the "
+          "session's cluster_def, with step statistics under those names",
+          out == 20.0
+          and where.get("on_task1") == "/job:worker/replica:0/task:1/device:CPU:0"
+          and where.get("on_task0") == "/job:worker/replica:0/task:0/device:CPU:0",
+          f"{out} {where}")
+    s2 = propagated_session(g, a, b)
+    s1.run(assign, {init: 37.0}, options=run_options())
+    try:
+        s2.run(v, options=run_options())
+        isolated = False
+    except tf.errors.FailedPreconditionError:
+        isolated = True
+    s2.run(assign, {init: 86.0}, options=run_options())
+    seen = (s1.run(v, options=run_options()), s2.run(v, options=run_options()))
+    check("ClusterSpec propagation: each session's variables are its own",
+          isolated and seen == (37.0, 86.0), f"isolated={isolated} {seen}")
+    s2.close()
+    check("ClusterSpec propagation: closing one session leaves the other's state",
+          s1.run(v, options=run_options()) == 37.0)
+    s1.close()
+    for name, master, other in (("a Weft master over a TensorFlow task", a, tf_task),
+                                ("a TensorFlow master over a Weft task", tf_task, a)):
+        try:
+            with propagated_session(g, master, other) as s:
+                out = s.run(total, options=run_options())
+            check(f"ClusterSpec propagation: {name}", out == 20.0, str(out))
+        except tf.errors.OpError as e:
+            check(f"ClusterSpec propagation: {name}", False, e.message)
+    # A cluster_def that leaves the master out is refused, saying so.
+    cluster_def = tf1.train.ClusterSpec(
+        {"worker": [b.addresses["local"][0]]}).as_cluster_def()
+    try:
+        with tf1.Session(a.target("local"), graph=g,
+                         config=tf1.ConfigProto(cluster_def=cluster_def)) as s:
+            s.run(total, options=run_options())
+        check("ClusterSpec propagation without the master is refused", False,
+              "no error")
+    except tf.errors.InvalidArgumentError as e:
+        check("ClusterSpec propagation without the master is refused, naming "
+              "its address", a.addresses["local"][0] in e.message, e.message)
+
+
 def test_a_dead_task_is_named(cluster):
     g = tf1.Graph()
     with g.as_default():
@@ -268,6 +350,7 @@ def Cluster(jobs, **kwargs):
 def main():
     cluster = Cluster({"ps": 1, "worker": 2})
     tf_cluster = mixed = None
+    propagated = []
     try:
         test_in_graph_replication(cluster)
         test_sessions_of_two_clients_share_ps_variables(cluster)
@@ -275,6 +358,9 @@ def main():
         tf_cluster = Cluster({"ps": 1, "worker": 1}, tf_jobs=("ps", "worker"), name="tf")
         mixed = Cluster({"ps": 1, "worker": 1}, tf_jobs=("worker",), name="mixed")
         test_weft_tensorflow_and_mixed_clusters_agree(cluster, tf_cluster, mixed)
+        for name, tf_jobs in (("prop_a", ()), ("prop_b", ()), ("prop_tf", ("local",))):
+            propagated.append(Cluster({"local": 1}, tf_jobs=tf_jobs, name=name))
+        test_cluster_spec_propagation(*propagated)
         test_a_dead_task_is_named(cluster)
         cluster.close()
         check("every task shut down cleanly on SIGTERM",
@@ -286,7 +372,7 @@ def main():
         for (job, i) in cluster.procs:
             print(f"--- {job}:{i} log ---\n{cluster.log(job, i)[-3000:]}")
     finally:
-        for c in (cluster, tf_cluster, mixed):
+        for c in (cluster, tf_cluster, mixed, *propagated):
             if c is not None:
                 c.close()
     return summary_exit_code()
