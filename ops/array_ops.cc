@@ -259,6 +259,12 @@ void RegisterArrayOps(OpRegistry* r) {
                   .Attr("T: type")
                   .Attr("Tidx: {int32, int64} = DT_INT32"),
               array_shapes::BroadcastToShape);
+  r->Register(OpDefBuilder("BroadcastArgs")
+                  .Input("s0: T")
+                  .Input("s1: T")
+                  .Output("r0: T")
+                  .Attr("T: {int32, int64} = DT_INT32"),
+              array_shapes::BroadcastGradientArgsShape);
   r->Register(OpDefBuilder("BroadcastGradientArgs")
                   .Input("s0: T")
                   .Input("s1: T")

@@ -47,6 +47,7 @@ absl::Status RangeShape(InferenceContext* c);
 absl::Status SplitShape(InferenceContext* c);
 absl::Status SplitVShape(InferenceContext* c);
 absl::Status BroadcastToShape(InferenceContext* c);
+// BroadcastArgs and BroadcastGradientArgs: int vectors of unknown length.
 absl::Status BroadcastGradientArgsShape(InferenceContext* c);
 
 // Shared by the array shape functions (defined in array_shape_fns.cc).

@@ -378,8 +378,7 @@ absl::Status BroadcastToShape(InferenceContext* c) {
 }
 
 absl::Status BroadcastGradientArgsShape(InferenceContext* c) {
-  c->set_output(0, PartialShape({-1}));
-  c->set_output(1, PartialShape({-1}));
+  for (int i = 0; i < c->num_outputs(); ++i) c->set_output(i, PartialShape({-1}));
   return absl::OkStatus();
 }
 

@@ -1,12 +1,14 @@
 // Random ops, with TensorFlow's OpDefs.
 //  - Stateful (seed and seed2 attrs; each step draws the next numbers):
 //    RandomUniform, RandomStandardNormal, TruncatedNormal, RandomUniformInt,
-//    RandomShuffle (ops/cpu/random_kernels.cc).
+//    RandomShuffle, RandomGamma (ops/cpu/random_kernels.cc).
 //  - Stateless (the numbers are a function of a seed input, or of a key and
 //    counter): StatelessRandom{Uniform,Normal,UniformInt,UniformFullInt},
 //    StatelessTruncatedNormal, their V2 forms, and the ops that make a key,
 //    counter and algorithm from a seed (ops/cpu/stateless_random_kernels.cc).
 // The kernels reproduce TensorFlow's numbers for the same seeds.
+#include <vector>
+
 #include "absl/strings/str_cat.h"
 #include "ops/framework/op_def_builder.h"
 #include "ops/framework/shape_inference.h"
@@ -76,6 +78,29 @@ void RegisterRandomOps(OpRegistry* r) {
                     .SetIsStateful(),
                 RandomShape);
   }
+  r->Register(OpDefBuilder("RandomGamma")
+                  .Input("shape: S")
+                  .Input("alpha: T")
+                  .Output("output: T")
+                  .Attr("seed: int = 0")
+                  .Attr("seed2: int = 0")
+                  .Attr("S: {int32, int64}")
+                  .Attr("T: {half, float, double}")
+                  .SetIsStateful(),
+              [](InferenceContext* c) {
+                WEFT_RETURN_IF_ERROR(c->WithRank(0, 1));
+                // shape + alpha.shape
+                const PartialShape samples = c->InputAsShape(0);
+                const PartialShape& alpha = c->input(1);
+                if (!samples.known_rank() || !alpha.known_rank()) {
+                  c->set_output(0, PartialShape::UnknownRank());
+                  return absl::OkStatus();
+                }
+                std::vector<int64_t> dims(samples.dims().begin(), samples.dims().end());
+                dims.insert(dims.end(), alpha.dims().begin(), alpha.dims().end());
+                c->set_output(0, PartialShape(dims));
+                return absl::OkStatus();
+              });
   r->Register(OpDefBuilder("RandomUniformInt")
                   .Input("shape: T")
                   .Input("minval: Tout")

@@ -1,6 +1,6 @@
 // Kernels that change or report shapes without touching elements: Reshape,
-// ExpandDims and Squeeze alias their input's buffer; Shape, Size, Rank and
-// BroadcastGradientArgs compute small index tensors.
+// ExpandDims and Squeeze alias their input's buffer; Shape, Size, Rank,
+// BroadcastArgs and BroadcastGradientArgs compute small index tensors.
 #include <algorithm>
 #include <limits>
 #include <vector>
@@ -154,40 +154,58 @@ class RankOp : public OpKernel {
   }
 };
 
-// For y = f(broadcast(x0), broadcast(x1)): the output dims each input's
-// gradient must be summed over (where the input is 1 or missing and the
-// output is not, and where every input is 1). Equal shapes need none.
-class BroadcastGradientArgsOp : public OpKernel {
+// The broadcast of shapes s[0] and s[1] (aligned at the right, a missing
+// dim counting as 1): its dims in `out`, and in reduce[i] the output dims
+// input i's gradient is summed over (where it is 1 or missing and the
+// output is not, and where every input is 1; equal shapes need none).
+absl::Status Broadcast(const std::vector<int64_t> (&s)[2], std::vector<int64_t>* out,
+                       std::vector<int64_t> (&reduce)[2]) {
+  const size_t rank = std::max(s[0].size(), s[1].size());
+  for (size_t j = 0; j < rank; ++j) {
+    int64_t d[2];
+    for (int i = 0; i < 2; ++i) {
+      const int64_t k = static_cast<int64_t>(j) - (rank - s[i].size());
+      d[i] = k < 0 ? 1 : s[i][k];
+    }
+    if (d[0] != d[1] && d[0] != 1 && d[1] != 1) {
+      return absl::InvalidArgumentError(absl::StrCat(
+          "Incompatible shapes: [", absl::StrJoin(s[0], ","), "] vs. [",
+          absl::StrJoin(s[1], ","), "]"));
+    }
+    out->push_back(d[0] == 1 ? d[1] : d[0]);
+    if (s[0] == s[1]) continue;
+    const bool all_one = d[0] == 1 && d[1] == 1;
+    for (int i = 0; i < 2; ++i) {
+      if (all_one || (d[i] == 1 && d[1 - i] != 1)) {
+        reduce[i].push_back(static_cast<int64_t>(j));
+      }
+    }
+  }
+  return absl::OkStatus();
+}
+
+// BroadcastArgs (the broadcast shape of s0 and s1) and
+// BroadcastGradientArgs (the dims each input's gradient is summed over).
+class BroadcastArgsOp : public OpKernel {
  public:
-  explicit BroadcastGradientArgsOp(OpKernelConstruction* c) : OpKernel(c) {}
+  explicit BroadcastArgsOp(OpKernelConstruction* c)
+      : OpKernel(c), gradient_(c->def().op() == "BroadcastGradientArgs") {}
   void Compute(OpKernelContext* c) override {
     std::vector<int64_t> s[2];
     OP_REQUIRES_OK(c, ReadIntVector(c->input(0), "s0", &s[0]));
     OP_REQUIRES_OK(c, ReadIntVector(c->input(1), "s1", &s[1]));
-    std::vector<int64_t> reduce[2];
-    if (s[0] != s[1]) {
-      const size_t rank = std::max(s[0].size(), s[1].size());
-      for (size_t j = 0; j < rank; ++j) {
-        int64_t d[2];
-        for (int i = 0; i < 2; ++i) {
-          const int64_t k = static_cast<int64_t>(j) - (rank - s[i].size());
-          d[i] = k < 0 ? 1 : s[i][k];
-        }
-        OP_REQUIRES(c, d[0] == d[1] || d[0] == 1 || d[1] == 1,
-                    absl::InvalidArgumentError(absl::StrCat(
-                        "Incompatible shapes: [", absl::StrJoin(s[0], ","),
-                        "] vs. [", absl::StrJoin(s[1], ","), "]")));
-        const bool all_one = d[0] == 1 && d[1] == 1;
-        for (int i = 0; i < 2; ++i) {
-          if (all_one || (d[i] == 1 && d[1 - i] != 1)) {
-            reduce[i].push_back(static_cast<int64_t>(j));
-          }
-        }
-      }
+    std::vector<int64_t> shape, reduce[2];
+    OP_REQUIRES_OK(c, Broadcast(s, &shape, reduce));
+    if (!gradient_) {
+      OP_REQUIRES_OK(c, OutputInts(c, 0, shape, false, "dim"));
+      return;
     }
     OP_REQUIRES_OK(c, OutputInts(c, 0, reduce[0], false, "index"));
     OP_REQUIRES_OK(c, OutputInts(c, 1, reduce[1], false, "index"));
   }
+
+ private:
+  const bool gradient_;
 };
 
 }  // namespace
@@ -201,7 +219,8 @@ void RegisterArrayShapeKernels(KernelRegistry* r) {
   r->Register(KernelDef("Size", kDeviceTypeCpu), MakeKernel<SizeOp>);
   r->Register(KernelDef("Rank", kDeviceTypeCpu), MakeKernel<RankOp>);
   r->Register(KernelDef("BroadcastGradientArgs", kDeviceTypeCpu),
-              MakeKernel<BroadcastGradientArgsOp>);
+              MakeKernel<BroadcastArgsOp>);
+  r->Register(KernelDef("BroadcastArgs", kDeviceTypeCpu), MakeKernel<BroadcastArgsOp>);
 }
 
 }  // namespace weft

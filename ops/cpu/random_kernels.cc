@@ -1,14 +1,18 @@
-// RandomUniform, RandomStandardNormal, TruncatedNormal, RandomUniformInt and
-// RandomShuffle on the CPU.
+// RandomUniform, RandomStandardNormal, TruncatedNormal, RandomUniformInt,
+// RandomShuffle and RandomGamma on the CPU.
 //
 // Each kernel owns a Philox stream keyed by its (seed, seed2) attrs (both 0:
 // a random key). Every step reserves the next stretch of the stream under a
 // mutex, 256 blocks per output element, so successive steps give successive
 // samples and the numbers match TensorFlow's bit for bit for the same attrs.
-// (RandomShuffle reserves n - 1 words for a dim of n.) Within a step, disjoint groups of outputs are filled in parallel from
+// (RandomShuffle reserves n - 1 words for a dim of n.) Within a step,
+// disjoint groups of outputs are filled in parallel from
 // their own positions in the reserved stretch, so the result does not
 // depend on the thread count.
+#include <array>
+#include <cmath>
 #include <limits>
+#include <type_traits>
 #include <vector>
 
 #include "absl/strings/str_cat.h"
@@ -166,6 +170,101 @@ class RandomShuffleOp : public PhiloxKernel {
   }
 };
 
+// RandomGamma: samples of Gamma(alpha, 1), shaped `shape` + alpha.shape
+// (sample i of alpha j at i * num_alphas + j). TensorFlow's algorithm and
+// stream, so the numbers are its own: output k = j * num_samples + i draws
+// from its own stretch of the op's stream (kBlocksPerOutput blocks in), in
+// double whatever T is. Alpha 1: -log1p(-u) of one uniform u. Otherwise
+// Marsaglia and Tsang's transformation-rejection: a normal x (blocks of
+// normals, used last first), v = (1 + c x)^3, a uniform u (likewise), kept
+// when u < 1 - 0.0331 x^4 or log u < x^2 / 2 + d (1 - v + log v), with
+// d = alpha - 1/3 and c = 1/3 / sqrt(d); an alpha below 1 adds 1 to d and
+// scales the result by a further uniform ^ (1 / alpha).
+template <typename T>
+class RandomGammaOp : public PhiloxKernel {
+ public:
+  explicit RandomGammaOp(OpKernelConstruction* c) : PhiloxKernel(c) {}
+
+  void Compute(OpKernelContext* c) override {
+    std::vector<int64_t> dims;
+    OP_REQUIRES_OK(c, ReadIntVector(c->input(0), "shape", &dims));
+    TensorShape shape;
+    OP_REQUIRES_OK(c, ShapeFromDims(dims, "shape", &shape));
+    const int64_t num_samples = shape.num_elements();
+    const Tensor& alpha = c->input(1);
+    const int64_t num_alphas = alpha.NumElements();
+    for (int d = 0; d < alpha.dims(); ++d) shape.AddDim(alpha.dim_size(d));
+    Tensor* out;
+    OP_REQUIRES_OK(c, c->allocate_output(0, shape, &out));
+    if (shape.num_elements() == 0) return;
+    const PhiloxRandom base = Reserve(
+        static_cast<uint64_t>(num_samples * num_alphas) * kBlocksPerOutput);
+    const T* a = alpha.data<T>();
+    T* samples = out->data<T>();
+    c->intra_op_pool()->ParallelFor(
+        num_samples * num_alphas, 300, [&](int64_t begin, int64_t end) {
+          for (int64_t k = begin; k < end; ++k) {
+            const int64_t j = k / num_samples;
+            const int64_t i = k % num_samples;
+            PhiloxRandom gen = base;
+            gen.Skip(kBlocksPerOutput * static_cast<uint64_t>(k));
+            const double v = Sample(ToDouble(a[j]), &gen);
+            if constexpr (std::is_same_v<T, Half>) {
+              samples[i * num_alphas + j] = philox::FromFloat<Half>(static_cast<float>(v));
+            } else {
+              samples[i * num_alphas + j] = static_cast<T>(v);
+            }
+          }
+        });
+  }
+
+ private:
+  static double ToDouble(T v) {
+    if constexpr (std::is_same_v<T, Half>) {
+      return HalfToFloat(v);
+    } else {
+      return static_cast<double>(v);
+    }
+  }
+
+  static double Sample(double alpha, PhiloxRandom* gen) {
+    philox::Uniform<double> uniform;
+    std::array<double, philox::Uniform<double>::kGroupSize> uniforms{};
+    int uniforms_left = 0;
+    auto next_uniform = [&] {
+      if (uniforms_left == 0) {
+        uniforms = uniform(gen);
+        uniforms_left = static_cast<int>(uniforms.size());
+      }
+      return uniforms[--uniforms_left];
+    };
+    if (alpha == 1.0) return -std::log1p(-next_uniform());
+    const bool below_one = alpha < 1;
+    const double d = alpha + (below_one ? 2.0 / 3 : -1.0 / 3);
+    const double c = 1.0 / 3 / std::sqrt(d);
+    philox::Normal<double> normal;
+    std::array<double, philox::Normal<double>::kGroupSize> normals{};
+    int normals_left = 0;
+    while (true) {
+      if (normals_left == 0) {
+        normals = normal(gen);
+        normals_left = static_cast<int>(normals.size());
+      }
+      const double x = normals[--normals_left];
+      double v = 1 + c * x;
+      if (v <= 0) continue;
+      v = v * v * v;
+      const double u = next_uniform();
+      if (u < 1 - 0.0331 * (x * x) * (x * x) ||
+          std::log(u) < 0.5 * x * x + d * (1 - v + std::log(v))) {
+        double result = d * v;
+        if (below_one) result *= std::pow(next_uniform(), 1 / alpha);
+        return result;
+      }
+    }
+  }
+};
+
 template <template <typename> class Dist>
 void RegisterDistribution(KernelRegistry* r, const char* op) {
   r->Register(KernelDef(op, kDeviceTypeCpu).TypeConstraint("dtype", DT_FLOAT),
@@ -189,6 +288,12 @@ void RegisterRandomKernels(KernelRegistry* r) {
   r->Register(KernelDef("RandomUniformInt", kDeviceTypeCpu).TypeConstraint("Tout", DT_INT64),
               MakeKernel<RandomUniformIntOp<int64_t>>);
   r->Register(KernelDef("RandomShuffle", kDeviceTypeCpu), MakeKernel<RandomShuffleOp>);
+  r->Register(KernelDef("RandomGamma", kDeviceTypeCpu).TypeConstraint("T", DT_HALF),
+              MakeKernel<RandomGammaOp<Half>>);
+  r->Register(KernelDef("RandomGamma", kDeviceTypeCpu).TypeConstraint("T", DT_FLOAT),
+              MakeKernel<RandomGammaOp<float>>);
+  r->Register(KernelDef("RandomGamma", kDeviceTypeCpu).TypeConstraint("T", DT_DOUBLE),
+              MakeKernel<RandomGammaOp<double>>);
   RegisterStatelessRandomKernels(r);
   RegisterMultinomialKernels(r);
 }

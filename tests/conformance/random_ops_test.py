@@ -121,4 +121,20 @@ with g.as_default():
 exact("categorical", g, ["cat", "cat_f64", "stateless_cat"],
       steps=2)
 
+# --- tf.random.gamma: TensorFlow's samples for alphas below, at and above
+# one, float and double, [samples] + alpha.shape, two steps in.
+g = tf1.Graph()
+with g.as_default():
+    tf1.set_random_seed(21)
+    alpha = tf1.constant([[0.3, 1.0], [2.5, 40.0]])
+    tf1.identity(tf.random.gamma([5], alpha, seed=2), name="gamma")
+    tf1.identity(tf.random.gamma([3, 2], tf.cast(alpha, tf.float64), dtype=tf.float64, seed=9),
+                 name="gamma_f64")
+    tf1.identity(tf.random.gamma([7], 0.05, beta=2.0, seed=4), name="gamma_beta")
+    tf1.identity(tf.raw_ops.RandomGamma(shape=[4], alpha=tf1.constant([0.5, 1.0, 3.0], tf.float16),
+                                        seed=5, seed2=6), name="gamma_f16")
+    # tf.random.gamma broadcasts alpha and beta with BroadcastArgs.
+    tf1.identity(tf.raw_ops.BroadcastArgs(s0=[2, 1, 3], s1=[4, 1]), name="bcast")
+exact("gamma", g, ["gamma", "gamma_f64", "gamma_beta", "gamma_f16", "bcast"], steps=2)
+
 sys.exit(summary_exit_code())
