@@ -1,7 +1,7 @@
 // Random ops, with TensorFlow's OpDefs.
 //  - Stateful (seed and seed2 attrs; each step draws the next numbers):
 //    RandomUniform, RandomStandardNormal, TruncatedNormal, RandomUniformInt,
-//    RandomShuffle, RandomGamma (ops/cpu/random_kernels.cc).
+//    RandomShuffle, RandomGamma, RandomPoisson(V2) (ops/cpu/random_kernels.cc).
 //  - Stateless (the numbers are a function of a seed input, or of a key and
 //    counter): StatelessRandom{Uniform,Normal,UniformInt,UniformFullInt},
 //    StatelessTruncatedNormal, their V2 forms, and the ops that make a key,
@@ -21,6 +21,21 @@ namespace {
 absl::Status RandomShape(InferenceContext* c) {
   WEFT_RETURN_IF_ERROR(c->WithRank(0, 1));
   c->set_output(0, c->InputAsShape(0));
+  return absl::OkStatus();
+}
+
+// RandomGamma, RandomPoisson: `shape` + the parameter's shape (input 1).
+absl::Status SamplesShape(InferenceContext* c) {
+  WEFT_RETURN_IF_ERROR(c->WithRank(0, 1));
+  const PartialShape samples = c->InputAsShape(0);
+  const PartialShape& param = c->input(1);
+  if (!samples.known_rank() || !param.known_rank()) {
+    c->set_output(0, PartialShape::UnknownRank());
+    return absl::OkStatus();
+  }
+  std::vector<int64_t> dims(samples.dims().begin(), samples.dims().end());
+  dims.insert(dims.end(), param.dims().begin(), param.dims().end());
+  c->set_output(0, PartialShape(dims));
   return absl::OkStatus();
 }
 
@@ -87,20 +102,28 @@ void RegisterRandomOps(OpRegistry* r) {
                   .Attr("S: {int32, int64}")
                   .Attr("T: {half, float, double}")
                   .SetIsStateful(),
-              [](InferenceContext* c) {
-                WEFT_RETURN_IF_ERROR(c->WithRank(0, 1));
-                // shape + alpha.shape
-                const PartialShape samples = c->InputAsShape(0);
-                const PartialShape& alpha = c->input(1);
-                if (!samples.known_rank() || !alpha.known_rank()) {
-                  c->set_output(0, PartialShape::UnknownRank());
-                  return absl::OkStatus();
-                }
-                std::vector<int64_t> dims(samples.dims().begin(), samples.dims().end());
-                dims.insert(dims.end(), alpha.dims().begin(), alpha.dims().end());
-                c->set_output(0, PartialShape(dims));
-                return absl::OkStatus();
-              });
+              SamplesShape);
+  r->Register(OpDefBuilder("RandomPoisson")
+                  .Input("shape: S")
+                  .Input("rate: dtype")
+                  .Output("output: dtype")
+                  .Attr("seed: int = 0")
+                  .Attr("seed2: int = 0")
+                  .Attr("S: {int32, int64}")
+                  .Attr("dtype: {half, float, double}")
+                  .SetIsStateful(),
+              SamplesShape);
+  r->Register(OpDefBuilder("RandomPoissonV2")
+                  .Input("shape: S")
+                  .Input("rate: R")
+                  .Output("output: dtype")
+                  .Attr("seed: int = 0")
+                  .Attr("seed2: int = 0")
+                  .Attr("S: {int32, int64}")
+                  .Attr("R: {half, float, double, int32, int64} = DT_DOUBLE")
+                  .Attr("dtype: {half, float, double, int32, int64} = DT_INT64")
+                  .SetIsStateful(),
+              SamplesShape);
   r->Register(OpDefBuilder("RandomUniformInt")
                   .Input("shape: T")
                   .Input("minval: Tout")

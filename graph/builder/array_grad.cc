@@ -221,7 +221,7 @@ void RegisterArrayGrads(GradRegistry* r) {
   // on/off values, which TensorFlow does not differentiate either.
   for (const char* op : {"StopGradient", "Shape", "ShapeN", "Size", "Rank",
                          "ZerosLike", "OnesLike", "BroadcastGradientArgs",
-                         "BroadcastArgs",
+                         "BroadcastArgs", "RandomPoisson", "RandomPoissonV2",
                          "ConcatOffset", "InvertPermutation", "ListDiff",
                          "Const", "Placeholder", "Range", "OneHot",
                          "RandomStandardNormal", "RandomUniform",

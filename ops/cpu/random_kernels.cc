@@ -1,5 +1,5 @@
 // RandomUniform, RandomStandardNormal, TruncatedNormal, RandomUniformInt,
-// RandomShuffle and RandomGamma on the CPU.
+// RandomShuffle, RandomGamma, RandomPoisson and RandomPoissonV2 on the CPU.
 //
 // Each kernel owns a Philox stream keyed by its (seed, seed2) attrs (both 0:
 // a random key). Every step reserves the next stretch of the stream under a
@@ -79,6 +79,38 @@ class PhiloxKernel : public OpKernel {
     TensorShape shape;
     WEFT_RETURN_IF_ERROR(ShapeFromDims(dims, "shape", &shape));
     return c->allocate_output(0, shape, out);
+  }
+
+  // For the samplers of a distribution per parameter (RandomGamma,
+  // RandomPoisson): allocates `*out`, shaped `shape` (input 0) + the
+  // parameters' shape (input 1), and calls sample(j, index, &gen) for
+  // sample i of parameter j, output index i * num_params + j, with `gen` at
+  // its own stretch of the stream (output k = j * num_samples + i starts
+  // k * kBlocksPerOutput blocks in, as TensorFlow's), in parallel.
+  template <typename F>
+  absl::Status ForEachSample(OpKernelContext* c, Tensor** out, const F& sample) {
+    std::vector<int64_t> dims;
+    WEFT_RETURN_IF_ERROR(ReadIntVector(c->input(0), "shape", &dims));
+    TensorShape shape;
+    WEFT_RETURN_IF_ERROR(ShapeFromDims(dims, "shape", &shape));
+    const int64_t num_samples = shape.num_elements();
+    const Tensor& params = c->input(1);
+    const int64_t num_params = params.NumElements();
+    for (int d = 0; d < params.dims(); ++d) shape.AddDim(params.dim_size(d));
+    WEFT_RETURN_IF_ERROR(c->allocate_output(0, shape, out));
+    if (shape.num_elements() == 0) return absl::OkStatus();
+    const PhiloxRandom base = Reserve(
+        static_cast<uint64_t>(num_samples * num_params) * kBlocksPerOutput);
+    c->intra_op_pool()->ParallelFor(
+        num_samples * num_params, 300, [&](int64_t begin, int64_t end) {
+          for (int64_t k = begin; k < end; ++k) {
+            const int64_t j = k / num_samples;
+            PhiloxRandom gen = base;
+            gen.Skip(kBlocksPerOutput * static_cast<uint64_t>(k));
+            sample(j, (k % num_samples) * num_params + j, &gen);
+          }
+        });
+    return absl::OkStatus();
   }
 
   // Fills `size` values of `data` with `dist`, from the stream's next
@@ -186,36 +218,16 @@ class RandomGammaOp : public PhiloxKernel {
   explicit RandomGammaOp(OpKernelConstruction* c) : PhiloxKernel(c) {}
 
   void Compute(OpKernelContext* c) override {
-    std::vector<int64_t> dims;
-    OP_REQUIRES_OK(c, ReadIntVector(c->input(0), "shape", &dims));
-    TensorShape shape;
-    OP_REQUIRES_OK(c, ShapeFromDims(dims, "shape", &shape));
-    const int64_t num_samples = shape.num_elements();
-    const Tensor& alpha = c->input(1);
-    const int64_t num_alphas = alpha.NumElements();
-    for (int d = 0; d < alpha.dims(); ++d) shape.AddDim(alpha.dim_size(d));
-    Tensor* out;
-    OP_REQUIRES_OK(c, c->allocate_output(0, shape, &out));
-    if (shape.num_elements() == 0) return;
-    const PhiloxRandom base = Reserve(
-        static_cast<uint64_t>(num_samples * num_alphas) * kBlocksPerOutput);
-    const T* a = alpha.data<T>();
-    T* samples = out->data<T>();
-    c->intra_op_pool()->ParallelFor(
-        num_samples * num_alphas, 300, [&](int64_t begin, int64_t end) {
-          for (int64_t k = begin; k < end; ++k) {
-            const int64_t j = k / num_samples;
-            const int64_t i = k % num_samples;
-            PhiloxRandom gen = base;
-            gen.Skip(kBlocksPerOutput * static_cast<uint64_t>(k));
-            const double v = Sample(ToDouble(a[j]), &gen);
-            if constexpr (std::is_same_v<T, Half>) {
-              samples[i * num_alphas + j] = philox::FromFloat<Half>(static_cast<float>(v));
-            } else {
-              samples[i * num_alphas + j] = static_cast<T>(v);
-            }
-          }
-        });
+    const T* a = c->input(1).data<T>();
+    Tensor* out = nullptr;
+    OP_REQUIRES_OK(c, ForEachSample(c, &out, [&](int64_t j, int64_t index, PhiloxRandom* gen) {
+      const double v = Sample(ToDouble(a[j]), gen);
+      if constexpr (std::is_same_v<T, Half>) {
+        out->data<T>()[index] = philox::FromFloat<Half>(static_cast<float>(v));
+      } else {
+        out->data<T>()[index] = static_cast<T>(v);
+      }
+    }));
   }
 
  private:
@@ -265,6 +277,100 @@ class RandomGammaOp : public PhiloxKernel {
   }
 };
 
+// RandomPoisson and RandomPoissonV2: samples of Poisson(rate), shaped
+// `shape` + rate.shape like RandomGamma, from TensorFlow's stream and
+// algorithms in double: below rate 10, Knuth's (multiply uniforms until
+// the product falls to exp(-rate)); from 10, Hormann's transformed
+// rejection from pairs of uniforms. Rates and outputs of any of the
+// registered dtypes go through double.
+class RandomPoissonOp : public PhiloxKernel {
+ public:
+  explicit RandomPoissonOp(OpKernelConstruction* c) : PhiloxKernel(c) {
+    c->SetStatus(c->GetAttr("dtype", &out_type_));
+  }
+
+  void Compute(OpKernelContext* c) override {
+    const Tensor& rate = c->input(1);
+    std::vector<double> rates(rate.NumElements());
+    for (size_t j = 0; j < rates.size(); ++j) rates[j] = AsDouble(rate, j);
+    const double highest = Highest(out_type_);
+    Tensor* out = nullptr;
+    OP_REQUIRES_OK(c, ForEachSample(c, &out, [&](int64_t j, int64_t index, PhiloxRandom* gen) {
+      Store(out, index, Sample(rates[j], highest, gen));
+    }));
+  }
+
+ private:
+  static double AsDouble(const Tensor& t, int64_t i) {
+    switch (t.dtype()) {
+      case DT_HALF: return HalfToFloat(t.data<Half>()[i]);
+      case DT_FLOAT: return t.data<float>()[i];
+      case DT_INT32: return t.data<int32_t>()[i];
+      case DT_INT64: return static_cast<double>(t.data<int64_t>()[i]);
+      default: return t.data<double>()[i];
+    }
+  }
+  static double Highest(DataType t) {
+    switch (t) {
+      case DT_HALF: return 65504.0;
+      case DT_FLOAT: return std::numeric_limits<float>::max();
+      case DT_INT32: return std::numeric_limits<int32_t>::max();
+      case DT_INT64: return static_cast<double>(std::numeric_limits<int64_t>::max());
+      default: return std::numeric_limits<double>::max();
+    }
+  }
+  static void Store(Tensor* t, int64_t i, double v) {
+    switch (t->dtype()) {
+      case DT_HALF: t->data<Half>()[i] = philox::FromFloat<Half>(static_cast<float>(v)); break;
+      case DT_FLOAT: t->data<float>()[i] = static_cast<float>(v); break;
+      case DT_INT32: t->data<int32_t>()[i] = static_cast<int32_t>(v); break;
+      case DT_INT64: t->data<int64_t>()[i] = static_cast<int64_t>(v); break;
+      default: t->data<double>()[i] = v; break;
+    }
+  }
+
+  static double Sample(double rate, double highest, PhiloxRandom* gen) {
+    philox::Uniform<double> uniform;
+    std::array<double, philox::Uniform<double>::kGroupSize> uniforms{};
+    int left = 0;
+    auto next = [&] {
+      if (left == 0) {
+        uniforms = uniform(gen);
+        left = static_cast<int>(uniforms.size());
+      }
+      return uniforms[--left];
+    };
+    if (rate < 10) {
+      const double exp_neg_rate = std::exp(-rate);
+      double prod = 1, x = 0;
+      while (true) {
+        prod = prod * next();
+        if (prod <= exp_neg_rate && x <= highest) return x;
+        x += 1;
+      }
+    }
+    const double log_rate = std::log(rate);
+    const double b = 0.931 + 2.53 * std::sqrt(rate);
+    const double a = -0.059 + 0.02483 * b;
+    const double inv_alpha = 1.1239 + 1.1328 / (b - 3.4);
+    while (true) {
+      double u = next();
+      u -= 0.5;
+      const double v = next();
+      const double u_shifted = 0.5 - std::abs(u);
+      const double k = std::floor((2 * a / u_shifted + b) * u + rate + 0.43);
+      if (k > highest) continue;  // overflow: draw again
+      if (u_shifted >= 0.07 && v <= 0.9277 - 3.6224 / (b - 2)) return k;
+      if (k < 0 || (u_shifted < 0.013 && v > u_shifted)) continue;
+      const double s = std::log(v * inv_alpha / (a / (u_shifted * u_shifted) + b));
+      const double t = -rate + k * log_rate - std::lgamma(k + 1);
+      if (s <= t) return k;
+    }
+  }
+
+  DataType out_type_ = DT_INVALID;
+};
+
 template <template <typename> class Dist>
 void RegisterDistribution(KernelRegistry* r, const char* op) {
   r->Register(KernelDef(op, kDeviceTypeCpu).TypeConstraint("dtype", DT_FLOAT),
@@ -288,6 +394,8 @@ void RegisterRandomKernels(KernelRegistry* r) {
   r->Register(KernelDef("RandomUniformInt", kDeviceTypeCpu).TypeConstraint("Tout", DT_INT64),
               MakeKernel<RandomUniformIntOp<int64_t>>);
   r->Register(KernelDef("RandomShuffle", kDeviceTypeCpu), MakeKernel<RandomShuffleOp>);
+  r->Register(KernelDef("RandomPoisson", kDeviceTypeCpu), MakeKernel<RandomPoissonOp>);
+  r->Register(KernelDef("RandomPoissonV2", kDeviceTypeCpu), MakeKernel<RandomPoissonOp>);
   r->Register(KernelDef("RandomGamma", kDeviceTypeCpu).TypeConstraint("T", DT_HALF),
               MakeKernel<RandomGammaOp<Half>>);
   r->Register(KernelDef("RandomGamma", kDeviceTypeCpu).TypeConstraint("T", DT_FLOAT),

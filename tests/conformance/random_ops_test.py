@@ -137,4 +137,17 @@ with g.as_default():
     tf1.identity(tf.raw_ops.BroadcastArgs(s0=[2, 1, 3], s1=[4, 1]), name="bcast")
 exact("gamma", g, ["gamma", "gamma_f64", "gamma_beta", "gamma_f16", "bcast"], steps=2)
 
+# --- tf.random.poisson (RandomPoissonV2; TensorFlow no longer builds the V1
+# op, which shares the kernel): rates below 10
+# (Knuth's) and from 10 (Hormann's), int and float outputs, two steps in.
+g = tf1.Graph()
+with g.as_default():
+    tf1.set_random_seed(33)
+    lam = tf1.constant([[0.5, 3.0, 9.9], [10.0, 42.0, 1500.0]])
+    tf1.identity(tf.random.poisson([4], lam, seed=7), name="poisson")
+    tf1.identity(tf.random.poisson([2, 3], lam, dtype=tf.int64, seed=8), name="poisson_i64")
+    tf1.identity(tf.random.poisson([3], tf.cast(lam, tf.float64), dtype=tf.int32, seed=9),
+                 name="poisson_i32")
+exact("poisson", g, ["poisson", "poisson_i64", "poisson_i32"], steps=2)
+
 sys.exit(summary_exit_code())
