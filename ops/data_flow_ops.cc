@@ -113,6 +113,15 @@ void RegisterQueueOps(OpRegistry* r) {
                     .SetIsStateful(),
                 ScalarShape);
   }
+  r->Register(OpDefBuilder("PriorityQueueV2")
+                  .Output("handle: resource")
+                  .Attr("component_types: list(type) >= 0 = []")
+                  .Attr("shapes: list(shape) >= 0")
+                  .Attr("capacity: int = -1")
+                  .Attr("container: string = ''")
+                  .Attr("shared_name: string = ''")
+                  .SetIsStateful(),
+              ScalarShape);
   r->Register(OpDefBuilder("RandomShuffleQueueV2")
                   .Output("handle: resource")
                   .Attr("component_types: list(type) >= 1")

@@ -1,10 +1,10 @@
 // The queues of TensorFlow's data-flow ops, FIFOQueueV2,
-// PaddingFIFOQueueV2 and RandomShuffleQueueV2, and the Queue*V2 ops on
-// them: bounded queues of tuples of tensors shared between graphs (by
-// shared_name) on one device. Synchronous training's token queue is a FIFO
-// one: the chief enqueues one token per worker after each update and every
-// worker dequeues one before its next step; TF1 input pipelines
-// (string_input_producer, shuffle_batch) use the others.
+// PaddingFIFOQueueV2, RandomShuffleQueueV2 and PriorityQueueV2, and the
+// Queue*V2 ops on them: bounded queues of tuples of tensors shared between
+// graphs (by shared_name) on one device. Synchronous training's token
+// queue is a FIFO one: the chief enqueues one token per worker after each
+// update and every worker dequeues one before its next step; TF1 input
+// pipelines (string_input_producer, shuffle_batch) use the others.
 //
 // Semantics, as TensorFlow's:
 //   - Enqueue waits while the queue is full (capacity < 0: unbounded);
@@ -19,11 +19,14 @@
 //     choice: the stream of its seed and seed2 attrs, word % size, the last
 //     element moved into the gap) and keeps min_after_dequeue elements back
 //     until it is closed.
+//   - A priority queue's elements have an int64 scalar first (beside its
+//     component_types) and leave lowest first.
 //   - Close: later enqueues fail CANCELLED; dequeues are served from what
 //     is left, then fail OUT_OF_RANGE. With cancel_pending_enqueues, waiting
 //     enqueues fail CANCELLED too.
 //   - Every wait ends early, CANCELLED, when its step is aborted (its
 //     deadline, a failed peer), so a dead chief never hangs a worker.
+#include <algorithm>
 #include <cstdint>
 #include <cstring>
 #include <deque>
@@ -52,7 +55,7 @@ using Tuple = std::vector<Tensor>;  // one tensor per component
 using EnqueueDone = std::function<void(absl::Status)>;
 using DequeueDone = std::function<void(absl::StatusOr<Tuple>)>;
 
-enum class QueueKind { kFifo, kPadding, kRandomShuffle };
+enum class QueueKind { kFifo, kPadding, kRandomShuffle, kPriority };
 
 // What a queue is made with (its kernel's attrs).
 struct QueueConfig {
@@ -81,6 +84,7 @@ class FifoQueue : public ResourceBase,
   std::string DebugString() const override {
     return absl::StrCat(kind_ == QueueKind::kFifo      ? "FIFOQueue '"
                         : kind_ == QueueKind::kPadding ? "PaddingFIFOQueue '"
+                        : kind_ == QueueKind::kPriority ? "PriorityQueue '"
                                                        : "RandomShuffleQueue '",
                         name_, "'");
   }
@@ -116,6 +120,11 @@ class FifoQueue : public ResourceBase,
         }
         n = d;
         element.RemoveDim(0);
+      }
+      if (kind_ == QueueKind::kPriority && i == 0 && element.dims() != 0) {
+        return absl::InvalidArgumentError(absl::StrCat(
+            DebugString(), ": the priority (component 0) must be an int64 "
+            "scalar per element, got shape ", element.DebugString()));
       }
       if (!shapes_.empty() && !shapes_[i].IsCompatibleWith(element)) {
         return absl::InvalidArgumentError(absl::StrCat(
@@ -256,6 +265,9 @@ class FifoQueue : public ResourceBase,
                 static_cast<int64_t>(elements_.size()) < capacity_)) {
           elements_.push_back(std::move(e.elements.front()));
           e.elements.pop_front();
+          if (kind_ == QueueKind::kPriority) {
+            std::push_heap(elements_.begin(), elements_.end(), LaterPriority);
+          }
           progress = true;
         }
         if (!e.elements.empty()) break;  // full
@@ -292,9 +304,24 @@ class FifoQueue : public ResourceBase,
     }
   }
 
-  // Removes the next element: the front, or for a random-shuffle queue
-  // the one TensorFlow's choice names (the last element fills its place).
+  // A priority queue's elements are a heap on component 0 (an int64
+  // scalar), lowest first, made by the same std::push_heap/pop_heap calls
+  // as TensorFlow's std::priority_queue, so equal priorities leave in the
+  // same order as there.
+  static bool LaterPriority(const Tuple& a, const Tuple& b) {
+    return a[0].scalar<int64_t>() > b[0].scalar<int64_t>();
+  }
+
+  // Removes the next element: the front, the lowest priority, or for a
+  // random-shuffle queue the one TensorFlow's choice names (the last
+  // element fills its place).
   Tuple PopLocked() ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_) {
+    if (kind_ == QueueKind::kPriority) {
+      std::pop_heap(elements_.begin(), elements_.end(), LaterPriority);
+      Tuple t = std::move(elements_.back());
+      elements_.pop_back();
+      return t;
+    }
     size_t index = 0;
     if (kind_ == QueueKind::kRandomShuffle) {
       index = static_cast<size_t>(NextWordLocked() % elements_.size());
@@ -326,8 +353,9 @@ class FifoQueue : public ResourceBase,
     // queue's choice consumes its stream, so check all it could take).
     const bool pad = kind_ == QueueKind::kPadding;
     std::vector<TensorShape> shapes(types_.size());
-    const int64_t candidates = kind_ == QueueKind::kRandomShuffle
-                                   ? static_cast<int64_t>(elements_.size()) : n;
+    const int64_t candidates =
+        kind_ == QueueKind::kRandomShuffle || kind_ == QueueKind::kPriority
+            ? static_cast<int64_t>(elements_.size()) : n;
     for (size_t i = 0; i < types_.size(); ++i) {
       for (int64_t k = 0; k < std::min<int64_t>(n, 1); ++k) shapes[i] = elements_[k][i].shape();
       for (int64_t k = 1; k < candidates; ++k) {
@@ -461,6 +489,11 @@ class QueueOp : public OpKernel {
       for (const auto& p : it->second.list().shape()) {
         config_.shapes.push_back(PartialShape::FromProto(p));
       }
+    }
+    if (kind == QueueKind::kPriority) {
+      // The priority comes first, an int64 scalar, beside component_types.
+      config_.types.insert(config_.types.begin(), DT_INT64);
+      if (!config_.shapes.empty()) config_.shapes.insert(config_.shapes.begin(), PartialShape({}));
     }
     const size_t n = config_.types.size();
     if (s.ok() && !config_.shapes.empty() && config_.shapes.size() != n) {
@@ -679,7 +712,8 @@ void RegisterQueueKernels(KernelRegistry* r) {
   };
   for (const Kind& k : {Kind{"FIFOQueueV2", QueueKind::kFifo},
                         Kind{"PaddingFIFOQueueV2", QueueKind::kPadding},
-                        Kind{"RandomShuffleQueueV2", QueueKind::kRandomShuffle}}) {
+                        Kind{"RandomShuffleQueueV2", QueueKind::kRandomShuffle},
+                        Kind{"PriorityQueueV2", QueueKind::kPriority}}) {
     const QueueKind kind = k.kind;
     r->Register(KernelDef(k.op, kDeviceTypeCpu),
                 [kind](OpKernelConstruction* c) -> std::unique_ptr<OpKernel> {

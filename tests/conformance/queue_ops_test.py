@@ -8,6 +8,7 @@ TensorFlow 2.21 on the same GraphDef, value for value.
   batch to its longest.
 - A FIFOQueue of strings, closed: dequeue_up_to returns what is left, and
   is_closed says so.
+- A PriorityQueue: lowest priority first, ties in TensorFlow's order.
 - A SparseConditionalAccumulator (what SyncReplicasOptimizer aggregates
   embedding gradients in): the rows, values and shape a take gives after
   three gradients and a stale one.
@@ -82,6 +83,29 @@ with g.as_default():
     tf1.identity(q.dequeue_up_to(3), name="batch")
     tf1.identity(q.is_closed(), name="closed")
 compare("fifo_queue_up_to", g, ["batch", "closed"], init=["fill", "close"], steps=2)
+
+# --- PriorityQueue: lowest priority first, equal priorities in TensorFlow's
+# heap order, with (string, float) components; dequeue and dequeue_many.
+g = tf1.Graph()
+with g.as_default():
+    q = tf1.PriorityQueue(capacity=20, types=[tf.string, tf.float32], shapes=[[], [2]],
+                          name="priority")
+    pri = tf1.constant([5, 1, 3, 1, 9, 3, 0, 1], tf.int64)
+    names = tf1.constant([f"job{i}" for i in range(8)])
+    vals = tf1.constant(np.arange(16, dtype=np.float32).reshape(8, 2))
+    fill = q.enqueue_many([pri, names, vals], name="fill")
+    one = q.enqueue([tf1.constant(2, tf.int64), tf1.constant("late"),
+                     tf1.constant([7.0, 7.0])], name="one")
+    first = q.dequeue()
+    tf1.identity(first[0], name="p0")
+    tf1.identity(first[1], name="n0")
+    batch = q.dequeue_many(3)
+    tf1.identity(batch[0], name="pb")
+    tf1.identity(batch[1], name="nb")
+    tf1.identity(batch[2], name="vb")
+compare("priority_queue", g, ["p0", "n0"], init=[fill.name, one.name])
+compare("priority_queue_many", g, ["pb", "nb", "vb"], init=[fill.name, one.name],
+        steps=2)
 
 # --- SparseConditionalAccumulator: IndexedSlices gradients merged row by
 # row in TensorFlow's order (a duplicate index within one gradient stays a

@@ -433,5 +433,41 @@ TEST_F(QueueTest, WrongComponentsAreErrors) {
   EXPECT_THAT(s.message(), HasSubstr("rank >= 1"));
 }
 
+// A PriorityQueue's priority is an int64 scalar per element: a vector
+// given to Enqueue (or a matrix to EnqueueMany) is refused, naming it.
+TEST(PriorityQueueTest, APriorityThatIsNotAScalarIsAnError) {
+  LocalSession session{SessionOptions()};
+  ASSERT_TRUE(session.Create(Parse(R"pb(
+    node {
+      name: "q" op: "PriorityQueueV2"
+      attr { key: "component_types" value { list { type: DT_FLOAT } } }
+      attr { key: "shapes" value { list { } } }
+    }
+    node { name: "p" op: "Placeholder" attr { key: "dtype" value { type: DT_INT64 } } }
+    node { name: "v" op: "Placeholder" attr { key: "dtype" value { type: DT_FLOAT } } }
+    node {
+      name: "put" op: "QueueEnqueueV2" input: "q" input: "p" input: "v"
+      attr { key: "Tcomponents" value { list { type: DT_INT64 type: DT_FLOAT } } }
+    }
+    node {
+      name: "take" op: "QueueDequeueV2" input: "q"
+      attr { key: "component_types" value { list { type: DT_INT64 type: DT_FLOAT } } }
+    }
+  )pb")).ok());
+  std::vector<Tensor> out;
+  absl::Status s = session.Run({{"p", MakeTensor<int64_t>({2}, {1, 2})},
+                                {"v", Tensor::Scalar<float>(1)}},
+                               {}, {"put"}, &out);
+  EXPECT_EQ(s.code(), absl::StatusCode::kInvalidArgument) << s;
+  EXPECT_THAT(s.message(), HasSubstr("the priority (component 0) must be an int64 scalar"));
+  for (int64_t p : {4, 2, 3}) {
+    ASSERT_TRUE(session.Run({{"p", Tensor::Scalar<int64_t>(p)}, {"v", Tensor::Scalar<float>(p)}},
+                            {}, {"put"}, &out).ok());
+  }
+  ASSERT_TRUE(session.Run({}, {"take:0", "take:1"}, {}, &out).ok());
+  EXPECT_EQ(out[0].scalar<int64_t>(), 2);  // the lowest first
+  EXPECT_EQ(out[1].scalar<float>(), 2.0f);
+}
+
 }  // namespace
 }  // namespace weft
