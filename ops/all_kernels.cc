@@ -24,6 +24,7 @@ const KernelRegistry& GlobalKernelRegistry() {
     RegisterIoKernels(r);
     RegisterAccumulatorKernels(r);
     RegisterQueueKernels(r);
+    RegisterStageKernels(r);
     RegisterTensorListKernels(r);
     RegisterTensorArrayKernels(r);
     RegisterCollectiveKernels(r);

@@ -4,8 +4,11 @@
 //     many workers summed until enough arrived, stale ones dropped
 //     (SyncReplicasOptimizer's per-variable aggregation);
 //   - FIFOQueueV2 and its enqueue/dequeue/size/close ops (the token queue
-//     through which the chief releases the workers into the next step).
-// Kernels: ops/cpu/accumulator_kernels.cc, ops/cpu/queue_kernels.cc.
+//     through which the chief releases the workers into the next step),
+//     and the other queues TF1 input pipelines use;
+//   - the staging area input pipelines stage batches in.
+// Kernels: ops/cpu/accumulator_kernels.cc, ops/cpu/queue_kernels.cc,
+// ops/cpu/stage_kernels.cc.
 #include <string>
 
 #include "ops/framework/op_def_builder.h"
@@ -101,6 +104,28 @@ void RegisterSparseAccumulatorOps(OpRegistry* r) {
               UnknownShape);
 }
 
+// The staging area (Stage, Unstage, StagePeek, StageSize, StageClear): a
+// buffer of tuples named by each op's container and shared_name.
+void RegisterStageOps(OpRegistry* r) {
+  // dtypes: at least one where the op carries tuples (as TensorFlow says).
+  auto area = [](const std::string& op, bool carries_tuples = true) {
+    OpDefBuilder b(op);
+    b.Attr("capacity: int >= 0 = 0")
+        .Attr("memory_limit: int >= 0 = 0")
+        .Attr(carries_tuples ? "dtypes: list(type) >= 1" : "dtypes: list(type)")
+        .Attr("container: string = ''")
+        .Attr("shared_name: string = ''")
+        .SetIsStateful();
+    return b;
+  };
+  r->Register(area("Stage").Input("values: dtypes"), UnknownShape);
+  r->Register(area("Unstage").Output("values: dtypes"), UnknownShape);
+  r->Register(area("StagePeek").Input("index: int32").Output("values: dtypes"),
+              UnknownShape);
+  r->Register(area("StageSize", false).Output("size: int32"), ScalarShape);
+  r->Register(area("StageClear", false), UnknownShape);
+}
+
 void RegisterQueueOps(OpRegistry* r) {
   for (const char* op : {"FIFOQueueV2", "PaddingFIFOQueueV2"}) {
     r->Register(OpDefBuilder(op)
@@ -182,6 +207,7 @@ void RegisterQueueOps(OpRegistry* r) {
 void RegisterDataFlowOps(OpRegistry* r) {
   RegisterAccumulatorOps(r);
   RegisterSparseAccumulatorOps(r);
+  RegisterStageOps(r);
   RegisterQueueOps(r);
 }
 

@@ -56,6 +56,7 @@ void RegisterArrayGradKernels(KernelRegistry* r);
 void RegisterIoKernels(KernelRegistry* r);  // cpu/io_kernels.cc
 void RegisterAccumulatorKernels(KernelRegistry* r);  // cpu/accumulator_kernels.cc
 void RegisterQueueKernels(KernelRegistry* r);        // cpu/queue_kernels.cc
+void RegisterStageKernels(KernelRegistry* r);        // cpu/stage_kernels.cc
 void RegisterTensorListKernels(KernelRegistry* r);   // cpu/tensor_list_kernels.cc
 void RegisterTensorArrayKernels(KernelRegistry* r);  // cpu/tensor_array_kernels.cc
 void RegisterCollectiveKernels(KernelRegistry* r);   // cpu/collective_kernels.cc

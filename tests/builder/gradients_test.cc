@@ -249,7 +249,8 @@ TEST(GradientsTest, EveryOpHasAGradientEntryOrIsListed) {
       "FIFOQueueV2", "QueueEnqueueV2", "QueueEnqueueManyV2", "QueueDequeueV2",
       "QueueDequeueManyV2", "QueueSizeV2", "QueueCloseV2", "PaddingFIFOQueueV2",
       "RandomShuffleQueueV2", "QueueDequeueUpToV2", "QueueIsClosedV2",
-      "PriorityQueueV2",
+      "PriorityQueueV2", "Stage", "Unstage", "StagePeek", "StageSize",
+      "StageClear",
       // Ref control flow (variables' refs are not differentiated), and the
       // stacks, which only the gradients of loops build.
       "RefSwitch", "RefMerge", "RefEnter", "RefExit", "RefNextIteration",

@@ -9,6 +9,7 @@ TensorFlow 2.21 on the same GraphDef, value for value.
 - A FIFOQueue of strings, closed: dequeue_up_to returns what is left, and
   is_closed says so.
 - A PriorityQueue: lowest priority first, ties in TensorFlow's order.
+- A StagingArea: put, peek, get and size.
 - A SparseConditionalAccumulator (what SyncReplicasOptimizer aggregates
   embedding gradients in): the rows, values and shape a take gives after
   three gradients and a stale one.
@@ -29,6 +30,7 @@ except ImportError as e:  # pragma: no cover
 
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "interop"))
 from tf_compare import compare_tf1_graph, summary_exit_code  # noqa: E402
+from tensorflow.python.ops import data_flow_ops  # noqa: E402
 
 tf1 = tf.compat.v1
 tf1.disable_eager_execution()
@@ -107,12 +109,32 @@ compare("priority_queue", g, ["p0", "n0"], init=[fill.name, one.name])
 compare("priority_queue_many", g, ["pb", "nb", "vb"], init=[fill.name, one.name],
         steps=2)
 
+# --- StagingArea: put three tuples, peek, take the oldest, count; two
+# steps in (each step puts one more and takes one).
+g = tf1.Graph()
+with g.as_default():
+    area = data_flow_ops.StagingArea([tf.float32, tf.string], shapes=[[2], []],
+                                     capacity=10, memory_limit=1 << 20,
+                                     shared_name="staging")
+    puts = [area.put([tf1.constant([float(i), -float(i)]), tf1.constant(f"b{i}")],
+                     name=f"put{i}").name for i in range(3)]
+    more = area.put([tf1.constant([9.0, 9.0]), tf1.constant("more")], name="more")
+    peeked = area.peek(1)
+    with tf1.control_dependencies([more]):
+        got = area.get()
+    tf1.identity(peeked[0], name="peek_v")
+    tf1.identity(peeked[1], name="peek_s")
+    tf1.identity(got[0], name="got_v")
+    tf1.identity(got[1], name="got_s")
+    with tf1.control_dependencies([got[0]]):
+        tf1.identity(area.size(), name="size")
+compare("staging_area", g, ["got_v", "got_s", "size"], init=puts, steps=2)
+compare("staging_area_peek", g, ["peek_v", "peek_s"], init=puts)
+
 # --- SparseConditionalAccumulator: IndexedSlices gradients merged row by
 # row in TensorFlow's order (a duplicate index within one gradient stays a
 # row of its own), a stale gradient dropped, the mean per row; float and
 # double, MEAN and SUM, a known, a partial, an unknown and a rank-0 shape.
-from tensorflow.python.ops import data_flow_ops  # noqa: E402
-
 for dtype, reduction, shape in ((tf.float32, "MEAN", [None, 2]),
                                 (tf.float64, "SUM", None),
                                 (tf.float32, "MEAN", [6, 2]),

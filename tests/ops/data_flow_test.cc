@@ -10,6 +10,7 @@
 #include <thread>
 #include <vector>
 
+#include "absl/strings/str_cat.h"
 #include "absl/strings/str_format.h"
 #include "google/protobuf/text_format.h"
 #include "ops/testing/kernel_runner.h"
@@ -467,6 +468,63 @@ TEST(PriorityQueueTest, APriorityThatIsNotAScalarIsAnError) {
   ASSERT_TRUE(session.Run({}, {"take:0", "take:1"}, {}, &out).ok());
   EXPECT_EQ(out[0].scalar<int64_t>(), 2);  // the lowest first
   EXPECT_EQ(out[1].scalar<float>(), 2.0f);
+}
+
+// A staging area of capacity 1 and a 16-byte memory limit: Unstage waits
+// for a Stage, a full area holds a Stage back, a tuple over the limit is
+// refused at once, and every wait ends with its step's deadline.
+class StagingAreaTest : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    const std::string attrs = R"pb(
+      attr { key: "dtypes" value { list { type: DT_FLOAT } } }
+      attr { key: "capacity" value { i: 1 } }
+      attr { key: "memory_limit" value { i: 16 } }
+      attr { key: "shared_name" value { s: "area" } })pb";
+    ASSERT_TRUE(session_.Create(Parse(absl::StrCat(
+        R"pb(node { name: "v" op: "Placeholder" attr { key: "dtype" value { type: DT_FLOAT } } }
+             node { name: "put" op: "Stage" input: "v")pb", attrs, R"pb( }
+             node { name: "get" op: "Unstage")pb", attrs, R"pb( }
+             node { name: "size" op: "StageSize")pb", attrs, R"pb( }
+             node { name: "clear" op: "StageClear")pb", attrs, " }"))).ok());
+  }
+  absl::Status Run(std::vector<std::pair<std::string, Tensor>> feeds,
+                   std::vector<std::string> fetches, std::vector<std::string> targets,
+                   std::vector<Tensor>* out, int64_t timeout_ms = 20000) {
+    tensorflow::RunOptions options;
+    options.set_timeout_in_ms(timeout_ms);
+    return session_.Run(options, feeds, fetches, targets, out, nullptr);
+  }
+  LocalSession session_{SessionOptions()};
+};
+
+TEST_F(StagingAreaTest, WaitsBothWaysBoundedAndEndsAtTheDeadline) {
+  std::vector<Tensor> out;
+  // Nothing staged: the take ends with its deadline.
+  EXPECT_EQ(Run({}, {"get"}, {}, &out, 100).code(), absl::StatusCode::kDeadlineExceeded);
+  // Over the memory limit: refused at once.
+  absl::Status s = Run({{"v", MakeTensor<float>({5}, {1, 2, 3, 4, 5})}}, {}, {"put"}, &out);
+  EXPECT_EQ(s.code(), absl::StatusCode::kResourceExhausted) << s;
+  EXPECT_THAT(s.message(), HasSubstr("memory limit of '16'"));
+  ASSERT_TRUE(Run({{"v", Vec2(1, 2)}}, {}, {"put"}, &out).ok());
+  // Full (capacity 1): a second Stage waits, until its deadline...
+  EXPECT_EQ(Run({{"v", Vec2(3, 4)}}, {}, {"put"}, &out, 100).code(),
+            absl::StatusCode::kDeadlineExceeded);
+  // ... or until a take makes room.
+  absl::Status put = absl::UnknownError("not run");
+  std::thread putter([&] {
+    std::vector<Tensor> none;
+    put = Run({{"v", Vec2(5, 6)}}, {}, {"put"}, &none);
+  });
+  ASSERT_TRUE(Run({}, {"get"}, {}, &out).ok());
+  ExpectTensorEqual(out[0], Vec2(1, 2));
+  putter.join();
+  ASSERT_TRUE(put.ok()) << put;
+  ASSERT_TRUE(Run({}, {"size"}, {}, &out).ok());
+  EXPECT_EQ(out[0].scalar<int32_t>(), 1);
+  ASSERT_TRUE(Run({}, {}, {"clear"}, &out).ok());
+  ASSERT_TRUE(Run({}, {"size"}, {}, &out).ok());
+  EXPECT_EQ(out[0].scalar<int32_t>(), 0);
 }
 
 }  // namespace
