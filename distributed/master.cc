@@ -361,11 +361,10 @@ absl::Status Master::ExtendSession(
   return session->Extend(request, response);
 }
 
-absl::Status Master::PartialRunSetup(const tensorflow::PartialRunSetupRequest&,
-                                     tensorflow::PartialRunSetupResponse*) {
-  return absl::UnimplementedError(
-      "partial runs (Session.partial_run_setup) are not supported by Weft's "
-      "master; run each step with all of its feeds and fetches");
+absl::Status Master::PartialRunSetup(const tensorflow::PartialRunSetupRequest& request,
+                                     tensorflow::PartialRunSetupResponse* response) {
+  WEFT_ASSIGN_OR_RETURN(auto session, Find(request.session_handle()));
+  return session->PartialRunSetup(request, response);
 }
 
 namespace {

@@ -33,8 +33,13 @@
 // task's name in it (CreateWorkerSessionRequest.server_def), so that a
 // server may serve as /job:worker/task:1 in one session and as
 // /job:local/task:0 in another. Such a session's state (variables,
-// queues) is always its own, as with isolate_session_state. Partial runs
-// are UNIMPLEMENTED.
+// queues) is always its own, as with isolate_session_state.
+//
+// Partial runs (Session.partial_run_setup / partial_run): PartialRunSetup
+// starts one step of the signature on every task and returns its handle;
+// each RunStep with that handle feeds and fetches a part of it (each feed
+// and fetch once); the call that fetches the last fetch waits for the step
+// to end on every task (MasterSession::PartialRunSetup).
 //
 // Errors are values: an unknown session is ABORTED naming the handle, as
 // TensorFlow's master answers; a failure on a task names the task.

@@ -644,7 +644,8 @@ MasterSession::PlanFor(
   for (size_t i = 0; i < signature.feed_order.size(); ++i) {
     const auto& [name, proto] = feeds[signature.feed_order[i]];
     // Checked here, so that a bad feed is named as the client named it.
-    WEFT_RETURN_IF_ERROR(CheckFeed(name, *proto, plan->plan.feeds[i]));
+    // (A partial run's setup names its feeds without values yet.)
+    if (proto != nullptr) WEFT_RETURN_IF_ERROR(CheckFeed(name, *proto, plan->plan.feeds[i]));
     (*values)[i] = proto;
   }
   return plan;
@@ -697,12 +698,6 @@ struct NamedRun {
   std::vector<std::string> targets;
 };
 
-absl::Status PartialRunError() {
-  return absl::UnimplementedError(
-      "partial runs (RunStepRequest.partial_run_handle) are not supported; "
-      "run the whole step with every feed and fetch");
-}
-
 void AddFetched(const tensorflow::RunStepRequest& request,
                 std::vector<tensorflow::TensorProto>* fetched,
                 tensorflow::RunStepResponse* response) {
@@ -715,10 +710,224 @@ void AddFetched(const tensorflow::RunStepRequest& request,
 
 }  // namespace
 
+struct MasterSession::PartialRun {
+  std::string handle;
+  std::shared_ptr<const Plan> plan;
+  int64_t step_id = 0;
+  // By the names the setup gave (and their canonical forms): the plan's
+  // position, and whether it was fed or fetched already.
+  absl::flat_hash_map<std::string, int> feeds, fetches;
+  std::vector<bool> fed, fetched;
+  int fetches_left = 0;
+  bool busy = false;  // a call is in flight
+};
+
+absl::Status MasterSession::PartialRunSetup(
+    const tensorflow::PartialRunSetupRequest& request,
+    tensorflow::PartialRunSetupResponse* response) {
+  std::vector<std::pair<std::string, const tensorflow::TensorProto*>> feeds;
+  for (const std::string& f : request.feed()) feeds.emplace_back(f, nullptr);
+  const std::vector<std::string> fetches(request.fetch().begin(), request.fetch().end());
+  if (fetches.empty()) {
+    return absl::InvalidArgumentError(
+        "PartialRunSetupRequest names no fetch: a partial run ends with the "
+        "call that fetches the last of its fetches");
+  }
+  std::vector<const tensorflow::TensorProto*> values;
+  WEFT_ASSIGN_OR_RETURN(
+      std::shared_ptr<const Plan> plan,
+      PlanFor(feeds, fetches, {request.target().begin(), request.target().end()},
+              /*may_register=*/true, &values));
+  auto run = std::make_shared<PartialRun>();
+  run->plan = plan;
+  run->step_id = NewStepId();
+  run->handle = absl::StrCat(run->step_id);
+  WEFT_ASSIGN_OR_RETURN(const RunSignature signature,
+                        RunSignature::Make([&] {
+                          std::vector<std::string> names;
+                          for (const auto& f : feeds) names.push_back(f.first);
+                          return names;
+                        }(), fetches, {}));
+  for (size_t i = 0; i < signature.feed_order.size(); ++i) {
+    run->feeds[feeds[signature.feed_order[i]].first] = static_cast<int>(i);
+    run->feeds[plan->plan.feeds[i].name] = static_cast<int>(i);
+  }
+  for (size_t j = 0; j < fetches.size(); ++j) run->fetches[fetches[j]] = static_cast<int>(j);
+  run->fed.assign(plan->plan.feeds.size(), false);
+  run->fetched.assign(fetches.size(), false);
+  run->fetches_left = static_cast<int>(fetches.size());
+  std::vector<std::string> tasks;
+  for (const auto& [task, handle] : plan->graph_handles) tasks.push_back(task);
+  std::vector<tensorflow::TensorProto> none;
+  absl::Status s = CallPartial(*run, tasks, /*last=*/false, {}, {},
+                               absl::Now() + options_.call_timeout, &none);
+  if (!s.ok()) {
+    CleanupStep(run->step_id, absl::InfinitePast());
+    return s;
+  }
+  {
+    absl::MutexLock lock(&mu_);
+    if (closed_) {
+      CleanupStep(run->step_id, absl::InfinitePast());
+      return ClosedError(options_.handle);
+    }
+    partial_runs_[run->handle] = run;
+  }
+  response->set_partial_run_handle(run->handle);
+  return absl::OkStatus();
+}
+
+absl::Status MasterSession::CallPartial(
+    const PartialRun& run, const std::vector<std::string>& tasks, bool last,
+    std::vector<std::pair<std::string, const tensorflow::TensorProto*>> sends,
+    const std::vector<std::string>& recv_keys, absl::Time deadline,
+    std::vector<tensorflow::TensorProto>* fetched) {
+  auto calls = Step::Calls::Make();
+  int client = -1;
+  for (const std::string& task : tasks) {
+    auto it = run.plan->graph_handles.find(task);
+    if (it == run.plan->graph_handles.end()) continue;
+    WEFT_ASSIGN_OR_RETURN(WorkerInterface * worker, options_.workers->GetWorker(task));
+    if (task == run.plan->plan.client_task) client = calls->size();
+    tensorflow::RunGraphRequest& request = calls->Add(task, worker).request;
+    request.set_session_handle(options_.handle);
+    request.set_create_worker_session_called(true);
+    request.set_graph_handle(it->second);
+    request.set_step_id(run.step_id);
+    request.set_store_errors_in_response_body(true);
+    request.set_is_partial(true);
+    request.set_is_last_partial_run(last);
+    if (task == run.plan->plan.client_task) {
+      for (const auto& [key, value] : sends) {
+        tensorflow::NamedTensorProto* send = request.add_send();
+        send->set_name(key);
+        *send->mutable_tensor() = *value;
+      }
+      for (const std::string& key : recv_keys) request.add_recv_key(key);
+    }
+  }
+  if (client < 0 && (!sends.empty() || !recv_keys.empty())) {
+    return absl::InternalError(absl::StrCat(
+        "the partial run's plan has no partition on the client task ",
+        run.plan->plan.client_task));
+  }
+  calls->set_body_failed([](const tensorflow::RunGraphResponse& r) {
+    return r.status_code() != tensorflow::error::OK;
+  });
+  calls->Start(&WorkerInterface::RunGraphAsync);
+  if (!calls->WaitUntil(deadline, /*stop_on_error=*/true)) {
+    return absl::DeadlineExceededError(absl::StrCat(
+        "partial run '", run.handle, "' (step ", run.step_id, "): ",
+        Tasks(calls->Unanswered()), " did not answer in time; the partial run "
+        "is aborted"));
+  }
+  for (int i = 0; i < calls->size(); ++i) {
+    if (!calls->finished(i)) continue;
+    WEFT_RETURN_IF_ERROR(CallStatus(calls->call(i).status, calls->call(i).response));
+  }
+  fetched->clear();
+  if (client >= 0) {
+    const tensorflow::RunGraphResponse& r = calls->call(client).response;
+    for (const std::string& key : recv_keys) {
+      const tensorflow::TensorProto* found = nullptr;
+      for (const tensorflow::NamedTensorProto& t : r.recv()) {
+        if (t.name() == key) found = &t.tensor();
+      }
+      if (found == nullptr) {
+        return absl::InternalError(absl::StrCat(
+            "task ", run.plan->plan.client_task, " returned no value for '", key,
+            "' in partial run '", run.handle, "'"));
+      }
+      fetched->push_back(*found);
+    }
+  }
+  return absl::OkStatus();
+}
+
+absl::Status MasterSession::RunPartial(const tensorflow::RunStepRequest& request,
+                                       tensorflow::RunStepResponse* response) {
+  std::shared_ptr<PartialRun> run;
+  std::vector<std::pair<std::string, const tensorflow::TensorProto*>> sends;
+  std::vector<std::string> recv_keys;
+  std::vector<int> fetch_positions;
+  bool last = false;
+  {
+    absl::MutexLock lock(&mu_);
+    if (closed_) return ClosedError(options_.handle);
+    auto it = partial_runs_.find(request.partial_run_handle());
+    if (it == partial_runs_.end()) {
+      return absl::InvalidArgumentError(absl::StrCat(
+          "no partial run '", request.partial_run_handle(), "' in session '",
+          options_.handle, "' (it ended, failed, or was never set up)"));
+    }
+    run = it->second;
+    if (run->busy) {
+      return absl::FailedPreconditionError(absl::StrCat(
+          "partial run '", run->handle, "' already has a call in flight"));
+    }
+    for (const tensorflow::NamedTensorProto& f : request.feed()) {
+      auto p = run->feeds.find(f.name());
+      if (p == run->feeds.end() || run->fed[p->second]) {
+        return absl::InvalidArgumentError(absl::StrCat(
+            "partial run '", run->handle, "': feed '", f.name(), "' ",
+            p == run->feeds.end() ? "was not named in its setup" : "was fed already"));
+      }
+    }
+    for (const std::string& f : request.fetch()) {
+      auto p = run->fetches.find(f);
+      if (p == run->fetches.end() || run->fetched[p->second]) {
+        return absl::InvalidArgumentError(absl::StrCat(
+            "partial run '", run->handle, "': fetch '", f, "' ",
+            p == run->fetches.end() ? "was not named in its setup" : "was fetched already"));
+      }
+    }
+    for (const tensorflow::NamedTensorProto& f : request.feed()) {
+      const int i = run->feeds[f.name()];
+      WEFT_RETURN_IF_ERROR(CheckFeed(f.name(), f.tensor(), run->plan->plan.feeds[i]));
+      run->fed[i] = true;
+      sends.emplace_back(run->plan->plan.feed_keys[i], &f.tensor());
+    }
+    for (const std::string& f : request.fetch()) {
+      const int j = run->fetches[f];
+      run->fetched[j] = true;
+      --run->fetches_left;
+      recv_keys.push_back(run->plan->plan.fetch_keys[j]);
+    }
+    last = run->fetches_left == 0;
+    run->busy = true;
+  }
+  std::vector<std::string> tasks;
+  if (last) {
+    for (const auto& [task, handle] : run->plan->graph_handles) tasks.push_back(task);
+  } else {
+    tasks.push_back(run->plan->plan.client_task);
+  }
+  const int64_t timeout_ms = StepTimeoutMs(request.options());
+  std::vector<tensorflow::TensorProto> fetched;
+  absl::Status s = CallPartial(
+      *run, tasks, last, std::move(sends), recv_keys,
+      timeout_ms > 0 ? absl::Now() + absl::Milliseconds(timeout_ms) : absl::InfiniteFuture(),
+      &fetched);
+  {
+    absl::MutexLock lock(&mu_);
+    run->busy = false;
+    if (!s.ok() || last) partial_runs_.erase(run->handle);
+  }
+  // After the last call the step's state goes from every task; a failed
+  // call aborts the step there.
+  if (!s.ok() || last) {
+    CleanupStep(run->step_id, s.ok() ? absl::InfinitePast()
+                                     : absl::Now() + options_.abort_wait);
+  }
+  WEFT_RETURN_IF_ERROR(s);
+  AddFetched(request, &fetched, response);
+  return absl::OkStatus();
+}
+
 absl::Status MasterSession::Run(const tensorflow::RunStepRequest& request,
                                 tensorflow::RunStepResponse* response,
                                 CancellationManager* cancel) {
-  if (!request.partial_run_handle().empty()) return PartialRunError();
+  if (!request.partial_run_handle().empty()) return RunPartial(request, response);
   const NamedRun run(request);
   std::vector<tensorflow::TensorProto> fetched;
   WEFT_RETURN_IF_ERROR(RunNamed(run.feeds, run.fetches, run.targets,
@@ -734,16 +943,13 @@ void MasterSession::RunAsync(std::shared_ptr<MasterSession> self,
                              ThreadPool* pool,
                              std::function<void(absl::Status)> done,
                              std::shared_ptr<CancellationManager> cancel) {
-  if (!request.partial_run_handle().empty()) {
-    done(PartialRunError());
-    return;
-  }
   MasterSession* const session = self.get();
   auto blocking = [self, &request, response, done, cancel] {
     done(self->Run(request, response, cancel.get()));
   };
-  if (session->StepTimeoutMs(request.options()) > 0) {
-    pool->Schedule(std::move(blocking));  // a deadline to watch
+  if (session->StepTimeoutMs(request.options()) > 0 ||
+      !request.partial_run_handle().empty()) {
+    pool->Schedule(std::move(blocking));  // a deadline to watch, or a partial run
     return;
   }
   std::shared_ptr<const Plan> plan;
@@ -910,6 +1116,9 @@ absl::Status MasterSession::Close() {
     if (closed_) return absl::OkStatus();
     closed_ = true;
     running.assign(running_.begin(), running_.end());
+    // Partial runs left are aborted with the steps in flight.
+    for (const auto& [handle, run] : partial_runs_) running.push_back(run->step_id);
+    partial_runs_.clear();
   }
   // Steps in flight end with the abort; wait for them to return.
   const absl::Time deadline = absl::Now() + options_.abort_wait;

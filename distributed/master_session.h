@@ -124,6 +124,13 @@ class MasterSession {
                        tensorflow::RunStepResponse* response, ThreadPool* pool,
                        std::function<void(absl::Status)> done,
                        std::shared_ptr<CancellationManager> cancel = nullptr);
+  // Starts a partial run: one step of the request's signature, running on
+  // every task, fed and fetched by later Runs with its handle (each feed
+  // and fetch once, in any order); the Run that fetches the last of the
+  // fetches waits for the step to end everywhere. A failed or timed-out
+  // call aborts the partial run. Closing the session aborts those left.
+  absl::Status PartialRunSetup(const tensorflow::PartialRunSetupRequest& request,
+                               tensorflow::PartialRunSetupResponse* response);
   absl::Status MakeCallable(const tensorflow::MakeCallableRequest& request,
                             tensorflow::MakeCallableResponse* response);
   // `cancel` (may be null): as for Run.
@@ -142,6 +149,17 @@ class MasterSession {
  private:
   struct Plan;  // one Run signature, registered on its tasks
   struct Step;  // one step's RunGraph calls
+  struct PartialRun;  // a partial run's step and what is left of it
+  // One call of a partial run (Run with partial_run_handle).
+  absl::Status RunPartial(const tensorflow::RunStepRequest& request,
+                          tensorflow::RunStepResponse* response);
+  // RunGraph calls of a partial run's step on `tasks` (the client task's
+  // carrying `sends` and `recv_keys`), waiting until `deadline`.
+  absl::Status CallPartial(const PartialRun& run, const std::vector<std::string>& tasks,
+                           bool last,
+                           std::vector<std::pair<std::string, const tensorflow::TensorProto*>> sends,
+                           const std::vector<std::string>& recv_keys, absl::Time deadline,
+                           std::vector<tensorflow::TensorProto>* fetched);
 
   explicit MasterSession(MasterSessionOptions options);
   absl::StatusOr<std::shared_ptr<const Plan>> GetOrRegister(
@@ -220,6 +238,8 @@ class MasterSession {
       ABSL_GUARDED_BY(mu_);
   int64_t next_callable_ ABSL_GUARDED_BY(mu_) = 1;
   absl::flat_hash_set<int64_t> running_ ABSL_GUARDED_BY(mu_);  // step ids
+  absl::flat_hash_map<std::string, std::shared_ptr<PartialRun>> partial_runs_
+      ABSL_GUARDED_BY(mu_);
   // The cluster's devices as last seen: options_.devices, updated when a
   // task restarts (RecoverRestartedTasks).
   std::vector<tensorflow::DeviceAttributes> devices_ ABSL_GUARDED_BY(mu_);

@@ -424,10 +424,17 @@ void Worker::RunGraphAsync(const tensorflow::RunGraphRequest* request,
 void Worker::RunGraph(const tensorflow::RunGraphRequest* request,
                       tensorflow::RunGraphResponse* response, Done done) {
   if (request->is_partial()) {
-    done(absl::UnimplementedError(
-        "partial runs (RunGraphRequest.is_partial) are not supported; run "
-        "the whole step"));
-    return;
+    // A later call of a partial run: its feeds and fetches only.
+    std::shared_ptr<PartialStep> running;
+    {
+      absl::MutexLock lock(&mu_);
+      auto it = partial_.find(request->step_id());
+      if (it != partial_.end()) running = it->second;
+    }
+    if (running != nullptr) {
+      ContinuePartial(running, request, response, std::move(done), /*sent=*/false);
+      return;
+    }
   }
   absl::StatusOr<std::shared_ptr<Session>> session = FindSession(
       request->session_handle(), request->create_worker_session_called());
@@ -498,15 +505,41 @@ void Worker::RunGraph(const tensorflow::RunGraphRequest* request,
     step->stats_task = (*session)->workers != nullptr ? (*session)->task
                                                      : options_.task;
   }
+  // A partial run's first call: the step runs on after this call answers
+  // (its fetches are served as they come); the last call waits for it.
+  std::shared_ptr<PartialStep> partial;
+  Done rpc_done;
+  if (request->is_partial()) {
+    // What a peer can keep running here between the calls is bounded.
+    bool full;
+    {
+      absl::MutexLock lock(&mu_);
+      full = static_cast<int>(partial_.size()) >= kMaxPartialSteps;
+    }
+    if (full) {
+      steps_.RunEnded(request->step_id());
+      done(absl::ResourceExhaustedError(absl::StrCat(
+          "task ", options_.task, " already runs ", kMaxPartialSteps,
+          " partial runs, the most it keeps; finish or abandon some (their "
+          "last call, or closing their session, ends them)")));
+      return;
+    }
+    partial = std::make_shared<PartialStep>();
+    partial->rendezvous = *rendezvous;
+    rpc_done = std::move(done);
+    done = [partial](absl::Status s) { partial->End(std::move(s)); };
+  }
   {
     absl::MutexLock lock(&mu_);
     ++running_steps_;
     cancel_[request->step_id()].push_back(step->cancellation);
+    if (partial != nullptr) partial_[request->step_id()] = partial;
   }
-  Executor::DoneCallback finished = [this, step, request, response,
+  const bool whole = partial == nullptr;  // else `request` ends before the step
+  Executor::DoneCallback finished = [this, step, request, response, whole,
                                      done = std::move(done)](
                                         absl::Status s) mutable {
-    if (s.ok()) {
+    if (s.ok() && whole) {
       absl::flat_hash_map<std::string, int> seen;  // a key asked twice
       for (const std::string& key : request->recv_key()) {
         auto [it, first] = seen.try_emplace(key, response->recv_size());
@@ -532,7 +565,7 @@ void Worker::RunGraph(const tensorflow::RunGraphRequest* request,
         TensorToProto(value, out->mutable_tensor());
       }
     }
-    if (step->stats != nullptr) {
+    if (step->stats != nullptr && whole) {
       tensorflow::StepStats* stats = response->mutable_step_stats();
       step->stats->Finalize(stats);
       for (tensorflow::DeviceStepStats& d : *stats->mutable_dev_stats()) {
@@ -580,11 +613,128 @@ void Worker::RunGraph(const tensorflow::RunGraphRequest* request,
   } else {
     start();
   }
+  if (partial != nullptr) {
+    ContinuePartial(partial, request, response, std::move(rpc_done), /*sent=*/true);
+  }
+}
+
+void Worker::PartialStep::End(absl::Status s) {
+  std::function<void()> waiting;
+  {
+    absl::MutexLock lock(&mu);
+    ended = true;
+    status = std::move(s);
+    waiting = std::move(on_end);
+  }
+  if (waiting) waiting();
+}
+
+void Worker::ContinuePartial(std::shared_ptr<PartialStep> step,
+                             const tensorflow::RunGraphRequest* request,
+                             tensorflow::RunGraphResponse* response, Done done,
+                             bool sent) {
+  for (int i = 0; !sent && i < request->send_size(); ++i) {
+    const tensorflow::NamedTensorProto& feed = request->send(i);
+    absl::StatusOr<Tensor> value =
+        TensorFromProto(feed.tensor(), options_.devices->default_device()->allocator());
+    absl::Status s = value.status();
+    if (s.ok()) s = step->rendezvous->Send(feed.name(), *value, false);
+    if (!s.ok()) {
+      done(WithContext(s, absl::StrCat("RunGraphRequest.send '", feed.name(), "'")));
+      return;
+    }
+  }
+  // This call's fetches, as they come; then, for the last call, the end
+  // of the step.
+  struct Fetches {
+    absl::Mutex mu;
+    int left ABSL_GUARDED_BY(mu) = 0;
+    absl::Status status ABSL_GUARDED_BY(mu);
+    std::vector<Tensor> values ABSL_GUARDED_BY(mu);
+  };
+  auto fetches = std::make_shared<Fetches>();
+  const int n = request->recv_key_size();
+  {
+    absl::MutexLock lock(&fetches->mu);
+    fetches->left = n + 1;  // + 1: released below, once every wait is on
+    fetches->values.resize(n);
+  }
+  const int64_t step_id = request->step_id();
+  auto finish = [this, step, fetches, request, response, step_id,
+                 done = std::move(done)]() mutable {
+    absl::Status s;
+    {
+      absl::MutexLock lock(&fetches->mu);
+      s = fetches->status;
+      for (int i = 0; s.ok() && i < request->recv_key_size(); ++i) {
+        tensorflow::NamedTensorProto* out = response->add_recv();
+        out->set_name(request->recv_key(i));
+        TensorToProto(fetches->values[i], out->mutable_tensor());
+      }
+    }
+    if (!s.ok() || !request->is_last_partial_run()) {
+      done(s);
+      return;
+    }
+    auto last = [this, step, step_id, done = std::move(done)]() mutable {
+      absl::Status status;
+      {
+        absl::MutexLock lock(&step->mu);
+        status = step->status;
+      }
+      {
+        absl::MutexLock lock(&mu_);
+        partial_.erase(step_id);
+      }
+      done(status);
+    };
+    bool ended;
+    {
+      absl::MutexLock lock(&step->mu);
+      ended = step->ended;
+      if (!ended) step->on_end = std::move(last);
+    }
+    if (ended) last();
+  };
+  auto arrived = [fetches, finish](int i, const absl::Status& s, const Tensor& value,
+                                   bool is_dead, const std::string& key) mutable {
+    bool all;
+    {
+      absl::MutexLock lock(&fetches->mu);
+      if (i >= 0) {
+        if (!s.ok()) {
+          fetches->status.Update(WithContext(s, "RunGraphRequest.recv_key"));
+        } else if (is_dead) {
+          fetches->status.Update(absl::InvalidArgumentError(absl::StrCat(
+              "the fetch under '", key, "' is dead (it comes from an untaken "
+              "branch of a cond)")));
+        } else {
+          fetches->values[i] = value;
+        }
+      }
+      all = --fetches->left == 0;
+    }
+    if (all) finish();
+  };
+  auto shared_arrived = std::make_shared<decltype(arrived)>(std::move(arrived));
+  for (int i = 0; i < n; ++i) {
+    const std::string key = request->recv_key(i);
+    step->rendezvous->RecvLocalAsync(
+        key, [shared_arrived, i, key](const absl::Status& s, const Tensor& value,
+                                      bool is_dead) {
+          (*shared_arrived)(i, s, value, is_dead, key);
+        });
+  }
+  (*shared_arrived)(-1, absl::OkStatus(), Tensor(), false, "");
 }
 
 void Worker::CleanupGraphAsync(const tensorflow::CleanupGraphRequest* request,
                                tensorflow::CleanupGraphResponse*, Done done) {
   steps_.Cleanup(request->step_id());
+  {
+    absl::MutexLock lock(&mu_);
+    partial_.erase(request->step_id());
+  }
   std::vector<std::shared_ptr<CancellationManager>> running;
   {
     absl::MutexLock lock(&mu_);

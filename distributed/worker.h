@@ -156,6 +156,16 @@ class Worker final : public WorkerInterface {
   struct Session;
   struct RegisteredGraph;
   class Collectives;
+  // A partial run's step (RunGraphRequest.is_partial): it runs on between
+  // the calls that feed and fetch it; the last call waits for its end.
+  struct PartialStep {
+    std::shared_ptr<StepRendezvous> rendezvous;
+    absl::Mutex mu;
+    bool ended ABSL_GUARDED_BY(mu) = false;
+    absl::Status status ABSL_GUARDED_BY(mu);
+    std::function<void()> on_end ABSL_GUARDED_BY(mu);  // the last call
+    void End(absl::Status s);
+  };
 
   // Whether `task` is this task's name in a propagated cluster of one of
   // its sessions.
@@ -167,6 +177,11 @@ class Worker final : public WorkerInterface {
                              tensorflow::RegisterGraphResponse* response);
   void RunGraph(const tensorflow::RunGraphRequest* request,
                 tensorflow::RunGraphResponse* response, Done done);
+  // A partial run's call: its feeds (unless `sent`) into the step, its
+  // fetches as they come, and for the last call the step's end.
+  void ContinuePartial(std::shared_ptr<PartialStep> step,
+                       const tensorflow::RunGraphRequest* request,
+                       tensorflow::RunGraphResponse* response, Done done, bool sent);
   // What RecvTensor answers: the tensor a _Send of this task makes in the
   // step, once it is there.
   void RecvLocal(const tensorflow::RecvTensorRequest& request,
@@ -186,6 +201,11 @@ class Worker final : public WorkerInterface {
   // cancels them. Held here until the RunGraph ends.
   absl::flat_hash_map<int64_t, std::vector<std::shared_ptr<CancellationManager>>>
       cancel_ ABSL_GUARDED_BY(mu_);
+  // The partial runs whose steps run here, by step id; at most
+  // kMaxPartialSteps (more are RESOURCE_EXHAUSTED).
+  static constexpr int kMaxPartialSteps = 1024;
+  absl::flat_hash_map<int64_t, std::shared_ptr<PartialStep>> partial_
+      ABSL_GUARDED_BY(mu_);
 };
 
 }  // namespace weft

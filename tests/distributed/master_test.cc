@@ -14,6 +14,7 @@
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
 #include "ops/registration.h"
+#include "runtime/core/status.h"
 #include "runtime/core/tensor_proto.h"
 #include "runtime/core/thread_pool.h"
 #include "runtime/local_session.h"
@@ -552,6 +553,65 @@ TEST_F(MasterTest, ExtendChecksTheVersionAndAddsNodes) {
   EXPECT_THAT(std::string(s.message()), HasSubstr("'zz'"));
 }
 
+// A partial run of Sample(): x fed in one call, y (task 1) fetched in it,
+// z fetched in the last; each feed and fetch once; the handle ends with
+// the last call, and closing the session aborts one left half-done.
+TEST_F(MasterTest, PartialRunsFeedAndFetchInParts) {
+  auto handle = Create(Sample());
+  ASSERT_TRUE(handle.ok()) << handle.status();
+  auto setup = [&]() -> absl::StatusOr<std::string> {
+    tensorflow::PartialRunSetupRequest req;
+    req.set_session_handle(*handle);
+    req.add_feed("x");
+    req.add_fetch("y");
+    req.add_fetch("z");
+    tensorflow::PartialRunSetupResponse resp;
+    WEFT_RETURN_IF_ERROR(master_->PartialRunSetup(req, &resp));
+    return resp.partial_run_handle();
+  };
+  auto part = [&](const std::string& run, std::vector<std::pair<std::string, std::vector<float>>> feeds,
+                  std::vector<std::string> fetches) -> absl::StatusOr<std::vector<std::vector<float>>> {
+    tensorflow::RunStepRequest req;
+    req.set_session_handle(*handle);
+    req.set_partial_run_handle(run);
+    for (auto& [name, values] : feeds) {
+      auto* f = req.add_feed();
+      f->set_name(name);
+      *f->mutable_tensor() = Proto(values);
+    }
+    for (auto& f : fetches) req.add_fetch(f);
+    tensorflow::RunStepResponse resp;
+    WEFT_RETURN_IF_ERROR(master_->RunStep(req, &resp));
+    std::vector<std::vector<float>> out;
+    for (const auto& t : resp.tensor()) out.push_back(Values(t.tensor()));
+    return out;
+  };
+  absl::StatusOr<std::string> run = setup();
+  ASSERT_TRUE(run.ok()) << run.status();
+  auto first = part(*run, {{"x", {1.0f, 2.0f}}}, {"y"});
+  ASSERT_TRUE(first.ok()) << first.status();
+  EXPECT_EQ((*first)[0], (std::vector<float>{2.5f, 3.5f}));
+  EXPECT_THAT(std::string(part(*run, {{"x", {1.0f, 2.0f}}}, {}).status().message()),
+              HasSubstr("feed 'x' was fed already"));
+  EXPECT_THAT(std::string(part(*run, {}, {"w"}).status().message()),
+              HasSubstr("fetch 'w' was not named in its setup"));
+  auto last = part(*run, {}, {"z"});
+  ASSERT_TRUE(last.ok()) << last.status();
+  EXPECT_EQ((*last)[0], (std::vector<float>{-2.5f, -3.5f}));
+  EXPECT_THAT(std::string(part(*run, {}, {"z"}).status().message()),
+              HasSubstr("no partial run"));  // it ended with its last call
+  // One left waiting for its feed: closing the session ends it everywhere.
+  run = setup();
+  ASSERT_TRUE(run.ok()) << run.status();
+  tensorflow::CloseSessionRequest close;
+  close.set_session_handle(*handle);
+  tensorflow::CloseSessionResponse closed;
+  const absl::Time start = absl::Now();
+  EXPECT_TRUE(master_->CloseSession(close, &closed).ok());
+  EXPECT_LT(absl::Now() - start, absl::Seconds(10));
+  for (int t = 0; t < 2; ++t) EXPECT_EQ(workers_[t]->num_step_rendezvous(), 0);
+}
+
 TEST_F(MasterTest, CallablesRunTheirSignature) {
   auto handle = Create(Sample());
   ASSERT_TRUE(handle.ok());
@@ -614,11 +674,13 @@ TEST_F(MasterTest, ErrorsGoInTheBodyWhenTheClientAsks) {
   EXPECT_THAT(resp.status_error_message(), HasSubstr("0123456789abcdef"));
 
   tensorflow::PartialRunSetupRequest partial;
+  partial.set_session_handle("0123456789abcdef");
   tensorflow::PartialRunSetupResponse partial_resp;
   absl::Status s = master_->PartialRunSetup(partial, &partial_resp);
-  EXPECT_EQ(s.code(), absl::StatusCode::kUnimplemented);
-  EXPECT_THAT(std::string(s.message()), HasSubstr("partial run"));
+  EXPECT_EQ(s.code(), absl::StatusCode::kAborted);
+  EXPECT_THAT(std::string(s.message()), HasSubstr("0123456789abcdef"));
 
+  // A master made without a cache factory takes no propagated cluster.
   tensorflow::CreateSessionRequest create;
   create.mutable_config()->mutable_cluster_def()->add_job()->set_name("worker");
   tensorflow::CreateSessionResponse created;

@@ -170,6 +170,33 @@ def test_a_failing_node_is_a_clear_error(cluster):
               np.array_equal(out, np.full((2, 2), 2.0)), str(out))
 
 
+def test_partial_run(cluster):
+    """Session.partial_run over two worker tasks: feeds and fetches given
+    in two calls of one step, a fetch on each task."""
+    g = tf1.Graph()
+    with g.as_default():
+        with tf1.device("/job:worker/task:0"):
+            a = tf1.placeholder(tf.float32, [])
+        with tf1.device("/job:worker/task:1"):
+            b = tf1.placeholder(tf.float32, [])
+            c = tf1.placeholder(tf.float32, [])
+            r1 = a + b
+        with tf1.device("/job:worker/task:0"):
+            r2 = r1 * c
+    with tf1.Session(cluster.target(), graph=g) as sess:
+        h = sess.partial_run_setup([r1, r2], [a, b, c])
+        first = sess.partial_run(h, r1, feed_dict={a: 1.0, b: 2.0})
+        second = sess.partial_run(h, r2, feed_dict={c: 3.0})
+        try:
+            sess.partial_run(h, r2, feed_dict={c: 3.0})
+            again = "no error"
+        except tf.errors.OpError as e:
+            again = e.message
+    check("Session.partial_run over two tasks: 3 then 9, and the handle ends "
+          "with its last fetch", first == 3.0 and second == 9.0
+          and again != "no error", f"{first} {second} {again}")
+
+
 def propagated_graph():
     """Constants on both tasks of a propagated "worker" job, summed on task
     0; and a variable on task 1."""
@@ -355,6 +382,7 @@ def main():
         test_in_graph_replication(cluster)
         test_sessions_of_two_clients_share_ps_variables(cluster)
         test_a_failing_node_is_a_clear_error(cluster)
+        test_partial_run(cluster)
         tf_cluster = Cluster({"ps": 1, "worker": 1}, tf_jobs=("ps", "worker"), name="tf")
         mixed = Cluster({"ps": 1, "worker": 1}, tf_jobs=("worker",), name="mixed")
         test_weft_tensorflow_and_mixed_clusters_agree(cluster, tf_cluster, mixed)
