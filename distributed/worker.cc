@@ -514,12 +514,12 @@ void Worker::RunGraph(const tensorflow::RunGraphRequest* request,
     bool full;
     {
       absl::MutexLock lock(&mu_);
-      full = static_cast<int>(partial_.size()) >= kMaxPartialSteps;
+      full = static_cast<int>(partial_.size()) >= options_.max_partial_steps;
     }
     if (full) {
       steps_.RunEnded(request->step_id());
       done(absl::ResourceExhaustedError(absl::StrCat(
-          "task ", options_.task, " already runs ", kMaxPartialSteps,
+          "task ", options_.task, " already runs ", options_.max_partial_steps,
           " partial runs, the most it keeps; finish or abandon some (their "
           "last call, or closing their session, ends them)")));
       return;

@@ -91,6 +91,9 @@ struct WorkerOptions {
   // before CollectExpired drops it (infinite: never).
   int max_sessions = 1024;
   int max_graphs = 16384;
+  // Partial runs' steps that may run here at once, waiting between the
+  // calls that feed and fetch them (more are RESOURCE_EXHAUSTED).
+  int max_partial_steps = 1024;
   absl::Duration idle_ttl = absl::Hours(1);
 };
 
@@ -201,9 +204,8 @@ class Worker final : public WorkerInterface {
   // cancels them. Held here until the RunGraph ends.
   absl::flat_hash_map<int64_t, std::vector<std::shared_ptr<CancellationManager>>>
       cancel_ ABSL_GUARDED_BY(mu_);
-  // The partial runs whose steps run here, by step id; at most
-  // kMaxPartialSteps (more are RESOURCE_EXHAUSTED).
-  static constexpr int kMaxPartialSteps = 1024;
+  // The partial runs whose steps run here, by step id (at most
+  // WorkerOptions::max_partial_steps).
   absl::flat_hash_map<int64_t, std::shared_ptr<PartialStep>> partial_
       ABSL_GUARDED_BY(mu_);
 };

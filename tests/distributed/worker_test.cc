@@ -131,6 +131,50 @@ TEST_F(TwoTaskTest, AStepSpansBothTasks) {
   }
 }
 
+// Partial runs on task 0's partition: the step starts without its feed and
+// runs on after the call; a later call feeds it, and the last one waits for
+// its end. What a peer can leave running is bounded (2 here), and cleaning
+// a step up frees its place.
+class PartialStepsTest : public TwoTaskTest {
+ protected:
+  PartialStepsTest() { worker_options_.max_partial_steps = 2; }
+  absl::Status Partial(const std::string& handle, int64_t step, bool feed, bool last) {
+    tensorflow::RunGraphRequest req;
+    req.set_graph_handle(handle);
+    req.set_step_id(step);
+    req.set_is_partial(true);
+    req.set_is_last_partial_run(last);
+    if (feed) {
+      auto* f = req.add_send();
+      f->set_name(FeedKey());
+      TensorToProto(Tensor::Scalar<int32_t>(7), f->mutable_tensor());
+    }
+    tensorflow::RunGraphResponse resp;
+    return Call(workers_[0].get(), &WorkerInterface::RunGraphAsync, req, &resp);
+  }
+};
+
+TEST_F(PartialStepsTest, PartialStepsRunBetweenCallsAndAreBounded) {
+  auto parts = Partitions();
+  const std::string h0 = Register(0, parts[dev(0)]);
+  ASSERT_TRUE(Partial(h0, 1, /*feed=*/false, /*last=*/false).ok());
+  ASSERT_TRUE(Partial(h0, 2, false, false).ok());
+  absl::Status s = Partial(h0, 3, false, false);
+  EXPECT_EQ(s.code(), absl::StatusCode::kResourceExhausted) << s;
+  EXPECT_THAT(std::string(s.message()), HasSubstr("already runs 2 partial runs"));
+  // Step 1 fed, then ended by its last call (its value goes to task 1).
+  ASSERT_TRUE(Partial(h0, 1, /*feed=*/true, /*last=*/false).ok());
+  ASSERT_TRUE(Partial(h0, 1, false, /*last=*/true).ok());
+  // Step 2 cleaned up: its place is free again.
+  tensorflow::CleanupGraphRequest cleanup;
+  cleanup.set_step_id(2);
+  tensorflow::CleanupGraphResponse ignored;
+  ASSERT_TRUE(Call(workers_[0].get(), &WorkerInterface::CleanupGraphAsync, cleanup,
+                   &ignored).ok());
+  ASSERT_TRUE(Partial(h0, 4, false, false).ok());
+  ASSERT_TRUE(Partial(h0, 5, false, false).ok());
+}
+
 TEST_F(TwoTaskTest, CleanupEndsAStepWaitingForATaskThatNeverRuns) {
   auto parts = Partitions();
   const std::string h1 = Register(1, parts[dev(1)]);
