@@ -1,9 +1,11 @@
 // SaveV2, RestoreV2 and MergeV2Checkpoints on the CPU: whole tensors in
 // one shard per SaveV2 (runtime/checkpoint/tensor_bundle.h). A slice spec
 // (saving or restoring part of a partitioned variable) is UNIMPLEMENTED,
-// naming the tensor. And the Saver's file-name ops: ShardedFilename,
-// StringJoin, StaticRegexFullMatch (RE2, TensorFlow's engine: linear time
+// naming the tensor. And the file-name ops of the Saver and of TF1 input
+// pipelines: ShardedFilename, StringJoin, Add on strings (concatenation,
+// broadcast), StaticRegexFullMatch (RE2, TensorFlow's engine: linear time
 // whatever the pattern).
+#include <array>
 #include <memory>
 #include <string>
 #include <vector>
@@ -12,6 +14,7 @@
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_format.h"
 #include "re2/re2.h"
+#include "ops/cpu/array_util.h"
 #include "ops/framework/op_kernel.h"
 #include "ops/registration.h"
 #include "runtime/checkpoint/tensor_bundle.h"
@@ -195,6 +198,34 @@ class StringJoinOp : public OpKernel {
   std::string separator_;
 };
 
+// Add on strings: x + y concatenated, element by element, broadcasting as
+// the numeric Add does.
+class StringAddOp : public OpKernel {
+ public:
+  explicit StringAddOp(OpKernelConstruction* c) : OpKernel(c) {}
+  void Compute(OpKernelContext* c) override {
+    const Tensor& x = c->input(0);
+    const Tensor& y = c->input(1);
+    TensorShape shape;
+    std::array<std::vector<int64_t>, 2> strides;
+    OP_REQUIRES(c,
+                BroadcastShape(x.shape(), y.shape(), &shape) &&
+                    BroadcastStrides(x.shape(), shape, &strides[0]) &&
+                    BroadcastStrides(y.shape(), shape, &strides[1]),
+                absl::InvalidArgumentError(absl::StrCat(
+                    "Incompatible shapes: ", x.shape().DebugString(), " vs. ",
+                    y.shape().DebugString())));
+    Tensor* out = nullptr;
+    OP_REQUIRES_OK(c, c->allocate_output(0, shape, &out));
+    const std::string* a = x.data<std::string>();
+    const std::string* b = y.data<std::string>();
+    std::string* o = out->data<std::string>();
+    ForEachBroadcast<2>(shape, strides, [&](int64_t i, const std::array<int64_t, 2>& off) {
+      o[i] = absl::StrCat(a[off[0]], b[off[1]]);
+    });
+  }
+};
+
 class StaticRegexFullMatchOp : public OpKernel {
  public:
   explicit StaticRegexFullMatchOp(OpKernelConstruction* c) : OpKernel(c) {
@@ -228,6 +259,8 @@ void RegisterIoKernels(KernelRegistry* r) {
   r->Register(KernelDef("ShardedFilename", kDeviceTypeCpu),
               MakeKernel<ShardedFilenameOp>);
   r->Register(KernelDef("StringJoin", kDeviceTypeCpu), MakeKernel<StringJoinOp>);
+  r->Register(KernelDef("Add", kDeviceTypeCpu).TypeConstraint("T", DT_STRING),
+              MakeKernel<StringAddOp>);
   r->Register(KernelDef("StaticRegexFullMatch", kDeviceTypeCpu),
               MakeKernel<StaticRegexFullMatchOp>);
   r->Register(KernelDef("SaveV2", kDeviceTypeCpu), MakeKernel<SaveV2Op>);

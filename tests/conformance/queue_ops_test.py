@@ -10,6 +10,7 @@ TensorFlow 2.21 on the same GraphDef, value for value.
   is_closed says so.
 - A PriorityQueue: lowest priority first, ties in TensorFlow's order.
 - A StagingArea: put, peek, get and size.
+- File names built with string Add, broadcast.
 - A SparseConditionalAccumulator (what SyncReplicasOptimizer aggregates
   embedding gradients in): the rows, values and shape a take gives after
   three gradients and a stale one.
@@ -130,6 +131,14 @@ with g.as_default():
         tf1.identity(area.size(), name="size")
 compare("staging_area", g, ["got_v", "got_s", "size"], init=puts, steps=2)
 compare("staging_area_peek", g, ["peek_v", "peek_s"], init=puts)
+
+# --- File names as TF1 input pipelines build them: string Add, broadcast.
+g = tf1.Graph()
+with g.as_default():
+    dirs = tf1.constant([["data/"], ["eval/"]])          # [2, 1]
+    names = tf1.constant(["a", "bb", ""])                # [3]
+    tf1.identity(tf.add(tf.add(dirs, names), ".tfrecord"), name="paths")
+compare("string_add", g, ["paths"])
 
 # --- SparseConditionalAccumulator: IndexedSlices gradients merged row by
 # row in TensorFlow's order (a duplicate index within one gradient stays a

@@ -1,6 +1,7 @@
 // BatchMatMulV2, Cumsum/Cumprod, ClipByValue, DivNoNan, ReciprocalGrad and
 // UnsortedSegmentSum, against reference loops.
 #include <cmath>
+#include <string>
 #include <vector>
 
 #include "gtest/gtest.h"
@@ -178,6 +179,29 @@ TEST(UnsortedSegmentSumTest, SumsRowsDropsNegativeIds) {
                 {data, MakeTensor<int32_t>({4}, {0, 1, 5, 0}), Scalar<int32_t>(3)});
   EXPECT_EQ(s.code(), absl::StatusCode::kInvalidArgument) << s;
   EXPECT_NE(std::string(s.message()).find("5"), std::string::npos) << s;
+}
+
+// Add on strings concatenates, broadcasting as the numeric Add does;
+// shapes that do not broadcast are an error naming both.
+TEST(StringAddTest, ConcatenatesWithBroadcasting) {
+  auto strings = [](std::vector<int64_t> dims, std::vector<std::string> v) {
+    Tensor t(DT_STRING, TensorShape(dims));
+    for (size_t i = 0; i < v.size(); ++i) t.data<std::string>()[i] = v[i];
+    return t;
+  };
+  KernelRunner add(NodeBuilder("add", "Add").Attr("T", DT_STRING).Build());
+  absl::StatusOr<std::vector<Tensor>> out =
+      add.Run({strings({2, 1}, {"a/", "b/"}), strings({2}, {"x", "yy"})});
+  ASSERT_TRUE(out.ok()) << out.status();
+  ASSERT_EQ(out->at(0).shape(), TensorShape({2, 2}));
+  const std::string* o = out->at(0).data<std::string>();
+  EXPECT_EQ(o[0], "a/x");
+  EXPECT_EQ(o[1], "a/yy");
+  EXPECT_EQ(o[2], "b/x");
+  EXPECT_EQ(o[3], "b/yy");
+  absl::Status s = add.Run({strings({2}, {"a", "b"}), strings({3}, {"x", "y", "z"})}).status();
+  EXPECT_EQ(s.code(), absl::StatusCode::kInvalidArgument) << s;
+  EXPECT_NE(std::string(s.message()).find("Incompatible shapes: [2] vs. [3]"), std::string::npos) << s;
 }
 
 }  // namespace
