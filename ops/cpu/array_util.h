@@ -14,9 +14,11 @@
 #include <array>
 #include <cstdint>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "absl/status/status.h"
+#include "absl/strings/str_cat.h"
 #include "absl/strings/string_view.h"
 #include "runtime/core/tensor.h"
 #include "runtime/core/types.h"
@@ -128,6 +130,32 @@ void ForEachBroadcast(const TensorShape& out,
   }
 }
 
+
+// A binary element-wise kernel's broadcasting (NumPy rules): allocates
+// output 0 of c, the broadcast shape of inputs 0 and 1, and calls
+// fn(i, offsets) for each of its elements (offsets[k]: the element of
+// input k). INVALID_ARGUMENT "Incompatible shapes: [..] vs. [..]" when the
+// shapes do not broadcast.
+// (Context is OpKernelContext, a template parameter so that this header
+// need not include op_kernel.h.)
+template <typename Context, typename Fn>
+absl::Status BroadcastBinary(Context* c, Tensor** out, Fn&& fn) {
+  const Tensor& x = c->input(0);
+  const Tensor& y = c->input(1);
+  TensorShape shape;
+  std::array<std::vector<int64_t>, 2> strides;
+  if (!BroadcastShape(x.shape(), y.shape(), &shape) ||
+      !BroadcastStrides(x.shape(), shape, &strides[0]) ||
+      !BroadcastStrides(y.shape(), shape, &strides[1])) {
+    return absl::InvalidArgumentError(absl::StrCat(
+        "Incompatible shapes: ", x.shape().DebugString(), " vs. ",
+        y.shape().DebugString()));
+  }
+  absl::Status s = c->allocate_output(0, shape, out);
+  if (!s.ok()) return s;
+  ForEachBroadcast<2>(shape, strides, std::forward<Fn>(fn));
+  return absl::OkStatus();
+}
 // GatherV2's work (also ResourceGather's): output 0 of `c` gets the slices
 // of `params` along `axis` that `indices` name, the first `batch_dims` dims
 // of both matched (negative: counted from the end of indices' dims).

@@ -6,6 +6,7 @@ namespace weft {
 void RegisterCwiseKernels(KernelRegistry* r) {
   RegisterCwiseFloatKernels(r);
   RegisterCwiseDoubleKernels(r);
+  RegisterCwiseHalfKernels(r);
   RegisterCwiseIntKernels(r);
   RegisterCwiseBoolKernels(r);
   RegisterCwiseUnaryKernels(r);

@@ -204,25 +204,12 @@ class StringAddOp : public OpKernel {
  public:
   explicit StringAddOp(OpKernelConstruction* c) : OpKernel(c) {}
   void Compute(OpKernelContext* c) override {
-    const Tensor& x = c->input(0);
-    const Tensor& y = c->input(1);
-    TensorShape shape;
-    std::array<std::vector<int64_t>, 2> strides;
-    OP_REQUIRES(c,
-                BroadcastShape(x.shape(), y.shape(), &shape) &&
-                    BroadcastStrides(x.shape(), shape, &strides[0]) &&
-                    BroadcastStrides(y.shape(), shape, &strides[1]),
-                absl::InvalidArgumentError(absl::StrCat(
-                    "Incompatible shapes: ", x.shape().DebugString(), " vs. ",
-                    y.shape().DebugString())));
+    const std::string* a = c->input(0).data<std::string>();
+    const std::string* b = c->input(1).data<std::string>();
     Tensor* out = nullptr;
-    OP_REQUIRES_OK(c, c->allocate_output(0, shape, &out));
-    const std::string* a = x.data<std::string>();
-    const std::string* b = y.data<std::string>();
-    std::string* o = out->data<std::string>();
-    ForEachBroadcast<2>(shape, strides, [&](int64_t i, const std::array<int64_t, 2>& off) {
-      o[i] = absl::StrCat(a[off[0]], b[off[1]]);
-    });
+    OP_REQUIRES_OK(c, BroadcastBinary(c, &out, [&](int64_t i, const std::array<int64_t, 2>& off) {
+      out->data<std::string>()[i] = absl::StrCat(a[off[0]], b[off[1]]);
+    }));
   }
 };
 

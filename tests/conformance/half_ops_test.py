@@ -1,0 +1,56 @@
+"""Conformance: binary arithmetic on float16, run by `weft run` against
+TensorFlow 2.21 on the same GraphDef, bit for bit: Add, AddV2, Sub, Mul,
+RealDiv, Div, Maximum and Minimum with broadcasting, over values that round
+(large, small, subnormal, inf and NaN operands).
+
+usage: half_ops_test.py PATH_TO_WEFT
+Prints 'SKIPPED: ...' and exits 0 when TensorFlow is not installed.
+"""
+import os
+import sys
+import tempfile
+
+try:
+    import numpy as np
+    import tensorflow as tf
+except ImportError as e:  # pragma: no cover
+    print(f"SKIPPED: tensorflow not installed ({e})")
+    sys.exit(0)
+
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "interop"))
+from tf_compare import compare_tf1_graph, summary_exit_code  # noqa: E402
+
+tf1 = tf.compat.v1
+tf1.disable_eager_execution()
+
+WEFT = os.path.abspath(sys.argv[1])
+WORK = tempfile.mkdtemp(prefix="weft_half_ops_", dir=os.environ.get("TEST_TMPDIR"))
+
+rng = np.random.RandomState(3)
+x_values = np.concatenate([
+    rng.uniform(-100, 100, 12), [65504.0, -65504.0, 6e-8, -3e-5, 0.0, -0.0,
+                                  np.inf, np.nan, 1.0 / 3, 2049.0, 0.1, 7.0]
+]).astype(np.float16).reshape(4, 6)
+y_values = np.array([3.0, -0.7, 1e-4, 65504.0, 0.0, np.nan], np.float16)  # [6]
+
+g = tf1.Graph()
+with g.as_default():
+    x = tf1.constant(x_values)
+    y = tf1.constant(y_values)
+    ops = {
+        "add": tf.raw_ops.Add(x=x, y=y),
+        "addv2": tf.raw_ops.AddV2(x=x, y=y),
+        "sub": tf.raw_ops.Sub(x=x, y=y),
+        "mul": tf.raw_ops.Mul(x=x, y=y),
+        "realdiv": tf.raw_ops.RealDiv(x=x, y=y),
+        "div": tf.raw_ops.Div(x=x, y=y),
+        "maximum": tf.raw_ops.Maximum(x=x, y=y),
+        "minimum": tf.raw_ops.Minimum(x=x, y=y),
+        "scalar": tf.raw_ops.Mul(x=x, y=tf1.constant(np.float16(0.5))),
+    }
+    for name, t in ops.items():
+        tf1.identity(t, name="out_" + name)
+# Bit for bit (NaN matches NaN).
+compare_tf1_graph(WEFT, WORK, "half_binary", g, ["out_" + n for n in ops], (), 1, 0.0, 0.0)
+
+sys.exit(summary_exit_code())
