@@ -1,6 +1,6 @@
 """Conformance: binary arithmetic on float16, run by `weft run` against
 TensorFlow 2.21 on the same GraphDef, bit for bit: Add, AddV2, Sub, Mul,
-RealDiv, Div, Maximum and Minimum with broadcasting, over values that round
+RealDiv, Div, Maximum and Minimum, and the comparisons, with broadcasting, over values that round
 (large, small, subnormal, inf and NaN operands).
 
 usage: half_ops_test.py PATH_TO_WEFT
@@ -47,6 +47,14 @@ with g.as_default():
         "maximum": tf.raw_ops.Maximum(x=x, y=y),
         "minimum": tf.raw_ops.Minimum(x=x, y=y),
         "scalar": tf.raw_ops.Mul(x=x, y=tf1.constant(np.float16(0.5))),
+        "greater": tf.raw_ops.Greater(x=x, y=y),
+        "greater_equal": tf.raw_ops.GreaterEqual(x=x, y=y),
+        "less": tf.raw_ops.Less(x=x, y=y),
+        "less_equal": tf.raw_ops.LessEqual(x=x, y=y),
+        "equal": tf.raw_ops.Equal(x=x, y=x[0]),
+        "not_equal": tf.raw_ops.NotEqual(x=x, y=y),
+        "equal_mismatch": tf.raw_ops.Equal(x=x, y=tf1.constant(np.ones(4, np.float16)),
+                                           incompatible_shape_error=False),
     }
     for name, t in ops.items():
         tf1.identity(t, name="out_" + name)
