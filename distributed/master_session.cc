@@ -27,6 +27,38 @@ struct MasterSession::Plan {
 
 namespace {
 
+// What every RunGraph of a step carries: the session, graph and step, and
+// errors in the response body.
+void InitRunGraph(const std::string& session, const std::string& graph, int64_t step_id,
+                  tensorflow::RunGraphRequest* request) {
+  request->set_session_handle(session);
+  request->set_create_worker_session_called(true);
+  request->set_graph_handle(graph);
+  request->set_step_id(step_id);
+  request->set_store_errors_in_response_body(true);
+}
+
+// The values of `keys` in a RunGraph's answer from `task`, in order;
+// INTERNAL naming the key (and `what`: the step) when one is missing.
+absl::Status TakeFetched(const tensorflow::RunGraphResponse& response,
+                         const std::vector<std::string>& keys, const std::string& task,
+                         const std::string& what,
+                         std::vector<tensorflow::TensorProto>* fetched) {
+  absl::flat_hash_map<std::string, const tensorflow::TensorProto*> by_key;
+  for (const tensorflow::NamedTensorProto& t : response.recv()) {
+    by_key[t.name()] = &t.tensor();
+  }
+  for (const std::string& key : keys) {
+    auto it = by_key.find(key);
+    if (it == by_key.end()) {
+      return absl::InternalError(absl::StrCat(
+          "task ", task, " returned no value for the fetch under '", key, "' in ", what));
+    }
+    fetched->push_back(*it->second);
+  }
+  return absl::OkStatus();
+}
+
 // The code and message a RunGraph call ended with: the call's own status,
 // or the one its response body carries.
 absl::Status CallStatus(const absl::Status& rpc,
@@ -377,11 +409,7 @@ absl::StatusOr<std::shared_ptr<MasterSession::Step>> MasterSession::PrepareStep(
                           options_.workers->GetWorker(task));
     if (task == plan.plan.client_task) step->client = calls.size();
     tensorflow::RunGraphRequest& request = calls.Add(task, worker).request;
-    request.set_session_handle(options_.handle);
-    request.set_create_worker_session_called(true);
-    request.set_graph_handle(handle);
-    request.set_step_id(step->id);
-    request.set_store_errors_in_response_body(true);
+    InitRunGraph(options_.handle, handle, step->id, &request);
     if (options.trace_level() != tensorflow::RunOptions::NO_TRACE) {
       request.mutable_exec_opts()->set_record_timeline(true);
       request.mutable_exec_opts()->set_record_costs(true);
@@ -503,22 +531,9 @@ absl::Status MasterSession::EndStep(const Plan& plan, const Step& step,
 
   fetched->clear();
   if (step.client >= 0) {
-    const tensorflow::RunGraphResponse& response =
-        calls->call(step.client).response;
-    absl::flat_hash_map<std::string, const tensorflow::TensorProto*> by_key;
-    for (const tensorflow::NamedTensorProto& t : response.recv()) {
-      by_key[t.name()] = &t.tensor();
-    }
-    for (const std::string& key : plan.plan.fetch_keys) {
-      auto it = by_key.find(key);
-      if (it == by_key.end()) {
-        return absl::InternalError(absl::StrCat(
-            "task ", plan.plan.client_task,
-            " returned no value for the fetch under '", key, "' in step ",
-            step.id));
-      }
-      fetched->push_back(*it->second);
-    }
+    WEFT_RETURN_IF_ERROR(TakeFetched(calls->call(step.client).response,
+                                     plan.plan.fetch_keys, plan.plan.client_task,
+                                     absl::StrCat("step ", step.id), fetched));
   }
   if (metadata != nullptr &&
       options.trace_level() != tensorflow::RunOptions::NO_TRACE) {
@@ -619,7 +634,8 @@ MasterSession::PlanFor(
         feeds,
     const std::vector<std::string>& fetches,
     const std::vector<std::string>& targets, bool may_register,
-    std::vector<const tensorflow::TensorProto*>* values) {
+    std::vector<const tensorflow::TensorProto*>* values,
+    std::vector<size_t>* feed_order) {
   std::shared_ptr<const SessionGraph> graph;
   {
     absl::MutexLock lock(&mu_);
@@ -640,6 +656,7 @@ MasterSession::PlanFor(
     if (it == plans_.end()) return plan;
     plan = it->second;
   }
+  if (feed_order != nullptr) *feed_order = signature.feed_order;
   values->assign(feeds.size(), nullptr);
   for (size_t i = 0; i < signature.feed_order.size(); ++i) {
     const auto& [name, proto] = feeds[signature.feed_order[i]];
@@ -734,22 +751,17 @@ absl::Status MasterSession::PartialRunSetup(
         "call that fetches the last of its fetches");
   }
   std::vector<const tensorflow::TensorProto*> values;
+  std::vector<size_t> feed_order;
   WEFT_ASSIGN_OR_RETURN(
       std::shared_ptr<const Plan> plan,
       PlanFor(feeds, fetches, {request.target().begin(), request.target().end()},
-              /*may_register=*/true, &values));
+              /*may_register=*/true, &values, &feed_order));
   auto run = std::make_shared<PartialRun>();
   run->plan = plan;
   run->step_id = NewStepId();
   run->handle = absl::StrCat(run->step_id);
-  WEFT_ASSIGN_OR_RETURN(const RunSignature signature,
-                        RunSignature::Make([&] {
-                          std::vector<std::string> names;
-                          for (const auto& f : feeds) names.push_back(f.first);
-                          return names;
-                        }(), fetches, {}));
-  for (size_t i = 0; i < signature.feed_order.size(); ++i) {
-    run->feeds[feeds[signature.feed_order[i]].first] = static_cast<int>(i);
+  for (size_t i = 0; i < feed_order.size(); ++i) {
+    run->feeds[feeds[feed_order[i]].first] = static_cast<int>(i);
     run->feeds[plan->plan.feeds[i].name] = static_cast<int>(i);
   }
   for (size_t j = 0; j < fetches.size(); ++j) run->fetches[fetches[j]] = static_cast<int>(j);
@@ -790,11 +802,7 @@ absl::Status MasterSession::CallPartial(
     WEFT_ASSIGN_OR_RETURN(WorkerInterface * worker, options_.workers->GetWorker(task));
     if (task == run.plan->plan.client_task) client = calls->size();
     tensorflow::RunGraphRequest& request = calls->Add(task, worker).request;
-    request.set_session_handle(options_.handle);
-    request.set_create_worker_session_called(true);
-    request.set_graph_handle(it->second);
-    request.set_step_id(run.step_id);
-    request.set_store_errors_in_response_body(true);
+    InitRunGraph(options_.handle, it->second, run.step_id, &request);
     request.set_is_partial(true);
     request.set_is_last_partial_run(last);
     if (task == run.plan->plan.client_task) {
@@ -827,19 +835,9 @@ absl::Status MasterSession::CallPartial(
   }
   fetched->clear();
   if (client >= 0) {
-    const tensorflow::RunGraphResponse& r = calls->call(client).response;
-    for (const std::string& key : recv_keys) {
-      const tensorflow::TensorProto* found = nullptr;
-      for (const tensorflow::NamedTensorProto& t : r.recv()) {
-        if (t.name() == key) found = &t.tensor();
-      }
-      if (found == nullptr) {
-        return absl::InternalError(absl::StrCat(
-            "task ", run.plan->plan.client_task, " returned no value for '", key,
-            "' in partial run '", run.handle, "'"));
-      }
-      fetched->push_back(*found);
-    }
+    WEFT_RETURN_IF_ERROR(TakeFetched(calls->call(client).response, recv_keys,
+                                     run.plan->plan.client_task,
+                                     absl::StrCat("partial run '", run.handle, "'"), fetched));
   }
   return absl::OkStatus();
 }

@@ -207,12 +207,14 @@ class MasterSession {
   std::vector<std::string> RecoverRestartedTasks();
   // The plan of a Run signature (registered first when `may_register`;
   // otherwise null when it has none yet) and the feeds in its order,
-  // checked.
+  // checked (a feed without a value is not). `feed_order` (optional): for
+  // each of the plan's feeds, its position in `feeds`.
   absl::StatusOr<std::shared_ptr<const Plan>> PlanFor(
       const std::vector<std::pair<std::string, const tensorflow::TensorProto*>>& feeds,
       const std::vector<std::string>& fetches,
       const std::vector<std::string>& targets, bool may_register,
-      std::vector<const tensorflow::TensorProto*>* values);
+      std::vector<const tensorflow::TensorProto*>* values,
+      std::vector<size_t>* feed_order = nullptr);
   // A failed step's status, naming the tasks that restarted since the
   // session began (it re-registers there); blocks on GetStatus calls.
   absl::Status AfterFailedStep(absl::Status s);

@@ -76,6 +76,33 @@ absl::Status MaybeStoreError(bool in_body, const absl::Status& s,
   return absl::OkStatus();
 }
 
+// Puts a RunGraph's feeds (`send`) into the step's rendezvous, as tensors
+// of `allocator`; the error names the feed.
+absl::Status SendFeeds(const tensorflow::RunGraphRequest& request,
+                       Allocator* allocator, StepRendezvous* rendezvous) {
+  for (const tensorflow::NamedTensorProto& feed : request.send()) {
+    absl::StatusOr<Tensor> value = TensorFromProto(feed.tensor(), allocator);
+    absl::Status s = value.status();
+    if (s.ok()) s = rendezvous->Send(feed.name(), *value, false);
+    if (!s.ok()) {
+      return WithContext(s, absl::StrCat("RunGraphRequest.send '", feed.name(), "'"));
+    }
+  }
+  return absl::OkStatus();
+}
+
+// How receiving a fetch under `key` ended (`s`, `is_dead`), as RunGraph
+// reports it: a dead value (an untaken branch) is INVALID_ARGUMENT.
+absl::Status FetchStatus(const absl::Status& s, bool is_dead, const std::string& key) {
+  if (!s.ok()) return WithContext(s, "RunGraphRequest.recv_key");
+  if (is_dead) {
+    return absl::InvalidArgumentError(absl::StrCat(
+        "the fetch under '", key, "' is dead (it comes from an untaken "
+        "branch of a cond)"));
+  }
+  return absl::OkStatus();
+}
+
 }  // namespace
 
 class Worker::Collectives final : public CollectiveRendezvous {
@@ -469,17 +496,12 @@ void Worker::RunGraph(const tensorflow::RunGraphRequest* request,
   }
   // Feeds go into the step's rendezvous, where their client-terminated
   // _Recvs find them.
-  for (const tensorflow::NamedTensorProto& feed : request->send()) {
-    absl::StatusOr<Tensor> value =
-        TensorFromProto(feed.tensor(), options_.devices->default_device()->allocator());
-    absl::Status s = value.status();
-    if (s.ok()) s = (*rendezvous)->Send(feed.name(), *value, false);
-    if (!s.ok()) {
-      steps_.RunEnded(request->step_id());
-      done(WithContext(s, absl::StrCat("RunGraphRequest.send '", feed.name(),
-                                       "'")));
-      return;
-    }
+  if (absl::Status s = SendFeeds(*request, options_.devices->default_device()->allocator(),
+                                  rendezvous->get());
+      !s.ok()) {
+    steps_.RunEnded(request->step_id());
+    done(s);
+    return;
   }
   struct Step {
     std::shared_ptr<const RegisteredGraph> graph;
@@ -549,17 +571,8 @@ void Worker::RunGraph(const tensorflow::RunGraphRequest* request,
         }
         Tensor value;
         bool is_dead = false;
-        s = step->rendezvous->TakeLocal(key, &value, &is_dead);
-        if (!s.ok()) {
-          s = WithContext(s, "RunGraphRequest.recv_key");
-          break;
-        }
-        if (is_dead) {
-          s = absl::InvalidArgumentError(absl::StrCat(
-              "the fetch under '", key, "' is dead (it comes from an untaken "
-              "branch of a cond)"));
-          break;
-        }
+        s = FetchStatus(step->rendezvous->TakeLocal(key, &value, &is_dead), is_dead, key);
+        if (!s.ok()) break;
         tensorflow::NamedTensorProto* out = response->add_recv();
         out->set_name(key);
         TensorToProto(value, out->mutable_tensor());
@@ -633,14 +646,11 @@ void Worker::ContinuePartial(std::shared_ptr<PartialStep> step,
                              const tensorflow::RunGraphRequest* request,
                              tensorflow::RunGraphResponse* response, Done done,
                              bool sent) {
-  for (int i = 0; !sent && i < request->send_size(); ++i) {
-    const tensorflow::NamedTensorProto& feed = request->send(i);
-    absl::StatusOr<Tensor> value =
-        TensorFromProto(feed.tensor(), options_.devices->default_device()->allocator());
-    absl::Status s = value.status();
-    if (s.ok()) s = step->rendezvous->Send(feed.name(), *value, false);
+  if (!sent) {
+    absl::Status s = SendFeeds(*request, options_.devices->default_device()->allocator(),
+                               step->rendezvous.get());
     if (!s.ok()) {
-      done(WithContext(s, absl::StrCat("RunGraphRequest.send '", feed.name(), "'")));
+      done(s);
       return;
     }
   }
@@ -702,15 +712,9 @@ void Worker::ContinuePartial(std::shared_ptr<PartialStep> step,
     {
       absl::MutexLock lock(&fetches->mu);
       if (i >= 0) {
-        if (!s.ok()) {
-          fetches->status.Update(WithContext(s, "RunGraphRequest.recv_key"));
-        } else if (is_dead) {
-          fetches->status.Update(absl::InvalidArgumentError(absl::StrCat(
-              "the fetch under '", key, "' is dead (it comes from an untaken "
-              "branch of a cond)")));
-        } else {
-          fetches->values[i] = value;
-        }
+        const absl::Status fetched = FetchStatus(s, is_dead, key);
+        if (fetched.ok()) fetches->values[i] = value;
+        fetches->status.Update(fetched);
       }
       all = --fetches->left == 0;
     }
