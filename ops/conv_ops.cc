@@ -129,26 +129,16 @@ absl::StatusOr<ConvAttrs> GetConvAttrs(InferenceContext* c) {
   return a;
 }
 
-absl::Status Conv2DShape(InferenceContext* c) {
-  WEFT_ASSIGN_OR_RETURN(const ConvAttrs attrs, GetConvAttrs(c));
+// Sets output 0 to a convolution's NHWC/NCHW output: the input's batch,
+// `depth` channels, and the spatial sizes of `filter` [rows, cols, ...]
+// applied with the attrs.
+absl::Status SetConvOutput(InferenceContext* c, const ConvAttrs& attrs,
+                           const PartialShape& in, const PartialShape& f,
+                           int64_t depth) {
   const Layout& l = attrs.layout;
-  WEFT_RETURN_IF_ERROR(Rank4(c, 0, "input"));
-  WEFT_RETURN_IF_ERROR(Rank4(c, 1, "filter"));
-  const PartialShape& in = c->input(0);
-  const PartialShape& f = c->input(1);
-  const int64_t depth = DimOf(in, l.c), f_in = DimOf(f, 2);
-  if (depth >= 0 && f_in > 0 && depth % f_in != 0) {
-    return absl::InvalidArgumentError(absl::StrCat(
-        "input depth ", depth, " must be a multiple of the filter's input "
-        "depth ", f_in, " (input ", in.DebugString(), ", filter ",
-        f.DebugString(), ")"));
-  }
-  if (f_in == 0) {
-    return absl::InvalidArgumentError("filter's input depth must be > 0");
-  }
   int64_t dims[4];
   dims[l.n] = DimOf(in, l.n);
-  dims[l.c] = DimOf(f, 3);
+  dims[l.c] = depth;
   const int spatial[2] = {l.h, l.w};
   for (int k = 0; k < 2; ++k) {
     const int d = spatial[k];
@@ -159,6 +149,44 @@ absl::Status Conv2DShape(InferenceContext* c) {
   }
   c->set_output(0, PartialShape({dims[0], dims[1], dims[2], dims[3]}));
   return absl::OkStatus();
+}
+
+absl::Status Conv2DShape(InferenceContext* c) {
+  WEFT_ASSIGN_OR_RETURN(const ConvAttrs attrs, GetConvAttrs(c));
+  WEFT_RETURN_IF_ERROR(Rank4(c, 0, "input"));
+  WEFT_RETURN_IF_ERROR(Rank4(c, 1, "filter"));
+  const PartialShape& in = c->input(0);
+  const PartialShape& f = c->input(1);
+  const int64_t depth = DimOf(in, attrs.layout.c), f_in = DimOf(f, 2);
+  if (depth >= 0 && f_in > 0 && depth % f_in != 0) {
+    return absl::InvalidArgumentError(absl::StrCat(
+        "input depth ", depth, " must be a multiple of the filter's input "
+        "depth ", f_in, " (input ", in.DebugString(), ", filter ",
+        f.DebugString(), ")"));
+  }
+  if (f_in == 0) {
+    return absl::InvalidArgumentError("filter's input depth must be > 0");
+  }
+  return SetConvOutput(c, attrs, in, f, DimOf(f, 3));
+}
+
+// DepthwiseConv2dNative: filter [rows, cols, in_depth, multiplier]; the
+// output has in_depth * multiplier channels.
+absl::Status DepthwiseConv2DShape(InferenceContext* c) {
+  WEFT_ASSIGN_OR_RETURN(const ConvAttrs attrs, GetConvAttrs(c));
+  WEFT_RETURN_IF_ERROR(Rank4(c, 0, "input"));
+  WEFT_RETURN_IF_ERROR(Rank4(c, 1, "filter"));
+  const PartialShape& in = c->input(0);
+  const PartialShape& f = c->input(1);
+  const int64_t depth = DimOf(in, attrs.layout.c), f_in = DimOf(f, 2),
+                mult = DimOf(f, 3);
+  if (depth >= 0 && f_in >= 0 && depth != f_in) {
+    return absl::InvalidArgumentError(absl::StrCat(
+        "input depth ", depth, " must equal the filter's in_depth ", f_in,
+        " (input ", in.DebugString(), ", filter ", f.DebugString(), ")"));
+  }
+  const int64_t d = depth >= 0 ? depth : f_in;
+  return SetConvOutput(c, attrs, in, f, d >= 0 && mult >= 0 ? d * mult : -1);
 }
 
 // Output = the shape given by input `i` (a 1-D int32 tensor).
@@ -223,41 +251,64 @@ absl::Status MaxPoolGradGradShape(InferenceContext* c) {
   return absl::OkStatus();
 }
 
-}  // namespace
+// A convolution and its two backprops, whose attrs are the same:
+// `ops` names them in that order; `types` are their T lists.
+struct ConvFamilyDef {
+  const char* ops[3];
+  const char* types[3];
+  bool use_cudnn_attr;  // Conv2D's ops have use_cudnn_on_gpu
+  ShapeFn forward_shape;
+};
 
-void RegisterConvOps(OpRegistry* r) {
-  const char* kConvAttrs[] = {
-      "strides: list(int)",
-      "use_cudnn_on_gpu: bool = true",
-      "padding: {'SAME', 'VALID', 'EXPLICIT'}",
-      "explicit_paddings: list(int) = []",
-      "data_format: {'NHWC', 'NCHW'} = 'NHWC'",
-      "dilations: list(int) = [1, 1, 1, 1]",
-  };
-  auto conv_attrs = [&](OpDefBuilder b) {
-    for (const char* a : kConvAttrs) b.Attr(a);
+void RegisterConvFamily(OpRegistry* r, const ConvFamilyDef& def) {
+  auto with_attrs = [&](OpDefBuilder b, int i) {
+    b.Attr(absl::StrCat("T: ", def.types[i]))
+        .Attr("strides: list(int)")
+        .Attr("padding: {'SAME', 'VALID', 'EXPLICIT'}")
+        .Attr("explicit_paddings: list(int) = []")
+        .Attr("data_format: {'NHWC', 'NCHW'} = 'NHWC'")
+        .Attr("dilations: list(int) = [1, 1, 1, 1]");
+    if (def.use_cudnn_attr) b.Attr("use_cudnn_on_gpu: bool = true");
     return b;
   };
-  r->Register(conv_attrs(OpDefBuilder("Conv2D")
+  r->Register(with_attrs(OpDefBuilder(def.ops[0])
                              .Input("input: T")
                              .Input("filter: T")
-                             .Output("output: T")
-                             .Attr("T: {half, bfloat16, float, double, int32}")),
-              Conv2DShape);
-  r->Register(conv_attrs(OpDefBuilder("Conv2DBackpropInput")
+                             .Output("output: T"),
+                         0),
+              def.forward_shape);
+  r->Register(with_attrs(OpDefBuilder(def.ops[1])
                              .Input("input_sizes: int32")
                              .Input("filter: T")
                              .Input("out_backprop: T")
-                             .Output("output: T")
-                             .Attr("T: {half, bfloat16, float, double, int32}")),
+                             .Output("output: T"),
+                         1),
               [](InferenceContext* c) { return ConvBackpropShape(c, 0); });
-  r->Register(conv_attrs(OpDefBuilder("Conv2DBackpropFilter")
+  r->Register(with_attrs(OpDefBuilder(def.ops[2])
                              .Input("input: T")
                              .Input("filter_sizes: int32")
                              .Input("out_backprop: T")
-                             .Output("output: T")
-                             .Attr("T: {half, bfloat16, float, double}")),
+                             .Output("output: T"),
+                         2),
               [](InferenceContext* c) { return ConvBackpropShape(c, 1); });
+}
+
+}  // namespace
+
+void RegisterConvOps(OpRegistry* r) {
+  const char kConvTypes[] = "{half, bfloat16, float, double, int32}";
+  const char kFloatTypes[] = "{half, bfloat16, float, double}";
+  RegisterConvFamily(
+      r, {{"Conv2D", "Conv2DBackpropInput", "Conv2DBackpropFilter"},
+          {kConvTypes, kConvTypes, kFloatTypes},
+          /*use_cudnn_attr=*/true,
+          Conv2DShape});
+  RegisterConvFamily(
+      r, {{"DepthwiseConv2dNative", "DepthwiseConv2dNativeBackpropInput",
+           "DepthwiseConv2dNativeBackpropFilter"},
+          {kFloatTypes, kFloatTypes, kFloatTypes},
+          /*use_cudnn_attr=*/false,
+          DepthwiseConv2DShape});
 
   r->Register(OpDefBuilder("MaxPool")
                   .Input("input: T")

@@ -237,6 +237,15 @@ void RegisterStateOps(OpRegistry* r) {
                   .Output("is_initialized: bool")
                   .SetIsStateful(),
               ScalarShape);
+  r->Register(OpDefBuilder("VariableShape")
+                  .Input("input: resource")
+                  .Output("output: out_type")
+                  .Attr("out_type: {int32, int64} = DT_INT32")
+                  .SetIsStateful(),
+              [](InferenceContext* c) {
+                c->set_output(0, PartialShape({-1}));
+                return absl::OkStatus();
+              });
   r->Register(OpDefBuilder("DestroyResourceOp")
                   .Input("resource: resource")
                   .Attr("ignore_lookup_error: bool = true")

@@ -253,7 +253,8 @@ void RegisterArrayGrads(GradRegistry* r) {
                          "ResourceScatterNdSub", "ResourceScatterNdMin",
                          "ResourceScatterNdMax",
                          "TensorListLength", "TensorListElementShape",
-                         "TensorArraySizeV3", "TensorArrayCloseV3"}) {
+                         "TensorArraySizeV3", "TensorArrayCloseV3",
+                         "VariableShape"}) {
     r->RegisterNoGradient(op);
   }
 }

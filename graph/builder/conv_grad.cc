@@ -1,5 +1,5 @@
-// Gradients of Conv2D, MaxPool and AvgPool through their backprop kernels
-// (Conv2DBackpropInput/Filter, MaxPoolGrad, AvgPoolGrad), with the forward
+// Gradients of Conv2D, DepthwiseConv2dNative, MaxPool and AvgPool through their backprop kernels
+// (the convolutions' BackpropInput/Filter, MaxPoolGrad, AvgPoolGrad), with the forward
 // node's window attrs passed on unchanged; and of those backprops (second
 // derivatives), which are linear in their tensor inputs (MaxPoolGrad and
 // MaxPoolGradGrad are linear in `grad` for a fixed arg max, and each is the
@@ -22,30 +22,45 @@ AttrList ConvAttrs(In in) {
                               "use_cudnn_on_gpu"});
 }
 
-absl::Status Conv2DGrad(const Scope& s, In in, Dx dx) {
+// A convolution family's three ops: Conv2D's or DepthwiseConv2dNative's.
+struct ConvFamily {
+  const char* forward;
+  const char* backprop_input;
+  const char* backprop_filter;
+};
+constexpr ConvFamily kConv2D = {"Conv2D", "Conv2DBackpropInput",
+                                "Conv2DBackpropFilter"};
+constexpr ConvFamily kDepthwise = {"DepthwiseConv2dNative",
+                                   "DepthwiseConv2dNativeBackpropInput",
+                                   "DepthwiseConv2dNativeBackpropFilter"};
+
+template <const ConvFamily& F>
+absl::Status ConvGrad(const Scope& s, In in, Dx dx) {
   const Output &input = in.x[0], &filter = in.x[1], &g = in.dy[0];
-  (*dx)[0] = AddNode1(s, "Conv2DBackpropInput", {Shape(s, input), filter, g},
+  (*dx)[0] = AddNode1(s, F.backprop_input, {Shape(s, input), filter, g},
                       ConvAttrs(in));
-  (*dx)[1] = AddNode1(s, "Conv2DBackpropFilter", {input, Shape(s, filter), g},
+  (*dx)[1] = AddNode1(s, F.backprop_filter, {input, Shape(s, filter), g},
                       ConvAttrs(in));
   return absl::OkStatus();
 }
 
-// Conv2DBackpropInput(input_sizes, filter, dy) is linear in filter and dy.
+// BackpropInput(input_sizes, filter, dy) is linear in filter and dy.
+template <const ConvFamily& F>
 absl::Status ConvBackpropInputGrad(const Scope& s, In in, Dx dx) {
   const Output &filter = in.x[1], &dy = in.x[2], &g = in.dy[0];
-  (*dx)[1] = AddNode1(s, "Conv2DBackpropFilter", {g, Shape(s, filter), dy},
+  (*dx)[1] = AddNode1(s, F.backprop_filter, {g, Shape(s, filter), dy},
                       ConvAttrs(in));
-  (*dx)[2] = AddNode1(s, "Conv2D", {g, filter}, ConvAttrs(in));
+  (*dx)[2] = AddNode1(s, F.forward, {g, filter}, ConvAttrs(in));
   return absl::OkStatus();
 }
 
-// Conv2DBackpropFilter(input, filter_sizes, dy) is linear in input and dy.
+// BackpropFilter(input, filter_sizes, dy) is linear in input and dy.
+template <const ConvFamily& F>
 absl::Status ConvBackpropFilterGrad(const Scope& s, In in, Dx dx) {
   const Output &input = in.x[0], &dy = in.x[2], &g = in.dy[0];
-  (*dx)[0] = AddNode1(s, "Conv2DBackpropInput", {Shape(s, input), g, dy},
+  (*dx)[0] = AddNode1(s, F.backprop_input, {Shape(s, input), g, dy},
                       ConvAttrs(in));
-  (*dx)[2] = AddNode1(s, "Conv2D", {input, g}, ConvAttrs(in));
+  (*dx)[2] = AddNode1(s, F.forward, {input, g}, ConvAttrs(in));
   return absl::OkStatus();
 }
 
@@ -95,11 +110,14 @@ absl::Status AvgPoolGradFn(const Scope& s, In in, Dx dx) {
 }  // namespace
 
 void RegisterConvGrads(GradRegistry* r) {
-  r->Register("Conv2D", Conv2DGrad);
+  r->Register(kConv2D.forward, ConvGrad<kConv2D>);
+  r->Register(kConv2D.backprop_input, ConvBackpropInputGrad<kConv2D>);
+  r->Register(kConv2D.backprop_filter, ConvBackpropFilterGrad<kConv2D>);
+  r->Register(kDepthwise.forward, ConvGrad<kDepthwise>);
+  r->Register(kDepthwise.backprop_input, ConvBackpropInputGrad<kDepthwise>);
+  r->Register(kDepthwise.backprop_filter, ConvBackpropFilterGrad<kDepthwise>);
   r->Register("MaxPool", MaxPoolGradFn);
   r->Register("AvgPool", AvgPoolGradFn);
-  r->Register("Conv2DBackpropInput", ConvBackpropInputGrad);
-  r->Register("Conv2DBackpropFilter", ConvBackpropFilterGrad);
   r->Register("AvgPoolGrad", AvgPoolGradGrad);
   r->Register("MaxPoolGrad", [](const Scope& s, In in, Dx dx) {
     return MaxPoolGradTranspose(s, in, "MaxPoolGradGrad", dx);

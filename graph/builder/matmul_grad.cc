@@ -1,7 +1,13 @@
-// Gradients of MatMul and BatchMatMulV2. Both use the same four transpose
-// cases; BatchMatMulV2 then sums each gradient over the batch dims its input
-// was broadcast along.
+// Gradients of MatMul and BatchMatMulV2, and of Einsum. The matmuls use the
+// same four transpose cases; BatchMatMulV2 then sums each gradient over the
+// batch dims its input was broadcast along. Einsum's gradients are Einsums.
+#include <algorithm>
 #include <functional>
+#include <string>
+#include <vector>
+
+#include "absl/strings/str_cat.h"
+#include "absl/strings/str_split.h"
 
 #include "graph/builder/array_ops.h"
 #include "graph/builder/grad_registry.h"
@@ -75,9 +81,59 @@ absl::Status BatchMatMulV2Grad(const Scope& s, In in, Dx dx) {
   return absl::OkStatus();
 }
 
+Output Einsum(const Scope& s, const std::vector<Output>& inputs,
+              const std::string& equation) {
+  return AddNode1(s, "Einsum", {Input(inputs)}, {{"equation", Attr(equation)}});
+}
+
+// Einsum is linear in each operand: for y = einsum("a,b->o", A, B) with
+// gradient g, dA = einsum("o,b->a", g, B) and dB = einsum("a,o->b", A, g),
+// and for a transpose "a->o", dA = einsum("o->a", g). That holds when every
+// label of an operand is in the output or the other operand and none
+// repeats within one; other equations (diagonals, summed-out labels,
+// broadcast ellipses) are UNIMPLEMENTED, naming the node.
+absl::Status EinsumGrad(const Scope& s, In in, Dx dx) {
+  std::string equation;
+  WEFT_RETURN_IF_ERROR(GetNodeAttr(*in.node, "equation", &equation));
+  std::vector<std::string> sides = absl::StrSplit(equation, "->");
+  std::vector<std::string> ops;
+  if (sides.size() == 2) ops = absl::StrSplit(sides[0], ',');
+  const std::string& out = sides.back();
+  auto covered = [&](const std::string& a, const std::string& other) {
+    for (char ch : a) {
+      if (std::count(a.begin(), a.end(), ch) != 1 ||
+          (out.find(ch) == std::string::npos && other.find(ch) == std::string::npos)) {
+        return false;
+      }
+    }
+    return true;
+  };
+  const bool ok = sides.size() == 2 && equation.find('.') == std::string::npos &&
+                  ops.size() == in.x.size() &&
+                  (ops.size() == 1 ? covered(ops[0], "")
+                                   : ops.size() == 2 && covered(ops[0], ops[1]) &&
+                                         covered(ops[1], ops[0]));
+  if (!ok) {
+    return absl::UnimplementedError(absl::StrCat(
+        "gradient of Einsum node '", in.node->name(), "' with equation '",
+        equation, "': only transposes and products whose every label is in "
+        "the output or the other operand (no diagonals, ellipses or summed-out "
+        "labels) are differentiated"));
+  }
+  const Output& g = in.dy[0];
+  if (ops.size() == 1) {
+    (*dx)[0] = Einsum(s, {g}, absl::StrCat(out, "->", ops[0]));
+    return absl::OkStatus();
+  }
+  (*dx)[0] = Einsum(s, {g, in.x[1]}, absl::StrCat(out, ",", ops[1], "->", ops[0]));
+  (*dx)[1] = Einsum(s, {in.x[0], g}, absl::StrCat(ops[0], ",", out, "->", ops[1]));
+  return absl::OkStatus();
+}
+
 }  // namespace
 
 void RegisterMatMulGrads(GradRegistry* r) {
+  r->Register("Einsum", EinsumGrad);
   r->Register("MatMul", MatMulGrad);
   r->Register("BatchMatMulV2", BatchMatMulV2Grad);
 }

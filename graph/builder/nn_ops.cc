@@ -28,6 +28,12 @@ Output Conv2D(const Scope& scope, const Output& input, const Output& filter,
   return AddNode1(scope, "Conv2D", {input, filter},
                   {{"strides", Attr(strides)}, {"padding", Attr(padding)}});
 }
+Output DepthwiseConv2D(const Scope& scope, const Output& input,
+                       const Output& filter, const std::vector<int64_t>& strides,
+                       absl::string_view padding) {
+  return AddNode1(scope, "DepthwiseConv2dNative", {input, filter},
+                  {{"strides", Attr(strides)}, {"padding", Attr(padding)}});
+}
 namespace {
 Output Pool(const Scope& scope, const char* op, const Output& input,
             const std::vector<int64_t>& ksize,

@@ -29,6 +29,12 @@ Output LogSoftmax(const Scope& scope, const Output& logits);
 // in_channels, out_channels].
 Output Conv2D(const Scope& scope, const Output& input, const Output& filter,
               const std::vector<int64_t>& strides, absl::string_view padding);
+// Depthwise convolution (DepthwiseConv2dNative), NHWC: filter
+// [rows, cols, in_depth, multiplier]; the output has in_depth * multiplier
+// channels.
+Output DepthwiseConv2D(const Scope& scope, const Output& input,
+                       const Output& filter, const std::vector<int64_t>& strides,
+                       absl::string_view padding);
 Output MaxPool(const Scope& scope, const Output& input,
                const std::vector<int64_t>& ksize,
                const std::vector<int64_t>& strides, absl::string_view padding);

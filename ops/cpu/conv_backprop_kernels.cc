@@ -26,34 +26,6 @@
 namespace weft {
 namespace {
 
-// Reads a 1-D int32 sizes input of 4 entries.
-absl::Status ReadSizes(const Tensor& t, const char* name, TensorShape* shape) {
-  if (t.dims() != 1 || t.dtype() != DT_INT32 || t.NumElements() != 4) {
-    return absl::InvalidArgumentError(absl::StrCat(
-        name, " must be a 1-D int32 tensor of 4 sizes, got ", t.DebugString()));
-  }
-  std::vector<int64_t> v(t.data<int32_t>(), t.data<int32_t>() + 4);
-  absl::StatusOr<TensorShape> s = TensorShape::Build(v);
-  if (!s.ok()) {
-    return absl::InvalidArgumentError(absl::StrCat(
-        name, " holds invalid sizes [", absl::StrJoin(v, ","), "]"));
-  }
-  *shape = *s;
-  return absl::OkStatus();
-}
-
-// Checks out_backprop's shape is what the forward conv would have produced.
-absl::Status CheckBackprop(const WindowDims& d, const Tensor& dy) {
-  const TensorShape want({d.batch, d.out_rows, d.out_cols, d.out_depth});
-  if (dy.shape() != want) {
-    return absl::InvalidArgumentError(absl::StrCat(
-        "out_backprop has shape ", dy.shape().DebugString(),
-        " but the convolution's output would have shape ", want.DebugString(),
-        " (check strides, padding, dilations and the sizes input)"));
-  }
-  return absl::OkStatus();
-}
-
 // For a stride-1 convolution whose input depth fills most of a vector (or is
 // 1: SmallGemm then takes dot products), the geometry of
 // dx = conv(dy, flipped filter): dy's windows, padded by what the forward

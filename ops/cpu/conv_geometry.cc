@@ -1,6 +1,7 @@
 #include "ops/cpu/conv_geometry.h"
 
 #include <algorithm>
+#include <vector>
 
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_join.h"
@@ -146,6 +147,34 @@ absl::StatusOr<WindowDims> ComputeWindowDims(const WindowAttrs& a,
              a.pad_left, a.pad_right, &d.out_cols, &d.pad_left);
   if (!s.ok()) return s;
   return d;
+}
+
+// Reads a 1-D int32 sizes input of 4 entries.
+absl::Status ReadSizes(const Tensor& t, const char* name, TensorShape* shape) {
+  if (t.dims() != 1 || t.dtype() != DT_INT32 || t.NumElements() != 4) {
+    return absl::InvalidArgumentError(absl::StrCat(
+        name, " must be a 1-D int32 tensor of 4 sizes, got ", t.DebugString()));
+  }
+  std::vector<int64_t> v(t.data<int32_t>(), t.data<int32_t>() + 4);
+  absl::StatusOr<TensorShape> s = TensorShape::Build(v);
+  if (!s.ok()) {
+    return absl::InvalidArgumentError(absl::StrCat(
+        name, " holds invalid sizes [", absl::StrJoin(v, ","), "]"));
+  }
+  *shape = *s;
+  return absl::OkStatus();
+}
+
+// Checks out_backprop's shape is what the forward conv would have produced.
+absl::Status CheckBackprop(const WindowDims& d, const Tensor& dy) {
+  const TensorShape want({d.batch, d.out_rows, d.out_cols, d.out_depth});
+  if (dy.shape() != want) {
+    return absl::InvalidArgumentError(absl::StrCat(
+        "out_backprop has shape ", dy.shape().DebugString(),
+        " but the convolution's output would have shape ", want.DebugString(),
+        " (check strides, padding, dilations and the sizes input)"));
+  }
+  return absl::OkStatus();
 }
 
 }  // namespace weft

@@ -58,6 +58,13 @@ absl::StatusOr<WindowDims> ComputeWindowDims(const WindowAttrs& attrs,
                                              int64_t win_rows, int64_t win_cols,
                                              int64_t out_depth);
 
+// Reads a conv backprop's 1-D int32 sizes input of 4 entries (`name`
+// names it in errors).
+absl::Status ReadSizes(const Tensor& t, const char* name, TensorShape* shape);
+
+// Checks out_backprop's shape is what the forward conv would have produced.
+absl::Status CheckBackprop(const WindowDims& d, const Tensor& dy);
+
 }  // namespace weft
 
 #endif  // WEFT_OPS_CPU_CONV_GEOMETRY_H_

@@ -95,6 +95,7 @@ void RegisterConvKernels(KernelRegistry* r) {
   r->Register(KernelDef("Conv2D", kDeviceTypeCpu).TypeConstraint("T", DT_INT32),
               MakeKernel<Conv2DOp<int32_t>>);
   RegisterConvBackpropKernels(r);
+  RegisterDepthwiseConvKernels(r);
   RegisterPoolKernels(r);
 }
 

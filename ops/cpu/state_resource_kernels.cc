@@ -3,6 +3,7 @@
 // handle and read or change it under its mutex. Errors name the variable.
 #include <memory>
 #include <string>
+#include <vector>
 
 #include "absl/strings/str_cat.h"
 #include "absl/synchronization/mutex.h"
@@ -216,6 +217,29 @@ class VarIsInitializedOp : public OpKernel {
   }
 };
 
+// The shape of a resource variable's value, as int32 or int64 (out_type).
+class VariableShapeOp : public OpKernel {
+ public:
+  explicit VariableShapeOp(OpKernelConstruction* c) : OpKernel(c) {}
+  void Compute(OpKernelContext* c) override {
+    ResourceHandle h;
+    OP_REQUIRES_OK(c, GetHandle(c, 0, &h));
+    absl::StatusOr<std::shared_ptr<Var>> var = LookupVar(c, h);
+    OP_REQUIRES_OK(c, var.status());
+    std::vector<int64_t> dims;
+    {
+      absl::ReaderMutexLock lock((*var)->mu());
+      OP_REQUIRES(c, (*var)->is_initialized(),
+                  absl::FailedPreconditionError(absl::StrCat(
+                      "Error in VariableShape: ", VarLabel(h),
+                      " is uninitialized; run its initializer first")));
+      const auto sizes = (*var)->tensor()->shape().dim_sizes();
+      dims.assign(sizes.begin(), sizes.end());
+    }
+    OP_REQUIRES_OK(c, OutputInts(c, 0, dims, /*scalar=*/false, "the shape"));
+  }
+};
+
 class DestroyResourceOp : public OpKernel {
  public:
   explicit DestroyResourceOp(OpKernelConstruction* c) : OpKernel(c) {
@@ -256,6 +280,8 @@ void RegisterResourceVariableKernels(KernelRegistry* r) {
               MakeKernel<ResourceGatherOp>);
   r->Register(KernelDef("VarIsInitializedOp", kDeviceTypeCpu),
               MakeKernel<VarIsInitializedOp>);
+  r->Register(KernelDef("VariableShape", kDeviceTypeCpu),
+              MakeKernel<VariableShapeOp>);
   r->Register(KernelDef("DestroyResourceOp", kDeviceTypeCpu),
               MakeKernel<DestroyResourceOp>);
 }

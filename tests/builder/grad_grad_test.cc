@@ -86,6 +86,25 @@ TEST(GradGradTest, Conv2DBackprops) {
   }
 }
 
+TEST(GradGradTest, DepthwiseConv2dNativeBackprops) {
+  for (const char* padding : {"SAME", "VALID"}) {
+    const int64_t out = std::string(padding) == "SAME" ? 3 : 2;
+    // input [2, 5, 5, 2], filter [3, 3, 2, 2] (multiplier 2), stride 2.
+    Check({{3, 3, 2, 2}, {2, out, out, 4}}, [=](S s, X x) {
+      Output dx = AddNode1(s, "DepthwiseConv2dNativeBackpropInput",
+                           {Const(s, {2, 5, 5, 2}), x[0], x[1]},
+                           ConvAttrs(2, padding));
+      return Mul(s, dx, dx);
+    });
+    Check({{2, 5, 5, 2}, {2, out, out, 4}}, [=](S s, X x) {
+      Output df = AddNode1(s, "DepthwiseConv2dNativeBackpropFilter",
+                           {x[0], Const(s, {3, 3, 2, 2}), x[1]},
+                           ConvAttrs(2, padding));
+      return Mul(s, df, df);
+    });
+  }
+}
+
 TEST(GradGradTest, AvgPoolGrad) {
   // orig input [1, 4, 5, 2], 2x2 windows, stride 2, SAME: dy [1, 2, 3, 2].
   Check({{1, 2, 3, 2}}, [](S s, X x) {

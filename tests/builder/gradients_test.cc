@@ -185,7 +185,8 @@ TEST(GradientsTest, EveryRegisteredGradientIsTested) {
       "ReadVariableOp",
       // more_gradients_test.cc
       "Tile", "Slice", "Pack", "Unpack", "Select", "SelectV2", "LogSoftmax",
-      "Conv2D", "MaxPool", "AvgPool", "SquaredDifference",
+      "Conv2D", "DepthwiseConv2dNative", "MaxPool", "AvgPool",
+      "SquaredDifference",
       // index_gradients_test.cc
       "StridedSlice", "GatherV2", "DynamicStitch", "UnsortedSegmentSum", "Pad",
       "PadV2", "Split", "SplitV", "BroadcastTo", "IdentityN",
@@ -196,12 +197,13 @@ TEST(GradientsTest, EveryRegisteredGradientIsTested) {
       "BatchMatMulV2", "Relu6", "Elu", "Selu", "Softplus", "Softsign",
       "LeakyRelu", "ClipByValue", "Div", "DivNoNan", "Abs", "L2Loss",
       "SoftmaxCrossEntropyWithLogits", "Max", "Min", "Prod", "Cumsum",
-      "Cumprod",
+      "Cumprod", "Einsum",
       // grad_grad_test.cc
       "ReluGrad", "Relu6Grad", "LeakyReluGrad", "EluGrad", "SeluGrad",
       "SoftplusGrad", "SoftsignGrad", "TanhGrad", "SigmoidGrad", "SqrtGrad",
       "RsqrtGrad", "ReciprocalGrad", "BiasAddGrad", "Conv2DBackpropInput",
-      "Conv2DBackpropFilter", "AvgPoolGrad", "StridedSliceGrad",
+      "Conv2DBackpropFilter", "DepthwiseConv2dNativeBackpropInput",
+      "DepthwiseConv2dNativeBackpropFilter", "AvgPoolGrad", "StridedSliceGrad",
       "MaxPoolGrad", "MaxPoolGradGrad",
       // control_flow_gradients_test.cc (Enter and NextIteration: only their
       // UNIMPLEMENTED for loops the builder did not make)

@@ -1,6 +1,7 @@
 // Numeric checks (grad_check.h) of the gradients of BatchMatMulV2, the
 // activations, ClipByValue, Div/DivNoNan/Abs, L2Loss, the dense softmax
-// cross-entropy, the Max/Min/Prod reductions and the Cumsum/Cumprod scans.
+// cross-entropy, the Max/Min/Prod reductions, the Cumsum/Cumprod scans and
+// Einsum.
 #include "graph/builder/array_ops.h"
 #include "graph/builder/math_ops.h"
 #include "graph/builder/nn_ops.h"
@@ -25,6 +26,27 @@ TEST(MathNnGradientsTest, BatchMatMulV2AllAdjoints) {
         return Mul(s, m, m);
       });
     }
+  }
+}
+
+TEST(MathNnGradientsTest, Einsum) {
+  const struct {
+    const char* equation;
+    std::vector<TensorShape> shapes;
+  } cases[] = {
+      {"abc,cd->abd", {{2, 3, 4}, {4, 5}}},
+      {"aecd,abcd->acbe", {{2, 3, 2, 2}, {2, 4, 2, 2}}},
+      {"i,j->ij", {{3}, {4}}},
+      {"abc,abd->cd", {{2, 3, 2}, {2, 3, 4}}},
+      {"ijk->kij", {{2, 3, 4}}},
+  };
+  for (const auto& c : cases) {
+    Check(c.shapes, [&](S s, X x) {
+      std::vector<Output> operands(x.begin(), x.end());
+      Output y = AddNode1(s, "Einsum", {Input(operands)},
+                          {{"equation", Attr(c.equation)}});
+      return Mul(s, y, y);
+    });
   }
 }
 

@@ -1,5 +1,5 @@
 // Numeric checks of the gradients of Tile, Slice, Pack/Unpack, Select,
-// LogSoftmax, SquaredDifference, Conv2D and the pools (grad_check.h).
+// LogSoftmax, SquaredDifference, Conv2D, DepthwiseConv2dNative and the pools (grad_check.h).
 #include "graph/builder/array_ops.h"
 #include "graph/builder/math_ops.h"
 #include "graph/builder/nn_ops.h"
@@ -83,6 +83,19 @@ TEST(MoreGradientsTest, Conv2D) {
         Output y = Conv2D(s, x[0], x[1], {1, stride, stride, 1}, padding);
         return Mul(s, y, y);
       });
+    }
+  }
+}
+
+TEST(MoreGradientsTest, DepthwiseConv2D) {
+  for (const char* padding : {"SAME", "VALID"}) {
+    for (int64_t stride : {1, 2}) {
+      for (int64_t mult : {1, 2}) {
+        Check({{2, 5, 6, 3}, {3, 2, 3, mult}}, [=](S s, X x) {
+          Output y = DepthwiseConv2D(s, x[0], x[1], {1, stride, stride, 1}, padding);
+          return Mul(s, y, y);
+        });
+      }
     }
   }
 }

@@ -1,0 +1,240 @@
+"""Conformance: Keras models as TensorFlow 2.21 writes them, run by `weft run`.
+
+Inference: Keras applications (weights=None, small inputs) and layer stacks
+(attention, recurrent, normalisation, preprocessing), frozen with
+convert_variables_to_constants_v2, the graph users export for serving.
+Compared with TensorFlow's outputs to 1e-4 (relative and absolute).
+
+Training: a Keras training step (GradientTape, loss, optimizer.apply_gradients)
+traced with tf.function. Its variables, which the traced graph receives as
+captured resource inputs, become VarHandleOps with an init target assigning
+the initial values, which is how such a step is exported to run elsewhere.
+Weft runs init and then a few SGD-with-momentum steps on a fixed batch; the loss of the last
+step (which sees the weights of every update before it) and the model's
+weights afterwards are compared with TensorFlow eager running the same
+steps, to 1e-3.
+
+usage: keras_models_test.py PATH_TO_WEFT [MODEL_NAME...]
+Prints 'SKIPPED: ...' and exits 0 when TensorFlow is not installed.
+"""
+import os
+import sys
+import tempfile
+
+os.environ.setdefault("TF_CPP_MIN_LOG_LEVEL", "2")
+try:
+    import numpy as np
+    import tensorflow as tf
+    from tensorflow.python.framework.convert_to_constants import (
+        convert_variables_to_constants_v2)
+except ImportError as e:  # pragma: no cover
+    print(f"SKIPPED: tensorflow not installed ({e})")
+    sys.exit(0)
+
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "interop"))
+from tf_compare import check, compare_fetches, run_weft, summary_exit_code  # noqa: E402
+
+WEFT = os.path.abspath(sys.argv[1])
+ONLY = set(sys.argv[2:])
+WORK = tempfile.mkdtemp(prefix="weft_keras_", dir=os.environ.get("TEST_TMPDIR"))
+K = tf.keras
+tf.random.set_seed(1)
+np.random.seed(1)
+
+
+def save_npy(name, value):
+    path = os.path.join(WORK, name + ".npy")
+    np.save(path, value)
+    return path
+
+
+def weft_with_files(graph_def, case, fetches, feeds, init=(), steps=1, targets=()):
+    """Runs `weft run` on graph_def with .npy feeds (large inputs)."""
+    path = os.path.join(WORK, case + ".pb")
+    with open(path, "wb") as f:
+        f.write(graph_def.SerializeToString())
+    import subprocess
+    cmd = [WEFT, "run", "--graph", path, "--format", "json", "--steps", str(steps)]
+    for t in fetches:
+        cmd += ["--fetch", t]
+    for t in targets:
+        cmd += ["--target", t]
+    for i in init:
+        cmd += ["--init", i]
+    for name, value in feeds:
+        cmd += ["--feed", f"{name}=@{save_npy(case + '_' + name.replace(':', '_'), value)}"]
+    return subprocess.run(cmd, capture_output=True, text=True, timeout=600)
+
+
+# ---- Models ------------------------------------------------------------------
+def transformer_block():
+    inp = K.Input((12, 32))
+    h = K.layers.MultiHeadAttention(num_heads=4, key_dim=8)(inp, inp)
+    h = K.layers.LayerNormalization()(h + inp)
+    f = K.layers.Dense(64, activation="gelu")(h)
+    f = K.layers.Dense(32)(f)
+    h = K.layers.LayerNormalization()(f + h)
+    out = K.layers.Dense(10)(K.layers.GlobalAveragePooling1D()(h))
+    return K.Model(inp, out)
+
+
+def recurrent():
+    inp = K.Input((10,), dtype="int32")
+    h = K.layers.Embedding(50, 16)(inp)
+    h = K.layers.LSTM(16, return_sequences=True)(h)
+    h = K.layers.GRU(12)(h)
+    return K.Model(inp, K.layers.Dense(5)(h))
+
+
+def small_cnn():
+    inp = K.Input((24, 24, 3))
+    h = K.layers.Conv2D(8, 3, padding="same")(inp)
+    h = K.layers.BatchNormalization()(h)
+    h = K.layers.ReLU(6.0)(h)
+    h = K.layers.DepthwiseConv2D(3, strides=2, padding="same")(h)
+    h = K.layers.SeparableConv2D(16, 3, dilation_rate=1)(h)
+    h = K.layers.MaxPooling2D()(h)
+    h = K.layers.Conv2DTranspose(8, 3, strides=2)(h)
+    h = K.layers.GlobalAveragePooling2D()(h)
+    return K.Model(inp, K.layers.Dense(10)(h))
+
+
+def image_preprocessing():
+    inp = K.Input((20, 24, 3))
+    h = K.layers.Rescaling(1.0 / 255)(inp)
+    h = K.layers.Resizing(32, 28)(h)
+    h = K.layers.Normalization(mean=[0.5, 0.4, 0.3], variance=[0.1, 0.2, 0.3])(h)
+    h = K.layers.Conv2D(4, 3)(h)
+    return K.Model(inp, K.layers.Flatten()(h))
+
+
+APPS = K.applications
+# name, builder, input shape (no batch), batch, int input range (or None),
+# training (learning rate, steps) or None. Batch norm over few values makes
+# training chaotic (a 1e-6 change of the initial weights moves MobileNetV2's
+# loss by 1% within two steps at 32x32), so each model trains at a size and
+# rate where TensorFlow's own loss is stable to well under the tolerance.
+MODELS = [
+    ("mobilenet_v2", lambda: APPS.MobileNetV2(weights=None, alpha=0.35, input_shape=(64, 64, 3), classes=10), (64, 64, 3), 8, None, (0.002, 2)),
+    ("efficientnet_b0", lambda: APPS.EfficientNetB0(weights=None, input_shape=(32, 32, 3), classes=10), (32, 32, 3), 8, None, (0.002, 3)),
+    ("resnet50", lambda: APPS.ResNet50(weights=None, input_shape=(32, 32, 3), classes=10), (32, 32, 3), 8, None, (0.002, 3)),
+    ("densenet121", lambda: APPS.DenseNet121(weights=None, input_shape=(32, 32, 3), classes=10), (32, 32, 3), 8, None, (0.002, 3)),
+    ("inception_v3", lambda: APPS.InceptionV3(weights=None, input_shape=(75, 75, 3), classes=10), (75, 75, 3), 1, None, None),
+    ("transformer_block", transformer_block, (12, 32), 4, None, (0.002, 3)),
+    ("lstm_gru", recurrent, (10,), 4, 50, (0.002, 3)),
+    ("small_cnn", small_cnn, (24, 24, 3), 8, None, (0.02, 3)),
+    ("image_preprocessing", image_preprocessing, (20, 24, 3), 2, None, None),
+]
+
+
+def example_input(shape, batch, int_range):
+    if int_range:
+        return np.random.randint(0, int_range, (batch,) + shape).astype(np.int32)
+    return np.random.uniform(0, 1, (batch,) + shape).astype(np.float32)
+
+
+def inference_case(name, model, x):
+    spec = tf.TensorSpec((None,) + x.shape[1:], x.dtype)
+    fn = tf.function(lambda v: model(v, training=False)).get_concrete_function(spec)
+    frozen = convert_variables_to_constants_v2(fn)
+    gd = frozen.graph.as_graph_def()
+    x_name = frozen.inputs[0].name.split(":")[0]
+    y_name = frozen.outputs[0].name
+    want = model(x, training=False).numpy()
+    proc = weft_with_files(gd, f"{name}_infer", [y_name], [(x_name, x)])
+    compare_fetches(f"{name}/inference", proc, [y_name], [want], 1e-4, 1e-4)
+
+
+def variable_graph(concrete, variables):
+    """The traced step's GraphDef with each captured variable a VarHandleOp
+    (and each captured constant a Const), plus an 'init' NoOp that assigns
+    every variable its current value."""
+    gd = concrete.graph.as_graph_def()
+    by_handle = {id(v.handle): v for v in variables}
+    placeholders, constants = {}, {}
+    for external, internal in concrete.graph.captures:
+        v = by_handle.get(id(external))
+        if v is not None:
+            placeholders[internal.op.name] = v
+        elif external.dtype != tf.resource:
+            constants[internal.op.name] = external.numpy()  # a captured constant
+        else:
+            raise RuntimeError(f"capture {internal.name} is not a known variable")
+    inits = []
+    for i, node in enumerate(gd.node):
+        if node.name in constants:
+            value = constants[node.name]
+            new = tf.compat.v1.NodeDef(name=node.name, op="Const")
+            new.attr["dtype"].type = tf.as_dtype(value.dtype).as_datatype_enum
+            new.attr["value"].tensor.CopyFrom(tf.make_tensor_proto(value))
+            gd.node[i].CopyFrom(new)
+            continue
+        v = placeholders.get(node.name)
+        if v is None:
+            continue
+        new = tf.compat.v1.NodeDef(name=node.name, op="VarHandleOp")
+        new.attr["dtype"].type = tf.as_dtype(v.dtype).as_datatype_enum
+        new.attr["shape"].shape.CopyFrom(tf.TensorShape(v.shape).as_proto())
+        new.attr["shared_name"].s = f"var{i}".encode()
+        new.attr["container"].s = b""
+        new.attr["allowed_devices"].list.SetInParent()
+        gd.node[i].CopyFrom(new)
+        const = gd.node.add(name=f"{node.name}/initial_value", op="Const")
+        const.attr["dtype"].type = tf.as_dtype(v.dtype).as_datatype_enum
+        const.attr["value"].tensor.CopyFrom(tf.make_tensor_proto(v.numpy()))
+        assign = gd.node.add(name=f"{node.name}/assign", op="AssignVariableOp",
+                             input=[node.name, const.name])
+        assign.attr["dtype"].type = tf.as_dtype(v.dtype).as_datatype_enum
+        inits.append(assign.name)
+    init = gd.node.add(name="init", op="NoOp")
+    init.input.extend("^" + a for a in inits)
+    return gd, placeholders
+
+
+def training_case(name, model, x, lr, steps):
+    y = np.random.uniform(-1, 1, (x.shape[0],) + tuple(model.output.shape[1:])).astype(np.float32)
+    opt = K.optimizers.SGD(learning_rate=lr, momentum=0.9)
+    opt.build(model.trainable_variables)
+
+    @tf.function
+    def step(xb, yb):
+        with tf.GradientTape() as tape:
+            loss = tf.reduce_mean(tf.square(model(xb, training=True) - yb))
+        grads = tape.gradient(loss, model.trainable_variables)
+        opt.apply_gradients(zip(grads, model.trainable_variables))
+        return loss
+
+    concrete = step.get_concrete_function(tf.TensorSpec(x.shape, x.dtype),
+                                          tf.TensorSpec(y.shape, y.dtype))
+    gd, _ = variable_graph(concrete, list(model.variables) + list(opt.variables))
+    x_name = concrete.inputs[0].name.split(":")[0]
+    y_name = concrete.inputs[1].name.split(":")[0]
+    loss_name = concrete.outputs[0].name
+    # TensorFlow's reference, from the same starting weights. Dropout and
+    # other random layers draw from seed generators whose state variables
+    # are part of the graph, so both sides draw the same numbers.
+    losses = [step(x, y).numpy() for _ in range(steps)]
+    want = losses[-1]
+    # The comparison must be able to tell trained weights from initial ones.
+    moved = abs(losses[-1] - losses[0]) / max(abs(losses[0]), 1e-6)
+    check(f"{name}/training_moves_the_loss", moved > 3e-3,
+          f"loss moved by only {moved:.2e} relative in {steps} steps")
+    proc = weft_with_files(gd, f"{name}_train", [loss_name], [(x_name, x), (y_name, y)],
+                           init=["init"], steps=steps)
+    compare_fetches(f"{name}/training_loss_after_{steps}_steps", proc, [loss_name],
+                    [want], 1e-3, 1e-3)
+
+
+for name, build, shape, batch, int_range, train in MODELS:
+    if ONLY and name not in ONLY:
+        continue
+    model = build()
+    x = example_input(shape, batch, int_range)
+    try:
+        inference_case(name, model, x)
+        if train:
+            training_case(name, model, x, *train)
+    except Exception as e:  # a TensorFlow-side failure is this test's bug
+        check(f"{name}/tensorflow_side", False, repr(e)[:500])
+
+sys.exit(summary_exit_code())
