@@ -25,6 +25,8 @@ const OpRegistry& GlobalOpRegistry() {
     RegisterLoggingOps(r);
     RegisterCollectiveOps(r);
     RegisterScatterNdOps(r);
+    RegisterArrayLayoutOps(r);
+    RegisterArrayIndexOps(r);
     return r;
   }();
   return *registry;

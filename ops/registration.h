@@ -29,6 +29,10 @@ void RegisterFunctionalOps(OpRegistry* r);     // functional_ops.cc: calls, If, 
 void RegisterLoggingOps(OpRegistry* r);        // logging_ops.cc: Assert
 void RegisterCollectiveOps(OpRegistry* r);     // collective_ops.cc: all-reduce
 void RegisterScatterNdOps(OpRegistry* r);      // scatter_nd_ops.cc: GatherNd, ScatterNd, ...
+void RegisterArrayLayoutOps(OpRegistry* r);    // array_layout_ops.cc: SpaceToBatchND, MirrorPad, ...
+void RegisterArrayIndexOps(OpRegistry* r);     // array_index_ops.cc: TopKV2, Roll, CheckNumerics, ...
+// Called by RegisterArrayIndexOps (matrix_diag_ops.cc: MatrixDiagV3, ...).
+void RegisterMatrixDiagOps(OpRegistry* r);
 
 // CPU kernels, ops/cpu/*.cc.
 void RegisterArrayKernels(KernelRegistry* r);
@@ -61,6 +65,7 @@ void RegisterTensorListKernels(KernelRegistry* r);   // cpu/tensor_list_kernels.
 void RegisterTensorArrayKernels(KernelRegistry* r);  // cpu/tensor_array_kernels.cc
 void RegisterCollectiveKernels(KernelRegistry* r);   // cpu/collective_kernels.cc
 void RegisterScatterNdKernels(KernelRegistry* r);    // cpu/scatter_nd_kernels.cc
+void RegisterArrayIndexKernels(KernelRegistry* r);   // cpu/array_index_kernels.cc
 
 }  // namespace weft
 
