@@ -3,6 +3,7 @@
 // those kernel files share.
 #include "ops/cpu/array_index_kernels.h"
 
+#include "absl/strings/str_cat.h"
 #include "ops/registration.h"
 
 namespace weft {
@@ -18,6 +19,12 @@ std::vector<int64_t> ShapeStrides(const TensorShape& s) {
     strides[d] = strides[d + 1] * s.dim_size(d + 1);
   }
   return strides;
+}
+
+absl::Status RequireMatrices(const Tensor& in) {
+  if (in.dims() >= 2) return absl::OkStatus();
+  return absl::InvalidArgumentError(absl::StrCat(
+      "input must be at least 2-dim, received shape: ", in.shape().DebugString()));
 }
 
 void RegisterArrayIndexKernels(KernelRegistry* r) {

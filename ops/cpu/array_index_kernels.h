@@ -8,7 +8,9 @@
 #include <type_traits>
 #include <vector>
 
+#include "absl/status/status.h"
 #include "ops/framework/kernel_registry.h"
+#include "runtime/core/tensor.h"
 #include "runtime/core/tensor_shape.h"
 #include "runtime/core/types.h"
 
@@ -40,6 +42,9 @@ constexpr bool IsRealNumber() {
   return (std::is_arithmetic_v<T> && !std::is_same_v<T, bool>) ||
          std::is_same_v<T, Half> || std::is_same_v<T, BFloat16>;
 }
+
+// INVALID_ARGUMENT unless `in` has rank >= 2 (a batch of matrices).
+absl::Status RequireMatrices(const Tensor& in);
 
 // Elements between consecutive indices of each dim, row-major.
 std::vector<int64_t> ShapeStrides(const TensorShape& s);

@@ -22,10 +22,7 @@ class MatrixBandPartOp : public OpKernel {
 
   void Compute(OpKernelContext* c) override {
     const Tensor& in = c->input(0);
-    OP_REQUIRES(c, in.dims() >= 2,
-                absl::InvalidArgumentError(absl::StrCat(
-                    "input must be at least 2-dim, received shape: ",
-                    in.shape().DebugString())));
+    OP_REQUIRES_OK(c, RequireMatrices(in));
     const int64_t m = in.dim_size(in.dims() - 2);
     const int64_t n = in.dim_size(in.dims() - 1);
     int64_t lower = 0, upper = 0;

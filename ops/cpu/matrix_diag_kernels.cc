@@ -76,6 +76,27 @@ absl::Status CheckBandInMatrix(const Band& b) {
   return absl::OkStatus();
 }
 
+// The band `k` selects in the matrices of `in` (b's rows, cols and
+// max_len filled in), and the shape of their packed diagonals.
+absl::Status BandOfMatrices(const Tensor& in, const Tensor& k, Band* b,
+                            TensorShape* packed) {
+  absl::Status s = RequireMatrices(in);
+  if (s.ok()) s = ReadBand(k, b);
+  if (!s.ok()) return s;
+  b->rows = in.dim_size(in.dims() - 2);
+  b->cols = in.dim_size(in.dims() - 1);
+  s = CheckBandInMatrix(*b);
+  if (!s.ok()) return s;
+  b->max_len = std::min(b->rows + std::min<int64_t>(b->upper, 0),
+                        b->cols - std::max<int64_t>(b->lower, 0));
+  *packed = in.shape();
+  packed->RemoveDim(packed->dims() - 1);
+  packed->RemoveDim(packed->dims() - 1);
+  if (b->num_diags() > 1) packed->AddDim(b->num_diags());
+  packed->AddDim(std::max<int64_t>(b->max_len, 0));
+  return absl::OkStatus();
+}
+
 // Calls fn(matrix, diag_row, position, r, c) for every (diagonal, element)
 // pair of the band in every matrix: matrix element (r, c) is packed
 // element `position` of row diag_row.
@@ -105,23 +126,10 @@ class MatrixDiagPartOp : public OpKernel {
 
   void Compute(OpKernelContext* c) override {
     const Tensor& in = c->input(0);
-    OP_REQUIRES(c, in.dims() >= 2,
-                absl::InvalidArgumentError(absl::StrCat(
-                    "input must be at least 2-dim, received shape: ",
-                    in.shape().DebugString())));
     OP_REQUIRES_OK(c, ScalarPadding(c->input(2)));
     Band b = band_;
-    OP_REQUIRES_OK(c, ReadBand(c->input(1), &b));
-    b.rows = in.dim_size(in.dims() - 2);
-    b.cols = in.dim_size(in.dims() - 1);
-    OP_REQUIRES_OK(c, CheckBandInMatrix(b));
-    b.max_len = std::min(b.rows + std::min<int64_t>(b.upper, 0),
-                         b.cols - std::max<int64_t>(b.lower, 0));
-    TensorShape shape = in.shape();
-    shape.RemoveDim(shape.dims() - 1);
-    shape.RemoveDim(shape.dims() - 1);
-    if (b.num_diags() > 1) shape.AddDim(b.num_diags());
-    shape.AddDim(std::max<int64_t>(b.max_len, 0));
+    TensorShape shape;
+    OP_REQUIRES_OK(c, BandOfMatrices(in, c->input(1), &b, &shape));
     Tensor* out;
     OP_REQUIRES_OK(c, c->allocate_output(0, shape, &out));
     if (out->NumElements() == 0) return;
@@ -215,22 +223,9 @@ class MatrixSetDiagOp : public OpKernel {
   void Compute(OpKernelContext* c) override {
     const Tensor& in = c->input(0);
     const Tensor& diag = c->input(1);
-    OP_REQUIRES(c, in.dims() >= 2,
-                absl::InvalidArgumentError(absl::StrCat(
-                    "input must be at least 2-dim, received shape: ",
-                    in.shape().DebugString())));
     Band b = band_;
-    OP_REQUIRES_OK(c, ReadBand(c->input(2), &b));
-    b.rows = in.dim_size(in.dims() - 2);
-    b.cols = in.dim_size(in.dims() - 1);
-    OP_REQUIRES_OK(c, CheckBandInMatrix(b));
-    b.max_len = std::min(b.rows + std::min<int64_t>(b.upper, 0),
-                         b.cols - std::max<int64_t>(b.lower, 0));
-    TensorShape expected = in.shape();
-    expected.RemoveDim(expected.dims() - 1);
-    expected.RemoveDim(expected.dims() - 1);
-    if (b.num_diags() > 1) expected.AddDim(b.num_diags());
-    expected.AddDim(std::max<int64_t>(b.max_len, 0));
+    TensorShape expected;
+    OP_REQUIRES_OK(c, BandOfMatrices(in, c->input(2), &b, &expected));
     OP_REQUIRES(c, diag.shape() == expected,
                 absl::InvalidArgumentError(absl::StrCat(
                     "diagonal must have shape ", expected.DebugString(),

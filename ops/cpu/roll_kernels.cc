@@ -9,6 +9,7 @@
 #include <cstdint>
 #include <vector>
 
+#include "absl/container/inlined_vector.h"
 #include "absl/strings/str_cat.h"
 #include "ops/cpu/array_index_kernels.h"
 #include "ops/cpu/array_util.h"
@@ -26,6 +27,23 @@ absl::Status ReadScalarOrVector(const Tensor& t, const char* what,
         what, " must be a scalar or a 1-D vector. Found: ", t.shape().DebugString()));
   }
   return ReadIntVector(t.Reshaped(TensorShape({t.NumElements()})), what, out);
+}
+
+// Calls fn(row, src, o) for each innermost row of `in`, with src the
+// input's elements and o the start of output row `row` (both typed by
+// element size), rows shared out over the intra-op pool.
+template <typename Fn>
+void ForEachRow(OpKernelContext* c, const Tensor& in, Tensor* out, Fn&& fn) {
+  const int64_t width = in.dim_size(in.dims() - 1);
+  VisitStorage(in.dtype(), [&](auto tag) {
+    using T = typename decltype(tag)::type;
+    const T* src = in.data<T>();
+    T* dst = out->data<T>();
+    ParallelRange(c, in.NumElements() / width, width + 8 * in.dims(),
+                  [&](int64_t begin, int64_t end) {
+      for (int64_t row = begin; row < end; ++row) fn(row, src, dst + row * width);
+    });
+  });
 }
 
 class RollOp : public OpKernel {
@@ -62,26 +80,17 @@ class RollOp : public OpKernel {
     const std::vector<int64_t> strides = ShapeStrides(in.shape());
     const int64_t width = in.dim_size(rank - 1);
     const int64_t s = shift[rank - 1];
-    VisitStorage(in.dtype(), [&](auto tag) {
-      using T = typename decltype(tag)::type;
-      const T* src = in.data<T>();
-      T* dst = out->data<T>();
-      ParallelRange(c, in.NumElements() / width, width + 8 * rank,
-                    [&](int64_t begin, int64_t end) {
-        for (int64_t row = begin; row < end; ++row) {
-          int64_t from = 0;
-          for (int64_t d = rank - 2, rest = row; d >= 0; --d) {
-            const int64_t n = in.dim_size(d), i = rest % n;
-            rest /= n;
-            from += ((i - shift[d] + n) % n) * strides[d];
-          }
-          // Output j takes input (j - s) mod width.
-          const T* r = src + from;
-          T* o = dst + row * width;
-          std::copy(r + width - s, r + width, o);
-          std::copy(r, r + width - s, o + s);
-        }
-      });
+    ForEachRow(c, in, out, [&](int64_t row, const auto* src, auto* o) {
+      int64_t from = 0;
+      for (int64_t d = rank - 2, rest = row; d >= 0; --d) {
+        const int64_t n = in.dim_size(d), i = rest % n;
+        rest /= n;
+        from += ((i - shift[d] + n) % n) * strides[d];
+      }
+      // Output j takes input (j - s) mod width.
+      const auto* r = src + from;
+      std::copy(r + width - s, r + width, o);
+      std::copy(r, r + width - s, o + s);
     });
   }
 };
@@ -129,38 +138,29 @@ class ReverseSequenceOp : public OpKernel {
     if (in.NumElements() == 0) return;
     const std::vector<int64_t> strides = ShapeStrides(in.shape());
     const int64_t width = in.dim_size(rank - 1);
-    VisitStorage(in.dtype(), [&](auto tag) {
-      using T = typename decltype(tag)::type;
-      const T* src = in.data<T>();
-      T* dst = out->data<T>();
-      ParallelRange(c, in.NumElements() / width, width + 8 * rank,
-                    [&](int64_t begin, int64_t end) {
-        std::vector<int64_t> idx(rank, 0);
-        for (int64_t row = begin; row < end; ++row) {
-          for (int64_t d = rank - 2, rest = row; d >= 0; --d) {
-            idx[d] = rest % in.dim_size(d);
-            rest /= in.dim_size(d);
-          }
-          T* o = dst + row * width;
-          const T* r = src + row * width;
-          if (seq == rank - 1) {  // reverse within the row
-            const int64_t l = len[idx[batch]];
-            std::reverse_copy(r, r + l, o);
-            std::copy(r + l, r + width, o + l);
-          } else if (batch == rank - 1) {  // each column its own length
-            const int64_t t = idx[seq];
-            for (int64_t j = 0; j < width; ++j) {
-              const int64_t from = t < len[j] ? len[j] - 1 - t : t;
-              o[j] = r[(from - t) * strides[seq] + j];
-            }
-          } else {
-            const int64_t t = idx[seq], l = len[idx[batch]];
-            const int64_t from = t < l ? l - 1 - t : t;
-            const T* s = r + (from - t) * strides[seq];
-            std::copy(s, s + width, o);
-          }
+    ForEachRow(c, in, out, [&](int64_t row, const auto* src, auto* o) {
+      absl::InlinedVector<int64_t, 8> idx(rank, 0);
+      for (int64_t d = rank - 2, rest = row; d >= 0; --d) {
+        idx[d] = rest % in.dim_size(d);
+        rest /= in.dim_size(d);
+      }
+      const auto* r = src + row * width;
+      if (seq == rank - 1) {  // reverse within the row
+        const int64_t l = len[idx[batch]];
+        std::reverse_copy(r, r + l, o);
+        std::copy(r + l, r + width, o + l);
+      } else if (batch == rank - 1) {  // each column its own length
+        const int64_t t = idx[seq];
+        for (int64_t j = 0; j < width; ++j) {
+          const int64_t from = t < len[j] ? len[j] - 1 - t : t;
+          o[j] = r[(from - t) * strides[seq] + j];
         }
-      });
+      } else {
+        const int64_t t = idx[seq], l = len[idx[batch]];
+        const int64_t from = t < l ? l - 1 - t : t;
+        const auto* from_row = r + (from - t) * strides[seq];
+        std::copy(from_row, from_row + width, o);
+      }
     });
   }
 
