@@ -30,6 +30,7 @@ const KernelRegistry& GlobalKernelRegistry() {
     RegisterCollectiveKernels(r);
     RegisterScatterNdKernels(r);
     RegisterEinsumKernels(r);
+    RegisterArrayIndexKernels(r);
     RegisterGpuKernels(r);  // none in a build without CUDA
     return r;
   }();

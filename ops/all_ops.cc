@@ -26,6 +26,8 @@ const OpRegistry& GlobalOpRegistry() {
     RegisterCollectiveOps(r);
     RegisterScatterNdOps(r);
     RegisterEinsumOps(r);
+    RegisterArrayLayoutOps(r);
+    RegisterArrayIndexOps(r);
     return r;
   }();
   return *registry;

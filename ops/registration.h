@@ -30,6 +30,10 @@ void RegisterLoggingOps(OpRegistry* r);        // logging_ops.cc: Assert
 void RegisterCollectiveOps(OpRegistry* r);     // collective_ops.cc: all-reduce
 void RegisterScatterNdOps(OpRegistry* r);      // scatter_nd_ops.cc: GatherNd, ScatterNd, ...
 void RegisterEinsumOps(OpRegistry* r);         // einsum_ops.cc
+void RegisterArrayLayoutOps(OpRegistry* r);    // array_layout_ops.cc: SpaceToBatchND, MirrorPad, ...
+void RegisterArrayIndexOps(OpRegistry* r);     // array_index_ops.cc: TopKV2, Roll, CheckNumerics, ...
+// Called by RegisterArrayIndexOps (matrix_diag_ops.cc: MatrixDiagV3, ...).
+void RegisterMatrixDiagOps(OpRegistry* r);
 
 // CPU kernels, ops/cpu/*.cc.
 void RegisterArrayKernels(KernelRegistry* r);
@@ -63,6 +67,7 @@ void RegisterTensorArrayKernels(KernelRegistry* r);  // cpu/tensor_array_kernels
 void RegisterCollectiveKernels(KernelRegistry* r);   // cpu/collective_kernels.cc
 void RegisterScatterNdKernels(KernelRegistry* r);    // cpu/scatter_nd_kernels.cc
 void RegisterEinsumKernels(KernelRegistry* r);       // cpu/einsum_kernels.cc
+void RegisterArrayIndexKernels(KernelRegistry* r);   // cpu/array_index_kernels.cc
 
 }  // namespace weft
 

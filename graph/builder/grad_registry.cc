@@ -44,6 +44,7 @@ const GradRegistry& GlobalGradRegistry() {
     RegisterReductionGrads(r);
     RegisterNnGrads(r);
     RegisterConvGrads(r);
+    RegisterArrayIndexGrads(r);
     RegisterGradGrads(r);
     RegisterControlFlowGrads(r);
     return r;

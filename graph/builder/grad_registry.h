@@ -71,6 +71,8 @@ void RegisterMatMulGrads(GradRegistry* r);
 void RegisterReductionGrads(GradRegistry* r);
 void RegisterNnGrads(GradRegistry* r);
 void RegisterConvGrads(GradRegistry* r);
+// SpaceToBatchND, MirrorPad, TopKV2, Roll, ... (array_index_grad.cc).
+void RegisterArrayIndexGrads(GradRegistry* r);
 // Gradients of gradient ops (second derivatives).
 void RegisterGradGrads(GradRegistry* r);
 // Cond (Switch/Merge) and the parts of builder while loops (control_flow.h).
