@@ -29,6 +29,8 @@ const KernelRegistry& GlobalKernelRegistry() {
     RegisterTensorArrayKernels(r);
     RegisterCollectiveKernels(r);
     RegisterScatterNdKernels(r);
+    RegisterBatchNormKernels(r);
+    RegisterImageResizeKernels(r);
     RegisterGpuKernels(r);  // none in a build without CUDA
     return r;
   }();

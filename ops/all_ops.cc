@@ -25,6 +25,8 @@ const OpRegistry& GlobalOpRegistry() {
     RegisterLoggingOps(r);
     RegisterCollectiveOps(r);
     RegisterScatterNdOps(r);
+    RegisterBatchNormOps(r);
+    RegisterImageResizeOps(r);
     return r;
   }();
   return *registry;

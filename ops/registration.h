@@ -29,6 +29,8 @@ void RegisterFunctionalOps(OpRegistry* r);     // functional_ops.cc: calls, If, 
 void RegisterLoggingOps(OpRegistry* r);        // logging_ops.cc: Assert
 void RegisterCollectiveOps(OpRegistry* r);     // collective_ops.cc: all-reduce
 void RegisterScatterNdOps(OpRegistry* r);      // scatter_nd_ops.cc: GatherNd, ScatterNd, ...
+void RegisterBatchNormOps(OpRegistry* r);      // batch_norm_ops.cc: FusedBatchNorm*
+void RegisterImageResizeOps(OpRegistry* r);    // image_resize_ops.cc: Resize*
 
 // CPU kernels, ops/cpu/*.cc.
 void RegisterArrayKernels(KernelRegistry* r);
@@ -61,6 +63,8 @@ void RegisterTensorListKernels(KernelRegistry* r);   // cpu/tensor_list_kernels.
 void RegisterTensorArrayKernels(KernelRegistry* r);  // cpu/tensor_array_kernels.cc
 void RegisterCollectiveKernels(KernelRegistry* r);   // cpu/collective_kernels.cc
 void RegisterScatterNdKernels(KernelRegistry* r);    // cpu/scatter_nd_kernels.cc
+void RegisterBatchNormKernels(KernelRegistry* r);    // cpu/batch_norm_kernels.cc
+void RegisterImageResizeKernels(KernelRegistry* r);  // cpu/image_resize_kernels.cc
 
 }  // namespace weft
 

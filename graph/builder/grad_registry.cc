@@ -44,6 +44,7 @@ const GradRegistry& GlobalGradRegistry() {
     RegisterReductionGrads(r);
     RegisterNnGrads(r);
     RegisterConvGrads(r);
+    RegisterNormResizeGrads(r);
     RegisterGradGrads(r);
     RegisterControlFlowGrads(r);
     return r;

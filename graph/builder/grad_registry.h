@@ -71,6 +71,8 @@ void RegisterMatMulGrads(GradRegistry* r);
 void RegisterReductionGrads(GradRegistry* r);
 void RegisterNnGrads(GradRegistry* r);
 void RegisterConvGrads(GradRegistry* r);
+// FusedBatchNorm* and the image resizes (norm_resize_grad.cc).
+void RegisterNormResizeGrads(GradRegistry* r);
 // Gradients of gradient ops (second derivatives).
 void RegisterGradGrads(GradRegistry* r);
 // Cond (Switch/Merge) and the parts of builder while loops (control_flow.h).
