@@ -162,7 +162,8 @@ std::vector<Interp> BilinearTable(int64_t out, int64_t in, float scale,
                         ? (static_cast<float>(i) + 0.5f) * scale - 0.5f
                         : static_cast<float>(i) * scale;
     const float f = std::floor(v);
-    t[i].lower = std::max<int64_t>(static_cast<int64_t>(f), 0);
+    // (Clamped above too: past 2^24 float coordinates can round up to in.)
+    t[i].lower = std::clamp<int64_t>(static_cast<int64_t>(f), 0, in - 1);
     t[i].upper = std::min<int64_t>(static_cast<int64_t>(std::ceil(v)), in - 1);
     t[i].lerp = v - f;
   }
