@@ -31,6 +31,8 @@ const KernelRegistry& GlobalKernelRegistry() {
     RegisterScatterNdKernels(r);
     RegisterEinsumKernels(r);
     RegisterArrayIndexKernels(r);
+    RegisterBatchNormKernels(r);
+    RegisterImageResizeKernels(r);
     RegisterGpuKernels(r);  // none in a build without CUDA
     return r;
   }();

@@ -28,6 +28,8 @@ const OpRegistry& GlobalOpRegistry() {
     RegisterEinsumOps(r);
     RegisterArrayLayoutOps(r);
     RegisterArrayIndexOps(r);
+    RegisterBatchNormOps(r);
+    RegisterImageResizeOps(r);
     return r;
   }();
   return *registry;

@@ -34,6 +34,8 @@ void RegisterArrayLayoutOps(OpRegistry* r);    // array_layout_ops.cc: SpaceToBa
 void RegisterArrayIndexOps(OpRegistry* r);     // array_index_ops.cc: TopKV2, Roll, CheckNumerics, ...
 // Called by RegisterArrayIndexOps (matrix_diag_ops.cc: MatrixDiagV3, ...).
 void RegisterMatrixDiagOps(OpRegistry* r);
+void RegisterBatchNormOps(OpRegistry* r);      // batch_norm_ops.cc: FusedBatchNorm*
+void RegisterImageResizeOps(OpRegistry* r);    // image_resize_ops.cc: Resize*
 
 // CPU kernels, ops/cpu/*.cc.
 void RegisterArrayKernels(KernelRegistry* r);
@@ -68,6 +70,8 @@ void RegisterCollectiveKernels(KernelRegistry* r);   // cpu/collective_kernels.c
 void RegisterScatterNdKernels(KernelRegistry* r);    // cpu/scatter_nd_kernels.cc
 void RegisterEinsumKernels(KernelRegistry* r);       // cpu/einsum_kernels.cc
 void RegisterArrayIndexKernels(KernelRegistry* r);   // cpu/array_index_kernels.cc
+void RegisterBatchNormKernels(KernelRegistry* r);    // cpu/batch_norm_kernels.cc
+void RegisterImageResizeKernels(KernelRegistry* r);  // cpu/image_resize_kernels.cc
 
 }  // namespace weft
 

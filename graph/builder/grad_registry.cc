@@ -45,6 +45,7 @@ const GradRegistry& GlobalGradRegistry() {
     RegisterNnGrads(r);
     RegisterConvGrads(r);
     RegisterArrayIndexGrads(r);
+    RegisterNormResizeGrads(r);
     RegisterGradGrads(r);
     RegisterControlFlowGrads(r);
     return r;

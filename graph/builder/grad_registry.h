@@ -73,6 +73,8 @@ void RegisterNnGrads(GradRegistry* r);
 void RegisterConvGrads(GradRegistry* r);
 // SpaceToBatchND, MirrorPad, TopKV2, Roll, ... (array_index_grad.cc).
 void RegisterArrayIndexGrads(GradRegistry* r);
+// FusedBatchNorm* and the image resizes (norm_resize_grad.cc).
+void RegisterNormResizeGrads(GradRegistry* r);
 // Gradients of gradient ops (second derivatives).
 void RegisterGradGrads(GradRegistry* r);
 // Cond (Switch/Merge) and the parts of builder while loops (control_flow.h).

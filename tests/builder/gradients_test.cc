@@ -205,6 +205,9 @@ TEST(GradientsTest, EveryRegisteredGradientIsTested) {
       "Conv2DBackpropFilter", "DepthwiseConv2dNativeBackpropInput",
       "DepthwiseConv2dNativeBackpropFilter", "AvgPoolGrad", "StridedSliceGrad",
       "MaxPoolGrad", "MaxPoolGradGrad",
+      // norm_resize_gradients_test.cc
+      "FusedBatchNorm", "FusedBatchNormV2", "FusedBatchNormV3",
+      "ResizeBilinear", "ResizeNearestNeighbor",
       // control_flow_gradients_test.cc (Enter and NextIteration: only their
       // UNIMPLEMENTED for loops the builder did not make)
       "Switch", "Merge", "Exit", "Enter", "NextIteration",
@@ -278,7 +281,12 @@ TEST(GradientsTest, EveryOpHasAGradientEntryOrIsListed) {
       "TensorArrayConcatV3", "TensorArraySplitV3",
       // The all-reduce of between-graph data parallelism: its inputs are
       // gradients already.
-      "_RingAllReduce"};
+      "_RingAllReduce",
+      // Second derivatives through batch norm and the resizes: TensorFlow
+      // has FusedBatchNormGrad's (and none for the resize gradients); the
+      // builder not yet.
+      "FusedBatchNormGrad", "FusedBatchNormGradV2", "FusedBatchNormGradV3",
+      "ResizeBilinearGrad", "ResizeNearestNeighborGrad"};
   const OpRegistry& ops = GlobalOpRegistry();
   for (const std::string& op : ops.OpNames()) {
     const GradFn* fn = nullptr;
