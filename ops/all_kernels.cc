@@ -29,6 +29,7 @@ const KernelRegistry& GlobalKernelRegistry() {
     RegisterTensorArrayKernels(r);
     RegisterCollectiveKernels(r);
     RegisterScatterNdKernels(r);
+    RegisterMathCwiseKernels(r);
     RegisterGpuKernels(r);  // none in a build without CUDA
     return r;
   }();

@@ -25,6 +25,7 @@ const OpRegistry& GlobalOpRegistry() {
     RegisterLoggingOps(r);
     RegisterCollectiveOps(r);
     RegisterScatterNdOps(r);
+    RegisterMathCwiseOps(r);
     return r;
   }();
   return *registry;

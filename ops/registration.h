@@ -29,6 +29,7 @@ void RegisterFunctionalOps(OpRegistry* r);     // functional_ops.cc: calls, If, 
 void RegisterLoggingOps(OpRegistry* r);        // logging_ops.cc: Assert
 void RegisterCollectiveOps(OpRegistry* r);     // collective_ops.cc: all-reduce
 void RegisterScatterNdOps(OpRegistry* r);      // scatter_nd_ops.cc: GatherNd, ScatterNd, ...
+void RegisterMathCwiseOps(OpRegistry* r);      // math_cwise_ops.cc: Sin, Erf, BitwiseAnd, ...
 
 // CPU kernels, ops/cpu/*.cc.
 void RegisterArrayKernels(KernelRegistry* r);
@@ -61,6 +62,7 @@ void RegisterTensorListKernels(KernelRegistry* r);   // cpu/tensor_list_kernels.
 void RegisterTensorArrayKernels(KernelRegistry* r);  // cpu/tensor_array_kernels.cc
 void RegisterCollectiveKernels(KernelRegistry* r);   // cpu/collective_kernels.cc
 void RegisterScatterNdKernels(KernelRegistry* r);    // cpu/scatter_nd_kernels.cc
+void RegisterMathCwiseKernels(KernelRegistry* r);    // cpu/math_cwise_kernels.cc
 
 }  // namespace weft
 

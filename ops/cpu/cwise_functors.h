@@ -370,8 +370,8 @@ WEFT_UNARY_FUNCTOR(Relu, 1,
                    x.binaryExpr(EigenArray<T>::Zero(x.size()),
                                 (Eigen::internal::scalar_max_op<
                                     T, T, Eigen::PropagateNaN>())));
-
-#undef WEFT_UNARY_FUNCTOR
+// WEFT_UNARY_FUNCTOR stays defined for math_cwise_functors.h and
+// math_special_kernels.cc.
 
 template <typename T>
 struct SignScalar {
