@@ -310,20 +310,22 @@ struct SigmoidGrad : BinaryFunctorBase {  // dy * y * (1 - y)
     return dy * (y * (T(1) - y));
   }
 };
+// RsqrtGrad and SqrtGrad are 0 where dy is 0, whatever y (inf, NaN, 0),
+// as TensorFlow's.
 struct RsqrtGrad : BinaryFunctorBase {  // -0.5 * dy * y^3
-  static constexpr int kCost = 4;
-  template <typename X, typename Y>
-  static auto Apply(const X& y, const Y& dy) {
-    using T = typename X::Scalar;
-    return (y * y.square()) * dy * T(-0.5);
-  }
-};
-struct SqrtGrad : BinaryFunctorBase {  // 0.5 * dy / y
   static constexpr int kCost = 5;
   template <typename X, typename Y>
   static auto Apply(const X& y, const Y& dy) {
     using T = typename X::Scalar;
-    return (dy * T(0.5)) / y;
+    return (dy == T(0)).select(T(0), (y * y.square()) * dy * T(-0.5));
+  }
+};
+struct SqrtGrad : BinaryFunctorBase {  // 0.5 * dy / y
+  static constexpr int kCost = 6;
+  template <typename X, typename Y>
+  static auto Apply(const X& y, const Y& dy) {
+    using T = typename X::Scalar;
+    return (dy == T(0)).select(T(0), (dy * T(0.5)) / y);
   }
 };
 // ReluGrad(gradients, features): gradients where features > 0, else 0.

@@ -47,10 +47,10 @@ struct HalfTruncateDiv : BinaryFunctorBase {  // trunc of the half quotient
 WEFT_HALF_GRAD(HalfTanhGrad, dy * RoundToHalf(1.f - RoundToHalf(y * y)));
 // dy * (y * (1 - y))
 WEFT_HALF_GRAD(HalfSigmoidGrad, dy * RoundToHalf(y * RoundToHalf(1.f - y)));
-// 0.5 * dy / y
-WEFT_HALF_GRAD(HalfSqrtGrad, RoundToHalf(dy * 0.5f) / y);
-// -0.5 * (dy * y) * (y * y), and -y * y * dy; both 0 where dy is 0 (even
-// for an infinite or NaN y), as TensorFlow's.
+// 0.5 * dy / y, -0.5 * (dy * y) * (y * y) and -y * y * dy; all 0 where
+// dy is 0 (even for a zero, infinite or NaN y), as TensorFlow's.
+WEFT_HALF_GRAD(HalfSqrtGrad,
+               (dy == 0.f).select(0.f, RoundToHalf(dy * 0.5f) / y));
 WEFT_HALF_GRAD(HalfRsqrtGrad,
                (dy == 0.f).select(0.f, RoundToHalf(RoundToHalf(dy * y) * -0.5f) *
                                            RoundToHalf(y * y)));

@@ -2,8 +2,8 @@
 TensorFlow 2.21 on the same GraphDefs: the trigonometric and hyperbolic
 functions, Erf/Erfc/Erfinv/Ndtri, Lgamma/Digamma/Polygamma, Expm1/Log1p,
 Rint, IsFinite/IsNan/IsInf, the older unary ops on float16, Atan2, Xdivy,
-Xlogy, Xlog1py, TruncateDiv/TruncateMod, Igamma/Igammac, the *Grad ops on
-float16, and the integer ops (Invert, PopulationCount, the bitwise ops and
+Xlogy, Xlog1py, TruncateDiv/TruncateMod, Igamma/Igammac, the *Grad ops
+(float16, and every float type where dy is 0), and the integer ops (Invert, PopulationCount, the bitwise ops and
 shifts, TruncateDiv/TruncateMod). Inputs cover the domain edges: |x| > 1 for
 Asin/Atanh, poles of Lgamma/Digamma, -1 for Log1p, 0/0 for Xdivy, +-0, inf,
 NaN, subnormals and large arguments for Sin/Cos; binary ops broadcast a
@@ -227,6 +227,11 @@ def float_graph(dtype):
             gdy = tf1.constant(normal[40:100])
             for op in GRADS_HALF:
                 outs[op] = getattr(tf.raw_ops, op)(y=gy, dy=gdy)
+        # The gradient ops give 0 where dy is 0, even for y 0, inf or NaN.
+        zy = tf1.constant(np.array([0, -0.0, np.inf, -np.inf, np.nan, 0, 2], dtype))
+        zdy = tf1.constant(np.array([0, 0, 0, 0, 0, 1, 0], dtype))
+        for op in GRADS_HALF:
+            outs[op + "_zero_dy"] = getattr(tf.raw_ops, op)(y=zy, dy=zdy)
         for name, t in outs.items():
             tf1.identity(t, name="out_" + name)
     return g, list(outs)
