@@ -33,6 +33,7 @@ const KernelRegistry& GlobalKernelRegistry() {
     RegisterArrayIndexKernels(r);
     RegisterBatchNormKernels(r);
     RegisterImageResizeKernels(r);
+    RegisterMathCwiseKernels(r);
     RegisterGpuKernels(r);  // none in a build without CUDA
     return r;
   }();

@@ -30,6 +30,7 @@ const OpRegistry& GlobalOpRegistry() {
     RegisterArrayIndexOps(r);
     RegisterBatchNormOps(r);
     RegisterImageResizeOps(r);
+    RegisterMathCwiseOps(r);
     return r;
   }();
   return *registry;

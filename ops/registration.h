@@ -36,6 +36,7 @@ void RegisterArrayIndexOps(OpRegistry* r);     // array_index_ops.cc: TopKV2, Ro
 void RegisterMatrixDiagOps(OpRegistry* r);
 void RegisterBatchNormOps(OpRegistry* r);      // batch_norm_ops.cc: FusedBatchNorm*
 void RegisterImageResizeOps(OpRegistry* r);    // image_resize_ops.cc: Resize*
+void RegisterMathCwiseOps(OpRegistry* r);      // math_cwise_ops.cc: Sin, Erf, BitwiseAnd, ...
 
 // CPU kernels, ops/cpu/*.cc.
 void RegisterArrayKernels(KernelRegistry* r);
@@ -72,6 +73,7 @@ void RegisterEinsumKernels(KernelRegistry* r);       // cpu/einsum_kernels.cc
 void RegisterArrayIndexKernels(KernelRegistry* r);   // cpu/array_index_kernels.cc
 void RegisterBatchNormKernels(KernelRegistry* r);    // cpu/batch_norm_kernels.cc
 void RegisterImageResizeKernels(KernelRegistry* r);  // cpu/image_resize_kernels.cc
+void RegisterMathCwiseKernels(KernelRegistry* r);    // cpu/math_cwise_kernels.cc
 
 }  // namespace weft
 

@@ -40,6 +40,7 @@ const GradRegistry& GlobalGradRegistry() {
     RegisterArrayGrads(r);
     RegisterIndexGrads(r);
     RegisterMathGrads(r);
+    RegisterMathFuncGrads(r);
     RegisterMatMulGrads(r);
     RegisterReductionGrads(r);
     RegisterNnGrads(r);

@@ -67,6 +67,8 @@ const GradRegistry& GlobalGradRegistry();
 void RegisterArrayGrads(GradRegistry* r);
 void RegisterIndexGrads(GradRegistry* r);
 void RegisterMathGrads(GradRegistry* r);
+// Sin, Erf, Lgamma, Atan2, Xlogy, ... (math_func_grad.cc).
+void RegisterMathFuncGrads(GradRegistry* r);
 void RegisterMatMulGrads(GradRegistry* r);
 void RegisterReductionGrads(GradRegistry* r);
 void RegisterNnGrads(GradRegistry* r);

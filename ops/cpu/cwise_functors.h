@@ -310,20 +310,22 @@ struct SigmoidGrad : BinaryFunctorBase {  // dy * y * (1 - y)
     return dy * (y * (T(1) - y));
   }
 };
+// RsqrtGrad and SqrtGrad are 0 where dy is 0, whatever y (inf, NaN, 0),
+// as TensorFlow's.
 struct RsqrtGrad : BinaryFunctorBase {  // -0.5 * dy * y^3
-  static constexpr int kCost = 4;
-  template <typename X, typename Y>
-  static auto Apply(const X& y, const Y& dy) {
-    using T = typename X::Scalar;
-    return (y * y.square()) * dy * T(-0.5);
-  }
-};
-struct SqrtGrad : BinaryFunctorBase {  // 0.5 * dy / y
   static constexpr int kCost = 5;
   template <typename X, typename Y>
   static auto Apply(const X& y, const Y& dy) {
     using T = typename X::Scalar;
-    return (dy * T(0.5)) / y;
+    return (dy == T(0)).select(T(0), (y * y.square()) * dy * T(-0.5));
+  }
+};
+struct SqrtGrad : BinaryFunctorBase {  // 0.5 * dy / y
+  static constexpr int kCost = 6;
+  template <typename X, typename Y>
+  static auto Apply(const X& y, const Y& dy) {
+    using T = typename X::Scalar;
+    return (dy == T(0)).select(T(0), (dy * T(0.5)) / y);
   }
 };
 // ReluGrad(gradients, features): gradients where features > 0, else 0.
@@ -370,8 +372,8 @@ WEFT_UNARY_FUNCTOR(Relu, 1,
                    x.binaryExpr(EigenArray<T>::Zero(x.size()),
                                 (Eigen::internal::scalar_max_op<
                                     T, T, Eigen::PropagateNaN>())));
-
-#undef WEFT_UNARY_FUNCTOR
+// WEFT_UNARY_FUNCTOR stays defined for math_cwise_functors.h and
+// math_special_kernels.cc.
 
 template <typename T>
 struct SignScalar {

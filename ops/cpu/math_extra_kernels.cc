@@ -19,10 +19,15 @@ struct DivNoNan : BinaryFunctorBase {
   }
 };
 
-struct ReciprocalGrad : BinaryFunctorBase {  // -dy * y^2, y = 1/x
-  static constexpr int kCost = 2;
+// -dy * y^2, y = 1/x; 0 where dy is 0 (even for y inf or NaN), as
+// TensorFlow's.
+struct ReciprocalGrad : BinaryFunctorBase {
+  static constexpr int kCost = 3;
   template <typename Y, typename D>
-  static auto Apply(const Y& y, const D& dy) { return -dy * y * y; }
+  static auto Apply(const Y& y, const D& dy) {
+    using T = typename Y::Scalar;
+    return (dy == T(0)).select(T(0), -dy * y * y);
+  }
 };
 
 // ClipByValue(t, lo, hi): min(max(t, lo), hi). lo and hi are each a scalar

@@ -81,6 +81,10 @@ TEST(ArrayIndexGradientsTest, DiagTopKCheckNumerics) {
     Output y = AddNode1(s, "CheckNumerics", {Square(s, x[0])}, {{"message", Attr("m")}});
     return Mul(s, y, x[0]);
   });
+  Check({{3, 2}}, [](S s, X x) {
+    Output y = AddNode1(s, "CheckNumericsV2", {Square(s, x[0])}, {{"message", Attr("m")}});
+    return Mul(s, y, x[0]);
+  });
 }
 
 TEST(ArrayIndexGradientsTest, MatrixDiagV3) {

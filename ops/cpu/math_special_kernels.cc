@@ -1,0 +1,96 @@
+// The special functions, through Eigen's SpecialFunctions module as in
+// TensorFlow: Erf, Erfc, Lgamma, Digamma (float, double, half), Erfinv and
+// Ndtri (float, double; Erfinv(x) = Ndtri((x + 1) / 2) / sqrt(2), TensorFlow's
+// formula), and Igamma, Igammac, Polygamma (float, double, broadcasting).
+// The module is heavy, so it is included here and nowhere else.
+#include <cmath>
+#include <limits>
+
+#pragma GCC diagnostic push
+#pragma GCC diagnostic ignored "-Wuninitialized"
+#pragma GCC diagnostic ignored "-Wmaybe-uninitialized"
+#include <unsupported/Eigen/SpecialFunctions>
+#pragma GCC diagnostic pop
+
+#include "ops/cpu/cwise_functors.h"
+#include "ops/cpu/cwise_half_via_float.h"
+#include "ops/cpu/math_cwise_register.h"
+
+namespace weft {
+namespace {
+
+// Where TensorFlow's Eigen differs from this Eigen 3.4 at the edges of the
+// domain, TensorFlow's values: Digamma is NaN at its poles (0, -0, the
+// negative integers and -inf) rather than +-inf; Ndtri (and so Erfinv) is
+// NaN outside [0, 1], for NaN and for inf; Polygamma(n > 0, inf) is
+// n! * zeta(n + 1, inf) with that zeta 0 (so NaN once n! overflows).
+template <typename X>
+auto TfDigamma(const X& x) {
+  using T = typename X::Scalar;
+  const auto pole = (x <= T(0)) && (x == x.floor());
+  return pole.select(std::numeric_limits<T>::quiet_NaN(), x.digamma());
+}
+template <typename X>
+auto TfNdtri(const X& p) {
+  using T = typename X::Scalar;
+  return (p >= T(0) && p <= T(1))
+      .select(p.ndtri(), std::numeric_limits<T>::quiet_NaN());
+}
+
+WEFT_UNARY_FUNCTOR(Erf, 20, x.erf());
+WEFT_UNARY_FUNCTOR(Erfc, 30, x.erfc());
+WEFT_UNARY_FUNCTOR(Lgamma, 60, x.lgamma());
+WEFT_UNARY_FUNCTOR(Digamma, 60, TfDigamma(x));
+WEFT_UNARY_FUNCTOR(Ndtri, 40, TfNdtri(x));
+WEFT_UNARY_FUNCTOR(Erfinv, 45, TfNdtri(x * T(0.5) + T(0.5)) * T(M_SQRT1_2));
+
+struct Polygamma : BinaryFunctorBase {
+  static constexpr int kCost = 200;
+  template <typename N, typename X>
+  static auto Apply(const N& n, const X& x) {
+    using T = typename X::Scalar;
+    const auto at_inf = (x == std::numeric_limits<T>::infinity()) &&
+                        (n > T(0)) && (n == n.floor());
+    return (n == T(0)).select(
+        TfDigamma(x),
+        at_inf.select((n + T(1)).lgamma().exp() * T(0), Eigen::polygamma(n, x)));
+  }
+};
+
+#define WEFT_SPECIAL_BINARY(NAME, COST, FN)             \
+  struct NAME : BinaryFunctorBase {                     \
+    static constexpr int kCost = COST;                  \
+    template <typename A, typename X>                   \
+    static auto Apply(const A& a, const X& x) {         \
+      return Eigen::FN(a, x);                           \
+    }                                                   \
+  }
+WEFT_SPECIAL_BINARY(Igamma, 200, igamma);
+WEFT_SPECIAL_BINARY(Igammac, 200, igammac);
+#undef WEFT_SPECIAL_BINARY
+
+template <typename T>
+void RegisterFor(KernelRegistry* r) {
+  RegisterUnary<Erf, T>(r, "Erf");
+  RegisterUnary<Erfc, T>(r, "Erfc");
+  RegisterUnary<Lgamma, T>(r, "Lgamma");
+  RegisterUnary<Digamma, T>(r, "Digamma");
+  RegisterUnary<Ndtri, T>(r, "Ndtri");
+  RegisterUnary<Erfinv, T>(r, "Erfinv");
+  RegisterBinary<Igamma, T>(r, "Igamma");
+  RegisterBinary<Igammac, T>(r, "Igammac");
+  RegisterBinary<Polygamma, T>(r, "Polygamma");
+}
+
+}  // namespace
+
+void RegisterMathSpecialKernels(KernelRegistry* r) {
+  RegisterFor<float>(r);
+  RegisterFor<double>(r);
+  RegisterHalfUnary<Erf>(r, "Erf");
+  RegisterHalfUnary<Erfc>(r, "Erfc");
+  RegisterHalfUnary<Lgamma>(r, "Lgamma");
+  RegisterHalfUnary<Digamma>(r, "Digamma");
+}
+
+}  // namespace weft
