@@ -193,16 +193,19 @@ expect inspect_cycle 1 "^validation: INVALID_ARGUMENT: .*cycle" -- \
 expect inspect_no_kernel 1 "^  Cast \(1 node: s\): NOT_FOUND: no CPU kernel for op 'Cast' with DstT=string;" -- \
   "$WEFT" inspect --graph "$TMP/no_kernel.pbtxt"
 # Every op in the way at once, with its nodes, function bodies included
-# ("function/node"); a call of a library function is no unknown op.
+# ("function/node"); a call of a library function is no unknown op, and a
+# body's node whose dtype the call sets ("$T") is not guessed at.
 cat >"$TMP/unknown_ops.pbtxt" <<'PBTXT'
 node { name: "a" op: "Const" attr { key: "dtype" value { type: DT_FLOAT } } attr { key: "value" value { tensor { dtype: DT_FLOAT tensor_shape { } float_val: 1 } } } }
 node { name: "b" op: "FancyOp" input: "a" }
 node { name: "b2" op: "FancyOp" input: "a" }
 node { name: "c" op: "OtherOp" input: "a" }
-node { name: "call" op: "myfn" input: "a" }
+node { name: "call" op: "myfn" input: "a" attr { key: "T" value { type: DT_FLOAT } } }
 library { function {
-  signature { name: "myfn" input_arg { name: "x" type: DT_FLOAT } output_arg { name: "y" type: DT_FLOAT } }
+  signature { name: "myfn" input_arg { name: "x" type: DT_FLOAT } output_arg { name: "y" type: DT_FLOAT }
+    attr { name: "T" type: "type" } }
   node_def { name: "inner" op: "BodyOnlyOp" input: "x" }
+  node_def { name: "neg" op: "Neg" input: "x" attr { key: "T" value { placeholder: "T" } } }
   ret { key: "y" value: "inner:y:0" }
 } }
 PBTXT
