@@ -1,6 +1,7 @@
 #include "tools/graph_summary.h"
 
 #include <algorithm>
+#include <map>
 #include <memory>
 #include <utility>
 
@@ -9,6 +10,7 @@
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_join.h"
 #include "graph/graph_def_loader.h"
+#include "graph/lower_functional_ops.h"
 #include "nlohmann/json.hpp"
 #include "tools/json_text.h"
 #include "ops/framework/kernel_registry.h"
@@ -51,7 +53,42 @@ std::string Headline(const absl::Status& status) {
   return text;
 }
 
+// True when some attr of a function body's node is a placeholder ("$T") that
+// each call fills in: its kernel can only be looked up per call.
+bool HasPlaceholderAttr(const tensorflow::NodeDef& node) {
+  for (const auto& [name, value] : node.attr()) {
+    if (value.value_case() == tensorflow::AttrValue::kPlaceholder) return true;
+  }
+  return false;
+}
+
+// Why Weft cannot run `node`, naming no node; "" when it can, or when only
+// the calls of the function whose body holds it (`in_body`) can tell.
+std::string NodeProblem(const tensorflow::NodeDef& node,
+                        const tensorflow::OpDef* op_def, bool in_body,
+                        const KernelRegistry& kernels) {
+  if (op_def == nullptr) return "unknown op";
+  if (IsLoweredBeforeRun(node.op())) return "";  // rewritten, never executed
+  tensorflow::NodeDef with_defaults = node;
+  AddDefaultsToNodeDef(*op_def, &with_defaults);
+  const absl::Status k = kernels.FindKernelDef(with_defaults, "CPU").status();
+  if (k.ok()) return "";
+  if (absl::IsUnimplemented(k)) return "no kernel on any device";
+  if (in_body && HasPlaceholderAttr(node)) return "";
+  std::string reason = Headline(k);
+  const std::string mention = absl::StrCat(" (node '", node.name(), "')");
+  if (size_t at = reason.find(mention); at != std::string::npos) {
+    reason.erase(at, mention.size());
+  }
+  return reason;
+}
+
+// (op, reason) -> the nodes it stops, as the summary lists them.
+using ProblemMap =
+    std::map<std::pair<std::string, std::string>, std::vector<std::string>>;
+
 constexpr size_t kMaxListed = 20;
+constexpr size_t kMaxNodesNamed = 5;  // per unsupported op, in text
 
 void AppendList(const std::vector<std::string>& items, std::string* out) {
   for (size_t i = 0; i < items.size() && i < kMaxListed; ++i) {
@@ -77,6 +114,15 @@ GraphSummary SummarizeGraph(const tensorflow::GraphDef& graph) {
 
   const OpRegistry& ops = GlobalOpRegistry();
   const KernelRegistry& kernels = GlobalKernelRegistry();
+  absl::flat_hash_set<std::string> functions;
+  for (const auto& fn : graph.library().function()) {
+    functions.insert(fn.signature().name());
+  }
+  // A node whose op is no registered op but a library function is a call.
+  auto is_call = [&](const std::string& op) {
+    return ops.LookUpOpDef(op) == nullptr && functions.contains(op);
+  };
+  ProblemMap problems;
   for (const auto& node : graph.node()) {
     ++s.op_counts[node.op()];
     ++s.devices[node.device()];
@@ -89,18 +135,15 @@ GraphSummary SummarizeGraph(const tensorflow::GraphDef& graph) {
                           AttrShape(node, "shape")});
     }
 
+    if (is_call(op)) continue;
     const tensorflow::OpDef* op_def = ops.LookUpOpDef(op);
-    if (op_def == nullptr) {
-      s.unsupported.push_back({node.name(), op, "unknown op"});
-      continue;
+    if (std::string why = NodeProblem(node, op_def, /*in_body=*/false, kernels);
+        !why.empty()) {
+      problems[{op, why}].push_back(node.name());
     }
+    if (op_def == nullptr || consumed.contains(node.name())) continue;
     tensorflow::NodeDef with_defaults = node;
     AddDefaultsToNodeDef(*op_def, &with_defaults);
-    if (absl::Status k = kernels.FindKernelDef(with_defaults, "CPU").status();
-        !k.ok()) {
-      s.unsupported.push_back({node.name(), op, Headline(k)});
-    }
-    if (consumed.contains(node.name())) continue;
     DataTypeVector inputs, outputs;
     if (!InOutTypesForNode(with_defaults, *op_def, &inputs, &outputs).ok()) continue;
     if (outputs.empty()) {
@@ -110,6 +153,21 @@ GraphSummary SummarizeGraph(const tensorflow::GraphDef& graph) {
         s.output_tensors.push_back(absl::StrCat(node.name(), ":", i));
       }
     }
+  }
+
+  for (const auto& fn : graph.library().function()) {
+    for (const auto& node : fn.node_def()) {
+      if (is_call(node.op())) continue;
+      std::string why = NodeProblem(node, ops.LookUpOpDef(node.op()),
+                                    /*in_body=*/true, kernels);
+      if (!why.empty()) {
+        problems[{node.op(), why}].push_back(
+            absl::StrCat(fn.signature().name(), "/", node.name()));
+      }
+    }
+  }
+  for (auto& [key, nodes] : problems) {
+    s.unsupported.push_back({key.first, key.second, std::move(nodes)});
   }
 
   // Loading checks edges, dtypes, cycles and static shapes; unknown ops were
@@ -151,8 +209,17 @@ std::string GraphSummaryToText(const GraphSummary& s) {
   AppendList(s.output_targets, &out);
   absl::StrAppend(&out, "\nops Weft cannot run (", s.unsupported.size(), "):\n");
   for (const auto& p : s.unsupported) {
-    absl::StrAppend(&out, "  ", absl::CEscape(p.node), " (", absl::CEscape(p.op),
-                    "): ", p.reason, "\n");
+    std::vector<std::string> named;
+    for (size_t i = 0; i < p.nodes.size() && i < kMaxNodesNamed; ++i) {
+      named.push_back(absl::CEscape(p.nodes[i]));
+    }
+    if (p.nodes.size() > kMaxNodesNamed) {
+      named.push_back(absl::StrCat("... and ", p.nodes.size() - kMaxNodesNamed,
+                                   " more"));
+    }
+    absl::StrAppend(&out, "  ", absl::CEscape(p.op), " (", p.nodes.size(),
+                    p.nodes.size() == 1 ? " node: " : " nodes: ",
+                    absl::StrJoin(named, ", "), "): ", p.reason, "\n");
   }
   absl::StrAppend(&out, "\nvalidation: ", s.validation, "\n");
   return out;
@@ -179,7 +246,12 @@ std::string GraphSummaryToJson(const GraphSummary& s) {
   j["output_targets"] = s.output_targets;
   j["unsupported"] = nlohmann::json::array();
   for (const auto& p : s.unsupported) {
-    j["unsupported"].push_back({{"node", p.node}, {"op", p.op}, {"reason", p.reason}});
+    std::vector<std::string> named(
+        p.nodes.begin(), p.nodes.begin() + std::min(p.nodes.size(), kMaxListed));
+    j["unsupported"].push_back({{"op", p.op},
+                                {"reason", p.reason},
+                                {"num_nodes", p.nodes.size()},
+                                {"nodes", named}});
   }
   j["validation"] = s.validation;
   return JsonText(j) + "\n";

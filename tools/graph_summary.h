@@ -7,7 +7,12 @@
 //
 // Summarizing never fails: a graph Weft cannot run is still summarized, and
 // what stops it is listed (unknown ops, ops without a CPU kernel for their
-// dtypes, the first validation error).
+// dtypes, the first validation error). Every op in the way is listed at once,
+// with the nodes that use it, in the top-level graph and in the bodies of the
+// library's functions ("function/node"). Calls of library functions and the
+// functional ops `weft run` lowers before running (While, If, Case,
+// PartitionedCall, SymbolicGradient, ...; graph/lower_functional_ops.h) need
+// no kernel and are not listed.
 #ifndef WEFT_TOOLS_GRAPH_SUMMARY_H_
 #define WEFT_TOOLS_GRAPH_SUMMARY_H_
 
@@ -27,8 +32,10 @@ struct GraphSummary {
   struct Input {
     std::string name, op, dtype, shape;  // Placeholder / PlaceholderWithDefault
   };
-  struct Problem {
-    std::string node, op, reason;
+  // One op Weft cannot run, for one reason, and every node that uses it.
+  struct UnsupportedOp {
+    std::string op, reason;          // reason names no node
+    std::vector<std::string> nodes;  // "node", or "function/node" in a body
   };
 
   int64_t num_nodes = 0;
@@ -43,8 +50,9 @@ struct GraphSummary {
   // "node:0") and without (targets such as train ops and init).
   std::vector<std::string> output_tensors;
   std::vector<std::string> output_targets;
-  // Nodes Weft cannot run: unknown op, or no CPU kernel for their attrs.
-  std::vector<Problem> unsupported;
+  // Ops Weft cannot run (unknown op, or no CPU kernel for the attrs of some
+  // of their nodes), sorted by op then reason.
+  std::vector<UnsupportedOp> unsupported;
   // OK, or the first error loading the graph would give (names the node).
   std::string validation = "ok";
 };

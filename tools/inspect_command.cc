@@ -1,5 +1,6 @@
 // weft inspect: what a GraphDef holds and whether Weft can run it; with
-// --placed, where a session would run each node.
+// --placed, where a session would run each node; with --coverage, how many of
+// TensorFlow's ops Weft registers.
 #include <cstdio>
 #include <optional>
 #include <string>
@@ -14,6 +15,8 @@
 #include "tools/graph_file.h"
 #include "tools/graph_summary.h"
 #include "tools/local_devices.h"
+#include "tools/op_coverage.h"
+#include "ops/framework/op_registry.h"
 #include "tools/placement_report.h"
 
 namespace weft {
@@ -23,9 +26,12 @@ constexpr char kUsage[] =
     "usage: weft inspect --graph FILE [--format text|json]\n"
     "                    [--placed [--cpu-devices N] [--no-soft-placement]]\n"
     "                    [--max-input-bytes N]\n"
+    "       weft inspect --coverage [--tf-ops FILE [--list-missing]]\n"
+    "                    [--format text|json]\n"
     "\n"
     "  --graph FILE     GraphDef, binary (.pb) or text (.pbtxt)\n"
-    "  --max-input-bytes N  refuse a --graph larger than N bytes (default 1 GiB)\n"
+    "  --max-input-bytes N  refuse a --graph or --tf-ops file larger than N\n"
+    "                   bytes (default 1 GiB)\n"
     "  --format F       text (default) or json\n"
     "  --placed         also place the graph as a session would (soft\n"
     "                   placement, as 'weft run' and 'weft train' do) and show\n"
@@ -38,12 +44,39 @@ constexpr char kUsage[] =
     "  --no-soft-placement  with --placed: fail, naming the node and why, when\n"
     "                   a request cannot be met (unknown device, no kernel there,\n"
     "                   conflicting colocation) instead of moving the node\n"
+    "  --coverage       print how many ops Weft registers and, with --tf-ops,\n"
+    "                   how many of TensorFlow's public ops (names not starting\n"
+    "                   with '_') those are\n"
+    "  --tf-ops FILE    TensorFlow's op list: one name per line, or an OpList\n"
+    "                   (binary or text); see the README for the command that\n"
+    "                   writes it from an installed TensorFlow\n"
+    "  --list-missing   with --tf-ops: also list the public ops Weft lacks\n"
     "\n"
     "Prints node counts by op, requested devices, variables with shapes,\n"
-    "inputs (placeholders), likely outputs (nodes nothing consumes), the ops\n"
-    "Weft cannot run, and the first validation error if any. Exits 1 when the\n"
+    "inputs (placeholders), likely outputs (nodes nothing consumes), every op\n"
+    "Weft cannot run with the nodes using it (function bodies included, as\n"
+    "function/node), and the first validation error if any. Exits 1 when the\n"
     "graph cannot run in Weft (or, with --placed, cannot be placed), 0\n"
     "otherwise.\n";
+
+int CoverageCommand(const CommandLine& cl, int64_t max_input, bool json) {
+  std::optional<std::vector<std::string>> tf_ops;
+  if (cl.Has("tf-ops")) {
+    absl::StatusOr<std::string> bytes = ReadFileToString(cl.Get("tf-ops"), max_input);
+    if (!bytes.ok()) return ReportError(bytes.status());
+    absl::StatusOr<std::vector<std::string>> names =
+        ParseOpNames(*bytes, cl.Get("tf-ops"));
+    if (!names.ok()) return ReportError(names.status());
+    tf_ops = *std::move(names);
+  }
+  const OpCoverage coverage =
+      ComputeOpCoverage(GlobalOpRegistry(), tf_ops ? &*tf_ops : nullptr);
+  const bool list_missing = cl.Has("list-missing");
+  const std::string text = json ? OpCoverageToJson(coverage, list_missing)
+                                : OpCoverageToText(coverage, list_missing);
+  std::fputs(text.c_str(), stdout);
+  return kExitOk;
+}
 
 }  // namespace
 
@@ -54,9 +87,40 @@ int InspectCommand(int argc, char** argv) {
                   {"cpu-devices", kValue},
                   {"no-soft-placement", kSwitch},
                   {"max-input-bytes", kValue},
+                  {"coverage", kSwitch},
+                  {"tf-ops", kValue},
+                  {"list-missing", kSwitch},
                   {"help", kSwitch}});
-  if (std::optional<int> exit = StartCommand(argc, argv, kUsage, {"graph"}, &cl)) {
+  if (std::optional<int> exit = StartCommand(argc, argv, kUsage, {}, &cl)) {
     return *exit;
+  }
+  const bool json = cl.Get("format", "text") == "json";
+  absl::StatusOr<int64_t> max_input =
+      cl.GetByteSize("max-input-bytes", kDefaultMaxInputBytes);
+  if (!max_input.ok()) return ReportUsage(max_input.status(), kUsage);
+  if (cl.Has("coverage")) {
+    for (const char* flag : {"graph", "placed", "cpu-devices", "no-soft-placement"}) {
+      if (cl.Has(flag)) {
+        return ReportUsage(absl::InvalidArgumentError(absl::StrCat(
+                               "--", flag, " does not go with --coverage")),
+                           kUsage);
+      }
+    }
+    if (cl.Has("list-missing") && !cl.Has("tf-ops")) {
+      return ReportUsage(
+          absl::InvalidArgumentError("--list-missing needs --tf-ops"), kUsage);
+    }
+    return CoverageCommand(cl, *max_input, json);
+  }
+  for (const char* flag : {"tf-ops", "list-missing"}) {
+    if (cl.Has(flag)) {
+      return ReportUsage(absl::InvalidArgumentError(
+                             absl::StrCat("--", flag, " goes with --coverage")),
+                         kUsage);
+    }
+  }
+  if (!cl.Has("graph")) {
+    return ReportUsage(absl::InvalidArgumentError("--graph is required"), kUsage);
   }
   int cpus = 0;
   if (cl.Has("cpu-devices")) {
@@ -75,10 +139,6 @@ int InspectCommand(int argc, char** argv) {
         absl::InvalidArgumentError("--no-soft-placement goes with --placed"),
         kUsage);
   }
-  absl::StatusOr<int64_t> max_input =
-      cl.GetByteSize("max-input-bytes", kDefaultMaxInputBytes);
-  if (!max_input.ok()) return ReportUsage(max_input.status(), kUsage);
-  const bool json = cl.Get("format", "text") == "json";
   absl::StatusOr<tensorflow::GraphDef> graph =
       ReadGraphDefFile(cl.Get("graph"), *max_input);
   if (!graph.ok()) return ReportError(graph.status());

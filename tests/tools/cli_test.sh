@@ -185,11 +185,86 @@ expect inspect_variables 0 "^  w	float32\[\]	\(VariableV2\)" -- \
 expect inspect_targets 0 "targets:.*" -- "$WEFT" inspect --graph "$EXAMPLES/linear_regression.pbtxt"
 expect inspect_json 0 '"validation": "ok"' -- \
   "$WEFT" inspect --graph "$EXAMPLES/mlp_classifier.pbtxt" --format json
-expect inspect_unknown_op 1 "^  b \(FancyOp\): unknown op" -- \
+expect inspect_unknown_op 1 "^  FancyOp \(1 node: b\): unknown op$" -- \
   "$WEFT" inspect --graph "$TMP/unknown_op.pbtxt"
 expect inspect_cycle 1 "^validation: INVALID_ARGUMENT: .*cycle" -- \
   "$WEFT" inspect --graph "$TMP/cycle.pbtxt"
 { const_node a 1; echo "node { name: \"s\" op: \"Cast\" input: \"a\" attr { key: \"SrcT\" value { type: DT_FLOAT } } attr { key: \"DstT\" value { type: DT_STRING } } }"; } >"$TMP/no_kernel.pbtxt"
-expect inspect_no_kernel 1 "^  s \(Cast\): " -- "$WEFT" inspect --graph "$TMP/no_kernel.pbtxt"
+expect inspect_no_kernel 1 "^  Cast \(1 node: s\): NOT_FOUND: no CPU kernel for op 'Cast' with DstT=string;" -- \
+  "$WEFT" inspect --graph "$TMP/no_kernel.pbtxt"
+# Every op in the way at once, with its nodes, function bodies included
+# ("function/node"); a call of a library function is no unknown op, and a
+# body's node whose dtype the call sets ("$T") is not guessed at.
+cat >"$TMP/unknown_ops.pbtxt" <<'PBTXT'
+node { name: "a" op: "Const" attr { key: "dtype" value { type: DT_FLOAT } } attr { key: "value" value { tensor { dtype: DT_FLOAT tensor_shape { } float_val: 1 } } } }
+node { name: "b" op: "FancyOp" input: "a" }
+node { name: "b2" op: "FancyOp" input: "a" }
+node { name: "c" op: "OtherOp" input: "a" }
+node { name: "call" op: "myfn" input: "a" attr { key: "T" value { type: DT_FLOAT } } }
+library { function {
+  signature { name: "myfn" input_arg { name: "x" type: DT_FLOAT } output_arg { name: "y" type: DT_FLOAT }
+    attr { name: "T" type: "type" } }
+  node_def { name: "inner" op: "BodyOnlyOp" input: "x" }
+  node_def { name: "neg" op: "Neg" input: "x" attr { key: "T" value { placeholder: "T" } } }
+  ret { key: "y" value: "inner:y:0" }
+} }
+PBTXT
+for want in "^ops Weft cannot run \(3\):$" "^  BodyOnlyOp \(1 node: myfn/inner\): unknown op$" \
+    "^  FancyOp \(2 nodes: b, b2\): unknown op$" "^  OtherOp \(1 node: c\): unknown op$"; do
+  expect "inspect_all_unknown_ops ($want)" 1 "$want" -- \
+    "$WEFT" inspect --graph "$TMP/unknown_ops.pbtxt"
+done
+# `weft ARGS --format json` on one line without spaces, so that a pattern can
+# span fields; weft's exit code.
+json_line=(bash -c '"$0" "$@" --format json | tr -d " \n"; exit "${PIPESTATUS[0]}"' "$WEFT")
+expect inspect_unknown_json 1 '\{"nodes":\["myfn/inner"\],"num_nodes":1,"op":"BodyOnlyOp","reason":"unknownop"\}' -- \
+  "${json_line[@]}" inspect --graph "$TMP/unknown_ops.pbtxt"
+# A StatelessWhile is lowered before it runs: no missing kernel, and it runs.
+cat >"$TMP/while.pbtxt" <<'PBTXT'
+node { name: "i0" op: "Const" attr { key: "dtype" value { type: DT_INT32 } } attr { key: "value" value { tensor { dtype: DT_INT32 tensor_shape { } int_val: 0 } } } }
+node { name: "loop" op: "StatelessWhile" input: "i0" attr { key: "T" value { list { type: DT_INT32 } } } attr { key: "cond" value { func { name: "cond" } } } attr { key: "body" value { func { name: "body" } } } }
+library {
+  function {
+    signature { name: "cond" input_arg { name: "i" type: DT_INT32 } output_arg { name: "c" type: DT_BOOL } }
+    node_def { name: "limit" op: "Const" attr { key: "dtype" value { type: DT_INT32 } } attr { key: "value" value { tensor { dtype: DT_INT32 tensor_shape { } int_val: 3 } } } }
+    node_def { name: "less" op: "Less" input: "i" input: "limit:output:0" attr { key: "T" value { type: DT_INT32 } } }
+    ret { key: "c" value: "less:z:0" }
+  }
+  function {
+    signature { name: "body" input_arg { name: "i" type: DT_INT32 } output_arg { name: "n" type: DT_INT32 } }
+    node_def { name: "one" op: "Const" attr { key: "dtype" value { type: DT_INT32 } } attr { key: "value" value { tensor { dtype: DT_INT32 tensor_shape { } int_val: 1 } } } }
+    node_def { name: "add" op: "AddV2" input: "i" input: "one:output:0" attr { key: "T" value { type: DT_INT32 } } }
+    ret { key: "n" value: "add:z:0" }
+  }
+}
+PBTXT
+expect inspect_while_runnable 0 "^ops Weft cannot run \(0\):$" -- "$WEFT" inspect --graph "$TMP/while.pbtxt"
+expect inspect_while_runs 0 "^3$" -- "$WEFT" run --graph "$TMP/while.pbtxt" --fetch loop
+
+# weft inspect --coverage: Weft's op count, and against a TensorFlow op list.
+expect coverage_weft_only 0 "^[0-9]+ ops registered in Weft$" -- "$WEFT" inspect --coverage
+printf 'Add\nAddV2\n_InternalOnly\n# a comment\n\nNotAnOpInWeft\nAdd\n' >"$TMP/tf_ops.txt"
+expect coverage_lines 0 "ops registered in Weft; 2 of TensorFlow's 3 public ops \(66\.7%\)$" -- \
+  "$WEFT" inspect --coverage --tf-ops "$TMP/tf_ops.txt"
+for want in "^missing \(1\):$" "^  NotAnOpInWeft$"; do
+  expect "coverage_missing ($want)" 0 "$want" -- \
+    "$WEFT" inspect --coverage --tf-ops "$TMP/tf_ops.txt" --list-missing
+done
+echo 'op { name: "Add" } op { name: "Zzz" } op { name: "_Z" }' >"$TMP/tf_ops.pbtxt"
+expect coverage_oplist_json 0 '^\{"tensorflow":\{"covered":1,"missing":\["Zzz"\],"percent":50\.0,"public_ops":2\},"weft_ops":[0-9]+\}$' -- \
+  "${json_line[@]}" inspect --coverage --tf-ops "$TMP/tf_ops.pbtxt" --list-missing
+# The binary OpList: field 1 (op) holding an OpDef whose field 1 (name) is "Add".
+printf '\x0a\x05\x0a\x03Add\x0a\x05\x0a\x03Foo' >"$TMP/tf_ops.pb"
+expect coverage_oplist_binary 0 "; 1 of TensorFlow's 2 public ops \(50\.0%\)$" -- \
+  "$WEFT" inspect --coverage --tf-ops "$TMP/tf_ops.pb"
+printf 'bad name\n' >"$TMP/bad_ops.txt"
+expect coverage_bad_file 1 "^error: INVALID_ARGUMENT: .*line 1: 'bad name' is not an op name" -- \
+  "$WEFT" inspect --coverage --tf-ops "$TMP/bad_ops.txt"
+expect coverage_list_needs_tf 2 "usage error: --list-missing needs --tf-ops" -- \
+  "$WEFT" inspect --coverage --list-missing
+expect coverage_not_with_graph 2 "usage error: --graph does not go with --coverage" -- \
+  "$WEFT" inspect --coverage --graph "$TMP/while.pbtxt"
+expect tf_ops_needs_coverage 2 "usage error: --tf-ops goes with --coverage" -- \
+  "$WEFT" inspect --graph "$TMP/while.pbtxt" --tf-ops "$TMP/tf_ops.txt"
 
 finish
