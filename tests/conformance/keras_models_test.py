@@ -10,9 +10,9 @@ traced with tf.function. Its variables, which the traced graph receives as
 captured resource inputs, become VarHandleOps with an init target assigning
 the initial values, which is how such a step is exported to run elsewhere.
 Weft runs init and then a few SGD-with-momentum steps on a fixed batch; the loss of the last
-step (which sees the weights of every update before it) and the model's
-weights afterwards are compared with TensorFlow eager running the same
-steps, to 1e-3.
+step (which sees the weights of every update before it) is compared with
+TensorFlow eager running the same steps, to 1e-3, where TensorFlow agrees
+with itself to 3e-4 from weights changed by 1e-7 (checked each time).
 
 usage: keras_models_test.py PATH_TO_WEFT [MODEL_NAME...]
 Prints 'SKIPPED: ...' and exits 0 when TensorFlow is not installed.
@@ -112,14 +112,17 @@ APPS = K.applications
 # name, builder, input shape (no batch), batch, int input range (or None),
 # training (learning rate, steps) or None. Batch norm over few values makes
 # training chaotic (a 1e-6 change of the initial weights moves MobileNetV2's
-# loss by 1% within two steps at 32x32, ResNet50's by as much at three), so
+# loss by 1% within two steps at 32x32), so
 # each model trains at a size, rate and step count where TensorFlow's own
 # loss is stable to well under the tolerance.
 MODELS = [
     ("mobilenet_v2", lambda: APPS.MobileNetV2(weights=None, alpha=0.35, input_shape=(64, 64, 3), classes=10), (64, 64, 3), 8, None, (0.002, 2)),
-    ("efficientnet_b0", lambda: APPS.EfficientNetB0(weights=None, input_shape=(32, 32, 3), classes=10), (32, 32, 3), 8, None, (0.002, 3)),
-    ("resnet50", lambda: APPS.ResNet50(weights=None, input_shape=(64, 64, 3), classes=10), (64, 64, 3), 8, None, (0.002, 2)),
-    ("densenet121", lambda: APPS.DenseNet121(weights=None, input_shape=(32, 32, 3), classes=10), (32, 32, 3), 8, None, (0.002, 3)),
+    ("efficientnet_b0", lambda: APPS.EfficientNetB0(weights=None, input_shape=(32, 32, 3), classes=10), (32, 32, 3), 8, None, (0.002, 2)),
+    # ResNet50's training step is not compared: TensorFlow's own loss after
+    # one SGD step moves by 2.5% when the initial weights change by 1e-6
+    # (64x64, batch 8, lr 5e-4), so no other implementation can match it.
+    ("resnet50", lambda: APPS.ResNet50(weights=None, input_shape=(32, 32, 3), classes=10), (32, 32, 3), 8, None, None),
+    ("densenet121", lambda: APPS.DenseNet121(weights=None, input_shape=(32, 32, 3), classes=10), (32, 32, 3), 8, None, (0.002, 2)),
     ("inception_v3", lambda: APPS.InceptionV3(weights=None, input_shape=(75, 75, 3), classes=10), (75, 75, 3), 1, None, None),
     ("transformer_block", transformer_block, (12, 32), 4, None, (0.002, 3)),
     ("lstm_gru", recurrent, (10,), 4, 50, (0.01, 3)),
@@ -214,8 +217,23 @@ def training_case(name, model, x, lr, steps):
     # TensorFlow's reference, from the same starting weights. Dropout and
     # other random layers draw from seed generators whose state variables
     # are part of the graph, so both sides draw the same numbers.
+    variables = list(model.variables) + list(opt.variables)
+    initial = [v.numpy() for v in variables]
     losses = [step(x, y).numpy() for _ in range(steps)]
     want = losses[-1]
+    # The comparison is only meaningful where TensorFlow agrees with itself:
+    # from weights changed by 1e-7 (about a float rounding), its loss must
+    # stay well within the tolerance.
+    noise = np.random.RandomState(5)
+    for v, value in zip(variables, initial):
+        if value.dtype.kind == "f":
+            value = value * (1 + 1e-7 * noise.standard_normal(value.shape)).astype(value.dtype)
+        v.assign(value)
+    again = [step(x, y).numpy() for _ in range(steps)][-1]
+    spread = abs(again - want) / max(abs(want), 1e-6)
+    check(f"{name}/tensorflow_is_stable", spread < 3e-4,
+          f"TensorFlow's own loss moves by {spread:.2e} relative when the "
+          "initial weights change by 1e-7: train this model smaller or slower")
     # The comparison must be able to tell trained weights from initial ones.
     moved = abs(losses[-1] - losses[0]) / max(abs(losses[0]), 1e-6)
     check(f"{name}/training_moves_the_loss", moved > 3e-3,
