@@ -164,7 +164,10 @@ template <typename T>
 struct TruncDivScalar {
   typedef T result_type;
   T operator()(const T& x, const T& y) const {
-    return y == -1 ? WrappingNeg(x) : static_cast<T>(x / y);
+    if constexpr (std::is_signed_v<T>) {
+      if (y == T(-1)) return WrappingNeg(x);
+    }
+    return static_cast<T>(x / y);
   }
 };
 
@@ -189,7 +192,8 @@ struct FloorModIntScalar {
   }
 };
 
-// Div on integers: truncates toward zero, like C.
+// Div and TruncateDiv on integers: truncates toward zero, like C, for
+// either signedness.
 struct IntDiv : IntDivisorCheck {
   static constexpr int kCost = 12;
   template <typename X, typename Y>

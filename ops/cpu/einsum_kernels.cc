@@ -240,9 +240,10 @@ class EinsumOp : public OpKernel {
     }
     const std::vector<int> contracted =
         LabelsWhere(a, [&](int l) { return b.Has(l) && !in_out(l); });
+    auto size_of = [&](int l) { return a.Has(l) ? a.dims[a.Find(l)] : b.dims[b.Find(l)]; };
     auto product = [&](const std::vector<int>& labels) {
       int64_t n = 1;
-      for (int l : labels) n *= a.Has(l) ? a.dims[a.Find(l)] : b.dims[b.Find(l)];
+      for (int l : labels) n *= size_of(l);
       return n;
     };
     const int64_t batches = product(batch), m = product(free_a),
@@ -273,7 +274,7 @@ class EinsumOp : public OpKernel {
     }
     if (cp != y) {
       std::vector<int64_t> dims;
-      for (int l : product_order) dims.push_back(a.Has(l) ? a.dims[a.Find(l)] : b.dims[b.Find(l)]);
+      for (int l : product_order) dims.push_back(size_of(l));
       Gather(Contiguous<T>(cp, product_order, dims), out, y);
     }
     return absl::OkStatus();

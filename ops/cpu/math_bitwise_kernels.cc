@@ -20,7 +20,7 @@ void RegisterFor(KernelRegistry* r) {
   RegisterBinary<BitwiseXor, T>(r, "BitwiseXor");
   RegisterBinary<LeftShift, T>(r, "LeftShift");
   RegisterBinary<RightShift, T>(r, "RightShift");
-  RegisterBinary<TruncateDivInt, T>(r, "TruncateDiv");
+  RegisterBinary<IntDiv, T>(r, "TruncateDiv");
   if constexpr (std::is_same_v<T, int32_t> || std::is_same_v<T, int64_t>) {
     RegisterBinary<TruncateModInt, T>(r, "TruncateMod");
   }

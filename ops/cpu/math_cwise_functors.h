@@ -43,6 +43,15 @@ WEFT_UNARY_FUNCTOR(IsNan, 1, x.isNaN());
 WEFT_UNARY_FUNCTOR(IsInf, 1, x.isInf());
 WEFT_UNARY_FUNCTOR(Invert, 1, x.unaryExpr([](T v) { return T(~v); }));
 
+// The functions above that float, double and half all have, and the
+// predicates (bool results), as lists: X(Name) for each, Name being both the
+// functor and the op (math_unary_kernels.cc and math_half_kernels.cc
+// register them from here).
+#define WEFT_MATH_UNARY_FUNCTIONS(X)                                         \
+  X(Sin) X(Cos) X(Tan) X(Asin) X(Acos) X(Atan) X(Sinh) X(Cosh) X(Asinh)     \
+  X(Acosh) X(Atanh) X(Expm1) X(Log1p)
+#define WEFT_MATH_PREDICATES(X) X(IsFinite) X(IsNan) X(IsInf)
+
 // PopulationCount: the set bits of the two's-complement pattern, as uint8.
 struct PopulationCount {
   static constexpr int kCost = 2;
@@ -101,16 +110,8 @@ struct TruncateModReal : BinaryFunctorBase {
   }
 };
 
-// Integer x / y and x % y truncating (C's), any signedness; a signed
-// INT_MIN / -1 wraps to INT_MIN and its remainder is 0.
-template <typename T>
-struct TruncDivAnyScalar {
-  typedef T result_type;
-  T operator()(const T& x, const T& y) const {
-    if constexpr (std::is_signed_v<T>) return TruncDivScalar<T>()(x, y);
-    return static_cast<T>(x / y);
-  }
-};
+// Integer x % y truncating (C's), any signedness; a signed INT_MIN % -1 is
+// 0 instead of a trap. (x / y is cwise_functors.h's IntDiv.)
 template <typename T>
 struct TruncModAnyScalar {
   typedef T result_type;
@@ -119,13 +120,6 @@ struct TruncModAnyScalar {
       if (y == T(-1)) return T(0);
     }
     return static_cast<T>(x % y);
-  }
-};
-struct TruncateDivInt : IntDivisorCheck {
-  static constexpr int kCost = 12;
-  template <typename X, typename Y>
-  static auto Apply(const X& x, const Y& y) {
-    return x.binaryExpr(y, TruncDivAnyScalar<typename X::Scalar>());
   }
 };
 struct TruncateModInt : IntDivisorCheck {

@@ -60,22 +60,12 @@ WEFT_HALF_GRAD(HalfReciprocalGrad,
 
 void RegisterUnaryFunctions(KernelRegistry* r) {
   using namespace functor;  // NOLINT: the functors are the op names
-  RegisterHalfUnary<Sin>(r, "Sin");
-  RegisterHalfUnary<Cos>(r, "Cos");
-  RegisterHalfUnary<Tan>(r, "Tan");
-  RegisterHalfUnary<Asin>(r, "Asin");
-  RegisterHalfUnary<Acos>(r, "Acos");
-  RegisterHalfUnary<Atan>(r, "Atan");
-  RegisterHalfUnary<Sinh>(r, "Sinh");
-  RegisterHalfUnary<Cosh>(r, "Cosh");
-  RegisterHalfUnary<Asinh>(r, "Asinh");
-  RegisterHalfUnary<Acosh>(r, "Acosh");
-  RegisterHalfUnary<Atanh>(r, "Atanh");
-  RegisterHalfUnary<Expm1>(r, "Expm1");
-  RegisterHalfUnary<Log1p>(r, "Log1p");
-  RegisterCpuKernel<HalfUnaryOp<IsFinite, bool>, Half>(r, "IsFinite");
-  RegisterCpuKernel<HalfUnaryOp<IsNan, bool>, Half>(r, "IsNan");
-  RegisterCpuKernel<HalfUnaryOp<IsInf, bool>, Half>(r, "IsInf");
+#define WEFT_REGISTER(F) RegisterHalfUnary<F>(r, #F);
+  WEFT_MATH_UNARY_FUNCTIONS(WEFT_REGISTER)
+#undef WEFT_REGISTER
+#define WEFT_REGISTER(F) RegisterCpuKernel<HalfUnaryOp<F, bool>, Half>(r, #F);
+  WEFT_MATH_PREDICATES(WEFT_REGISTER)
+#undef WEFT_REGISTER
 }
 
 // The unary ops of ops/math_ops.cc, on half.

@@ -10,23 +10,13 @@ namespace {
 template <typename T>
 void RegisterFor(KernelRegistry* r) {
   using namespace functor;  // NOLINT: the functors are the op names
-  RegisterUnary<Sin, T>(r, "Sin");
-  RegisterUnary<Cos, T>(r, "Cos");
-  RegisterUnary<Tan, T>(r, "Tan");
-  RegisterUnary<Asin, T>(r, "Asin");
-  RegisterUnary<Acos, T>(r, "Acos");
-  RegisterUnary<Atan, T>(r, "Atan");
-  RegisterUnary<Sinh, T>(r, "Sinh");
-  RegisterUnary<Cosh, T>(r, "Cosh");
-  RegisterUnary<Asinh, T>(r, "Asinh");
-  RegisterUnary<Acosh, T>(r, "Acosh");
-  RegisterUnary<Atanh, T>(r, "Atanh");
-  RegisterUnary<Expm1, T>(r, "Expm1");
-  RegisterUnary<Log1p, T>(r, "Log1p");
+#define WEFT_REGISTER(F) RegisterUnary<F, T>(r, #F);
+  WEFT_MATH_UNARY_FUNCTIONS(WEFT_REGISTER)
+#undef WEFT_REGISTER
+#define WEFT_REGISTER(F) RegisterCpuKernel<UnaryOp<F, T, bool>, T>(r, #F);
+  WEFT_MATH_PREDICATES(WEFT_REGISTER)
+#undef WEFT_REGISTER
   RegisterUnary<Rint, T>(r, "Rint");
-  RegisterCpuKernel<UnaryOp<IsFinite, T, bool>, T>(r, "IsFinite");
-  RegisterCpuKernel<UnaryOp<IsNan, T, bool>, T>(r, "IsNan");
-  RegisterCpuKernel<UnaryOp<IsInf, T, bool>, T>(r, "IsInf");
 }
 
 }  // namespace

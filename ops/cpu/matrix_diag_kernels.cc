@@ -97,20 +97,43 @@ absl::Status BandOfMatrices(const Tensor& in, const Tensor& k, Band* b,
   return absl::OkStatus();
 }
 
-// Calls fn(matrix, diag_row, position, r, c) for every (diagonal, element)
-// pair of the band in every matrix: matrix element (r, c) is packed
-// element `position` of row diag_row.
-template <typename Fn>
-void ForEachBandElement(OpKernelContext* c, const Band& b, int64_t matrices, Fn&& fn) {
-  ParallelRange(c, matrices, b.num_diags() * b.max_len + 1,
-                [&](int64_t begin, int64_t end) {
-    for (int64_t m = begin; m < end; ++m) {
-      for (int64_t d = b.upper; d >= b.lower; --d) {
-        const int64_t row = b.upper - d, len = b.Length(d), off = b.Offset(d);
-        const int64_t r0 = std::max<int64_t>(0, -d), c0 = std::max<int64_t>(0, d);
-        for (int64_t i = 0; i < len; ++i) fn(m, row, off + i, r0 + i, c0 + i);
+// Copies the band's elements of `matrices` matrices between their packed
+// diagonals and the matrices: packed into matrix elements when kToMatrix,
+// else the reverse. Elements outside the band are left as they are.
+template <bool kToMatrix>
+void CopyBand(OpKernelContext* c, const Band& b, int64_t matrices,
+              const Tensor& from, Tensor* to) {
+  const int64_t per = b.num_diags() * b.max_len;
+  VisitStorage(from.dtype(), [&](auto tag) {
+    using T = typename decltype(tag)::type;
+    const T* src = from.data<T>();
+    T* dst = to->data<T>();
+    ParallelRange(c, matrices, per + 1, [&](int64_t begin, int64_t end) {
+      for (int64_t m = begin; m < end; ++m) {
+        for (int64_t d = b.upper; d >= b.lower; --d) {
+          const int64_t row = b.upper - d, len = b.Length(d);
+          const int64_t packed = m * per + row * b.max_len + b.Offset(d);
+          const int64_t first = (m * b.rows + std::max<int64_t>(0, -d)) * b.cols +
+                                std::max<int64_t>(0, d);
+          for (int64_t i = 0; i < len; ++i) {
+            const int64_t elem = first + i * (b.cols + 1);
+            if constexpr (kToMatrix) {
+              dst[elem] = src[packed + i];
+            } else {
+              dst[packed + i] = src[elem];
+            }
+          }
+        }
       }
-    }
+    });
+  });
+}
+
+// Fills `out` with the scalar `value` (of out's dtype).
+void FillWith(const Tensor& value, Tensor* out) {
+  VisitStorage(out->dtype(), [&](auto tag) {
+    using T = typename decltype(tag)::type;
+    std::fill(out->data<T>(), out->data<T>() + out->NumElements(), value.data<T>()[0]);
   });
 }
 
@@ -133,18 +156,8 @@ class MatrixDiagPartOp : public OpKernel {
     Tensor* out;
     OP_REQUIRES_OK(c, c->allocate_output(0, shape, &out));
     if (out->NumElements() == 0) return;
-    const int64_t matrices = in.NumElements() / (b.rows * b.cols);
-    VisitStorage(in.dtype(), [&](auto tag) {
-      using T = typename decltype(tag)::type;
-      const T* src = in.data<T>();
-      T* dst = out->data<T>();
-      std::fill(dst, dst + out->NumElements(), c->input(2).data<T>()[0]);
-      const int64_t per = b.num_diags() * b.max_len;
-      ForEachBandElement(c, b, matrices, [&](int64_t m, int64_t row, int64_t pos,
-                                             int64_t r, int64_t col) {
-        dst[m * per + row * b.max_len + pos] = src[(m * b.rows + r) * b.cols + col];
-      });
-    });
+    FillWith(c->input(2), out);
+    CopyBand<false>(c, b, in.NumElements() / (b.rows * b.cols), in, out);
   }
 
  private:
@@ -198,18 +211,8 @@ class MatrixDiagOp : public OpKernel {
     Tensor* out;
     OP_REQUIRES_OK(c, c->allocate_output(0, shape, &out));
     if (out->NumElements() == 0) return;
-    const int64_t matrices = out->NumElements() / (rows * cols);
-    VisitStorage(diag.dtype(), [&](auto tag) {
-      using T = typename decltype(tag)::type;
-      const T* src = diag.data<T>();
-      T* dst = out->data<T>();
-      std::fill(dst, dst + out->NumElements(), c->input(4).data<T>()[0]);
-      const int64_t per = b.num_diags() * b.max_len;
-      ForEachBandElement(c, b, matrices, [&](int64_t m, int64_t row, int64_t pos,
-                                             int64_t r, int64_t col) {
-        dst[(m * b.rows + r) * b.cols + col] = src[m * per + row * b.max_len + pos];
-      });
-    });
+    FillWith(c->input(4), out);
+    CopyBand<true>(c, b, out->NumElements() / (rows * cols), diag, out);
   }
 
  private:
@@ -235,18 +238,8 @@ class MatrixSetDiagOp : public OpKernel {
     Tensor* out;
     OP_REQUIRES_OK(c, c->allocate_output(0, in.shape(), &out));
     if (out->NumElements() == 0) return;
-    const int64_t matrices = in.NumElements() / (b.rows * b.cols);
-    VisitStorage(in.dtype(), [&](auto tag) {
-      using T = typename decltype(tag)::type;
-      const T* src = diag.data<T>();
-      T* dst = out->data<T>();
-      std::copy(in.data<T>(), in.data<T>() + in.NumElements(), dst);
-      const int64_t per = b.num_diags() * b.max_len;
-      ForEachBandElement(c, b, matrices, [&](int64_t m, int64_t row, int64_t pos,
-                                             int64_t r, int64_t col) {
-        dst[(m * b.rows + r) * b.cols + col] = src[m * per + row * b.max_len + pos];
-      });
-    });
+    CopyElements(in, 0, *out, 0, in.NumElements());
+    CopyBand<true>(c, b, in.NumElements() / (b.rows * b.cols), diag, out);
   }
 
  private:
