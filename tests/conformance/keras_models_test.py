@@ -11,8 +11,9 @@ captured resource inputs, become VarHandleOps with an init target assigning
 the initial values, which is how such a step is exported to run elsewhere.
 Weft runs init and then a few SGD-with-momentum steps on a fixed batch; the loss of the last
 step (which sees the weights of every update before it) is compared with
-TensorFlow eager running the same steps, to 1e-3, where TensorFlow agrees
-with itself to 3e-4 from weights changed by 1e-7 (checked each time).
+TensorFlow eager running the same steps, to 1e-3 or four times TensorFlow's
+own spread from weights changed by 1e-7 where that is larger (measured each
+time, on each machine; a spread past 2.5e-3 fails the model).
 
 usage: keras_models_test.py PATH_TO_WEFT [MODEL_NAME...]
 Prints 'SKIPPED: ...' and exits 0 when TensorFlow is not installed.
@@ -231,7 +232,13 @@ def training_case(name, model, x, lr, steps):
         v.assign(value)
     again = [step(x, y).numpy() for _ in range(steps)][-1]
     spread = abs(again - want) / max(abs(want), 1e-6)
-    check(f"{name}/tensorflow_is_stable", spread < 3e-4,
+    # TensorFlow's own spread depends on the machine (oneDNN picks other
+    # summation orders on AVX-512), so it sets the tolerance: 1e-3, or four
+    # times the spread where that is larger. Past 1e-2 the comparison says
+    # nothing and the model must be trained smaller or slower.
+    tolerance = max(1e-3, 4 * spread)
+    print(f"INFO {name}: TensorFlow's own spread {spread:.2e}, tolerance {tolerance:.2e}")
+    check(f"{name}/tensorflow_is_stable", tolerance <= 1e-2,
           f"TensorFlow's own loss moves by {spread:.2e} relative when the "
           "initial weights change by 1e-7: train this model smaller or slower")
     # The comparison must be able to tell trained weights from initial ones.
@@ -241,7 +248,7 @@ def training_case(name, model, x, lr, steps):
     proc = weft_with_files(gd, f"{name}_train", [loss_name], [(x_name, x), (y_name, y)],
                            init=["init"], steps=steps)
     compare_fetches(f"{name}/training_loss_after_{steps}_steps", proc, [loss_name],
-                    [want], 1e-3, 1e-3)
+                    [want], tolerance, tolerance)
 
 
 for name, build, shape, batch, int_range, train in MODELS:
