@@ -20,6 +20,7 @@
 #include "runtime/core/status.h"
 #include "runtime/core/tensor_proto.h"
 #include "runtime/executable_graph.h"
+#include "runtime/function_runtime.h"
 #include "runtime/executor_observer.h"
 #include "runtime/kernel_cache.h"
 
@@ -31,6 +32,9 @@ struct Worker::RegisteredGraph {
   std::shared_ptr<absl::flat_hash_map<const Device*, std::unique_ptr<ResourceMgr>>>
       resources;
   std::shared_ptr<KernelCache> kernels;
+  // The graph's library functions, for kernels that call them per element
+  // (tf.data); null when it has none. Outlives `exec`.
+  std::shared_ptr<FunctionRuntime> functions;
   std::unique_ptr<ExecutableGraph> exec;
 };
 
@@ -394,6 +398,11 @@ absl::Status Worker::RegisterGraph(
       auto it = resources->find(d);
       return it == resources->end() ? nullptr : it->second.get();
     };
+  }
+  if (!request.graph_def().library().function().empty()) {
+    registered->functions = std::make_shared<FunctionRuntime>(
+        FunctionRuntime::Options{request.graph_def().library(), &ops, &kernels});
+    exec_options.functions = registered->functions.get();
   }
   exec_options.receives_from_other_tasks = true;
   if (session->workers != nullptr) exec_options.task_name = session->task;

@@ -22,6 +22,7 @@ const KernelRegistry& GlobalKernelRegistry() {
     RegisterMathExtraKernels(r);
     RegisterArrayGradKernels(r);
     RegisterIoKernels(r);
+    RegisterDatasetKernels(r);
     RegisterAccumulatorKernels(r);
     RegisterQueueKernels(r);
     RegisterStageKernels(r);

@@ -19,6 +19,7 @@ const OpRegistry& GlobalOpRegistry() {
     RegisterMathExtraOps(r);
     RegisterArrayGradOps(r);
     RegisterIoOps(r);
+    RegisterDatasetOps(r);
     RegisterDataFlowOps(r);
     RegisterListOps(r);
     RegisterFunctionalOps(r);

@@ -35,6 +35,7 @@ absl::StatusOr<std::unique_ptr<ExecutableGraph>> ExecutableGraph::Create(
   exec_options.kernels = options.kernels;
   exec_options.inter_op_pool = options.inter_op_pool;
   exec_options.kernel_cache = options.kernel_cache;
+  exec_options.functions = options.functions;
   auto add_part = [&](std::unique_ptr<Graph> g,
                       const std::string& device) -> absl::Status {
     exec_options.device = by_name.at(device);

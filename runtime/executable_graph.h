@@ -66,6 +66,9 @@ struct ExecutableOptions {
   // use for `devices` instead of the one they are named under (a worker
   // session of a propagated cluster serves as another task's name).
   std::string task_name;
+  // Optional: runs the graph's library functions for kernels that call them
+  // per element (ops/framework/function_runner.h); must outlive the graph.
+  FunctionRunner* functions = nullptr;
 };
 
 class ExecutableGraph {

@@ -275,6 +275,7 @@ void Executor::Impl::Step::Start(const StepArgs& args, DoneCallback done) {
   base_params_.collectives = args.collectives;
   base_params_.cancellation = args.cancellation;
   base_params_.resource_mgr = exec_->options_.resource_mgr;
+  base_params_.functions = exec_->options_.functions;
   aborted_.store(false, std::memory_order_relaxed);
   cancel_callback_done_.store(false, std::memory_order_relaxed);
   {
@@ -494,6 +495,7 @@ void Executor::Impl::Step::Process(TaggedNode t, int64_t share, ReadyQueue* q,
     params.collectives = base_params_.collectives;
     params.cancellation = base_params_.cancellation;
     params.resource_mgr = base_params_.resource_mgr;
+    params.functions = base_params_.functions;
     params.is_input_dead = t.dead;
     params.frame_id = t.iter->frame_id;
     params.iter_id = t.iter->iter_num;

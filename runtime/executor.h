@@ -93,6 +93,7 @@
 namespace weft {
 
 class CollectiveRendezvous;
+class FunctionRunner;
 class Rendezvous;
 
 struct ExecutorOptions {
@@ -110,6 +111,10 @@ struct ExecutorOptions {
   // device's, which every session on the device shares. Must outlive the
   // executor.
   ResourceMgr* resource_mgr = nullptr;
+  // Optional: runs the graph's library functions for kernels that call them
+  // per element (ops/framework/function_runner.h). Must outlive the
+  // executor.
+  FunctionRunner* functions = nullptr;
 };
 
 // The tail TensorFlow appends to an error raised by node `name`.

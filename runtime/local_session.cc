@@ -14,6 +14,7 @@
 #include "runtime/core/device_memory.h"
 #include "runtime/executable_graph.h"
 #include "runtime/executor_observer.h"
+#include "runtime/function_runtime.h"
 #include "runtime/session_graph.h"
 #include "runtime/gpu/gpu_devices.h"
 #include "runtime/core/local_device_mgr.h"
@@ -25,6 +26,9 @@ namespace weft {
 struct LocalSession::PreparedRun {
   std::vector<FeedSpec> feeds;  // _Arg i takes the signature's feed i
   int num_fetches = 0;
+  // The graph's library functions, for kernels that call them per element;
+  // null when it has none. Outlives `graph`.
+  std::shared_ptr<FunctionRuntime> functions;
   std::unique_ptr<ExecutableGraph> graph;
 };
 
@@ -260,6 +264,11 @@ LocalSession::Prepare(const SessionGraph& state, const RunSignature& signature) 
   exec_options.inter_op_pool = run_inline_ ? nullptr : inter_op_pool_.get();
   exec_options.kernel_cache = &kernels_cache_;
   auto run = std::make_shared<PreparedRun>();
+  if (!state.graph->library().function().empty()) {
+    run->functions = std::make_shared<FunctionRuntime>(FunctionRuntime::Options{
+        state.graph->library(), ops_, kernels_});
+    exec_options.functions = run->functions.get();
+  }
   WEFT_ASSIGN_OR_RETURN(
       run->graph, ExecutableGraph::Create(exec_options, std::move(client.graph)));
   run->feeds = std::move(client.feeds);

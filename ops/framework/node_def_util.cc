@@ -313,6 +313,20 @@ WEFT_LIST_GETTER(std::vector<std::string>, s, "list(string)")
 WEFT_LIST_GETTER(DataTypeVector, type, "list(type)")
 #undef WEFT_LIST_GETTER
 
+absl::Status GetNodeAttr(const NodeDef& node, absl::string_view name,
+                         std::vector<PartialShape>* value) {
+  WEFT_ASSIGN_OR_RETURN(const AttrValue* v, Find(node, name));
+  if (v->value_case() != AttrValue::kList ||
+      ListSize(*v) != v->list().shape_size()) {
+    return WrongKind(node, name, *v, "list(shape)");
+  }
+  value->clear();
+  for (const auto& s : v->list().shape()) {
+    value->push_back(PartialShape::FromProto(s));
+  }
+  return absl::OkStatus();
+}
+
 absl::StatusOr<TensorId> ParseTensorName(absl::string_view name) {
   TensorId id;
   absl::string_view rest = name;

@@ -73,6 +73,8 @@ absl::Status GetNodeAttr(const tensorflow::NodeDef& node, absl::string_view name
                          std::vector<std::string>* value);
 absl::Status GetNodeAttr(const tensorflow::NodeDef& node, absl::string_view name,
                          DataTypeVector* value);
+absl::Status GetNodeAttr(const tensorflow::NodeDef& node, absl::string_view name,
+                         std::vector<PartialShape>* value);
 bool HasNodeAttr(const tensorflow::NodeDef& node, absl::string_view name);
 
 // "node 'name' (Op)": the prefix used in error messages, with the name and

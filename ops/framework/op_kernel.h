@@ -46,6 +46,7 @@ namespace weft {
 class CallFrame;
 class CancellationManager;
 class CollectiveRendezvous;
+class FunctionRunner;
 class Rendezvous;
 class OpKernelContext;
 
@@ -155,6 +156,9 @@ class OpKernelContext {
     // Where the step's resources live: a session's own (isolated) or, when
     // null, the device's.
     ResourceMgr* resource_mgr = nullptr;
+    // The graph's library functions, for kernels that call them per element
+    // (ops/framework/function_runner.h); null where the graph has none.
+    FunctionRunner* functions = nullptr;
     bool is_input_dead = false;  // for Recv-like kernels that forward deadness
     // The while-loop frame instance and iteration the node runs in (0, 0
     // outside loops); Send/Recv put them in rendezvous keys.
@@ -217,6 +221,7 @@ class OpKernelContext {
   Rendezvous* rendezvous() const { return p_.rendezvous; }
   CollectiveRendezvous* collectives() const { return p_.collectives; }
   CancellationManager* cancellation() const { return p_.cancellation; }
+  FunctionRunner* functions() const { return p_.functions; }
   bool is_input_dead() const { return p_.is_input_dead; }
   uint64_t frame_id() const { return p_.frame_id; }
   int64_t iter_id() const { return p_.iter_id; }

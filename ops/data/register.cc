@@ -1,0 +1,14 @@
+#include "ops/data/data_kernels.h"
+#include "ops/registration.h"
+
+namespace weft {
+
+void RegisterDatasetKernels(KernelRegistry* r) {
+  data::RegisterIteratorKernels(r);
+  data::RegisterSourceDatasetKernels(r);
+  data::RegisterMapDatasetKernels(r);
+  data::RegisterBatchDatasetKernels(r);
+  data::RegisterSequenceDatasetKernels(r);
+}
+
+}  // namespace weft

@@ -1,0 +1,64 @@
+// FunctionRuntime: the FunctionRunner (ops/framework/function_runner.h) of a
+// graph's function library, for kernels that call a function per element
+// (tf.data's map, filter, ...). The local session makes one per prepared
+// graph and the worker one per registered graph.
+//
+//   auto functions = std::make_shared<FunctionRuntime>(FunctionRuntime::Options{
+//       graph_def.library(), &GlobalOpRegistry(), &GlobalKernelRegistry()});
+//   exec_options.functions = functions.get();   // executors see it
+//
+// Instantiating builds the same pipeline a session runs: a graph of an
+// `_Arg` per flattened input, the body inlined (graph/function_inliner.h,
+// attr placeholders bound), a `_Retval` per result that waits for the body's
+// control outputs, calls and control flow in the body lowered and the whole
+// checked by the GraphDef loader; every node is then placed on the calling
+// kernel's device and one executor (runtime/executor.h) is built for it.
+// A call runs that executor inline on the calling thread: a function called
+// per element is small, and a kernel that wants calls in parallel (a
+// parallel map) runs them from threads of its own.
+//
+// Ownership: the runtime copies the library. An InstantiatedFunction holds
+// the runtime (shared_ptr), so nested calls (a flat_map whose function
+// builds a dataset that maps) keep working after the session that made it
+// has moved on; the device, its ResourceMgr, and the registries must outlive
+// both. Thread safety: const after construction; Instantiate and Run are
+// thread-safe.
+#ifndef WEFT_RUNTIME_FUNCTION_RUNTIME_H_
+#define WEFT_RUNTIME_FUNCTION_RUNTIME_H_
+
+#include <memory>
+
+#include "ops/framework/function_runner.h"
+#include "ops/framework/kernel_registry.h"
+#include "ops/framework/op_registry.h"
+#include "proto/function.pb.h"
+#include "runtime/core/device.h"
+
+namespace weft {
+
+class FunctionRuntime : public FunctionRunner,
+                        public std::enable_shared_from_this<FunctionRuntime> {
+ public:
+  struct Options {
+    tensorflow::FunctionDefLibrary library;
+    const OpRegistry* ops = nullptr;          // required
+    const KernelRegistry* kernels = nullptr;  // required
+  };
+  explicit FunctionRuntime(Options options);
+
+  // Must be called on a runtime owned by a shared_ptr.
+  absl::StatusOr<std::shared_ptr<const InstantiatedFunction>> Instantiate(
+      const tensorflow::NameAttrList& fn, Device* device,
+      ResourceMgr* resources) override;
+
+  const tensorflow::FunctionDefLibrary& library() const {
+    return options_.library;
+  }
+
+ private:
+  const Options options_;
+};
+
+}  // namespace weft
+
+#endif  // WEFT_RUNTIME_FUNCTION_RUNTIME_H_
