@@ -161,6 +161,30 @@ void RegisterDatasetOps(OpRegistry* r) {
                   .Attr("legacy_autotune: bool = true")
                   .Attr("buffer_size_min: int = 0"),
               ScalarShape);
+  r->Register(Dataset("ScanDataset", true)
+                  .Input("input_dataset: variant")
+                  .Input("initial_state: Tstate")
+                  .Input("other_arguments: Targuments")
+                  .Attr("f: func")
+                  .Attr("Tstate: list(type) >= 1")
+                  .Attr("Targuments: list(type) >= 0")
+                  .Attr("preserve_cardinality: bool = false")
+                  .Attr("use_default_device: bool = true"),
+              ScalarShape);
+  r->Register(OpDefBuilder("ReduceDataset")
+                  .Input("input_dataset: variant")
+                  .Input("initial_state: Tstate")
+                  .Input("other_arguments: Targuments")
+                  .Output("components: output_types")
+                  .Attr("f: func")
+                  .Attr("Tstate: list(type) >= 1")
+                  .Attr("Targuments: list(type) >= 0")
+                  .Attr("output_types: list(type) >= 1")
+                  .Attr("output_shapes: list(shape) >= 1")
+                  .Attr("use_inter_op_parallelism: bool = true")
+                  .Attr("metadata: string = ''")
+                  .SetIsStateful(),
+              ElementShapes);
   r->Register(Dataset("ZipDataset", true)
                   .Input("input_datasets: N * variant")
                   .Attr("N: int >= 1"),

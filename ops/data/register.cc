@@ -9,6 +9,7 @@ void RegisterDatasetKernels(KernelRegistry* r) {
   data::RegisterMapDatasetKernels(r);
   data::RegisterBatchDatasetKernels(r);
   data::RegisterSequenceDatasetKernels(r);
+  data::RegisterScanDatasetKernels(r);
 }
 
 }  // namespace weft

@@ -15,6 +15,7 @@ function that fails, batching elements of different shapes).
 usage: dataset_ops_test.py PATH_TO_WEFT
 Prints 'SKIPPED: ...' and exits 0 when TensorFlow is not installed.
 """
+import json
 import os
 import sys
 import tempfile
@@ -241,35 +242,58 @@ def test_training_from_an_iterator(target):
     check("training/loss_per_batch_until_the_end", ok, f"tf {losses[0]} weft {losses[1]}")
 
 
-def test_traced_loop_with_weft_run():
-    """TensorFlow 2's traced loop over a dataset (anonymous iterator, optional
-    values, a While loop), run by `weft run`."""
-    ds = tf.data.Dataset.range(1, 8).map(lambda v: v * v).batch(3)
-
-    @tf.function
-    def total():
-        s = tf.constant(0, tf.int64)
-        for b in ds:
-            s += tf.reduce_sum(b)
-        return s
-
-    concrete = total.get_concrete_function()
-    path = os.path.join(WORK, "traced_loop.pb")
+def traced_case(case, fn):
+    """Runs the traced tf.function `fn` (no inputs) with `weft run` and
+    compares its result with TensorFlow's."""
+    concrete = fn.get_concrete_function()
+    path = os.path.join(WORK, case.replace("/", "_") + ".pb")
     with open(path, "wb") as f:
         f.write(concrete.graph.as_graph_def().SerializeToString())
     fetch = concrete.outputs[0].name
     proc = run_weft(WEFT, path, [fetch])
     if proc.returncode != 0:
-        check("traced/for_loop_over_a_dataset", False, clip(proc.stderr))
+        check(case, False, clip(proc.stderr))
         return
-    import json
     got = decode(json.loads(proc.stdout)["fetches"][fetch])
-    check("traced/for_loop_over_a_dataset", int(got) == int(total().numpy()),
-          f"{got} != {total().numpy()}")
+    want = fn().numpy()
+    check(case, same(got.astype(want.dtype), want), f"{got} != {want}")
+
+
+def test_traced_loops_with_weft_run():
+    """TensorFlow 2's traced loops over a dataset, run by `weft run`: a
+    Python for loop (ScanDataset and ReduceDataset) and iter/next in a
+    tf.range loop (an anonymous iterator in a While loop)."""
+
+    def pipeline():
+        return tf.data.Dataset.range(1, 8).map(lambda v: v * v).batch(3)
+
+    @tf.function
+    def for_loop():
+        s = tf.constant(0, tf.int64)
+        for b in pipeline():
+            s += tf.reduce_sum(b)
+        return s
+
+    @tf.function
+    def next_in_a_while_loop():
+        it = iter(pipeline())
+        s = tf.constant(0, tf.int64)
+        for _ in tf.range(2):
+            s += tf.reduce_sum(next(it))
+        return s
+
+    @tf.function
+    def reduce_method():
+        return pipeline().reduce(tf.constant(0, tf.int64),
+                                 lambda a, b: a * 2 + tf.reduce_sum(b))
+
+    traced_case("traced/for_loop_over_a_dataset", for_loop)
+    traced_case("traced/next_in_a_while_loop", next_in_a_while_loop)
+    traced_case("traced/dataset_reduce", reduce_method)
 
 
 def main():
-    test_traced_loop_with_weft_run()
+    test_traced_loops_with_weft_run()
     tf1.disable_eager_execution()
     cluster = local_cluster.Cluster(WEFT, WORK, {"local": 1})
     try:
