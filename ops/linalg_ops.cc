@@ -30,27 +30,43 @@ bool MergeDim(int64_t a, int64_t b, int64_t* out) {
   return true;
 }
 
-// Input i as a batch of matrices: its batch dims and its rows and columns.
-// False when its rank is unknown; INVALID_ARGUMENT when it is below 2, or
-// when `square` and both known sizes differ.
-absl::Status Matrices(InferenceContext* c, int i, bool square, bool* known,
-                      Dims* batch, int64_t* rows, int64_t* cols) {
+// Input i as a batch of matrices: whether its rank is known, and then its
+// batch dims, rows and columns.
+struct MatrixShape {
+  bool known = false;
+  Dims batch;
+  int64_t rows = -1, cols = -1;
+};
+
+// INVALID_ARGUMENT when input i's rank is below 2, or when `square` and
+// its two known sizes differ.
+absl::Status Matrices(InferenceContext* c, int i, bool square, MatrixShape* out) {
   WEFT_RETURN_IF_ERROR(c->WithRankAtLeast(i, 2));
   const PartialShape& s = c->input(i);
-  *known = s.known_rank();
-  if (!*known) return absl::OkStatus();
-  batch->assign(s.dims().begin(), s.dims().end() - 2);
-  *rows = s.dim(s.rank() - 2);
-  *cols = s.dim(s.rank() - 1);
+  out->known = s.known_rank();
+  if (!out->known) return absl::OkStatus();
+  out->batch.assign(s.dims().begin(), s.dims().end() - 2);
+  out->rows = s.dim(s.rank() - 2);
+  out->cols = s.dim(s.rank() - 1);
   if (square) {
-    if (!MergeDim(*rows, *cols, rows)) {
+    if (!MergeDim(out->rows, out->cols, &out->rows)) {
       return absl::InvalidArgumentError(absl::StrCat(
           "Input matrix must be square; input ", i, " has shape ",
           s.DebugString()));
     }
-    *cols = *rows;
+    out->cols = out->rows;
   }
   return absl::OkStatus();
+}
+
+// Inputs 0 and 1 (input 0 square when `square`), and whether both ranks
+// are known; where not, output 0 is left unknown.
+absl::StatusOr<bool> TwoMatrices(InferenceContext* c, bool square, MatrixShape* a,
+                                 MatrixShape* b) {
+  WEFT_RETURN_IF_ERROR(Matrices(c, 0, square, a));
+  WEFT_RETURN_IF_ERROR(Matrices(c, 1, false, b));
+  if (!a->known || !b->known) c->set_output(0, PartialShape());
+  return a->known && b->known;
 }
 
 Dims With(Dims batch, std::initializer_list<int64_t> tail) {
@@ -58,26 +74,25 @@ Dims With(Dims batch, std::initializer_list<int64_t> tail) {
   return batch;
 }
 
+// Batch dims + tail where the input's rank is known, else unknown.
+PartialShape Out(const MatrixShape& in, std::initializer_list<int64_t> tail) {
+  return in.known ? PartialShape(With(in.batch, tail)) : PartialShape();
+}
+
 // [..., N, N] -> the same (MatrixInverse, Cholesky).
 absl::Status SquareShape(InferenceContext* c) {
-  bool known;
-  Dims batch;
-  int64_t n, n2;
-  WEFT_RETURN_IF_ERROR(Matrices(c, 0, true, &known, &batch, &n, &n2));
-  for (int o = 0; o < c->num_outputs(); ++o) {
-    c->set_output(o, known ? PartialShape(With(batch, {n, n})) : PartialShape());
-  }
+  MatrixShape in;
+  WEFT_RETURN_IF_ERROR(Matrices(c, 0, true, &in));
+  c->set_output(0, Out(in, {in.rows, in.rows}));
   return absl::OkStatus();
 }
 
 // [..., N, N] -> [...] for every output (the determinants).
 absl::Status DeterminantShape(InferenceContext* c) {
-  bool known;
-  Dims batch;
-  int64_t n, n2;
-  WEFT_RETURN_IF_ERROR(Matrices(c, 0, true, &known, &batch, &n, &n2));
+  MatrixShape in;
+  WEFT_RETURN_IF_ERROR(Matrices(c, 0, true, &in));
   for (int o = 0; o < c->num_outputs(); ++o) {
-    c->set_output(o, known ? PartialShape(batch) : PartialShape());
+    c->set_output(o, in.known ? PartialShape(in.batch) : PartialShape());
   }
   return absl::OkStatus();
 }
@@ -95,54 +110,45 @@ bool MergeBatch(const Dims& a, const Dims& b, Dims* out) {
 // matrix [..., M, M] (or [..., M, N] for least squares), rhs [..., M, K]
 // -> [..., N, K], the batch dims equal (MatrixSolve, MatrixSolveLs).
 absl::Status SolveShape(InferenceContext* c, bool square) {
-  bool known_a, known_b;
-  Dims batch_a, batch_b, batch;
-  int64_t m, n, rows, k;
-  WEFT_RETURN_IF_ERROR(Matrices(c, 0, square, &known_a, &batch_a, &m, &n));
-  WEFT_RETURN_IF_ERROR(Matrices(c, 1, false, &known_b, &batch_b, &rows, &k));
-  if (!known_a || !known_b) {
-    c->set_output(0, PartialShape());
-    return absl::OkStatus();
-  }
-  if (!MergeDim(m, rows, &m)) {
+  MatrixShape a, b;
+  absl::StatusOr<bool> known = TwoMatrices(c, square, &a, &b);
+  if (!known.ok() || !*known) return known.status();
+  Dims batch;
+  int64_t m;
+  if (!MergeDim(a.rows, b.rows, &m)) {
     return absl::InvalidArgumentError(absl::StrCat(
         "Input matrix and rhs are incompatible: matrix has shape ",
         c->input(0).DebugString(), ", rhs ", c->input(1).DebugString()));
   }
-  if (!MergeBatch(batch_a, batch_b, &batch)) {
+  if (!MergeBatch(a.batch, b.batch, &batch)) {
     return absl::InvalidArgumentError(absl::StrCat(
         "All input tensors must have the same outer dimensions: matrix has "
         "shape ", c->input(0).DebugString(), ", rhs ", c->input(1).DebugString()));
   }
-  c->set_output(0, PartialShape(With(batch, {n, k})));
+  c->set_output(0, PartialShape(With(batch, {a.cols, b.cols})));
   return absl::OkStatus();
 }
 
 // MatrixTriangularSolve: the batch dims broadcast.
 absl::Status TriangularSolveShape(InferenceContext* c) {
-  bool known_a, known_b;
-  Dims batch_a, batch_b;
-  int64_t m, m2, rows, k;
-  WEFT_RETURN_IF_ERROR(Matrices(c, 0, true, &known_a, &batch_a, &m, &m2));
-  WEFT_RETURN_IF_ERROR(Matrices(c, 1, false, &known_b, &batch_b, &rows, &k));
-  if (!known_a || !known_b) {
-    c->set_output(0, PartialShape());
-    return absl::OkStatus();
-  }
-  if (!MergeDim(m, rows, &m)) {
+  MatrixShape a, b;
+  absl::StatusOr<bool> known = TwoMatrices(c, true, &a, &b);
+  if (!known.ok() || !*known) return known.status();
+  int64_t m;
+  if (!MergeDim(a.rows, b.rows, &m)) {
     return absl::InvalidArgumentError(absl::StrCat(
         "In[0] mismatch In[1] shape: matrix has shape ", c->input(0).DebugString(),
         ", rhs ", c->input(1).DebugString()));
   }
   absl::StatusOr<PartialShape> batch =
-      BroadcastShapes(PartialShape(batch_a), PartialShape(batch_b));
+      BroadcastShapes(PartialShape(a.batch), PartialShape(b.batch));
   if (!batch.ok()) {
     return absl::InvalidArgumentError(absl::StrCat(
         "In[0] and In[1] must have compatible batch dimensions: ",
         c->input(0).DebugString(), " vs. ", c->input(1).DebugString()));
   }
   Dims out(batch->dims().begin(), batch->dims().end());
-  c->set_output(0, PartialShape(With(out, {m, k})));
+  c->set_output(0, PartialShape(With(out, {m, b.cols})));
   return absl::OkStatus();
 }
 
@@ -152,68 +158,51 @@ int64_t MinDim(int64_t a, int64_t b) {
 }
 
 absl::Status QrShape(InferenceContext* c) {
-  bool known, full;
-  Dims batch;
-  int64_t m, n;
-  WEFT_RETURN_IF_ERROR(Matrices(c, 0, false, &known, &batch, &m, &n));
+  MatrixShape in;
+  bool full;
+  WEFT_RETURN_IF_ERROR(Matrices(c, 0, false, &in));
   WEFT_RETURN_IF_ERROR(c->GetAttr("full_matrices", &full));
-  if (!known) {
-    c->set_output(0, PartialShape());
-    c->set_output(1, PartialShape());
-    return absl::OkStatus();
-  }
-  const int64_t p = full ? m : MinDim(m, n);
-  c->set_output(0, PartialShape(With(batch, {m, p})));
-  c->set_output(1, PartialShape(With(batch, {p, n})));
+  const int64_t p = full ? in.rows : MinDim(in.rows, in.cols);
+  c->set_output(0, Out(in, {in.rows, p}));
+  c->set_output(1, Out(in, {p, in.cols}));
   return absl::OkStatus();
 }
 
+// Without vectors, the kernels' v (and u) outputs are placeholder scalars.
 absl::Status EigShape(InferenceContext* c) {
-  bool known, compute_v;
-  Dims batch;
-  int64_t n, n2;
-  WEFT_RETURN_IF_ERROR(Matrices(c, 0, true, &known, &batch, &n, &n2));
+  MatrixShape in;
+  bool compute_v;
+  WEFT_RETURN_IF_ERROR(Matrices(c, 0, true, &in));
   WEFT_RETURN_IF_ERROR(c->GetAttr("compute_v", &compute_v));
-  c->set_output(0, known ? PartialShape(With(batch, {n})) : PartialShape());
-  // Without vectors, the kernel's v is a placeholder scalar.
-  c->set_output(1, !compute_v ? PartialShape({})
-                              : known ? PartialShape(With(batch, {n, n})) : PartialShape());
+  c->set_output(0, Out(in, {in.rows}));
+  c->set_output(1, compute_v ? Out(in, {in.rows, in.rows}) : PartialShape({}));
   return absl::OkStatus();
 }
 
 absl::Status SvdShape(InferenceContext* c) {
-  bool known, compute_uv, full;
-  Dims batch;
-  int64_t m, n;
-  WEFT_RETURN_IF_ERROR(Matrices(c, 0, false, &known, &batch, &m, &n));
+  MatrixShape in;
+  bool compute_uv, full;
+  WEFT_RETURN_IF_ERROR(Matrices(c, 0, false, &in));
   WEFT_RETURN_IF_ERROR(c->GetAttr("compute_uv", &compute_uv));
   WEFT_RETURN_IF_ERROR(c->GetAttr("full_matrices", &full));
-  const int64_t p = MinDim(m, n);
-  c->set_output(0, known ? PartialShape(With(batch, {p})) : PartialShape());
-  if (!compute_uv) {  // placeholder scalars, as the kernel gives
-    c->set_output(1, PartialShape({}));
-    c->set_output(2, PartialShape({}));
-  } else if (!known) {
-    c->set_output(1, PartialShape());
-    c->set_output(2, PartialShape());
-  } else {
-    c->set_output(1, PartialShape(With(batch, {m, full ? m : p})));
-    c->set_output(2, PartialShape(With(batch, {n, full ? n : p})));
-  }
+  const int64_t m = in.rows, n = in.cols, p = MinDim(m, n);
+  c->set_output(0, Out(in, {p}));
+  c->set_output(1, compute_uv ? Out(in, {m, full ? m : p}) : PartialShape({}));
+  c->set_output(2, compute_uv ? Out(in, {n, full ? n : p}) : PartialShape({}));
   return absl::OkStatus();
 }
 
 absl::Status CholeskyGradShape(InferenceContext* c) {
-  bool known_l, known_g;
-  Dims batch_l, batch_g, batch;
-  int64_t n, n2, gn, gn2;
-  WEFT_RETURN_IF_ERROR(Matrices(c, 0, true, &known_l, &batch_l, &n, &n2));
-  WEFT_RETURN_IF_ERROR(Matrices(c, 1, true, &known_g, &batch_g, &gn, &gn2));
-  if (!known_l || !known_g) {
-    c->set_output(0, known_l ? c->input(0) : c->input(1));
+  MatrixShape l, g;
+  WEFT_RETURN_IF_ERROR(Matrices(c, 0, true, &l));
+  WEFT_RETURN_IF_ERROR(Matrices(c, 1, true, &g));
+  if (!l.known || !g.known) {
+    c->set_output(0, l.known ? c->input(0) : c->input(1));
     return absl::OkStatus();
   }
-  if (!MergeDim(n, gn, &n) || !MergeBatch(batch_l, batch_g, &batch)) {
+  Dims batch;
+  int64_t n;
+  if (!MergeDim(l.rows, g.rows, &n) || !MergeBatch(l.batch, g.batch, &batch)) {
     return absl::InvalidArgumentError(absl::StrCat(
         "Inputs (L and grad) must have the same shape: ", c->input(0).DebugString(),
         " vs. ", c->input(1).DebugString()));
