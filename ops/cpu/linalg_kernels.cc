@@ -80,13 +80,22 @@ absl::Status Factor(const ConstMatrixMap<T>& a, bool adjoint, const char* messag
   return absl::OkStatus();
 }
 
-template <typename T>
-class MatrixInverseOp : public OpKernel {
+// MatrixInverse and MatrixSolve: an LU of the matrix or of its adjoint.
+class AdjointOpBase : public OpKernel {
  public:
-  explicit MatrixInverseOp(OpKernelConstruction* c) : OpKernel(c) {
+  explicit AdjointOpBase(OpKernelConstruction* c) : OpKernel(c) {
     c->SetStatus(c->GetAttr("adjoint", &adjoint_));
     set_expensive(true);
   }
+
+ protected:
+  bool adjoint_ = false;
+};
+
+template <typename T>
+class MatrixInverseOp : public AdjointOpBase {
+ public:
+  using AdjointOpBase::AdjointOpBase;
 
   void Compute(OpKernelContext* c) override {
     const Tensor& in = c->input(0);
@@ -105,9 +114,6 @@ class MatrixInverseOp : public OpKernel {
                             return s;
                           }));
   }
-
- private:
-  bool adjoint_ = false;
 };
 
 // sign and log|det| of the n x n matrix `a`, as TensorFlow finds them.
@@ -177,12 +183,9 @@ class LogMatrixDeterminantOp : public OpKernel {
 };
 
 template <typename T>
-class MatrixSolveOp : public OpKernel {
+class MatrixSolveOp : public AdjointOpBase {
  public:
-  explicit MatrixSolveOp(OpKernelConstruction* c) : OpKernel(c) {
-    c->SetStatus(c->GetAttr("adjoint", &adjoint_));
-    set_expensive(true);
-  }
+  using AdjointOpBase::AdjointOpBase;
 
   void Compute(OpKernelContext* c) override {
     const Tensor& a = c->input(0);
@@ -209,9 +212,6 @@ class MatrixSolveOp : public OpKernel {
                             return s;
                           }));
   }
-
- private:
-  bool adjoint_ = false;
 };
 
 // For each matrix of the broadcast batch `dims` (batch dims only), the
