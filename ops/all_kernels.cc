@@ -35,6 +35,7 @@ const KernelRegistry& GlobalKernelRegistry() {
     RegisterBatchNormKernels(r);
     RegisterImageResizeKernels(r);
     RegisterMathCwiseKernels(r);
+    RegisterLinalgKernels(r);
     RegisterGpuKernels(r);  // none in a build without CUDA
     return r;
   }();

@@ -32,6 +32,7 @@ const OpRegistry& GlobalOpRegistry() {
     RegisterBatchNormOps(r);
     RegisterImageResizeOps(r);
     RegisterMathCwiseOps(r);
+    RegisterLinalgOps(r);
     return r;
   }();
   return *registry;

@@ -38,6 +38,7 @@ void RegisterMatrixDiagOps(OpRegistry* r);
 void RegisterBatchNormOps(OpRegistry* r);      // batch_norm_ops.cc: FusedBatchNorm*
 void RegisterImageResizeOps(OpRegistry* r);    // image_resize_ops.cc: Resize*
 void RegisterMathCwiseOps(OpRegistry* r);      // math_cwise_ops.cc: Sin, Erf, BitwiseAnd, ...
+void RegisterLinalgOps(OpRegistry* r);         // linalg_ops.cc: MatrixInverse, Qr, Svd, ...
 
 // CPU kernels, ops/cpu/*.cc.
 void RegisterArrayKernels(KernelRegistry* r);
@@ -76,6 +77,7 @@ void RegisterArrayIndexKernels(KernelRegistry* r);   // cpu/array_index_kernels.
 void RegisterBatchNormKernels(KernelRegistry* r);    // cpu/batch_norm_kernels.cc
 void RegisterImageResizeKernels(KernelRegistry* r);  // cpu/image_resize_kernels.cc
 void RegisterMathCwiseKernels(KernelRegistry* r);    // cpu/math_cwise_kernels.cc
+void RegisterLinalgKernels(KernelRegistry* r);       // cpu/linalg_kernels.cc
 
 }  // namespace weft
 

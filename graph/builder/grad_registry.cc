@@ -47,6 +47,7 @@ const GradRegistry& GlobalGradRegistry() {
     RegisterConvGrads(r);
     RegisterArrayIndexGrads(r);
     RegisterNormResizeGrads(r);
+    RegisterLinalgGrads(r);
     RegisterGradGrads(r);
     RegisterControlFlowGrads(r);
     return r;

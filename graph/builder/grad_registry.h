@@ -77,6 +77,8 @@ void RegisterConvGrads(GradRegistry* r);
 void RegisterArrayIndexGrads(GradRegistry* r);
 // FusedBatchNorm* and the image resizes (norm_resize_grad.cc).
 void RegisterNormResizeGrads(GradRegistry* r);
+// MatrixInverse, Cholesky, MatrixSolve, SelfAdjointEigV2, ... (linalg_grad.cc).
+void RegisterLinalgGrads(GradRegistry* r);
 // Gradients of gradient ops (second derivatives).
 void RegisterGradGrads(GradRegistry* r);
 // Cond (Switch/Merge) and the parts of builder while loops (control_flow.h).
