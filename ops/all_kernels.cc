@@ -34,6 +34,7 @@ const KernelRegistry& GlobalKernelRegistry() {
     RegisterBatchNormKernels(r);
     RegisterImageResizeKernels(r);
     RegisterMathCwiseKernels(r);
+    RegisterNn3dKernels(r);
     RegisterGpuKernels(r);  // none in a build without CUDA
     return r;
   }();

@@ -31,6 +31,7 @@ const OpRegistry& GlobalOpRegistry() {
     RegisterBatchNormOps(r);
     RegisterImageResizeOps(r);
     RegisterMathCwiseOps(r);
+    RegisterNn3dOps(r);
     return r;
   }();
   return *registry;

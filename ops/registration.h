@@ -37,6 +37,7 @@ void RegisterMatrixDiagOps(OpRegistry* r);
 void RegisterBatchNormOps(OpRegistry* r);      // batch_norm_ops.cc: FusedBatchNorm*
 void RegisterImageResizeOps(OpRegistry* r);    // image_resize_ops.cc: Resize*
 void RegisterMathCwiseOps(OpRegistry* r);      // math_cwise_ops.cc: Sin, Erf, BitwiseAnd, ...
+void RegisterNn3dOps(OpRegistry* r);           // nn3d_ops.cc: Conv3D, MaxPool3D, LRN, MaxPoolWithArgmax, ...
 
 // CPU kernels, ops/cpu/*.cc.
 void RegisterArrayKernels(KernelRegistry* r);
@@ -74,6 +75,7 @@ void RegisterArrayIndexKernels(KernelRegistry* r);   // cpu/array_index_kernels.
 void RegisterBatchNormKernels(KernelRegistry* r);    // cpu/batch_norm_kernels.cc
 void RegisterImageResizeKernels(KernelRegistry* r);  // cpu/image_resize_kernels.cc
 void RegisterMathCwiseKernels(KernelRegistry* r);    // cpu/math_cwise_kernels.cc
+void RegisterNn3dKernels(KernelRegistry* r);         // cpu/conv3d_kernels.cc and the files it names
 
 }  // namespace weft
 

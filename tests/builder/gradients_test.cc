@@ -214,6 +214,9 @@ TEST(GradientsTest, EveryRegisteredGradientIsTested) {
       "Sin", "Cos", "Tan", "Asin", "Acos", "Atan", "Sinh", "Cosh", "Asinh",
       "Acosh", "Atanh", "Erf", "Erfc", "Erfinv", "Ndtri", "Lgamma", "Digamma",
       "Polygamma", "Expm1", "Log1p", "Atan2", "Xdivy", "Xlogy", "Xlog1py",
+      // nn3d_gradients_test.cc
+      "Conv3D", "Conv3DBackpropInputV2", "Conv3DBackpropFilterV2", "MaxPool3D",
+      "AvgPool3D", "AvgPool3DGrad", "LRN", "MaxPoolWithArgmax",
       // norm_resize_gradients_test.cc
       "FusedBatchNorm", "FusedBatchNormV2", "FusedBatchNormV3",
       "ResizeBilinear", "ResizeNearestNeighbor",
@@ -298,7 +301,12 @@ TEST(GradientsTest, EveryOpHasAGradientEntryOrIsListed) {
       "ResizeBilinearGrad", "ResizeNearestNeighborGrad",
       // TensorFlow differentiates Igamma/Igammac through IgammaGradA, which
       // Weft lacks; TruncateMod has no gradient in TensorFlow either.
-      "Igamma", "Igammac", "TruncateMod"};
+      "Igamma", "Igammac", "TruncateMod",
+      // Second derivatives through the 3-D max pools, LRN and the arg max
+      // pools: TensorFlow has them (LRNGrad's excepted), the builder not
+      // yet; MaxPoolGradGradWithArgmax has no CPU kernel in TensorFlow.
+      "MaxPool3DGrad", "MaxPool3DGradGrad", "LRNGrad", "MaxPoolGradWithArgmax",
+      "MaxPoolGradGradWithArgmax"};
   const OpRegistry& ops = GlobalOpRegistry();
   for (const std::string& op : ops.OpNames()) {
     const GradFn* fn = nullptr;
