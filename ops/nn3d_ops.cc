@@ -187,21 +187,14 @@ absl::Status MaxPoolWithArgmaxShape(InferenceContext* c) {
   return absl::OkStatus();
 }
 
-// MaxPoolGradWithArgmax: input's shape; grad and argmax must agree.
-absl::Status GradWithArgmaxShape(InferenceContext* c) {
+// MaxPoolGradWithArgmax (output: input's shape) and
+// MaxPoolGradGradWithArgmax (output: the pooled shape, which argmax has).
+template <int kShapeOf>
+absl::Status WithArgmaxGradShape(InferenceContext* c) {
   WEFT_RETURN_IF_ERROR(RankIs(c, 0, 4, "input"));
   WEFT_RETURN_IF_ERROR(RankIs(c, 1, 4, "grad"));
   WEFT_RETURN_IF_ERROR(RankIs(c, 2, 4, "argmax"));
-  c->set_output(0, c->input(0));
-  return absl::OkStatus();
-}
-
-// MaxPoolGradGradWithArgmax: the pooled shape, which argmax has.
-absl::Status GradGradWithArgmaxShape(InferenceContext* c) {
-  WEFT_RETURN_IF_ERROR(RankIs(c, 0, 4, "input"));
-  WEFT_RETURN_IF_ERROR(RankIs(c, 1, 4, "grad"));
-  WEFT_RETURN_IF_ERROR(RankIs(c, 2, 4, "argmax"));
-  c->set_output(0, c->input(2));
+  c->set_output(0, c->input(kShapeOf));
   return absl::OkStatus();
 }
 
@@ -320,8 +313,8 @@ void RegisterArgmaxPoolOps(OpRegistry* r) {
                     .Attr("include_batch_in_index: bool = false")
                     .Attr("Targmax: {int32, int64}")
                     .Attr(kRealTypes),
-                std::string(op) == "MaxPoolGradWithArgmax" ? ShapeFn(GradWithArgmaxShape)
-                                                           : ShapeFn(GradGradWithArgmaxShape));
+                std::string(op) == "MaxPoolGradWithArgmax" ? ShapeFn(WithArgmaxGradShape<0>)
+                                                           : ShapeFn(WithArgmaxGradShape<2>));
   }
 }
 

@@ -68,6 +68,34 @@ class Pool3DBase : public OpKernel {
     }
     return ComputeWindow3Dims(attrs_, in, attrs_.ksize, in.dim_size(4));
   }
+
+  // MaxPool3DGrad / MaxPool3DGradGrad(orig_input, orig_output, grad):
+  // checks the shapes (grad pooled, or orig_input's), allocates output 0
+  // (the other shape) and reads the inputs as CalcType into in[0..2].
+  // False when there is nothing to do (an error set, or an empty output).
+  template <typename T>
+  bool MaxGradInputs(OpKernelContext* c, bool grad_pooled, Window3Dims* d,
+                     CalcBuffer<T> in[3], CalcBuffer<T>* out, Tensor** out_tensor) {
+    const Tensor& input = c->input(0);
+    absl::StatusOr<Window3Dims> dims = Dims(input.shape());
+    if (!dims.ok()) {
+      c->SetStatus(dims.status());
+      return false;
+    }
+    *d = *dims;
+    const TensorShape pooled = d->OutShape();
+    absl::Status s = CheckShape(c->input(1), pooled, "orig_output");
+    if (s.ok()) s = CheckShape(c->input(2), grad_pooled ? pooled : input.shape(), "grad");
+    if (s.ok()) s = c->allocate_output(0, grad_pooled ? input.shape() : pooled, out_tensor);
+    if (!s.ok() || (*out_tensor)->NumElements() == 0) {
+      c->SetStatus(s);
+      return false;
+    }
+    for (int i = 0; i < 3 && s.ok(); ++i) s = CalcInput<T>(c, c->input(i), &in[i]);
+    if (s.ok()) s = CalcOutput<T>(c, *out_tensor, out);
+    c->SetStatus(s);
+    return s.ok();
+  }
   Window3Attrs attrs_;
 };
 
@@ -163,20 +191,11 @@ class MaxPool3DGradOp : public Pool3DBase {
   using Pool3DBase::Pool3DBase;
   void Compute(OpKernelContext* c) override {
     using C = CalcType<T>;
-    const Tensor& input = c->input(0);
-    absl::StatusOr<Window3Dims> dims = Dims(input.shape());
-    OP_REQUIRES_OK(c, dims.status());
-    const Window3Dims& d = *dims;
-    OP_REQUIRES_OK(c, CheckShape(c->input(1), d.OutShape(), "orig_output"));
-    OP_REQUIRES_OK(c, CheckShape(c->input(2), d.OutShape(), "grad"));
+    Window3Dims d;
+    CalcBuffer<T> in[3], dx;
     Tensor* out;
-    OP_REQUIRES_OK(c, c->allocate_output(0, input.shape(), &out));
-    if (out->NumElements() == 0) return;
-    CalcBuffer<T> x, y, g, dx;
-    OP_REQUIRES_OK(c, CalcInput<T>(c, input, &x));
-    OP_REQUIRES_OK(c, CalcInput<T>(c, c->input(1), &y));
-    OP_REQUIRES_OK(c, CalcInput<T>(c, c->input(2), &g));
-    OP_REQUIRES_OK(c, CalcOutput<T>(c, out, &dx));
+    if (!MaxGradInputs<T>(c, /*grad_pooled=*/true, &d, in, &dx, &out)) return;
+    const CalcBuffer<T>& x = in[0], &y = in[1], &g = in[2];
     const int64_t depth = d.in_depth;
     ForEachInputPixel(c, d, [&](int64_t b, int64_t, int64_t, int64_t, int64_t i,
                                 const Box& outs) {
@@ -231,20 +250,11 @@ class MaxPool3DGradGradOp : public Pool3DBase {
   using Pool3DBase::Pool3DBase;
   void Compute(OpKernelContext* c) override {
     using C = CalcType<T>;
-    const Tensor& input = c->input(0);
-    absl::StatusOr<Window3Dims> dims = Dims(input.shape());
-    OP_REQUIRES_OK(c, dims.status());
-    const Window3Dims& d = *dims;
-    OP_REQUIRES_OK(c, CheckShape(c->input(1), d.OutShape(), "orig_output"));
-    OP_REQUIRES_OK(c, CheckShape(c->input(2), input.shape(), "grad"));
+    Window3Dims d;
+    CalcBuffer<T> in[3], dy;
     Tensor* out;
-    OP_REQUIRES_OK(c, c->allocate_output(0, d.OutShape(), &out));
-    if (out->NumElements() == 0) return;
-    CalcBuffer<T> x, y, g, dy;
-    OP_REQUIRES_OK(c, CalcInput<T>(c, input, &x));
-    OP_REQUIRES_OK(c, CalcInput<T>(c, c->input(1), &y));
-    OP_REQUIRES_OK(c, CalcInput<T>(c, c->input(2), &g));
-    OP_REQUIRES_OK(c, CalcOutput<T>(c, out, &dy));
+    if (!MaxGradInputs<T>(c, /*grad_pooled=*/false, &d, in, &dy, &out)) return;
+    const CalcBuffer<T>& x = in[0], &y = in[1], &g = in[2];
     const int64_t depth = d.in_depth;
     ForEachOutputPixel(c, d, [&](int64_t b, int64_t op, int64_t oh, int64_t ow,
                                  int64_t o) {

@@ -157,25 +157,23 @@ class MaxPoolGradWithArgmaxOp : public ArgmaxPoolBase {
   }
 };
 
+template <typename T, typename Targmax>
+void RegisterFor(KernelRegistry* r) {
+  const DataType t = DataTypeToEnum<T>::value, ta = DataTypeToEnum<Targmax>::value;
+  r->Register(KernelDef("MaxPoolWithArgmax", kDeviceTypeCpu)
+                  .TypeConstraint("T", t)
+                  .TypeConstraint("Targmax", ta),
+              MakeKernel<MaxPoolWithArgmaxOp<T, Targmax>>);
+  r->Register(KernelDef("MaxPoolGradWithArgmax", kDeviceTypeCpu)
+                  .TypeConstraint("T", t)
+                  .TypeConstraint("Targmax", ta),
+              MakeKernel<MaxPoolGradWithArgmaxOp<T, Targmax>>);
+}
+
 template <typename T>
 void RegisterFor(KernelRegistry* r) {
-  const DataType t = DataTypeToEnum<T>::value;
-  r->Register(KernelDef("MaxPoolWithArgmax", kDeviceTypeCpu)
-                  .TypeConstraint("T", t)
-                  .TypeConstraint("Targmax", DT_INT64),
-              MakeKernel<MaxPoolWithArgmaxOp<T, int64_t>>);
-  r->Register(KernelDef("MaxPoolWithArgmax", kDeviceTypeCpu)
-                  .TypeConstraint("T", t)
-                  .TypeConstraint("Targmax", DT_INT32),
-              MakeKernel<MaxPoolWithArgmaxOp<T, int32_t>>);
-  r->Register(KernelDef("MaxPoolGradWithArgmax", kDeviceTypeCpu)
-                  .TypeConstraint("T", t)
-                  .TypeConstraint("Targmax", DT_INT64),
-              MakeKernel<MaxPoolGradWithArgmaxOp<T, int64_t>>);
-  r->Register(KernelDef("MaxPoolGradWithArgmax", kDeviceTypeCpu)
-                  .TypeConstraint("T", t)
-                  .TypeConstraint("Targmax", DT_INT32),
-              MakeKernel<MaxPoolGradWithArgmaxOp<T, int32_t>>);
+  RegisterFor<T, int64_t>(r);
+  RegisterFor<T, int32_t>(r);
 }
 
 }  // namespace
