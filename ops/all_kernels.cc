@@ -36,6 +36,7 @@ const KernelRegistry& GlobalKernelRegistry() {
     RegisterImageResizeKernels(r);
     RegisterMathCwiseKernels(r);
     RegisterLinalgKernels(r);
+    RegisterNn3dKernels(r);
     RegisterGpuKernels(r);  // none in a build without CUDA
     return r;
   }();

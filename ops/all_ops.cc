@@ -33,6 +33,7 @@ const OpRegistry& GlobalOpRegistry() {
     RegisterImageResizeOps(r);
     RegisterMathCwiseOps(r);
     RegisterLinalgOps(r);
+    RegisterNn3dOps(r);
     return r;
   }();
   return *registry;

@@ -39,6 +39,7 @@ void RegisterBatchNormOps(OpRegistry* r);      // batch_norm_ops.cc: FusedBatchN
 void RegisterImageResizeOps(OpRegistry* r);    // image_resize_ops.cc: Resize*
 void RegisterMathCwiseOps(OpRegistry* r);      // math_cwise_ops.cc: Sin, Erf, BitwiseAnd, ...
 void RegisterLinalgOps(OpRegistry* r);         // linalg_ops.cc: MatrixInverse, Qr, Svd, ...
+void RegisterNn3dOps(OpRegistry* r);           // nn3d_ops.cc: Conv3D, MaxPool3D, LRN, MaxPoolWithArgmax, ...
 
 // CPU kernels, ops/cpu/*.cc.
 void RegisterArrayKernels(KernelRegistry* r);
@@ -78,6 +79,7 @@ void RegisterBatchNormKernels(KernelRegistry* r);    // cpu/batch_norm_kernels.c
 void RegisterImageResizeKernels(KernelRegistry* r);  // cpu/image_resize_kernels.cc
 void RegisterMathCwiseKernels(KernelRegistry* r);    // cpu/math_cwise_kernels.cc
 void RegisterLinalgKernels(KernelRegistry* r);       // cpu/linalg_kernels.cc
+void RegisterNn3dKernels(KernelRegistry* r);         // cpu/conv3d_kernels.cc and the files it names
 
 }  // namespace weft
 

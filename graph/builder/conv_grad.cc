@@ -1,4 +1,4 @@
-// Gradients of Conv2D, DepthwiseConv2dNative, MaxPool and AvgPool through their backprop kernels
+// Gradients of Conv2D, Conv3D, DepthwiseConv2dNative, MaxPool and AvgPool through their backprop kernels
 // (the convolutions' BackpropInput/Filter, MaxPoolGrad, AvgPoolGrad), with the forward
 // node's window attrs passed on unchanged; and of those backprops (second
 // derivatives), which are linear in their tensor inputs (MaxPoolGrad and
@@ -30,6 +30,8 @@ struct ConvFamily {
 };
 constexpr ConvFamily kConv2D = {"Conv2D", "Conv2DBackpropInput",
                                 "Conv2DBackpropFilter"};
+constexpr ConvFamily kConv3D = {"Conv3D", "Conv3DBackpropInputV2",
+                                "Conv3DBackpropFilterV2"};
 constexpr ConvFamily kDepthwise = {"DepthwiseConv2dNative",
                                    "DepthwiseConv2dNativeBackpropInput",
                                    "DepthwiseConv2dNativeBackpropFilter"};
@@ -113,6 +115,9 @@ void RegisterConvGrads(GradRegistry* r) {
   r->Register(kConv2D.forward, ConvGrad<kConv2D>);
   r->Register(kConv2D.backprop_input, ConvBackpropInputGrad<kConv2D>);
   r->Register(kConv2D.backprop_filter, ConvBackpropFilterGrad<kConv2D>);
+  r->Register(kConv3D.forward, ConvGrad<kConv3D>);
+  r->Register(kConv3D.backprop_input, ConvBackpropInputGrad<kConv3D>);
+  r->Register(kConv3D.backprop_filter, ConvBackpropFilterGrad<kConv3D>);
   r->Register(kDepthwise.forward, ConvGrad<kDepthwise>);
   r->Register(kDepthwise.backprop_input, ConvBackpropInputGrad<kDepthwise>);
   r->Register(kDepthwise.backprop_filter, ConvBackpropFilterGrad<kDepthwise>);

@@ -45,6 +45,7 @@ const GradRegistry& GlobalGradRegistry() {
     RegisterReductionGrads(r);
     RegisterNnGrads(r);
     RegisterConvGrads(r);
+    RegisterNn3dGrads(r);
     RegisterArrayIndexGrads(r);
     RegisterNormResizeGrads(r);
     RegisterLinalgGrads(r);

@@ -73,6 +73,8 @@ void RegisterMatMulGrads(GradRegistry* r);
 void RegisterReductionGrads(GradRegistry* r);
 void RegisterNnGrads(GradRegistry* r);
 void RegisterConvGrads(GradRegistry* r);
+// MaxPool3D, AvgPool3D, LRN, MaxPoolWithArgmax (nn3d_grad.cc).
+void RegisterNn3dGrads(GradRegistry* r);
 // SpaceToBatchND, MirrorPad, TopKV2, Roll, ... (array_index_grad.cc).
 void RegisterArrayIndexGrads(GradRegistry* r);
 // FusedBatchNorm* and the image resizes (norm_resize_grad.cc).
