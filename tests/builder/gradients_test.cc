@@ -192,7 +192,11 @@ TEST(GradientsTest, EveryRegisteredGradientIsTested) {
       "PadV2", "Split", "SplitV", "BroadcastTo", "IdentityN",
       "PlaceholderWithDefault", "PreventGradient", "GatherNd", "ScatterNd",
       "TensorScatterUpdate", "TensorScatterAdd", "TensorScatterSub",
-      "ScatterNdNonAliasingAdd",
+      "ScatterNdNonAliasingAdd", "SegmentSum", "SegmentMean", "SegmentMin",
+      "SegmentMax", "UnsortedSegmentMin", "UnsortedSegmentMax",
+      "SparseSegmentSum", "SparseSegmentMean", "SparseSegmentSqrtN",
+      "SparseSegmentSumWithNumSegments", "SparseSegmentMeanWithNumSegments",
+      "SparseSegmentSqrtNWithNumSegments",
       // math_nn_gradients_test.cc
       "BatchMatMulV2", "Relu6", "Elu", "Selu", "Softplus", "Softsign",
       "LeakyRelu", "ClipByValue", "Div", "DivNoNan", "Abs", "L2Loss",
@@ -243,6 +247,27 @@ TEST(GradientsTest, EveryOpHasAGradientEntryOrIsListed) {
       "ApplyMomentum", "ApplyAdam", "ResourceApplyGradientDescent",
       "ResourceApplyMomentum", "ResourceApplyAdam", "SparseApplyMomentum",
       "ResourceSparseApplyMomentum",
+      // The other optimizers (optimizer_ops.cc), every form.
+      "ApplyAdagrad", "ResourceApplyAdagrad", "SparseApplyAdagrad",
+      "ResourceSparseApplyAdagrad", "ApplyAdagradV2", "ResourceApplyAdagradV2",
+      "SparseApplyAdagradV2", "ResourceSparseApplyAdagradV2", "ApplyRMSProp",
+      "ResourceApplyRMSProp", "SparseApplyRMSProp", "ResourceSparseApplyRMSProp",
+      "ApplyCenteredRMSProp", "ResourceApplyCenteredRMSProp",
+      "SparseApplyCenteredRMSProp", "ResourceSparseApplyCenteredRMSProp",
+      "ApplyAdadelta", "ResourceApplyAdadelta", "SparseApplyAdadelta",
+      "ResourceSparseApplyAdadelta", "ApplyAdaMax", "ResourceApplyAdaMax",
+      "ApplyFtrl", "ResourceApplyFtrl", "SparseApplyFtrl",
+      "ResourceSparseApplyFtrl", "ApplyFtrlV2", "ResourceApplyFtrlV2",
+      "SparseApplyFtrlV2", "ResourceSparseApplyFtrlV2",
+      "ApplyProximalGradientDescent", "ResourceApplyProximalGradientDescent",
+      "SparseApplyProximalGradientDescent",
+      "ResourceSparseApplyProximalGradientDescent", "ApplyProximalAdagrad",
+      "ResourceApplyProximalAdagrad", "SparseApplyProximalAdagrad",
+      "ResourceSparseApplyProximalAdagrad", "ApplyAddSign",
+      "ResourceApplyAddSign", "ApplyPowerSign", "ResourceApplyPowerSign",
+      "ResourceApplyKerasMomentum", "ResourceSparseApplyKerasMomentum",
+      "ResourceApplyAdamWithAmsgrad", "ApplyAdagradDA", "ResourceApplyAdagradDA",
+      "SparseApplyAdagradDA", "ResourceSparseApplyAdagradDA",
       // Checkpoints (file I/O).
       "SaveV2", "RestoreV2", "MergeV2Checkpoints", "ShardedFilename",
       "StringJoin", "StaticRegexFullMatch",
@@ -298,7 +323,15 @@ TEST(GradientsTest, EveryOpHasAGradientEntryOrIsListed) {
       "ResizeBilinearGrad", "ResizeNearestNeighborGrad",
       // TensorFlow differentiates Igamma/Igammac through IgammaGradA, which
       // Weft lacks; TruncateMod has no gradient in TensorFlow either.
-      "Igamma", "Igammac", "TruncateMod"};
+      "Igamma", "Igammac", "TruncateMod",
+      // Segment ops whose gradient the builder lacks (TensorFlow has
+      // SegmentProd's and UnsortedSegmentProd's; the V2 sorted forms and
+      // the gradient ops themselves have none there either).
+      "SegmentProd", "UnsortedSegmentProd", "SegmentSumV2", "SegmentProdV2",
+      "SegmentMinV2", "SegmentMaxV2", "SparseSegmentSumGrad",
+      "SparseSegmentMeanGrad", "SparseSegmentSqrtNGrad",
+      "SparseSegmentSumGradV2", "SparseSegmentMeanGradV2",
+      "SparseSegmentSqrtNGradV2"};
   const OpRegistry& ops = GlobalOpRegistry();
   for (const std::string& op : ops.OpNames()) {
     const GradFn* fn = nullptr;
