@@ -2,9 +2,10 @@
 // variables arrive as refs and `var` is forwarded) and a resource form
 // (ResourceApply*, the variables arrive as DT_RESOURCE handles).
 //
-// Only the optimizers Weft has kernels for are defined here: Momentum (also
-// its sparse forms, SparseApplyMomentum and ResourceSparseApplyMomentum)
-// and Adam. OpDefs match TensorFlow 2.21's exactly.
+// Momentum (also its sparse forms, SparseApplyMomentum and
+// ResourceSparseApplyMomentum) and Adam are defined here; the other
+// optimizers (Adagrad, RMSProp, Ftrl, ...) in optimizer_ops.cc, which
+// RegisterTrainingOps calls. OpDefs match TensorFlow 2.21's exactly.
 #include <string>
 #include <vector>
 
