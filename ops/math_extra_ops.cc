@@ -88,7 +88,11 @@ const char kNumberTypes[] =  // TensorFlow's "numbertype"
 
 }  // namespace
 
+// segment_ops.cc: the other segment reductions and their gradient ops.
+void RegisterSegmentOps(OpRegistry* r);
+
 void RegisterMathExtraOps(OpRegistry* r) {
+  RegisterSegmentOps(r);
   r->Register(OpDefBuilder("BatchMatMulV2")
                   .Input("x: T")
                   .Input("y: T")

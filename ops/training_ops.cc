@@ -2,10 +2,12 @@
 // variables arrive as refs and `var` is forwarded) and a resource form
 // (ResourceApply*, the variables arrive as DT_RESOURCE handles).
 //
-// Only the optimizers Weft has kernels for are defined here: Momentum (also
-// its sparse forms, SparseApplyMomentum and ResourceSparseApplyMomentum)
-// and Adam. OpDefs match TensorFlow 2.21's exactly.
+// Momentum (also its sparse forms, SparseApplyMomentum and
+// ResourceSparseApplyMomentum) and Adam are defined here; the other
+// optimizers (Adagrad, RMSProp, Ftrl, ...) in optimizer_ops.cc, which
+// RegisterTrainingOps calls. OpDefs match TensorFlow 2.21's exactly.
 #include <string>
+#include <vector>
 
 #include "absl/strings/str_cat.h"
 #include "ops/framework/op_def_builder.h"
@@ -15,12 +17,11 @@
 #include "runtime/core/status.h"
 
 namespace weft {
-namespace {
-
 // Checks the inputs named in `same` (by index) have compatible shapes and the
 // ones in `scalars` are scalars; for ref ops, output 0 gets var's shape.
-absl::Status ApplyShape(InferenceContext* c, std::initializer_list<int> same,
-                        std::initializer_list<int> scalars, bool resource) {
+// Also the shape function of optimizer_ops.cc's ops.
+absl::Status OptimizerApplyShape(InferenceContext* c, const std::vector<int>& same,
+                                 const std::vector<int>& scalars, bool resource) {
   for (int i : scalars) {
     if (c->input(i).known_rank() && c->input(i).rank() != 0) {
       return absl::InvalidArgumentError(absl::StrCat(
@@ -43,7 +44,18 @@ absl::Status ApplyShape(InferenceContext* c, std::initializer_list<int> same,
   return absl::OkStatus();
 }
 
+namespace {
+
+absl::Status ApplyShape(InferenceContext* c, std::initializer_list<int> same,
+                        std::initializer_list<int> scalars, bool resource) {
+  return OptimizerApplyShape(c, same, scalars, resource);
+}
+
 }  // namespace
+
+// optimizer_ops.cc: Adagrad, RMSProp, Ftrl, ... (declared here, not in
+// registration.h, as a part of this family).
+void RegisterOptimizerOps(OpRegistry* r);
 
 void RegisterTrainingOps(OpRegistry* r) {
   const std::string t_attr = absl::StrCat("T: ", kNumberTypes);
@@ -148,6 +160,7 @@ void RegisterTrainingOps(OpRegistry* r) {
               [](InferenceContext* c) {
                 return ApplyShape(c, {}, {3, 4, 5, 6, 7, 8}, true);
               });
+  RegisterOptimizerOps(r);
 }
 
 }  // namespace weft

@@ -34,11 +34,16 @@ std::vector<std::string> GradRegistry::OpNames() const {
   return names;
 }
 
+// segment_grad.cc: Segment{Sum,Mean,Min,Max}, UnsortedSegment{Min,Max},
+// SparseSegment*.
+void RegisterSegmentGrads(GradRegistry* r);
+
 const GradRegistry& GlobalGradRegistry() {
   static const GradRegistry* registry = [] {
     auto* r = new GradRegistry;
     RegisterArrayGrads(r);
     RegisterIndexGrads(r);
+    RegisterSegmentGrads(r);
     RegisterMathGrads(r);
     RegisterMathFuncGrads(r);
     RegisterMatMulGrads(r);

@@ -10,6 +10,9 @@ namespace weft {
 void RegisterBatchMatMulKernels(KernelRegistry* r);  // math_batch_matmul.cc
 void RegisterScanKernels(KernelRegistry* r);         // math_scan_kernels.cc
 void RegisterSegmentKernels(KernelRegistry* r);      // math_segment_kernels.cc
+// Called by RegisterSegmentKernels.
+void RegisterSortedSegmentKernels(KernelRegistry* r);  // segment_sorted_kernels.cc
+void RegisterSparseSegmentKernels(KernelRegistry* r);  // sparse_segment_kernels.cc
 
 }  // namespace weft
 

@@ -1,7 +1,10 @@
-// UnsortedSegmentSum: output[s, ...] = sum of data[i, ...] over the i whose
-// segment_ids[i] == s (segment_ids may have several dims, a prefix of
-// data's). Negative ids are dropped, as in TensorFlow; ids >= num_segments
-// are an error naming the offending id.
+// UnsortedSegment{Sum,Max,Min,Prod}: output[s, ...] reduces data[i, ...]
+// over the i whose segment_ids[i] == s (segment_ids may have several dims,
+// a prefix of data's). Negative ids are dropped, as in TensorFlow; ids >=
+// num_segments are an error naming the offending id. An empty segment is
+// 0, T's lowest (Max), T's highest (Min) or 1 (Prod), as in TensorFlow.
+// half combines in float, rounded to half at each row (Eigen::half's
+// arithmetic, which TensorFlow's kernel uses).
 //
 // Sharded by output segment range: each shard scans all ids but adds only
 // the rows of its own segments, so no two threads write the same row.
@@ -11,14 +14,15 @@
 #include "ops/cpu/array_util.h"
 #include "ops/cpu/cwise_ops.h"
 #include "ops/cpu/math_extra_register.h"
+#include "ops/cpu/segment_reduce.h"
 
 namespace weft {
 namespace {
 
-template <typename T>
-class UnsortedSegmentSumOp : public OpKernel {
+template <typename T, typename R>
+class UnsortedSegmentReduceOp : public OpKernel {
  public:
-  explicit UnsortedSegmentSumOp(OpKernelConstruction* c) : OpKernel(c) {}
+  explicit UnsortedSegmentReduceOp(OpKernelConstruction* c) : OpKernel(c) {}
   void Compute(OpKernelContext* c) override {
     const Tensor& data = c->input(0);
     const Tensor& ids_t = c->input(1);
@@ -39,10 +43,10 @@ class UnsortedSegmentSumOp : public OpKernel {
     std::vector<int64_t> ids;
     OP_REQUIRES_OK(c, ReadIntVector(ids_t.Reshaped(TensorShape({ids_t.NumElements()})),
                                     "segment_ids", &ids));
-    for (int64_t id : ids) {
-      OP_REQUIRES(c, id < segments,
+    for (size_t i = 0; i < ids.size(); ++i) {
+      OP_REQUIRES(c, ids[i] < segments,
                   absl::InvalidArgumentError(absl::StrCat(
-                      "segment_ids value ", id, " is out of range [0, ",
+                      "segment_ids[", i, "] = ", ids[i], " is out of range [0, ",
                       segments, ")")));
     }
     TensorShape out_shape({segments});
@@ -51,7 +55,7 @@ class UnsortedSegmentSumOp : public OpKernel {
     OP_REQUIRES_OK(c, c->allocate_output(0, out_shape, &out));
     const int64_t inner = ids.empty() ? 0 : data.NumElements() / static_cast<int64_t>(ids.size());
     T* o = out->data<T>();
-    std::fill(o, o + out->NumElements(), T(0));
+    std::fill(o, o + out->NumElements(), EmptySegmentValue<T, R>());
     if (inner == 0 || segments == 0) return;
     const T* x = data.data<T>();
     const int64_t rows = static_cast<int64_t>(ids.size());
@@ -59,28 +63,50 @@ class UnsortedSegmentSumOp : public OpKernel {
                   [&](int64_t b, int64_t e) {
                     for (int64_t i = 0; i < rows; ++i) {
                       if (ids[i] < b || ids[i] >= e) continue;
-                      ArrayMap<T>(o + ids[i] * inner, inner) +=
-                          ConstArrayMap<T>(x + i * inner, inner);
+                      Accumulate(o + ids[i] * inner, x + i * inner, inner);
                     }
                   });
+  }
+
+ private:
+  // out[j] = R(out[j], in[j]); an Eigen loop for sums of float types.
+  static void Accumulate(T* out, const T* in, int64_t n) {
+    if constexpr (std::is_same_v<R, SumReducer> && std::is_same_v<SegmentAcc<T>, T>) {
+      ArrayMap<T>(out, n) += ConstArrayMap<T>(in, n);
+    } else if constexpr (std::is_same_v<SegmentAcc<T>, T>) {
+      for (int64_t j = 0; j < n; ++j) out[j] = R::Combine(out[j], in[j]);
+    } else {
+      for (int64_t j = 0; j < n; ++j) {
+        out[j] = FromFloat<T>(R::Combine(ToFloat(out[j]), ToFloat(in[j])));
+      }
+    }
   }
 };
 
 template <typename T>
-void Register(KernelRegistry* r) {
-  r->Register(KernelDef("UnsortedSegmentSum", kDeviceTypeCpu)
-                  .TypeConstraint("T", DataTypeToEnum<T>::value)
-                  .TypeConstraint("Tindices", {DT_INT32, DT_INT64}),
-              MakeKernel<UnsortedSegmentSumOp<T>>);
+void Register(KernelRegistry* r, bool sum_only) {
+  auto def = [](const char* op) {
+    return KernelDef(op, kDeviceTypeCpu)
+        .TypeConstraint("T", DataTypeToEnum<T>::value)
+        .TypeConstraint("Tindices", {DT_INT32, DT_INT64});
+  };
+  r->Register(def("UnsortedSegmentSum"), MakeKernel<UnsortedSegmentReduceOp<T, SumReducer>>);
+  if (sum_only) return;
+  r->Register(def("UnsortedSegmentMax"), MakeKernel<UnsortedSegmentReduceOp<T, MaxReducer>>);
+  r->Register(def("UnsortedSegmentMin"), MakeKernel<UnsortedSegmentReduceOp<T, MinReducer>>);
+  r->Register(def("UnsortedSegmentProd"), MakeKernel<UnsortedSegmentReduceOp<T, ProdReducer>>);
 }
 
 }  // namespace
 
 void RegisterSegmentKernels(KernelRegistry* r) {
-  Register<float>(r);
-  Register<double>(r);
-  Register<int32_t>(r);
-  Register<int64_t>(r);
+  Register<float>(r, false);
+  Register<double>(r, false);
+  Register<int32_t>(r, false);
+  Register<int64_t>(r, false);
+  Register<Half>(r, false);
+  RegisterSortedSegmentKernels(r);
+  RegisterSparseSegmentKernels(r);
 }
 
 }  // namespace weft

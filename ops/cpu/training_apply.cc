@@ -7,6 +7,7 @@
 #include "ops/cpu/optimizer_update.h"
 #include "ops/cpu/state_update.h"
 #include "ops/framework/op_kernel.h"
+#include "runtime/core/status.h"
 
 namespace weft {
 namespace {
@@ -65,19 +66,11 @@ const char* const kAdamScalars[] = {"beta1_power", "beta2_power", "lr",
 
 DataTypeVector OptimizerTypes() { return {DT_FLOAT, DT_DOUBLE}; }
 
-absl::Status ApplyOptimizer(Optimizer opt, bool use_nesterov,
-                            absl::Span<const OptimizerSlot> slots,
-                            absl::Span<const Tensor* const> scalars,
-                            const Tensor& grad, const Tensor* indices) {
-  const bool momentum = opt == Optimizer::kMomentum;
-  if (indices != nullptr && !momentum) {
-    return absl::InternalError("ApplyOptimizer: sparse updates are momentum's only");
-  }
-  const size_t want_slots = momentum ? 2 : 3;
-  const size_t want_scalars = momentum ? 2 : 6;
-  if (slots.size() != want_slots || scalars.size() != want_scalars) {
-    return absl::InternalError("ApplyOptimizer: wrong number of slots");
-  }
+absl::Status CheckOptimizerInputs(absl::Span<const OptimizerSlot> slots,
+                                  absl::Span<const Tensor* const> scalars,
+                                  absl::Span<const char* const> scalar_names,
+                                  const Tensor& grad, const Tensor* indices,
+                                  std::vector<int64_t>* rows) {
   const DataType dtype = grad.dtype();
   if (dtype != DT_FLOAT && dtype != DT_DOUBLE) {
     return absl::UnimplementedError(absl::StrCat(
@@ -113,52 +106,71 @@ absl::Status ApplyOptimizer(Optimizer opt, bool use_nesterov,
     }
   }
   for (size_t i = 0; i < scalars.size(); ++i) {
-    const char* name = momentum ? kMomentumScalars[i] : kAdamScalars[i];
     if (scalars[i]->dims() != 0) {
       return absl::InvalidArgumentError(absl::StrCat(
-          name, " is not a scalar: ", scalars[i]->shape().DebugString(),
+          scalar_names[i], " is not a scalar: ", scalars[i]->shape().DebugString(),
           " (updating ", slots[0].name, ")"));
     }
   }
-  std::vector<int64_t> rows;
-  if (indices != nullptr) {
-    const Tensor& var = *slots[0].tensor;
-    if (indices->dims() != 1) {
-      return absl::InvalidArgumentError(absl::StrCat(
-          "indices must be one-dimensional, got shape ", indices->shape().DebugString()));
-    }
-    TensorShape want({indices->dim_size(0)});
-    for (int d = 1; d < var.dims(); ++d) want.AddDim(var.dim_size(d));
-    if (var.dims() < 1 || grad.shape() != want) {
-      return absl::InvalidArgumentError(absl::StrCat(
-          "grad must be [indices.size] + var.shape[1:] = ", want.DebugString(),
-          " for ", slots[0].name, " of shape ", var.shape().DebugString(), ", got ",
-          grad.shape().DebugString()));
-    }
-    for (int64_t i = 0; i < indices->NumElements(); ++i) {
-      const int64_t r = indices->dtype() == DT_INT64 ? indices->data<int64_t>()[i]
-                                                     : indices->data<int32_t>()[i];
-      if (r < 0 || r >= var.dim_size(0)) {
-        return absl::InvalidArgumentError(absl::StrCat(
-            "Index ", r, " at offset ", i, " in indices is out of range (",
-            slots[0].name, " has ", var.dim_size(0), " rows)"));
-      }
-      rows.push_back(r);
-    }
+  rows->clear();
+  if (indices == nullptr) return absl::OkStatus();
+  const Tensor& var = *slots[0].tensor;
+  if (indices->dims() != 1) {
+    return absl::InvalidArgumentError(absl::StrCat(
+        "indices must be one-dimensional, got shape ", indices->shape().DebugString()));
   }
+  TensorShape want({indices->dim_size(0)});
+  for (int d = 1; d < var.dims(); ++d) want.AddDim(var.dim_size(d));
+  if (var.dims() < 1 || grad.shape() != want) {
+    return absl::InvalidArgumentError(absl::StrCat(
+        "grad must be [indices.size] + var.shape[1:] = ", want.DebugString(),
+        " for ", slots[0].name, " of shape ", var.shape().DebugString(), ", got ",
+        grad.shape().DebugString()));
+  }
+  for (int64_t i = 0; i < indices->NumElements(); ++i) {
+    const int64_t r = indices->dtype() == DT_INT64 ? indices->data<int64_t>()[i]
+                                                   : indices->data<int32_t>()[i];
+    if (r < 0 || r >= var.dim_size(0)) {
+      return absl::InvalidArgumentError(absl::StrCat(
+          "Index ", r, " at offset ", i, " in indices is out of range (",
+          slots[0].name, " has ", var.dim_size(0), " rows)"));
+    }
+    rows->push_back(r);
+  }
+  return absl::OkStatus();
+}
+
+absl::Status ApplyOptimizer(Optimizer opt, bool use_nesterov,
+                            absl::Span<const OptimizerSlot> slots,
+                            absl::Span<const Tensor* const> scalars,
+                            const Tensor& grad, const Tensor* indices) {
+  const bool momentum = opt == Optimizer::kMomentum;
+  if (indices != nullptr && !momentum) {
+    return absl::InternalError("ApplyOptimizer: sparse updates are momentum's only");
+  }
+  const size_t want_slots = momentum ? 2 : 3;
+  const size_t want_scalars = momentum ? 2 : 6;
+  if (slots.size() != want_slots || scalars.size() != want_scalars) {
+    return absl::InternalError("ApplyOptimizer: wrong number of slots");
+  }
+  std::vector<int64_t> rows;
+  WEFT_RETURN_IF_ERROR(CheckOptimizerInputs(
+      slots, scalars,
+      momentum ? absl::MakeConstSpan(kMomentumScalars) : absl::MakeConstSpan(kAdamScalars),
+      grad, indices, &rows));
   for (const OptimizerSlot& slot : slots) {
     absl::Status s = PrepareToWrite(slot.tensor, slot.writes);
     if (!s.ok()) return s;
   }
   if (indices != nullptr) {
-    if (dtype == DT_FLOAT) {
+    if (grad.dtype() == DT_FLOAT) {
       ApplySparseMomentum<float>(use_nesterov, slots, scalars, grad, rows);
     } else {
       ApplySparseMomentum<double>(use_nesterov, slots, scalars, grad, rows);
     }
     return absl::OkStatus();
   }
-  if (dtype == DT_FLOAT) {
+  if (grad.dtype() == DT_FLOAT) {
     Apply<float>(opt, use_nesterov, slots, scalars, grad);
   } else {
     Apply<double>(opt, use_nesterov, slots, scalars, grad);

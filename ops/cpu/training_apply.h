@@ -55,6 +55,17 @@ absl::Status ApplyOptimizer(Optimizer opt, bool use_nesterov,
                             absl::Span<const Tensor* const> scalars,
                             const Tensor& grad, const Tensor* indices = nullptr);
 
+// The checks ApplyOptimizer makes, for every optimizer kernel: slots
+// initialized, of grad's dtype (float or double) and shape (sparse: of
+// var's shape, grad [n] + var.shape[1:], indices a vector of rows inside
+// var, which `rows` receives), the scalars scalars. Errors name the slot,
+// the scalar (scalar_names[i]) or the offending index.
+absl::Status CheckOptimizerInputs(absl::Span<const OptimizerSlot> slots,
+                                  absl::Span<const Tensor* const> scalars,
+                                  absl::Span<const char* const> scalar_names,
+                                  const Tensor& grad, const Tensor* indices,
+                                  std::vector<int64_t>* rows);
+
 // The plain inputs of an optimizer kernel (after its variables), as
 // TensorFlow's ops order them: momentum (var, accum, lr, grad, momentum),
 // sparse momentum (var, accum, lr, grad, indices, momentum), Adam (var, m,

@@ -81,6 +81,7 @@ void RegisterTrainingKernels(KernelRegistry* r) {
                 return std::make_unique<ApplyOptimizerOp>(c, Optimizer::kMomentum, true);
               });
   RegisterResourceTrainingKernels(r);
+  RegisterOptimizerRuleKernels(r);
 }
 
 }  // namespace weft

@@ -11,6 +11,9 @@ namespace weft {
 // ResourceApplyMomentum, ResourceApplyAdam.
 void RegisterResourceTrainingKernels(KernelRegistry* r);
 
+// The optimizers of optimizer_ops.cc, every form (optimizer_kernels.cc).
+void RegisterOptimizerRuleKernels(KernelRegistry* r);
+
 }  // namespace weft
 
 #endif  // WEFT_OPS_CPU_TRAINING_KERNELS_H_

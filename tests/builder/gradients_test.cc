@@ -193,7 +193,11 @@ TEST(GradientsTest, EveryRegisteredGradientIsTested) {
       "PadV2", "Split", "SplitV", "BroadcastTo", "IdentityN",
       "PlaceholderWithDefault", "PreventGradient", "GatherNd", "ScatterNd",
       "TensorScatterUpdate", "TensorScatterAdd", "TensorScatterSub",
-      "ScatterNdNonAliasingAdd",
+      "ScatterNdNonAliasingAdd", "SegmentSum", "SegmentMean", "SegmentMin",
+      "SegmentMax", "UnsortedSegmentMin", "UnsortedSegmentMax",
+      "SparseSegmentSum", "SparseSegmentMean", "SparseSegmentSqrtN",
+      "SparseSegmentSumWithNumSegments", "SparseSegmentMeanWithNumSegments",
+      "SparseSegmentSqrtNWithNumSegments",
       // math_nn_gradients_test.cc
       "BatchMatMulV2", "Relu6", "Elu", "Selu", "Softplus", "Softsign",
       "LeakyRelu", "ClipByValue", "Div", "DivNoNan", "Abs", "L2Loss",
@@ -250,6 +254,27 @@ TEST(GradientsTest, EveryOpHasAGradientEntryOrIsListed) {
       "ApplyMomentum", "ApplyAdam", "ResourceApplyGradientDescent",
       "ResourceApplyMomentum", "ResourceApplyAdam", "SparseApplyMomentum",
       "ResourceSparseApplyMomentum",
+      // The other optimizers (optimizer_ops.cc), every form.
+      "ApplyAdagrad", "ResourceApplyAdagrad", "SparseApplyAdagrad",
+      "ResourceSparseApplyAdagrad", "ApplyAdagradV2", "ResourceApplyAdagradV2",
+      "SparseApplyAdagradV2", "ResourceSparseApplyAdagradV2", "ApplyRMSProp",
+      "ResourceApplyRMSProp", "SparseApplyRMSProp", "ResourceSparseApplyRMSProp",
+      "ApplyCenteredRMSProp", "ResourceApplyCenteredRMSProp",
+      "SparseApplyCenteredRMSProp", "ResourceSparseApplyCenteredRMSProp",
+      "ApplyAdadelta", "ResourceApplyAdadelta", "SparseApplyAdadelta",
+      "ResourceSparseApplyAdadelta", "ApplyAdaMax", "ResourceApplyAdaMax",
+      "ApplyFtrl", "ResourceApplyFtrl", "SparseApplyFtrl",
+      "ResourceSparseApplyFtrl", "ApplyFtrlV2", "ResourceApplyFtrlV2",
+      "SparseApplyFtrlV2", "ResourceSparseApplyFtrlV2",
+      "ApplyProximalGradientDescent", "ResourceApplyProximalGradientDescent",
+      "SparseApplyProximalGradientDescent",
+      "ResourceSparseApplyProximalGradientDescent", "ApplyProximalAdagrad",
+      "ResourceApplyProximalAdagrad", "SparseApplyProximalAdagrad",
+      "ResourceSparseApplyProximalAdagrad", "ApplyAddSign",
+      "ResourceApplyAddSign", "ApplyPowerSign", "ResourceApplyPowerSign",
+      "ResourceApplyKerasMomentum", "ResourceSparseApplyKerasMomentum",
+      "ResourceApplyAdamWithAmsgrad", "ApplyAdagradDA", "ResourceApplyAdagradDA",
+      "SparseApplyAdagradDA", "ResourceSparseApplyAdagradDA",
       // Checkpoints (file I/O).
       "SaveV2", "RestoreV2", "MergeV2Checkpoints", "ShardedFilename",
       "StringJoin", "StaticRegexFullMatch",
@@ -313,7 +338,15 @@ TEST(GradientsTest, EveryOpHasAGradientEntryOrIsListed) {
       // pools: TensorFlow has them (LRNGrad's excepted), the builder not
       // yet; MaxPoolGradGradWithArgmax has no CPU kernel in TensorFlow.
       "MaxPool3DGrad", "MaxPool3DGradGrad", "LRNGrad", "MaxPoolGradWithArgmax",
-      "MaxPoolGradGradWithArgmax"};
+      "MaxPoolGradGradWithArgmax",
+      // Segment ops whose gradient the builder lacks (TensorFlow has
+      // SegmentProd's and UnsortedSegmentProd's; the V2 sorted forms and
+      // the gradient ops themselves have none there either).
+      "SegmentProd", "UnsortedSegmentProd", "SegmentSumV2", "SegmentProdV2",
+      "SegmentMinV2", "SegmentMaxV2", "SparseSegmentSumGrad",
+      "SparseSegmentMeanGrad", "SparseSegmentSqrtNGrad",
+      "SparseSegmentSumGradV2", "SparseSegmentMeanGradV2",
+      "SparseSegmentSqrtNGradV2"};
   // tf.data's datasets and iterators hold no differentiable values (nor do
   // they in TensorFlow): the whole family is exempt.
   OpRegistry data_ops;

@@ -126,6 +126,36 @@ TEST(IndexGradientsTest, UnsortedSegmentSum) {
   });
 }
 
+// Segment reductions (segment_grad.cc): sorted ids with an empty segment,
+// unsorted ones with a dropped (negative) id, sparse ones with a repeated
+// index; random inputs, so min/max have no ties.
+TEST(IndexGradientsTest, SegmentReductions) {
+  for (const char* op : {"SegmentSum", "SegmentMean", "SegmentMin", "SegmentMax"}) {
+    SCOPED_TRACE(op);
+    Check({{5, 3}}, [op](S s, X x) {
+      return Square(s, AddNode1(s, op, {x[0], Const(s, {0, 0, 2, 2, 2})}));
+    });
+  }
+  for (const char* op : {"UnsortedSegmentMin", "UnsortedSegmentMax"}) {
+    SCOPED_TRACE(op);
+    Check({{4, 3}}, [op](S s, X x) {
+      // No empty segment: its value (T's highest or lowest) would overflow.
+      return Square(s, AddNode1(s, op, {x[0], Const(s, {1, 0, -1, 1}), Const(s, 2)}));
+    });
+  }
+  for (const char* op : {"SparseSegmentSum", "SparseSegmentMean", "SparseSegmentSqrtN"}) {
+    SCOPED_TRACE(op);
+    Check({{4, 3}}, [op](S s, X x) {
+      return Square(s, AddNode1(s, op, {x[0], Const(s, {3, 0, 3, 1}), Const(s, {0, 0, 0, 2})}));
+    });
+    Check({{4, 3}}, [op](S s, X x) {
+      return Square(s, AddNode1(s, std::string(op) + "WithNumSegments",
+                                {x[0], Const(s, {3, 0, 3, 1}), Const(s, {0, 0, 0, 2}),
+                                 Const(s, 4)}));
+    });
+  }
+}
+
 TEST(IndexGradientsTest, PadAndPadV2) {
   Check({{2, 3}}, [](S s, X x) {
     return Square(s, Pad(s, x[0], Const(s, {{1, 0}, {2, 1}})));

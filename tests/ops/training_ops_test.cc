@@ -124,6 +124,64 @@ TEST_F(ResourceTrainingTest, MatchesTensorFlow) {
   }
 }
 
+// The optimizers of optimizer_ops.cc: a mis-shaped slot and an
+// out-of-range sparse index are named; Ftrl's value checks use TensorFlow's
+// wording; a sparse update touches only the named rows (twice for a row
+// named twice). Values against TensorFlow: tests/conformance.
+TEST_F(ResourceTrainingTest, OptimizerRuleErrorsNameTheInput) {
+  const Tensor init = Vec(DT_FLOAT, {1, 2, 3, 4});
+  const Tensor ones = Vec(DT_FLOAT, {1, 1, 1, 1});
+  Tensor var = MakeVar("v", DT_FLOAT, &init);
+  Tensor accum = MakeVar("v_accum", DT_FLOAT, &ones);
+  const Tensor odd = Vec(DT_FLOAT, {1, 1, 1});
+  Tensor accum3 = MakeVar("v_accum3", DT_FLOAT, &odd);
+  KernelRunner adagrad(NodeBuilder("a", "ResourceApplyAdagrad").Attr("T", DT_FLOAT).Build(),
+                       device());
+  auto out = adagrad.Run({var, accum3, Scalar(DT_FLOAT, 0.1), Vec(DT_FLOAT, {1, 1, 1, 1})});
+  ASSERT_FALSE(out.ok());
+  EXPECT_EQ(out.status().code(), absl::StatusCode::kInvalidArgument);
+  EXPECT_NE(out.status().message().find("v_accum3"), std::string::npos) << out.status();
+  out = adagrad.Run({var, accum, Vec(DT_FLOAT, {1, 1}), Vec(DT_FLOAT, {1, 1, 1, 1})});
+  ASSERT_FALSE(out.ok());
+  EXPECT_NE(out.status().message().find("lr is not a scalar"), std::string::npos)
+      << out.status();
+
+  // Sparse: var [4] as 4 rows of 1; row 3 twice, index 9 out of range.
+  KernelRunner sparse(NodeBuilder("s", "ResourceSparseApplyAdagrad")
+                          .Attr("T", DT_FLOAT).Attr("Tindices", DT_INT32).Build(),
+                      device());
+  Tensor bad(DT_INT32, TensorShape({2}));
+  bad.data<int32_t>()[0] = 1;
+  bad.data<int32_t>()[1] = 9;
+  out = sparse.Run({var, accum, Scalar(DT_FLOAT, 0.1), Vec(DT_FLOAT, {1, 1}), bad});
+  ASSERT_FALSE(out.ok());
+  EXPECT_EQ(out.status().code(), absl::StatusCode::kInvalidArgument);
+  EXPECT_NE(out.status().message().find("Index 9 at offset 1"), std::string::npos)
+      << out.status();
+  ExpectTensorEqual(Value("v"), init);  // nothing changed
+  Tensor rows(DT_INT32, TensorShape({2}));
+  rows.data<int32_t>()[0] = 3;
+  rows.data<int32_t>()[1] = 3;
+  ASSERT_TRUE(sparse.Run({var, accum, Scalar(DT_FLOAT, 1.0), Vec(DT_FLOAT, {1, 1}), rows}).ok());
+  // accum[3]: 1 -> 2 -> 3; var[3] -= 1/sqrt(2) + 1/sqrt(3).
+  ExpectTensorNear(Value("v_accum"), Vec(DT_FLOAT, {1, 1, 1, 3}), 1e-6);
+  ExpectTensorNear(Value("v"),
+                   Vec(DT_FLOAT, {1, 2, 3, 4 - 1 / std::sqrt(2.0) - 1 / std::sqrt(3.0)}),
+                   1e-6);
+
+  // Ftrl: l1 < 0 is refused with TensorFlow's message.
+  Tensor linear = MakeVar("v_linear", DT_FLOAT, &ones);
+  KernelRunner ftrl(NodeBuilder("f", "ResourceApplyFtrl").Attr("T", DT_FLOAT).Build(),
+                    device());
+  out = ftrl.Run({var, accum, linear, Vec(DT_FLOAT, {1, 1, 1, 1}), Scalar(DT_FLOAT, 0.1),
+                  Scalar(DT_FLOAT, -1.0), Scalar(DT_FLOAT, 0.0), Scalar(DT_FLOAT, -0.5)});
+  ASSERT_FALSE(out.ok());
+  EXPECT_NE(out.status().message().find(
+                "l1 regularization strength is not a non-negative scalar"),
+            std::string::npos)
+      << out.status();
+}
+
 TEST_F(ResourceTrainingTest, CopyOnWriteKeepsReaderSnapshot) {
   const Tensor init = Vec(DT_FLOAT, {1, 2});
   const Tensor zeros = Vec(DT_FLOAT, {0, 0});
