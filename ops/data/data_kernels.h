@@ -13,6 +13,7 @@ void RegisterSourceDatasetKernels(KernelRegistry* r);  // source_datasets.cc
 void RegisterMapDatasetKernels(KernelRegistry* r);     // map_datasets.cc
 void RegisterBatchDatasetKernels(KernelRegistry* r);   // batch_datasets.cc
 void RegisterSequenceDatasetKernels(KernelRegistry* r);  // sequence_datasets.cc
+void RegisterFileDatasetKernels(KernelRegistry* r);  // file_datasets.cc
 
 }  // namespace data
 }  // namespace weft

@@ -9,6 +9,7 @@ void RegisterDatasetKernels(KernelRegistry* r) {
   data::RegisterMapDatasetKernels(r);
   data::RegisterBatchDatasetKernels(r);
   data::RegisterSequenceDatasetKernels(r);
+  data::RegisterFileDatasetKernels(r);
 }
 
 }  // namespace weft
