@@ -23,6 +23,7 @@ const KernelRegistry& GlobalKernelRegistry() {
     RegisterArrayGradKernels(r);
     RegisterIoKernels(r);
     RegisterDatasetKernels(r);
+    RegisterParseKernels(r);
     RegisterAccumulatorKernels(r);
     RegisterQueueKernels(r);
     RegisterStageKernels(r);

@@ -24,6 +24,7 @@ void RegisterMathExtraOps(OpRegistry* r);      // math_extra_ops.cc
 void RegisterArrayGradOps(OpRegistry* r);      // array_grad_ops.cc
 void RegisterIoOps(OpRegistry* r);             // io_ops.cc: checkpoints
 void RegisterDatasetOps(OpRegistry* r);        // dataset_ops.cc: tf.data
+void RegisterFileDataOps(OpRegistry* r);       // file_data_ops.cc: file datasets, parsing
 void RegisterDataFlowOps(OpRegistry* r);       // data_flow_ops.cc
 void RegisterListOps(OpRegistry* r);           // list_ops.cc: TensorList, TensorArrayV3
 void RegisterFunctionalOps(OpRegistry* r);     // functional_ops.cc: calls, If, While
@@ -66,6 +67,9 @@ void RegisterMathExtraKernels(KernelRegistry* r);
 void RegisterArrayGradKernels(KernelRegistry* r);
 void RegisterIoKernels(KernelRegistry* r);  // cpu/io_kernels.cc
 void RegisterDatasetKernels(KernelRegistry* r);  // data/*.cc: tf.data
+void RegisterParseKernels(KernelRegistry* r);    // cpu/parse_example_kernels.cc
+// Called by RegisterParseKernels (ops/cpu/decode_raw_kernel.cc).
+void RegisterDecodeRawKernel(KernelRegistry* r);
 void RegisterAccumulatorKernels(KernelRegistry* r);  // cpu/accumulator_kernels.cc
 void RegisterQueueKernels(KernelRegistry* r);        // cpu/queue_kernels.cc
 void RegisterStageKernels(KernelRegistry* r);        // cpu/stage_kernels.cc

@@ -16,6 +16,7 @@ DEBIAN_PACKAGES=(
   libprotobuf-dev
   libgrpc++-dev
   libre2-dev
+  zlib1g-dev
   libabsl-dev
   libeigen3-dev
   libgtest-dev

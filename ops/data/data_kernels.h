@@ -14,6 +14,7 @@ void RegisterMapDatasetKernels(KernelRegistry* r);     // map_datasets.cc
 void RegisterBatchDatasetKernels(KernelRegistry* r);   // batch_datasets.cc
 void RegisterSequenceDatasetKernels(KernelRegistry* r);  // sequence_datasets.cc
 void RegisterScanDatasetKernels(KernelRegistry* r);     // scan_datasets.cc
+void RegisterFileDatasetKernels(KernelRegistry* r);  // file_datasets.cc
 
 }  // namespace data
 }  // namespace weft

@@ -10,6 +10,7 @@ void RegisterDatasetKernels(KernelRegistry* r) {
   data::RegisterBatchDatasetKernels(r);
   data::RegisterSequenceDatasetKernels(r);
   data::RegisterScanDatasetKernels(r);
+  data::RegisterFileDatasetKernels(r);
 }
 
 }  // namespace weft

@@ -52,6 +52,8 @@ ALLOW = {
 }
 
 TF_MODULES = [
+    "tensorflow.core.example.example_pb2",
+    "tensorflow.core.example.feature_pb2",
     "tensorflow.core.framework.allocation_description_pb2",
     "tensorflow.core.framework.attr_value_pb2",
     "tensorflow.core.framework.cost_graph_pb2",
