@@ -20,6 +20,7 @@ const OpRegistry& GlobalOpRegistry() {
     RegisterArrayGradOps(r);
     RegisterIoOps(r);
     RegisterDatasetOps(r);
+    RegisterDatasetTransformOps(r);
     RegisterDataFlowOps(r);
     RegisterListOps(r);
     RegisterFunctionalOps(r);

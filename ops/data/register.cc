@@ -9,6 +9,12 @@ void RegisterDatasetKernels(KernelRegistry* r) {
   data::RegisterMapDatasetKernels(r);
   data::RegisterBatchDatasetKernels(r);
   data::RegisterSequenceDatasetKernels(r);
+  data::RegisterSeedGeneratorKernels(r);
+  data::RegisterShuffleDatasetKernels(r);
+  data::RegisterPrefetchDatasetKernels(r);
+  data::RegisterPaddedBatchDatasetKernels(r);
+  data::RegisterShardCacheDatasetKernels(r);
+  data::RegisterInterleaveDatasetKernels(r);
 }
 
 }  // namespace weft
