@@ -21,6 +21,7 @@ const OpRegistry& GlobalOpRegistry() {
     RegisterIoOps(r);
     RegisterDatasetOps(r);
     RegisterFileDataOps(r);
+    RegisterDatasetTransformOps(r);
     RegisterDataFlowOps(r);
     RegisterListOps(r);
     RegisterFunctionalOps(r);

@@ -25,6 +25,7 @@ void RegisterArrayGradOps(OpRegistry* r);      // array_grad_ops.cc
 void RegisterIoOps(OpRegistry* r);             // io_ops.cc: checkpoints
 void RegisterDatasetOps(OpRegistry* r);        // dataset_ops.cc: tf.data
 void RegisterFileDataOps(OpRegistry* r);       // file_data_ops.cc: file datasets, parsing
+void RegisterDatasetTransformOps(OpRegistry* r);  // dataset_transform_ops.cc
 void RegisterDataFlowOps(OpRegistry* r);       // data_flow_ops.cc
 void RegisterListOps(OpRegistry* r);           // list_ops.cc: TensorList, TensorArrayV3
 void RegisterFunctionalOps(OpRegistry* r);     // functional_ops.cc: calls, If, While

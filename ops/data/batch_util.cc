@@ -3,6 +3,7 @@
 #include "absl/strings/str_cat.h"
 #include "ops/cpu/array_util.h"
 #include "runtime/core/allocator.h"
+#include "runtime/core/status.h"
 
 namespace weft {
 namespace data {
@@ -34,6 +35,56 @@ absl::Status BatchElements(const std::vector<std::vector<Tensor>>& elements,
     out->push_back(*std::move(batch));
   }
   return absl::OkStatus();
+}
+
+class BatchingDataset::Iterator : public IteratorBase {
+ public:
+  Iterator(std::shared_ptr<const BatchingDataset> ds, std::unique_ptr<IteratorBase> input)
+      : ds_(std::move(ds)), input_(std::move(input)) {}
+
+  absl::Status GetNext(IteratorContext* ctx, std::vector<Tensor>* out,
+                       bool* end_of_sequence) override {
+    out->clear();
+    std::vector<std::vector<Tensor>> elements;
+    absl::Status first_error;
+    int64_t read = 0;
+    bool end = input_ == nullptr;
+    while (!end && read < ds_->batch_size_) {
+      std::vector<Tensor> element;
+      absl::Status s = input_->GetNext(ctx, &element, &end);
+      if (s.ok() && end) break;
+      ++read;
+      if (!s.ok()) {
+        if (!ds_->finish_on_error_) return s;
+        if (first_error.ok()) first_error = s;
+        continue;
+      }
+      elements.push_back(std::move(element));
+    }
+    if (end) input_.reset();
+    if (!first_error.ok()) return first_error;
+    *end_of_sequence =
+        elements.empty() ||
+        (ds_->drop_remainder_ && static_cast<int64_t>(elements.size()) < ds_->batch_size_);
+    if (*end_of_sequence) return absl::OkStatus();
+    return WithContext(ds_->Combine(elements, out), ds_->op());
+  }
+
+ private:
+  const std::shared_ptr<const BatchingDataset> ds_;
+  std::unique_ptr<IteratorBase> input_;  // null once exhausted
+};
+
+absl::StatusOr<std::unique_ptr<IteratorBase>> BatchingDataset::MakeIterator() const {
+  WEFT_ASSIGN_OR_RETURN(std::unique_ptr<IteratorBase> input, input_->MakeIterator());
+  return std::unique_ptr<IteratorBase>(
+      new Iterator(self<BatchingDataset>(), std::move(input)));
+}
+
+int64_t BatchingDataset::Cardinality() const {
+  const int64_t n = input_->Cardinality();
+  if (n < 0) return n;
+  return n / batch_size_ + (!drop_remainder_ && n % batch_size_ != 0 ? 1 : 0);
 }
 
 }  // namespace data

@@ -41,6 +41,11 @@ class CapturedFunction {
   // naming the function otherwise.
   absl::StatusOr<bool> RunPredicate(IteratorContext* ctx,
                                     std::vector<Tensor> args) const;
+  // For a function returning a dataset (flat_map's, interleave's): a new
+  // iterator over it; INVALID_ARGUMENT naming `where` unless it returns one
+  // dataset.
+  absl::StatusOr<std::unique_ptr<IteratorBase>> RunToIterator(
+      IteratorContext* ctx, std::vector<Tensor> args, const std::string& where) const;
   const std::string& name() const { return fn_->name(); }
   const DataTypeVector& ret_types() const { return fn_->ret_types(); }
 

@@ -15,6 +15,12 @@ void RegisterBatchDatasetKernels(KernelRegistry* r);   // batch_datasets.cc
 void RegisterSequenceDatasetKernels(KernelRegistry* r);  // sequence_datasets.cc
 void RegisterScanDatasetKernels(KernelRegistry* r);     // scan_datasets.cc
 void RegisterFileDatasetKernels(KernelRegistry* r);  // file_datasets.cc
+void RegisterSeedGeneratorKernels(KernelRegistry* r);    // seed_generator.cc
+void RegisterShuffleDatasetKernels(KernelRegistry* r);   // shuffle_datasets.cc
+void RegisterPrefetchDatasetKernels(KernelRegistry* r);  // prefetch_dataset.cc
+void RegisterPaddedBatchDatasetKernels(KernelRegistry* r);  // padded_batch_dataset.cc
+void RegisterShardCacheDatasetKernels(KernelRegistry* r);  // shard_cache_datasets.cc
+void RegisterInterleaveDatasetKernels(KernelRegistry* r);  // interleave_datasets.cc
 
 }  // namespace data
 }  // namespace weft

@@ -11,6 +11,12 @@ void RegisterDatasetKernels(KernelRegistry* r) {
   data::RegisterSequenceDatasetKernels(r);
   data::RegisterScanDatasetKernels(r);
   data::RegisterFileDatasetKernels(r);
+  data::RegisterSeedGeneratorKernels(r);
+  data::RegisterShuffleDatasetKernels(r);
+  data::RegisterPrefetchDatasetKernels(r);
+  data::RegisterPaddedBatchDatasetKernels(r);
+  data::RegisterShardCacheDatasetKernels(r);
+  data::RegisterInterleaveDatasetKernels(r);
 }
 
 }  // namespace weft

@@ -351,6 +351,7 @@ TEST(GradientsTest, EveryOpHasAGradientEntryOrIsListed) {
   // they in TensorFlow): the whole family is exempt.
   OpRegistry data_ops;
   RegisterDatasetOps(&data_ops);
+  RegisterDatasetTransformOps(&data_ops);
   const std::vector<std::string> data_names = data_ops.OpNames();
   const std::set<std::string> data(data_names.begin(), data_names.end());
   const OpRegistry& ops = GlobalOpRegistry();

@@ -1,0 +1,208 @@
+// InterleaveDataset and ParallelInterleaveDatasetV4: f maps each input
+// element to a dataset; up to cycle_length of those are open at once and
+// are read round-robin, block_length elements from each in turn.
+// TensorFlow's order, step by step: at the cycle's current slot, an open
+// dataset gives its next element (after block_length of them the cycle
+// moves on) or, once exhausted, closes and the cycle moves on; an empty
+// slot opens f(next input element) there and is read at once; when the
+// input is exhausted, empty slots are skipped until every slot is closed.
+//
+// ParallelInterleaveDatasetV4 produces the deterministic order whatever
+// its `deterministic` attr says (TensorFlow only may reorder), and computes
+// it the same way, one call at a time; buffer_output_elements and
+// prefetch_input_elements tune TensorFlow's read-ahead and change no
+// element. cycle_length -1 (AUTOTUNE) is the number of cores, as in
+// TensorFlow; num_parallel_calls -1 is cycle_length.
+#include <algorithm>
+#include <memory>
+#include <string>
+#include <thread>
+#include <utility>
+#include <vector>
+
+#include "absl/strings/str_cat.h"
+#include "ops/data/captured_function.h"
+#include "ops/data/data_kernels.h"
+#include "ops/data/dataset.h"
+#include "runtime/core/status.h"
+
+namespace weft {
+namespace data {
+namespace {
+
+constexpr int64_t kAutotune = -1;
+// A bound on the open datasets, whatever cycle_length asks.
+constexpr int64_t kMaxCycleLength = 1 << 16;
+
+class InterleaveDataset : public DatasetBase {
+ public:
+  InterleaveDataset(std::string op, DataTypeVector dtypes,
+                    std::vector<PartialShape> shapes, DatasetPtr input,
+                    std::shared_ptr<const CapturedFunction> fn, int64_t cycle_length,
+                    int64_t block_length)
+      : DatasetBase(std::move(op), std::move(dtypes), std::move(shapes)),
+        input_(std::move(input)),
+        fn_(std::move(fn)),
+        cycle_length_(cycle_length),
+        block_length_(block_length) {}
+
+  absl::StatusOr<std::unique_ptr<IteratorBase>> MakeIterator() const override {
+    WEFT_ASSIGN_OR_RETURN(std::unique_ptr<IteratorBase> input, input_->MakeIterator());
+    return std::unique_ptr<IteratorBase>(
+        new Iterator(self<InterleaveDataset>(), std::move(input)));
+  }
+
+ private:
+  class Iterator : public IteratorBase {
+   public:
+    Iterator(std::shared_ptr<const InterleaveDataset> ds,
+             std::unique_ptr<IteratorBase> input)
+        : ds_(std::move(ds)), input_(std::move(input)), slots_(ds_->cycle_length_) {}
+
+    absl::Status GetNext(IteratorContext* ctx, std::vector<Tensor>* out,
+                         bool* end_of_sequence) override {
+      const InterleaveDataset& ds = *ds_;
+      out->clear();
+      while (input_ != nullptr || open_ > 0) {
+        std::unique_ptr<IteratorBase>& slot = slots_[cycle_index_];
+        if (slot != nullptr) {
+          bool end = false;
+          WEFT_RETURN_IF_ERROR(slot->GetNext(ctx, out, &end));
+          if (!end) {
+            if (++block_index_ == ds.block_length_) Advance();
+            *end_of_sequence = false;
+            return CheckElement(*out, ds.output_dtypes(), ds.output_shapes(), Where());
+          }
+          slot.reset();
+          --open_;
+          Advance();
+        } else if (input_ != nullptr) {
+          std::vector<Tensor> element;
+          bool end = false;
+          WEFT_RETURN_IF_ERROR(input_->GetNext(ctx, &element, &end));
+          if (end) {
+            input_.reset();
+            continue;
+          }
+          WEFT_ASSIGN_OR_RETURN(slot, ds.fn_->RunToIterator(ctx, std::move(element), Where()));
+          ++open_;
+        } else {
+          Advance();
+        }
+      }
+      *end_of_sequence = true;
+      return absl::OkStatus();
+    }
+
+   private:
+    std::string Where() const {
+      return absl::StrCat(ds_->op(), " function ", ds_->fn_->name());
+    }
+    void Advance() {
+      block_index_ = 0;
+      cycle_index_ = (cycle_index_ + 1) % ds_->cycle_length_;
+    }
+    const std::shared_ptr<const InterleaveDataset> ds_;
+    std::unique_ptr<IteratorBase> input_;  // null once exhausted
+    std::vector<std::unique_ptr<IteratorBase>> slots_;
+    int64_t cycle_index_ = 0;
+    int64_t block_index_ = 0;
+    int64_t open_ = 0;
+  };
+
+  const DatasetPtr input_;
+  const std::shared_ptr<const CapturedFunction> fn_;
+  const int64_t cycle_length_;
+  const int64_t block_length_;
+};
+
+class InterleaveDatasetOp : public DatasetOpKernel {
+ public:
+  // `parallel`: ParallelInterleaveDatasetV4, whose last five inputs are
+  // cycle_length, block_length, buffer_output_elements,
+  // prefetch_input_elements and num_parallel_calls (Interleave: two).
+  InterleaveDatasetOp(OpKernelConstruction* c, bool parallel)
+      : DatasetOpKernel(c), parallel_(parallel) {
+    absl::StatusOr<tensorflow::NameAttrList> f = FuncAttr(c, "f");
+    if (f.ok()) fn_ = *std::move(f);
+    c->SetStatus(f.status());
+  }
+
+ protected:
+  absl::StatusOr<DatasetPtr> MakeDataset(OpKernelContext* c) override {
+    WEFT_ASSIGN_OR_RETURN(DatasetPtr input, DatasetFromInput(c, 0));
+    const int first = c->num_inputs() - (parallel_ ? 5 : 2);
+    WEFT_ASSIGN_OR_RETURN(int64_t cycle, ScalarInt64Input(c, first, "cycle_length"));
+    WEFT_ASSIGN_OR_RETURN(int64_t block, ScalarInt64Input(c, first + 1, "block_length"));
+    if (cycle == kAutotune) cycle = std::max(1u, std::thread::hardware_concurrency());
+    if (cycle <= 0) {
+      return absl::InvalidArgumentError(absl::StrCat(
+          "cycle_length must be greater than zero. (", KernelLabel(c), " got ", cycle,
+          ")"));
+    }
+    if (cycle > kMaxCycleLength) {
+      return absl::InvalidArgumentError(absl::StrCat(
+          KernelLabel(c), ": cycle_length ", cycle, " is larger than the ",
+          kMaxCycleLength, " datasets one interleave may keep open"));
+    }
+    if (block <= 0) {
+      return absl::InvalidArgumentError(absl::StrCat(
+          "block_length must be greater than zero. (", KernelLabel(c), " got ", block,
+          ")"));
+    }
+    if (parallel_) WEFT_RETURN_IF_ERROR(CheckParallelInputs(c, first, cycle));
+    WEFT_ASSIGN_OR_RETURN(std::shared_ptr<const CapturedFunction> fn,
+                          CapturedFunction::Create(c, fn_, 1, first));
+    return DatasetPtr(std::make_shared<InterleaveDataset>(
+        type_string(), output_dtypes(), output_shapes(), std::move(input),
+        std::move(fn), cycle, block));
+  }
+
+ private:
+  // TensorFlow's checks of the tuning inputs.
+  static absl::Status CheckParallelInputs(OpKernelContext* c, int first, int64_t cycle) {
+    WEFT_ASSIGN_OR_RETURN(int64_t buffer,
+                          ScalarInt64Input(c, first + 2, "buffer_output_elements"));
+    if (buffer != kAutotune && buffer <= 0) {
+      return absl::InvalidArgumentError(absl::StrCat(
+          "`buffer_output_elements` must be ", kAutotune, " or > 0 but is ", buffer));
+    }
+    WEFT_ASSIGN_OR_RETURN(int64_t prefetch,
+                          ScalarInt64Input(c, first + 3, "prefetch_input_elements"));
+    if (prefetch != kAutotune && prefetch < 0) {
+      return absl::InvalidArgumentError(absl::StrCat(
+          "`prefetch_input_elements` must be ", kAutotune, " or >= 0 but is ",
+          prefetch));
+    }
+    WEFT_ASSIGN_OR_RETURN(int64_t calls,
+                          ScalarInt64Input(c, first + 4, "num_parallel_calls"));
+    if (calls != kAutotune && calls <= 0) {
+      return absl::InvalidArgumentError("num_parallel_calls must be greater than zero.");
+    }
+    if (calls > cycle) {
+      return absl::InvalidArgumentError(
+          "num_parallel_calls must less than or equal to cycle_length.");
+    }
+    return absl::OkStatus();
+  }
+
+  const bool parallel_;
+  tensorflow::NameAttrList fn_;
+};
+
+void RegisterInterleave(KernelRegistry* r, const char* op, bool parallel) {
+  r->Register(KernelDef(op, kDeviceTypeCpu),
+              [parallel](OpKernelConstruction* c) -> std::unique_ptr<OpKernel> {
+                return std::make_unique<InterleaveDatasetOp>(c, parallel);
+              });
+}
+
+}  // namespace
+
+void RegisterInterleaveDatasetKernels(KernelRegistry* r) {
+  RegisterInterleave(r, "InterleaveDataset", false);
+  RegisterInterleave(r, "ParallelInterleaveDatasetV4", true);
+}
+
+}  // namespace data
+}  // namespace weft
