@@ -187,14 +187,12 @@ absl::Status MaxPoolWithArgmaxShape(InferenceContext* c) {
   return absl::OkStatus();
 }
 
-// MaxPoolGradWithArgmax (output: input's shape) and
-// MaxPoolGradGradWithArgmax (output: the pooled shape, which argmax has).
-template <int kShapeOf>
+// MaxPoolGradWithArgmax: the output has input's shape.
 absl::Status WithArgmaxGradShape(InferenceContext* c) {
   WEFT_RETURN_IF_ERROR(RankIs(c, 0, 4, "input"));
   WEFT_RETURN_IF_ERROR(RankIs(c, 1, 4, "grad"));
   WEFT_RETURN_IF_ERROR(RankIs(c, 2, 4, "argmax"));
-  c->set_output(0, c->input(kShapeOf));
+  c->set_output(0, c->input(0));
   return absl::OkStatus();
 }
 
@@ -301,21 +299,20 @@ void RegisterArgmaxPoolOps(OpRegistry* r) {
                   .Attr("include_batch_in_index: bool = false")
                   .Attr(kRealTypes),
               MaxPoolWithArgmaxShape);
-  for (const char* op : {"MaxPoolGradWithArgmax", "MaxPoolGradGradWithArgmax"}) {
-    r->Register(OpDefBuilder(op)
-                    .Input("input: T")
-                    .Input("grad: T")
-                    .Input("argmax: Targmax")
-                    .Output("output: T")
-                    .Attr("ksize: list(int) >= 4")
-                    .Attr("strides: list(int) >= 4")
-                    .Attr("padding: {'SAME', 'VALID'}")
-                    .Attr("include_batch_in_index: bool = false")
-                    .Attr("Targmax: {int32, int64}")
-                    .Attr(kRealTypes),
-                std::string(op) == "MaxPoolGradWithArgmax" ? ShapeFn(WithArgmaxGradShape<0>)
-                                                           : ShapeFn(WithArgmaxGradShape<2>));
-  }
+  // (Not MaxPoolGradGradWithArgmax: TensorFlow has no CPU kernel for it,
+  // and Weft registers no op it cannot run.)
+  r->Register(OpDefBuilder("MaxPoolGradWithArgmax")
+                  .Input("input: T")
+                  .Input("grad: T")
+                  .Input("argmax: Targmax")
+                  .Output("output: T")
+                  .Attr("ksize: list(int) >= 4")
+                  .Attr("strides: list(int) >= 4")
+                  .Attr("padding: {'SAME', 'VALID'}")
+                  .Attr("include_batch_in_index: bool = false")
+                  .Attr("Targmax: {int32, int64}")
+                  .Attr(kRealTypes),
+              WithArgmaxGradShape);
 }
 
 void RegisterLrnOps(OpRegistry* r) {

@@ -336,9 +336,8 @@ TEST(GradientsTest, EveryOpHasAGradientEntryOrIsListed) {
       "Qr", "Svd", "MatrixSolveLs", "CholeskyGrad",
       // Second derivatives through the 3-D max pools, LRN and the arg max
       // pools: TensorFlow has them (LRNGrad's excepted), the builder not
-      // yet; MaxPoolGradGradWithArgmax has no CPU kernel in TensorFlow.
+      // yet.
       "MaxPool3DGrad", "MaxPool3DGradGrad", "LRNGrad", "MaxPoolGradWithArgmax",
-      "MaxPoolGradGradWithArgmax",
       // Segment ops whose gradient the builder lacks (TensorFlow has
       // SegmentProd's and UnsortedSegmentProd's; the V2 sorted forms and
       // the gradient ops themselves have none there either).
