@@ -132,17 +132,17 @@ absl::StatusOr<tensorflow::GraphDef> CallGraph(
 
 }  // namespace
 
-FunctionRuntime::FunctionRuntime(Options options) : options_(std::move(options)) {}
+FunctionRuntime::FunctionRuntime(Options options)
+    : options_(std::move(options)), index_(FunctionLibrary::Create(options_.library)) {}
 
 absl::StatusOr<std::shared_ptr<const InstantiatedFunction>>
 FunctionRuntime::Instantiate(const tensorflow::NameAttrList& fn, Device* device,
                              ResourceMgr* resources) {
-  WEFT_ASSIGN_OR_RETURN(FunctionLibrary lib,
-                        FunctionLibrary::Create(options_.library));
+  WEFT_RETURN_IF_ERROR(index_.status());
   DataTypeVector arg_types, ret_types;
   WEFT_ASSIGN_OR_RETURN(
       tensorflow::GraphDef graph_def,
-      CallGraph(fn, lib, options_.library, *options_.ops, &arg_types, &ret_types));
+      CallGraph(fn, *index_, options_.library, *options_.ops, &arg_types, &ret_types));
   absl::StatusOr<std::unique_ptr<Graph>> graph =
       ConvertGraphDefToGraph(graph_def, *options_.ops);
   if (!graph.ok()) {

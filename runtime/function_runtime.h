@@ -28,6 +28,7 @@
 
 #include <memory>
 
+#include "graph/function_inliner.h"
 #include "ops/framework/function_runner.h"
 #include "ops/framework/kernel_registry.h"
 #include "ops/framework/op_registry.h"
@@ -44,6 +45,8 @@ class FunctionRuntime : public FunctionRunner,
     const OpRegistry* ops = nullptr;          // required
     const KernelRegistry* kernels = nullptr;  // required
   };
+  // The library is indexed once, here; a library that names a function
+  // twice makes every Instantiate fail with that error.
   explicit FunctionRuntime(Options options);
 
   // Must be called on a runtime owned by a shared_ptr.
@@ -57,6 +60,8 @@ class FunctionRuntime : public FunctionRunner,
 
  private:
   const Options options_;
+  // An index into options_.library (which it must not outlive).
+  const absl::StatusOr<FunctionLibrary> index_;
 };
 
 }  // namespace weft

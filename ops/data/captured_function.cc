@@ -64,19 +64,21 @@ absl::StatusOr<bool> CapturedFunction::RunPredicate(
   return out[0].scalar<bool>();
 }
 
-absl::StatusOr<std::unique_ptr<IteratorBase>> CapturedFunction::RunToIterator(
+absl::StatusOr<DatasetPtr> CapturedFunction::RunToDataset(
     IteratorContext* ctx, std::vector<Tensor> args, const std::string& where) const {
   std::vector<Tensor> result;
   WEFT_RETURN_IF_ERROR(WithContext(Run(ctx, std::move(args), &result), where));
-  DatasetPtr inner;
-  if (result.size() == 1 && result[0].dtype() == DT_VARIANT &&
-      result[0].NumElements() == 1) {
-    inner = std::dynamic_pointer_cast<const DatasetBase>(result[0].scalar<Variant>().value);
-  }
-  if (inner == nullptr) {
+  DatasetPtr ds = result.size() == 1 ? DatasetFromTensor(result[0]) : nullptr;
+  if (ds == nullptr) {
     return absl::InvalidArgumentError(absl::StrCat(where, " must return one dataset"));
   }
-  return inner->MakeIterator();
+  return ds;
+}
+
+absl::StatusOr<std::unique_ptr<IteratorBase>> CapturedFunction::RunToIterator(
+    IteratorContext* ctx, std::vector<Tensor> args, const std::string& where) const {
+  WEFT_ASSIGN_OR_RETURN(DatasetPtr ds, RunToDataset(ctx, std::move(args), where));
+  return ds->MakeIterator();
 }
 
 }  // namespace data

@@ -41,9 +41,13 @@ class CapturedFunction {
   // naming the function otherwise.
   absl::StatusOr<bool> RunPredicate(IteratorContext* ctx,
                                     std::vector<Tensor> args) const;
+  // For a function returning a dataset (a one-shot iterator's factory):
+  // that dataset; INVALID_ARGUMENT naming `where` unless it returns one.
+  absl::StatusOr<DatasetPtr> RunToDataset(IteratorContext* ctx,
+                                          std::vector<Tensor> args,
+                                          const std::string& where) const;
   // For a function returning a dataset (flat_map's, interleave's): a new
-  // iterator over it; INVALID_ARGUMENT naming `where` unless it returns one
-  // dataset.
+  // iterator over it, as RunToDataset.
   absl::StatusOr<std::unique_ptr<IteratorBase>> RunToIterator(
       IteratorContext* ctx, std::vector<Tensor> args, const std::string& where) const;
   const std::string& name() const { return fn_->name(); }

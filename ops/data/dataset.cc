@@ -20,12 +20,14 @@ Tensor DatasetToTensor(DatasetPtr dataset) {
   return t;
 }
 
+DatasetPtr DatasetFromTensor(const Tensor& t) {
+  if (t.dtype() != DT_VARIANT || t.NumElements() != 1) return nullptr;
+  return std::dynamic_pointer_cast<const DatasetBase>(t.scalar<Variant>().value);
+}
+
 absl::StatusOr<DatasetPtr> DatasetFromInput(OpKernelContext* c, int i) {
   const Tensor& t = c->input(i);
-  DatasetPtr ds;
-  if (t.dtype() == DT_VARIANT && t.NumElements() == 1) {
-    ds = std::dynamic_pointer_cast<const DatasetBase>(t.scalar<Variant>().value);
-  }
+  DatasetPtr ds = DatasetFromTensor(t);
   if (ds == nullptr) {
     return absl::InvalidArgumentError(absl::StrCat(
         KernelLabel(c), ": input ", i,

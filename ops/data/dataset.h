@@ -109,6 +109,8 @@ std::string KernelLabel(OpKernelContext* c);
 
 // A DT_VARIANT scalar holding `dataset`.
 Tensor DatasetToTensor(DatasetPtr dataset);
+// The dataset a one-element variant tensor holds; null when `t` holds none.
+DatasetPtr DatasetFromTensor(const Tensor& t);
 // The dataset held by input `i`; INVALID_ARGUMENT naming the kernel's node
 // and the input when it holds none.
 absl::StatusOr<DatasetPtr> DatasetFromInput(OpKernelContext* c, int i);

@@ -153,17 +153,11 @@ class OneShotIteratorOp : public IteratorHandleOp {
     WEFT_ASSIGN_OR_RETURN(std::shared_ptr<const CapturedFunction> fn,
                           CapturedFunction::Create(c, factory_, c->num_inputs()));
     IteratorContext ctx{c->cancellation()};
-    std::vector<Tensor> out;
-    WEFT_RETURN_IF_ERROR(fn->Run(&ctx, {}, &out));
-    DatasetPtr ds;
-    if (out.size() == 1 && out[0].dtype() == DT_VARIANT && out[0].NumElements() == 1) {
-      ds = std::dynamic_pointer_cast<const DatasetBase>(out[0].scalar<Variant>().value);
-    }
-    if (ds == nullptr) {
-      return absl::InvalidArgumentError(absl::StrCat(
-          KernelLabel(c), ": dataset_factory ", factory_.name(),
-          " must return one dataset"));
-    }
+    WEFT_ASSIGN_OR_RETURN(
+        DatasetPtr ds,
+        fn->RunToDataset(&ctx, {},
+                         absl::StrCat(KernelLabel(c), ": dataset_factory ",
+                                      factory_.name())));
     return WithContext(it.SetDataset(std::move(ds)), KernelLabel(c));
   }
 
