@@ -20,8 +20,8 @@
 #include "absl/strings/strip.h"
 #include "absl/synchronization/mutex.h"
 #include "absl/time/clock.h"
+#include "distributed/client_session.h"
 #include "distributed/rpc/grpc_server.h"
-#include "distributed/rpc/grpc_session.h"
 #include "graph/builder/allreduce.h"
 #include "graph/builder/sync_replicas.h"
 #include "graph/models/datasets.h"
@@ -648,11 +648,12 @@ absl::Status Worker::Run() {
   session_options.config.add_device_filters(server->task_name());
   session_options.config.set_allow_soft_placement(true);
   std::unique_ptr<Session> session;
-  // A session on this task's master, its variables ready (initialised,
-  // restored, or the chief's): at the start, and again after a ps restart.
+  // A session on this task's master, in-process (no loopback RPC per
+  // step), its variables ready (initialised, restored, or the chief's): at
+  // the start, and again after a ps restart.
   auto connect = [&]() -> absl::Status {
     if (session != nullptr) session->Close().IgnoreError();
-    session = NewGrpcSession(server->address(), session_options, o_.security);
+    session = NewClientSession(server->master(), session_options);
     WEFT_RETURN_IF_ERROR(session->Create(graph));
     if (ring) {
       WEFT_RETURN_IF_ERROR(WaitForRing());

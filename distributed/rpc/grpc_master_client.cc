@@ -20,7 +20,9 @@ struct GrpcMasterClient::Stub {
 
 GrpcMasterClient::GrpcMasterClient(std::string address, int max_message_bytes,
                                    std::shared_ptr<const Security> security)
-    : address_(std::move(address)), security_(std::move(security)) {
+    : address_(std::move(address)),
+      name_(absl::StrCat("the master at ", address_)),
+      security_(std::move(security)) {
   QuietGrpcLogging();
   grpc::ChannelArguments args;
   args.SetMaxReceiveMessageSize(max_message_bytes);
@@ -35,7 +37,7 @@ absl::Status GrpcMasterClient::Call(absl::string_view method,
                                     const google::protobuf::MessageLite& request,
                                     google::protobuf::MessageLite* response,
                                     absl::Duration timeout) {
-  const std::string peer = absl::StrCat("the master at ", address_);
+  const std::string& peer = name_;
   grpc::ByteBuffer request_bytes;
   absl::Status s = SerializeToByteBuffer(request, &request_bytes);
   if (!s.ok()) return s;

@@ -13,6 +13,7 @@
 #include "absl/strings/str_split.h"
 #include "absl/strings/strip.h"
 #include "absl/synchronization/notification.h"
+#include "distributed/local_master.h"
 #include "distributed/master.h"
 #include "distributed/rpc/cq_threads.h"
 #include "distributed/rpc/grpc_coding.h"
@@ -381,6 +382,7 @@ struct GrpcServer::Impl {
   std::unique_ptr<GrpcWorkerCache> cache;
   std::unique_ptr<Worker> worker;
   std::unique_ptr<Master> master;
+  std::shared_ptr<LocalMaster> local_master;  // over `master` and `control`
   std::unique_ptr<Dispatcher> service;
   std::unique_ptr<grpc::Server> server;
   absl::Notification stop;
@@ -398,6 +400,9 @@ const std::string& GrpcServer::local_target() const {
   return impl_->local_target;
 }
 const DeviceMgr& GrpcServer::devices() const { return *impl_->devices; }
+std::shared_ptr<MasterInterface> GrpcServer::master() const {
+  return impl_->local_master;
+}
 
 absl::StatusOr<std::unique_ptr<GrpcServer>> GrpcServer::Start(
     const ServerOptions& options) {
@@ -510,6 +515,8 @@ absl::StatusOr<std::unique_ptr<GrpcServer>> GrpcServer::Start(
   m.session_gc = options.session_gc;
   m.log = options.log;
   impl->master = std::make_unique<Master>(m);
+  impl->local_master = std::make_shared<LocalMaster>(
+      impl->master.get(), impl->control.get(), impl->task_name);
 
   impl->service = std::make_unique<Dispatcher>(options.security);
   Dispatcher& d = *impl->service;
@@ -622,6 +629,7 @@ void GrpcServer::Shutdown() {
   // Steps in flight end now, so the calls waiting on them can answer.
   impl.worker->AbortAllSteps();
   impl.server->Shutdown(absl::ToChronoTime(absl::Now() + absl::Seconds(5)));
+  impl.local_master->Close();  // waits for the in-process calls
   impl.master.reset();  // closes the sessions still open
   impl.control.reset();
   impl.worker_control.reset();

@@ -58,6 +58,7 @@
 namespace weft {
 
 class DeviceMgr;
+class MasterInterface;
 
 struct ServerOptions {
   ClusterSpec cluster;
@@ -115,6 +116,10 @@ class GrpcServer {
   // The local socket's gRPC address, or "" when the task has none.
   const std::string& local_target() const;
   const DeviceMgr& devices() const;
+  // The task's master in-process (distributed/local_master.h): what a
+  // trainer on this task drives, with no loopback RPC per step. It may be
+  // held past Shutdown, after which its calls are UNAVAILABLE.
+  std::shared_ptr<MasterInterface> master() const;
 
   // Worker::WaitForCollectivesClaimed: call before Shutdown when this
   // task ran all-reduces, so that its peers can finish theirs.

@@ -1,18 +1,13 @@
-// GrpcSession: a Session (runtime/session.h) whose graph runs on a cluster,
-// through the MasterService of one of its tasks; what TensorFlow's
-// GrpcSession is behind tf.compat.v1.Session("grpc://..."). The master may
-// be a Weft server or a TensorFlow one.
+// NewGrpcSession: the client session (distributed/client_session.h) over a
+// GrpcMasterClient, for a master reached over gRPC, a Weft server or a
+// TensorFlow one; what TensorFlow's GrpcSession is behind
+// tf.compat.v1.Session("grpc://...").
 //
 //   auto session = NewGrpcSession("127.0.0.1:2222", options);
 //   WEFT_RETURN_IF_ERROR(session->Create(graph_def));
 //   WEFT_RETURN_IF_ERROR(session->Run({{"x", x}}, {"y"}, {}, &outputs));
 //
-// options.config goes to CreateSession (device_filters, soft placement,
-// operation_timeout_in_ms); memory_limit_bytes does not apply (each server
-// has its own limit). Errors come back with the master's code and message
-// (run errors travel in the response body, as TensorFlow's clients ask).
-// Thread safety: Run may be called from several threads at once; Create,
-// Extend and Close are serialised.
+// Behaviour, errors and thread safety: as NewClientSession's.
 #ifndef WEFT_DISTRIBUTED_RPC_GRPC_SESSION_H_
 #define WEFT_DISTRIBUTED_RPC_GRPC_SESSION_H_
 

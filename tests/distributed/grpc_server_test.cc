@@ -13,10 +13,12 @@
 #include <vector>
 
 #include "absl/strings/str_cat.h"
+#include "distributed/client_session.h"
 #include "distributed/rpc/grpc_coding.h"
 #include "distributed/rpc/grpc_master_client.h"
 #include "distributed/rpc/grpc_security.h"
 #include "distributed/rpc/grpc_server.h"
+#include "distributed/rpc/grpc_session.h"
 #include "distributed/rpc/local_socket.h"
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
@@ -191,6 +193,40 @@ void ExpectAStepSpansTwoServers(GrpcMasterClient* master_,
   close.set_session_handle(*handle);
   tensorflow::CloseSessionResponse closed;
   EXPECT_TRUE(master_->Call("CloseSession", close, &closed).ok());
+}
+
+// The task's master in-process (GrpcServer::master()) and over gRPC run
+// the same session code with the same answers; once the server has shut
+// down the in-process master refuses calls, naming the task.
+TEST_F(GrpcServerTest, TheMasterInProcessAnswersAsOverGrpc) {
+  std::vector<std::vector<float>> got;
+  for (bool in_process : {true, false}) {
+    std::unique_ptr<Session> s =
+        in_process ? NewClientSession(servers_[0]->master(), SessionOptions())
+                   : NewGrpcSession(servers_[0]->address(), SessionOptions());
+    ASSERT_TRUE(s->Create(Sample()).ok());
+    Tensor x(DT_FLOAT, TensorShape({3}));
+    for (int i = 0; i < 3; ++i) x.flat<float>()[i] = 1.0f + i;
+    std::vector<Tensor> out;
+    ASSERT_TRUE(s->Run({{"x", x}}, {"z"}, {}, &out).ok());
+    got.emplace_back(out[0].flat<float>().data(),
+                     out[0].flat<float>().data() + 3);
+    EXPECT_TRUE(s->Close().ok());
+  }
+  EXPECT_EQ(got[0], got[1]);
+  EXPECT_EQ(got[0][0], -2.5f);
+
+  std::shared_ptr<MasterInterface> master = servers_[0]->master();
+  EXPECT_EQ(master->name(),
+            "the in-process master of /job:worker/replica:0/task:0");
+  servers_[0]->Shutdown();
+  tensorflow::ListDevicesRequest req;
+  tensorflow::ListDevicesResponse resp;
+  absl::Status st = master->ListDevices({}, req, &resp);
+  EXPECT_EQ(st.code(), absl::StatusCode::kUnavailable) << st;
+  EXPECT_NE(st.message().find("/job:worker/replica:0/task:0 has shut down"),
+            absl::string_view::npos)
+      << st;
 }
 
 // ClusterSpec propagation: two servers, each started alone as

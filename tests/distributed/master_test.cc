@@ -18,6 +18,7 @@
 #include "runtime/core/tensor_proto.h"
 #include "runtime/core/thread_pool.h"
 #include "runtime/local_session.h"
+#include "tests/distributed/test_registries.h"
 #include "tests/distributed/two_workers.h"
 #include "tests/runtime/executor_test_ops.h"
 
@@ -28,25 +29,8 @@ using ::testing::HasSubstr;
 using testing::Attr;
 using testing::GraphDefBuilder;
 
-// The test ops (Fail, Block, VariableV2, ...) and _Send/_Recv.
-const OpRegistry& Ops() {
-  static const OpRegistry* ops = [] {
-    auto* r = new OpRegistry;
-    testing::RegisterTestOps(r);
-    RegisterSendRecvOps(r);
-    return r;
-  }();
-  return *ops;
-}
-const KernelRegistry& Kernels() {
-  static const KernelRegistry* kernels = [] {
-    auto* r = new KernelRegistry;
-    testing::RegisterTestKernels(r);
-    RegisterSendRecvKernels(r);
-    return r;
-  }();
-  return *kernels;
-}
+const OpRegistry& Ops() { return testing::TestOps(); }
+const KernelRegistry& Kernels() { return testing::TestKernels(); }
 
 // x -> y = x + c on task 1 -> z = -y (unconstrained: the master's task).
 tensorflow::GraphDef Sample() {
