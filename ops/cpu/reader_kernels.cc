@@ -12,7 +12,8 @@
 // it through the device's file policy (runtime/core/file_policy.h; a
 // server's --file-root) and reads records with ops/data/record_reader, the
 // readers of tf.data's file datasets (so the same size bounds and CRC
-// checks); at the end of a file the work unit is complete and the next read
+// checks; fixed-length records, which may overlap here, through its byte
+// stream); at the end of a file the work unit is complete and the next read
 // moves on. Keys are TensorFlow's: "file:offset" (TFRecord, the record's
 // start), "file:line" (text, counting from 1 with the header lines),
 // "file:index" (fixed length, from 0), the file name (whole file) and the
@@ -23,8 +24,7 @@
 // the executor's pool (whose threads the enqueuing steps need). A cancelled
 // step ends a waiting read CANCELLED.
 //
-// Not implemented: FixedLengthRecordReader's hop_bytes (UNIMPLEMENTED when
-// > 0), and reader state serialization (UNIMPLEMENTED for every reader, as
+// Not implemented: reader state serialization (UNIMPLEMENTED for every reader, as
 // TensorFlow's TFRecord, text line, fixed length and whole file readers;
 // TensorFlow's IdentityReader implements it).
 #include <cstdint>
@@ -141,37 +141,55 @@ class TextLineKind : public ReaderKind {
   bool ended_ = false;
 };
 
+// Records of record_bytes after the header, each `step` bytes (hop_bytes,
+// or record_bytes when 0) after the one before, kept while record_bytes +
+// footer_bytes bytes remain from their start: a window of those bytes
+// slides over the stream, so nothing past it is read ahead.
 class FixedLengthKind : public ReaderKind {
  public:
-  FixedLengthKind(int64_t header, int64_t record, int64_t footer, Compression z)
-      : header_(header), record_(record), footer_(footer), compression_(z) {}
+  FixedLengthKind(int64_t header, int64_t record, int64_t footer, int64_t hop,
+                  Compression z)
+      : header_(header), record_(record), footer_(footer),
+        step_(hop > 0 ? hop : record), compression_(z) {}
   absl::Status Start(const std::string& work, const FilePolicy& policy) override {
-    WEFT_ASSIGN_OR_RETURN(std::unique_ptr<ByteStream> in, Open(work, policy, compression_));
-    // The header is skipped here: a file shorter than it is an error
-    // (OUT_OF_RANGE, as TensorFlow's), not an empty work unit.
+    WEFT_ASSIGN_OR_RETURN(in_, Open(work, policy, compression_));
+    // A file shorter than its header is an error (OUT_OF_RANGE, as
+    // TensorFlow's), not an empty work unit.
     std::string header;
-    WEFT_RETURN_IF_ERROR(in->Read(header_, &header));
+    WEFT_RETURN_IF_ERROR(in_->Read(header_, &header));
     if (header.size() < header_) {
       return absl::OutOfRangeError(absl::StrCat(
           "reached end of file: ", work, " is shorter than its ", header_,
           " header bytes"));
     }
-    records_ = std::make_unique<data::FixedLengthReader>(std::move(in), 0, record_, footer_);
+    window_.clear();
     index_ = 0;
     return absl::OkStatus();
   }
   absl::Status Next(const std::string& work, Record* r) override {
-    WEFT_RETURN_IF_ERROR(records_->Read(&r->value, &r->at_end));
-    r->produced = !r->at_end;
-    if (r->produced) r->key = absl::StrCat(work, ":", index_++);
+    const uint64_t want = index_ == 0 ? record_ + footer_ : step_;
+    const size_t before = window_.size();
+    WEFT_RETURN_IF_ERROR(in_->Read(want, &window_));
+    if (window_.size() - before < want) {
+      r->at_end = true;
+      return absl::OkStatus();
+    }
+    if (index_ > 0) window_.erase(0, step_);
+    r->value = window_.substr(0, record_);
+    r->key = absl::StrCat(work, ":", index_++);
+    r->produced = true;
     return absl::OkStatus();
   }
-  void Finish() override { records_.reset(); }
+  void Finish() override {
+    in_.reset();
+    window_.clear();
+  }
 
  private:
-  const uint64_t header_, record_, footer_;
+  const uint64_t header_, record_, footer_, step_;
   const Compression compression_;
-  std::unique_ptr<data::FixedLengthReader> records_;
+  std::unique_ptr<ByteStream> in_;
+  std::string window_;  // the current record and what follows it
   int64_t index_ = 0;
 };
 
@@ -292,7 +310,7 @@ class Reader : public ResourceBase {
 struct KindSpec {
   std::string op;
   Compression compression = Compression::kNone;
-  int64_t skip = 0, header = 0, record = 0, footer = 0;
+  int64_t skip = 0, header = 0, record = 0, footer = 0, hop = 0;
 };
 
 absl::StatusOr<KindSpec> ParseKind(OpKernelConstruction* c) {
@@ -307,20 +325,21 @@ absl::StatusOr<KindSpec> ParseKind(OpKernelConstruction* c) {
   if (k.op == "TFRecordReaderV2") WEFT_RETURN_IF_ERROR(compression("compression_type"));
   if (k.op == "TextLineReaderV2") WEFT_RETURN_IF_ERROR(c->GetAttr("skip_header_lines", &k.skip));
   if (k.op == "FixedLengthRecordReaderV2") {
-    int64_t hop = 0;
     WEFT_RETURN_IF_ERROR(c->GetAttr("header_bytes", &k.header));
     WEFT_RETURN_IF_ERROR(c->GetAttr("record_bytes", &k.record));
     WEFT_RETURN_IF_ERROR(c->GetAttr("footer_bytes", &k.footer));
-    WEFT_RETURN_IF_ERROR(c->GetAttr("hop_bytes", &hop));
-    if (k.header < 0 || k.record <= 0 || k.footer < 0 || hop < 0) {
-      return absl::InvalidArgumentError(absl::StrCat(
-          c->def().name(), ": header_bytes, footer_bytes and hop_bytes must be >= 0 "
-          "and record_bytes > 0, got ", k.header, ", ", k.footer, ", ", hop, " and ",
-          k.record));
+    WEFT_RETURN_IF_ERROR(c->GetAttr("hop_bytes", &k.hop));
+    for (const auto& [name, v] : {std::pair<const char*, int64_t>{"header_bytes", k.header},
+                                  {"record_bytes", k.record},
+                                  {"footer_bytes", k.footer},
+                                  {"hop_bytes", k.hop}}) {
+      if (v < 0) {
+        return absl::InvalidArgumentError(absl::StrCat(name, " must be >= 0 not ", v));
+      }
     }
-    if (hop > 0) {
-      return absl::UnimplementedError(absl::StrCat(
-          c->def().name(), ": FixedLengthRecordReader's hop_bytes is not supported"));
+    if (k.record == 0 && k.hop == 0) {  // endless empty records in TensorFlow
+      return absl::InvalidArgumentError(absl::StrCat(
+          c->def().name(), ": record_bytes and hop_bytes are both 0"));
     }
     WEFT_RETURN_IF_ERROR(compression("encoding"));
   }
@@ -331,7 +350,8 @@ std::unique_ptr<ReaderKind> MakeKind(const KindSpec& k) {
   if (k.op == "TFRecordReaderV2") return std::make_unique<TFRecordKind>(k.compression);
   if (k.op == "TextLineReaderV2") return std::make_unique<TextLineKind>(k.skip);
   if (k.op == "FixedLengthRecordReaderV2") {
-    return std::make_unique<FixedLengthKind>(k.header, k.record, k.footer, k.compression);
+    return std::make_unique<FixedLengthKind>(k.header, k.record, k.footer, k.hop,
+                                             k.compression);
   }
   if (k.op == "WholeFileReaderV2") return std::make_unique<WholeFileKind>();
   return std::make_unique<IdentityKind>();

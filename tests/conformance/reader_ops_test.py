@@ -5,8 +5,8 @@ do), and compared with TensorFlow's own run of the same graph.
 
 Readers: TFRecordReader (plain and GZIP), TextLineReader with header lines
 (CRLF, empty lines, a last line without newline), FixedLengthRecordReader
-with header and footer (plain and GZIP), WholeFileReader, IdentityReader;
-read and read_up_to, the record and work-unit counters, reset, and the
+with header, footer and hop_bytes (plain and GZIP), WholeFileReader,
+IdentityReader; read and read_up_to, the record and work-unit counters, reset, and the
 state verbs' errors. Keys and values must match TensorFlow's exactly and in
 order (one reader, files in order). The classic pipeline
 string_input_producer -> TFRecordReader -> parse_single_example ->
@@ -174,6 +174,15 @@ def test_readers(target):
     compare("fixed/gzip", reader_case(
         lambda: tf1.FixedLengthRecordReader(6, header_bytes=5, footer_bytes=3,
                                             encoding="GZIP"), ["fixed.bin.gz"]), target)
+    for hop in (2, 4, 11):
+        compare(f"fixed/hop_{hop}", reader_case(
+            lambda: tf1.FixedLengthRecordReader(6, header_bytes=5, footer_bytes=3,
+                                                hop_bytes=hop), ["fixed.bin", "fixed.bin"]),
+            target)
+        compare(f"fixed/hop_{hop}_gzip", reader_case(
+            lambda: tf1.FixedLengthRecordReader(6, header_bytes=5, footer_bytes=3, hop_bytes=hop,
+                                                encoding="GZIP"), ["fixed.bin.gz"], up_to=3),
+            target)
     compare("whole_file", reader_case(tf1.WholeFileReader, ["a.txt", "empty.bin", "c.txt"]),
             target)
     compare("identity/read_up_to_2", reader_case(

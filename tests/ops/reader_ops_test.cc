@@ -1,5 +1,6 @@
 // The v1 readers' synchronous parts and ReadFile/WriteFile: reader attrs
-// refused at construction (record_bytes, hop_bytes, compression), a fresh
+// refused at construction (negative sizes, endless empty records,
+// compression), a fresh
 // reader's counters, reset, the state verbs (UNIMPLEMENTED, as
 // TensorFlow's), and whole-file I/O (directories made on write, scalar
 // names required, NOT_FOUND). Reads from queues, with TensorFlow's keys and
@@ -35,13 +36,14 @@ absl::StatusOr<std::vector<Tensor>> Make(const std::string& op, Device* device,
 TEST(ReaderOpsTest, AttrsAreChecked) {
   auto devices = DeviceMgr::NewLocal({}).value();
   Device* d = devices->default_device();
-  auto bad_record = Make("FixedLengthRecordReaderV2", d, {{"record_bytes", 0}});
-  ASSERT_FALSE(bad_record.ok());
-  EXPECT_TRUE(absl::StrContains(bad_record.status().message(), "record_bytes > 0"))
-      << bad_record.status();
-  auto hop = Make("FixedLengthRecordReaderV2", d, {{"record_bytes", 4}, {"hop_bytes", 2}});
-  ASSERT_FALSE(hop.ok());
-  EXPECT_EQ(hop.status().code(), absl::StatusCode::kUnimplemented) << hop.status();
+  auto negative = Make("FixedLengthRecordReaderV2", d, {{"record_bytes", -1}});
+  ASSERT_FALSE(negative.ok());
+  EXPECT_TRUE(absl::StrContains(negative.status().message(), "record_bytes must be >= 0 not -1"))
+      << negative.status();
+  auto endless = Make("FixedLengthRecordReaderV2", d, {{"record_bytes", 0}});
+  ASSERT_FALSE(endless.ok());
+  EXPECT_TRUE(absl::StrContains(endless.status().message(), "both 0")) << endless.status();
+  EXPECT_TRUE(Make("FixedLengthRecordReaderV2", d, {{"record_bytes", 4}, {"hop_bytes", 2}}).ok());
   KernelRunner z(NodeBuilder("z", "TFRecordReaderV2")
                      .Attr("compression_type", std::string("LZ4"))
                      .Build(),
