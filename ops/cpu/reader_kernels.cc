@@ -24,9 +24,9 @@
 // the executor's pool (whose threads the enqueuing steps need). A cancelled
 // step ends a waiting read CANCELLED.
 //
-// Not implemented: reader state serialization (UNIMPLEMENTED for every reader, as
-// TensorFlow's TFRecord, text line, fixed length and whole file readers;
-// TensorFlow's IdentityReader implements it).
+// Reader state: IdentityReader's counters and work serialize to
+// TensorFlow's ReaderBaseState proto and restore from it; the other readers
+// say UNIMPLEMENTED, as TensorFlow's do.
 #include <cstdint>
 #include <functional>
 #include <memory>
@@ -36,7 +36,9 @@
 #include <vector>
 
 #include "absl/status/statusor.h"
+#include "absl/strings/escaping.h"
 #include "absl/strings/str_cat.h"
+#include "absl/strings/string_view.h"
 #include "absl/synchronization/mutex.h"
 #include "absl/synchronization/notification.h"
 #include "ops/cpu/shared_resource.h"
@@ -75,6 +77,9 @@ class ReaderKind {
   virtual absl::Status Start(const std::string& work, const FilePolicy& policy) = 0;
   virtual absl::Status Next(const std::string& work, Record* r) = 0;
   virtual void Finish() {}
+  // Whether the reader's state can be saved and restored (TensorFlow's
+  // IdentityReader only).
+  virtual bool HasState() const { return false; }
 };
 
 absl::StatusOr<std::unique_ptr<ByteStream>> Open(const std::string& work,
@@ -225,6 +230,76 @@ class IdentityKind : public ReaderKind {
     r->produced = r->at_end = true;
     return absl::OkStatus();
   }
+  bool HasState() const override { return true; }
+};
+
+// TensorFlow's ReaderBaseState proto, written and read here by hand (fields
+// 1 to 3 varints, 4 bytes; zeros left out, as proto3 leaves them).
+struct BaseState {
+  int64_t started = 0, finished = 0, produced = 0;
+  std::string work;
+
+  std::string Serialize() const {
+    std::string out;
+    auto varint = [&](uint64_t v) {
+      for (; v >= 0x80; v >>= 7) out.push_back(static_cast<char>((v & 0x7f) | 0x80));
+      out.push_back(static_cast<char>(v));
+    };
+    const int64_t fields[] = {started, finished, produced};
+    for (int i = 0; i < 3; ++i) {
+      if (fields[i] == 0) continue;
+      varint((i + 1) << 3);
+      varint(static_cast<uint64_t>(fields[i]));
+    }
+    if (!work.empty()) {
+      varint((4 << 3) | 2);
+      varint(work.size());
+      out += work;
+    }
+    return out;
+  }
+
+  // False for bytes that are not such a proto.
+  bool Parse(absl::string_view in) {
+    size_t pos = 0;
+    auto varint = [&](uint64_t* v) {
+      *v = 0;
+      for (int shift = 0; shift < 64 && pos < in.size(); shift += 7) {
+        const uint8_t b = static_cast<uint8_t>(in[pos++]);
+        *v |= static_cast<uint64_t>(b & 0x7f) << shift;
+        if (b < 0x80) return true;
+      }
+      return false;
+    };
+    while (pos < in.size()) {
+      uint64_t tag = 0, v = 0;
+      if (!varint(&tag)) return false;
+      const uint64_t field = tag >> 3, wire = tag & 7;
+      if (wire == 0) {
+        if (!varint(&v)) return false;
+        if (field >= 1 && field <= 3) {
+          (field == 1 ? started : field == 2 ? finished : produced) = static_cast<int64_t>(v);
+        }
+      } else if (wire == 2) {
+        if (!varint(&v) || v > in.size() - pos) return false;
+        if (field == 4) work = std::string(in.substr(pos, v));
+        pos += v;
+      } else if (wire == 1 || wire == 5) {
+        const size_t n = wire == 1 ? 8 : 4;
+        if (n > in.size() - pos) return false;
+        pos += n;
+      } else {
+        return false;
+      }
+    }
+    return true;
+  }
+
+  std::string DebugString() const {
+    return absl::StrCat("work_started: ", started, " work_finished: ", finished,
+                        " num_records_produced: ", produced, " current_work: \"",
+                        absl::CEscape(work), "\"");
+  }
 };
 
 // The shared resource: a kind, its work and counters, behind one mutex.
@@ -272,6 +347,38 @@ class Reader : public ResourceBase {
     kind_->Finish();
     started_ = finished_ = produced_ = 0;
     work_.clear();
+  }
+
+  // ReaderSerializeState and ReaderRestoreState: TensorFlow's words where
+  // the reader has no state to save.
+  absl::StatusOr<std::string> SerializeState() {
+    absl::MutexLock lock(&mu_);
+    if (!kind_->HasState()) return absl::UnimplementedError("Reader SerializeState");
+    return BaseState{started_, finished_, produced_, work_}.Serialize();
+  }
+  absl::Status RestoreState(absl::string_view bytes) {
+    absl::MutexLock lock(&mu_);
+    if (!kind_->HasState()) return absl::UnimplementedError("Reader RestoreState");
+    BaseState state;
+    if (!state.Parse(bytes)) {
+      return absl::InvalidArgumentError(absl::StrCat(
+          "Could not parse state for ", DebugString(), ": ", absl::CEscape(bytes)));
+    }
+    started_ = state.started;
+    finished_ = state.finished;
+    produced_ = state.produced;
+    work_ = state.work;
+    if (started_ < 0 || finished_ < 0 || produced_ < 0) {
+      return absl::InvalidArgumentError(absl::StrCat(
+          "Unexpected negative value when restoring in ", DebugString(), ": ",
+          state.DebugString()));
+    }
+    if (started_ > finished_) {
+      return absl::InvalidArgumentError(absl::StrCat(
+          "Inconsistent work started vs. finished when restoring in ", DebugString(), ": ",
+          state.DebugString()));
+    }
+    return absl::OkStatus();
   }
 
  private:
@@ -451,11 +558,18 @@ class ReaderVerbOp : public OpKernel {
       OP_REQUIRES_OK(c, c->allocate_output(0, TensorShape(), &out));
       out->scalar<int64_t>() = op == "ReaderNumRecordsProducedV2" ? (*reader)->produced()
                                                                   : (*reader)->finished();
+    } else if (op == "ReaderSerializeStateV2") {
+      absl::StatusOr<std::string> state = (*reader)->SerializeState();
+      OP_REQUIRES_OK(c, state.status());
+      Tensor* out = nullptr;
+      OP_REQUIRES_OK(c, c->allocate_output(0, TensorShape(), &out));
+      out->scalar<std::string>() = *std::move(state);
     } else {
-      // TensorFlow's words (its TFRecord, text, fixed-length and whole-file
-      // readers say the same).
-      c->SetStatus(absl::UnimplementedError(
-          op == "ReaderSerializeStateV2" ? "Reader SerializeState" : "Reader RestoreState"));
+      const Tensor& state = c->input(1);
+      OP_REQUIRES(c, state.dims() == 0,
+                  absl::InvalidArgumentError(absl::StrCat(
+                      "Reader state must be a scalar, got shape ", state.shape().DebugString())));
+      OP_REQUIRES_OK(c, (*reader)->RestoreState(state.scalar<std::string>()));
     }
   }
 };

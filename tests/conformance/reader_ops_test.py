@@ -6,9 +6,10 @@ do), and compared with TensorFlow's own run of the same graph.
 Readers: TFRecordReader (plain and GZIP), TextLineReader with header lines
 (CRLF, empty lines, a last line without newline), FixedLengthRecordReader
 with header, footer and hop_bytes (plain and GZIP), WholeFileReader,
-IdentityReader; read and read_up_to, the record and work-unit counters, reset, and the
-state verbs' errors. Keys and values must match TensorFlow's exactly and in
-order (one reader, files in order). The classic pipeline
+IdentityReader; read and read_up_to, the record and work-unit counters,
+reset, and the state verbs (IdentityReader's state bytes; the others'
+errors). Keys and values must match TensorFlow's exactly and in order (one
+reader, files in order). The classic pipeline
 string_input_producer -> TFRecordReader -> parse_single_example ->
 shuffle_batch over two epochs must give the same multiset of examples in
 batches of the same shapes (the order depends on thread timing, in
@@ -206,6 +207,27 @@ def test_readers(target):
     compare("tfrecord/serialize_state_unimplemented", serialize, target, steps=1,
             key=lambda run: [(str(r).split(":")[0], str(r).endswith(": Reader SerializeState"))
                              for r in run])
+
+    # IdentityReader's state (TensorFlow's ReaderBaseState bytes), restored
+    # into a second reader; then a state it refuses.
+    def identity_state():
+        q = producer(["a.txt", "b.txt", "c.txt"])
+        reader = tf1.IdentityReader()
+        key, _ = reader.read(q)
+        with tf1.control_dependencies([key]):
+            state = reader.serialize_state()
+        other = tf1.IdentityReader()
+        with tf1.control_dependencies([other.restore_state(state)]):
+            counts = [other.num_records_produced() + 0, other.num_work_units_completed() + 0]
+        return [key, state, counts], None
+    compare("identity/serialize_restore_state", identity_state, target)
+
+    def bad_state():
+        reader = tf1.IdentityReader()
+        with tf1.control_dependencies([reader.restore_state(b"\x08\x07")]):
+            return reader.num_records_produced() + 0, None
+    compare("identity/restore_inconsistent_state", bad_state, target, steps=1,
+            key=lambda run: [str(r).split(":")[0] for r in run])
 
     def missing():
         q = producer(["part0.tfrecord", "nope.tfrecord", "part1.tfrecord"])

@@ -1,10 +1,10 @@
 // The v1 readers' synchronous parts and ReadFile/WriteFile: reader attrs
 // refused at construction (negative sizes, endless empty records,
-// compression), a fresh
-// reader's counters, reset, the state verbs (UNIMPLEMENTED, as
-// TensorFlow's), and whole-file I/O (directories made on write, scalar
-// names required, NOT_FOUND). Reads from queues, with TensorFlow's keys and
-// values, are tests/conformance/reader_ops_test.
+// compression), a fresh reader's counters, reset, the state verbs
+// (UNIMPLEMENTED, as TensorFlow's, except IdentityReader's round trip), and
+// whole-file I/O (directories made on write, scalar names required,
+// NOT_FOUND). Reads from queues, with TensorFlow's keys and values, are
+// tests/conformance/reader_ops_test.
 #include <cstdlib>
 #include <memory>
 #include <string>
@@ -77,6 +77,33 @@ TEST(ReaderOpsTest, CountersResetAndState) {
   auto restore = verb("ReaderRestoreStateV2", {Tensor::Scalar<std::string>("x")});
   ASSERT_FALSE(restore.ok());
   EXPECT_EQ(restore.status().code(), absl::StatusCode::kUnimplemented);
+}
+
+TEST(ReaderOpsTest, IdentityReaderStateRoundTrips) {
+  auto devices = DeviceMgr::NewLocal({}).value();
+  Device* d = devices->default_device();
+  auto handle = Make("IdentityReaderV2", d, {});
+  ASSERT_TRUE(handle.ok()) << handle.status();
+  auto verb = [&](const std::string& op, std::vector<Tensor> extra = {}) {
+    KernelRunner r(NodeBuilder("v", op).Build(), d);
+    std::vector<Tensor> in = {(*handle)[0]};
+    for (Tensor& t : extra) in.push_back(std::move(t));
+    return r.Run(in);
+  };
+  // Two units started and finished, three records, work "w".
+  const std::string state("\x08\x02\x10\x02\x18\x03\x22\x01w", 9);
+  ASSERT_TRUE(verb("ReaderRestoreStateV2", {Tensor::Scalar<std::string>(state)}).ok());
+  auto n = verb("ReaderNumRecordsProducedV2");
+  ASSERT_TRUE(n.ok());
+  EXPECT_EQ((*n)[0].scalar<int64_t>(), 3);
+  auto saved = verb("ReaderSerializeStateV2");
+  ASSERT_TRUE(saved.ok()) << saved.status();
+  EXPECT_EQ((*saved)[0].scalar<std::string>(), state);
+  for (const std::string bad : {std::string("\xff"), std::string("\x08\x07")}) {
+    auto r = verb("ReaderRestoreStateV2", {Tensor::Scalar<std::string>(bad)});
+    ASSERT_FALSE(r.ok());
+    EXPECT_EQ(r.status().code(), absl::StatusCode::kInvalidArgument) << r.status();
+  }
 }
 
 TEST(FileIoTest, WriteMakesDirectoriesAndReadReturnsTheBytes) {
