@@ -4,6 +4,13 @@
 
 namespace weft {
 
+// ops/cpu/reader_kernels.cc and ops/cpu/file_io_kernels.cc (declared here
+// rather than in ops/registration.h, which every kernel includes).
+void RegisterReaderKernels(KernelRegistry* r);
+void RegisterFileIoKernels(KernelRegistry* r);
+// ops/cpu/summary_kernels.cc (likewise).
+void RegisterSummaryKernels(KernelRegistry* r);
+
 const KernelRegistry& GlobalKernelRegistry() {
   static const KernelRegistry* const registry = [] {
     auto* r = new KernelRegistry;
@@ -26,6 +33,9 @@ const KernelRegistry& GlobalKernelRegistry() {
     RegisterParseKernels(r);
     RegisterAccumulatorKernels(r);
     RegisterQueueKernels(r);
+    RegisterReaderKernels(r);
+    RegisterFileIoKernels(r);
+    RegisterSummaryKernels(r);
     RegisterStageKernels(r);
     RegisterTensorListKernels(r);
     RegisterTensorArrayKernels(r);

@@ -3,6 +3,12 @@
 
 namespace weft {
 
+// ops/reader_ops.cc (declared here rather than in ops/registration.h, which
+// every kernel includes).
+void RegisterReaderOps(OpRegistry* r);
+// ops/summary_ops.cc (likewise).
+void RegisterSummaryOps(OpRegistry* r);
+
 const OpRegistry& GlobalOpRegistry() {
   static const OpRegistry* const registry = [] {
     auto* r = new OpRegistry;
@@ -12,6 +18,8 @@ const OpRegistry& GlobalOpRegistry() {
     RegisterStateOps(r);
     RegisterControlFlowOps(r);
     RegisterRandomOps(r);
+    RegisterReaderOps(r);
+    RegisterSummaryOps(r);
     RegisterConvOps(r);
     RegisterTrainingOps(r);
     RegisterSendRecvOps(r);

@@ -126,80 +126,80 @@ void RegisterStageOps(OpRegistry* r) {
   r->Register(area("StageClear", false), UnknownShape);
 }
 
+// The queues, in TensorFlow's two forms: V2 (handle: resource, what
+// TensorFlow 2.x writes; every op stateful) and V1 (handle: Ref(string),
+// TensorFlow 1.x graphs; only the queue-making ops are stateful).
 void RegisterQueueOps(OpRegistry* r) {
-  for (const char* op : {"FIFOQueueV2", "PaddingFIFOQueueV2"}) {
-    r->Register(OpDefBuilder(op)
-                    .Output("handle: resource")
-                    .Attr("component_types: list(type) >= 1")
-                    .Attr("shapes: list(shape) >= 0 = []")
+  struct Form {
+    const char* suffix;
+    const char* handle;
+    bool v2;
+  };
+  for (const Form& f : {Form{"V2", "resource", true}, Form{"", "Ref(string)", false}}) {
+    const std::string out_handle = std::string("handle: ") + f.handle;
+    auto op = [&](const char* name) {
+      OpDefBuilder b(std::string(name) + f.suffix);
+      b.Input(out_handle);
+      if (f.v2) b.SetIsStateful();
+      return b;
+    };
+    for (const char* name : {"FIFOQueue", "PaddingFIFOQueue"}) {
+      r->Register(OpDefBuilder(std::string(name) + f.suffix)
+                      .Output(out_handle)
+                      .Attr("component_types: list(type) >= 1")
+                      .Attr("shapes: list(shape) >= 0 = []")
+                      .Attr("capacity: int = -1")
+                      .Attr("container: string = ''")
+                      .Attr("shared_name: string = ''")
+                      .SetIsStateful(),
+                  ScalarShape);
+    }
+    r->Register(OpDefBuilder(std::string("PriorityQueue") + f.suffix)
+                    .Output(out_handle)
+                    .Attr("component_types: list(type) >= 0 = []")
+                    .Attr("shapes: list(shape) >= 0")
                     .Attr("capacity: int = -1")
                     .Attr("container: string = ''")
                     .Attr("shared_name: string = ''")
                     .SetIsStateful(),
                 ScalarShape);
-  }
-  r->Register(OpDefBuilder("PriorityQueueV2")
-                  .Output("handle: resource")
-                  .Attr("component_types: list(type) >= 0 = []")
-                  .Attr("shapes: list(shape) >= 0")
-                  .Attr("capacity: int = -1")
-                  .Attr("container: string = ''")
-                  .Attr("shared_name: string = ''")
-                  .SetIsStateful(),
-              ScalarShape);
-  r->Register(OpDefBuilder("RandomShuffleQueueV2")
-                  .Output("handle: resource")
-                  .Attr("component_types: list(type) >= 1")
-                  .Attr("shapes: list(shape) >= 0 = []")
-                  .Attr("capacity: int = -1")
-                  .Attr("min_after_dequeue: int = 0")
-                  .Attr("seed: int = 0")
-                  .Attr("seed2: int = 0")
-                  .Attr("container: string = ''")
-                  .Attr("shared_name: string = ''")
-                  .SetIsStateful(),
-              ScalarShape);
-  for (const char* op : {"QueueEnqueueV2", "QueueEnqueueManyV2"}) {
-    r->Register(OpDefBuilder(op)
-                    .SetIsStateful()
-                    .Input("handle: resource")
-                    .Input("components: Tcomponents")
-                    .Attr("Tcomponents: list(type) >= 1")
-                    .Attr("timeout_ms: int = -1"),
-                UnknownShape);
-  }
-  r->Register(OpDefBuilder("QueueDequeueV2")
-                  .SetIsStateful()
-                  .Input("handle: resource")
-                  .Output("components: component_types")
-                  .Attr("component_types: list(type) >= 1")
-                  .Attr("timeout_ms: int = -1"),
-              UnknownShape);
-  for (const char* op : {"QueueDequeueManyV2", "QueueDequeueUpToV2"}) {
-    r->Register(OpDefBuilder(op)
-                    .SetIsStateful()
-                    .Input("handle: resource")
-                    .Input("n: int32")
+    r->Register(OpDefBuilder(std::string("RandomShuffleQueue") + f.suffix)
+                    .Output(out_handle)
+                    .Attr("component_types: list(type) >= 1")
+                    .Attr("shapes: list(shape) >= 0 = []")
+                    .Attr("capacity: int = -1")
+                    .Attr("min_after_dequeue: int = 0")
+                    .Attr("seed: int = 0")
+                    .Attr("seed2: int = 0")
+                    .Attr("container: string = ''")
+                    .Attr("shared_name: string = ''")
+                    .SetIsStateful(),
+                ScalarShape);
+    for (const char* name : {"QueueEnqueue", "QueueEnqueueMany"}) {
+      r->Register(op(name)
+                      .Input("components: Tcomponents")
+                      .Attr("Tcomponents: list(type) >= 1")
+                      .Attr("timeout_ms: int = -1"),
+                  UnknownShape);
+    }
+    r->Register(op("QueueDequeue")
                     .Output("components: component_types")
                     .Attr("component_types: list(type) >= 1")
                     .Attr("timeout_ms: int = -1"),
                 UnknownShape);
+    for (const char* name : {"QueueDequeueMany", "QueueDequeueUpTo"}) {
+      r->Register(op(name)
+                      .Input("n: int32")
+                      .Output("components: component_types")
+                      .Attr("component_types: list(type) >= 1")
+                      .Attr("timeout_ms: int = -1"),
+                  UnknownShape);
+    }
+    r->Register(op("QueueIsClosed").Output("is_closed: bool"), ScalarShape);
+    r->Register(op("QueueSize").Output("size: int32"), ScalarShape);
+    r->Register(op("QueueClose").Attr("cancel_pending_enqueues: bool = false"),
+                UnknownShape);
   }
-  r->Register(OpDefBuilder("QueueIsClosedV2")
-                  .SetIsStateful()
-                  .Input("handle: resource")
-                  .Output("is_closed: bool"),
-              ScalarShape);
-  r->Register(OpDefBuilder("QueueSizeV2")
-                  .SetIsStateful()
-                  .Input("handle: resource")
-                  .Output("size: int32"),
-              ScalarShape);
-  r->Register(OpDefBuilder("QueueCloseV2")
-                  .SetIsStateful()
-                  .Input("handle: resource")
-                  .Attr("cancel_pending_enqueues: bool = false"),
-              UnknownShape);
 }
 
 }  // namespace

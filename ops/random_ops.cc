@@ -78,6 +78,36 @@ absl::Status KeyCounterShape(InferenceContext* c) {
   return absl::OkStatus();
 }
 
+// ParameterizedTruncatedNormal: the parameters are scalars or vectors.
+absl::Status ParameterizedShape(InferenceContext* c) {
+  for (int i = 1; i < 5; ++i) {
+    const PartialShape& p = c->input(i);
+    if (p.known_rank() && p.rank() > 1) {
+      return absl::InvalidArgumentError(absl::StrCat(
+          "Shape must be at most rank 1 but is rank ", p.rank(), " for input ", i));
+    }
+  }
+  return RandomShape(c);
+}
+
+// StatelessParameterizedTruncatedNormal: (shape, seed[2], means, stddevs,
+// minvals, maxvals); the parameters broadcast together.
+absl::Status StatelessParameterizedShape(InferenceContext* c) {
+  WEFT_RETURN_IF_ERROR(c->WithRank(1, 1));
+  const PartialShape& seed = c->input(1);
+  if (seed.known_rank() && seed.dim(0) >= 0 && seed.dim(0) != 2) {
+    return absl::InvalidArgumentError(absl::StrCat(
+        "seed must have shape [2], not [", seed.dim(0), "]"));
+  }
+  PartialShape params = c->input(2);
+  for (int i = 3; i < 6; ++i) {
+    absl::StatusOr<PartialShape> b = BroadcastShapes(params, c->input(i));
+    WEFT_RETURN_IF_ERROR(b.status());
+    params = *b;
+  }
+  return RandomShape(c);
+}
+
 }  // namespace
 
 void RegisterRandomOps(OpRegistry* r) {
@@ -146,6 +176,38 @@ void RegisterRandomOps(OpRegistry* r) {
                 WEFT_RETURN_IF_ERROR(c->WithRankAtLeast(0, 1));
                 return UnchangedShape(c);
               });
+
+  r->Register(OpDefBuilder("ParameterizedTruncatedNormal")
+                  .Input("shape: T")
+                  .Input("means: dtype")
+                  .Input("stdevs: dtype")
+                  .Input("minvals: dtype")
+                  .Input("maxvals: dtype")
+                  .Output("output: dtype")
+                  .Attr("seed: int = 0")
+                  .Attr("seed2: int = 0")
+                  .Attr("dtype: {half, bfloat16, float, double}")
+                  .Attr("T: {int32, int64}")
+                  .SetIsStateful(),
+              ParameterizedShape);
+  r->Register(OpDefBuilder("StatelessParameterizedTruncatedNormal")
+                  .Input("shape: S")
+                  .Input("seed: Tseed")
+                  .Input("means: dtype")
+                  .Input("stddevs: dtype")
+                  .Input("minvals: dtype")
+                  .Input("maxvals: dtype")
+                  .Output("output: dtype")
+                  .Attr("S: {int32, int64}")
+                  .Attr("Tseed: {int32, int64} = DT_INT64")
+                  .Attr("dtype: {half, float, double}"),
+              StatelessParameterizedShape);
+  r->Register(OpDefBuilder("RandomGammaGrad")
+                  .Input("alpha: T")
+                  .Input("sample: T")
+                  .Output("output: T")
+                  .Attr("T: {float, double}"),
+              BroadcastBinaryOpShape);
 
   constexpr const char* kFloats = "dtype: {half, bfloat16, float, double} = DT_FLOAT";
   for (const char* op : {"StatelessRandomUniform", "StatelessRandomNormal",

@@ -91,6 +91,20 @@ void RegisterStateOps(OpRegistry* r) {
                   .Attr("shared_name: string = ''")
                   .SetIsStateful(),
               VariableShape);
+  // A ref variable for one step (ops/cpu/temporary_variable_kernels.cc).
+  r->Register(OpDefBuilder("TemporaryVariable")
+                  .Output("ref: Ref(dtype)")
+                  .Attr("shape: shape")
+                  .Attr("dtype: type")
+                  .Attr("var_name: string = ''")
+                  .SetIsStateful(),
+              VariableShape);
+  r->Register(OpDefBuilder("DestroyTemporaryVariable")
+                  .Input("ref: Ref(T)")
+                  .Output("value: T")
+                  .Attr("T: type")
+                  .Attr("var_name: string"),
+              UnchangedShape);
   // What MonitoredTrainingSession's and Supervisor's readiness checks ask
   // of every ref variable (report_uninitialized_variables).
   r->Register(OpDefBuilder("IsVariableInitialized")

@@ -226,6 +226,7 @@ void RegisterArrayGrads(GradRegistry* r) {
                          "Const", "Placeholder", "Range", "OneHot",
                          "RandomStandardNormal", "RandomUniform",
                          "RandomUniformInt", "TruncatedNormal",
+                         "ParameterizedTruncatedNormal",
                          "RandomShuffle", "StatelessRandomUniform",
                          "StatelessRandomNormal", "StatelessTruncatedNormal",
                          "StatelessRandomUniformInt",

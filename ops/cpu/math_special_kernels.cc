@@ -1,7 +1,8 @@
 // The special functions, through Eigen's SpecialFunctions module as in
 // TensorFlow: Erf, Erfc, Lgamma, Digamma (float, double, half), Erfinv and
 // Ndtri (float, double; Erfinv(x) = Ndtri((x + 1) / 2) / sqrt(2), TensorFlow's
-// formula), and Igamma, Igammac, Polygamma (float, double, broadcasting).
+// formula), and Igamma, Igammac, Polygamma and RandomGammaGrad (float,
+// double, broadcasting).
 // The module is heavy, so it is included here and nowhere else.
 #include <cmath>
 #include <limits>
@@ -67,6 +68,8 @@ struct Polygamma : BinaryFunctorBase {
   }
 WEFT_SPECIAL_BINARY(Igamma, 200, igamma);
 WEFT_SPECIAL_BINARY(Igammac, 200, igammac);
+// RandomGammaGrad(alpha, sample): d sample / d alpha of a Gamma(alpha) sample.
+WEFT_SPECIAL_BINARY(RandomGammaGrad, 300, gamma_sample_der_alpha);
 #undef WEFT_SPECIAL_BINARY
 
 template <typename T>
@@ -80,6 +83,7 @@ void RegisterFor(KernelRegistry* r) {
   RegisterBinary<Igamma, T>(r, "Igamma");
   RegisterBinary<Igammac, T>(r, "Igammac");
   RegisterBinary<Polygamma, T>(r, "Polygamma");
+  RegisterBinary<RandomGammaGrad, T>(r, "RandomGammaGrad");
 }
 
 }  // namespace

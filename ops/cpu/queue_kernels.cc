@@ -4,7 +4,10 @@
 // graphs (by shared_name) on one device. Synchronous training's token
 // queue is a FIFO one: the chief enqueues one token per worker after each
 // update and every worker dequeues one before its next step; TF1 input
-// pipelines (string_input_producer, shuffle_batch) use the others.
+// pipelines (string_input_producer, shuffle_batch) use the others. Every
+// op also exists in its V1 form (FIFOQueue, QueueEnqueue, ...: the handle a
+// Ref(string) tensor of container and name, as TensorFlow 1.x graphs hold
+// it), with the same kernels.
 //
 // Semantics, as TensorFlow's:
 //   - Enqueue waits while the queue is full (capacity < 0: unbounded);
@@ -38,6 +41,7 @@
 #include <vector>
 
 #include "absl/base/thread_annotations.h"
+#include "absl/strings/match.h"
 #include "absl/strings/str_cat.h"
 #include "absl/synchronization/mutex.h"
 #include "ops/cpu/array_util.h"
@@ -522,6 +526,8 @@ class QueueOp : public OpKernel {
     }
     c->SetStatus(s);
     handle_ = SharedResourceName(c, DT_INVALID);
+    ref_ = !absl::EndsWith(c->def().op(), "V2");
+    if (ref_) ref_handle_ = RefHandleTensor(handle_);
   }
 
   void Compute(OpKernelContext* c) override {
@@ -535,12 +541,19 @@ class QueueOp : public OpKernel {
                     "queue '", handle_.name, "' exists already as a ",
                     (*q)->DebugString(), " with other component types or kind "
                     "than ", name(), " asks for")));
-    c->set_output(0, ResourceHandleTensor(handle_));
+    if (ref_) {
+      c->set_output_ref(0, &ref_mu_, &ref_handle_);
+    } else {
+      c->set_output(0, ResourceHandleTensor(handle_));
+    }
   }
 
  private:
   QueueConfig config_;
   ResourceHandle handle_;
+  bool ref_ = false;  // the V1 form: a Ref(string) handle
+  absl::Mutex ref_mu_;
+  Tensor ref_handle_;
 };
 
 absl::StatusOr<std::shared_ptr<FifoQueue>> LookupQueue(OpKernelContext* c) {
@@ -705,47 +718,72 @@ class QueueCloseOp : public OpKernel {
 
 }  // namespace
 
-void RegisterQueueKernels(KernelRegistry* r) {
-  struct Kind {
-    const char* op;
-    QueueKind kind;
-  };
-  for (const Kind& k : {Kind{"FIFOQueueV2", QueueKind::kFifo},
-                        Kind{"PaddingFIFOQueueV2", QueueKind::kPadding},
-                        Kind{"RandomShuffleQueueV2", QueueKind::kRandomShuffle},
-                        Kind{"PriorityQueueV2", QueueKind::kPriority}}) {
-    const QueueKind kind = k.kind;
-    r->Register(KernelDef(k.op, kDeviceTypeCpu),
-                [kind](OpKernelConstruction* c) -> std::unique_ptr<OpKernel> {
-                  return std::make_unique<QueueOp>(c, kind);
-                });
+// Dequeues one element of the queue that input `i` of `c` names (either
+// handle form) and calls `done` with its components or the error: NOT_FOUND
+// for no such queue, OUT_OF_RANGE once it is closed and empty, CANCELLED
+// when the step is aborted; `done` may run on this thread. For the v1
+// readers (ops/cpu/reader_kernels.cc), which take their work from a queue;
+// declared there, not in a header, since every header of ops/cpu is an
+// input of every kernel's compilation.
+void DequeueOneFromInput(OpKernelContext* c, int i,
+                         std::function<void(absl::StatusOr<std::vector<Tensor>>)> done) {
+  absl::StatusOr<ResourceHandle> h = HandleFromInput(c, i, "queue");
+  if (!h.ok()) {
+    done(h.status());
+    return;
   }
-  r->Register(KernelDef("QueueEnqueueV2", kDeviceTypeCpu),
-              [](OpKernelConstruction* c) -> std::unique_ptr<OpKernel> {
-                return std::make_unique<EnqueueOp>(c, false);
-              });
-  r->Register(KernelDef("QueueEnqueueManyV2", kDeviceTypeCpu),
-              [](OpKernelConstruction* c) -> std::unique_ptr<OpKernel> {
-                return std::make_unique<EnqueueOp>(c, true);
-              });
-  r->Register(KernelDef("QueueDequeueV2", kDeviceTypeCpu),
-              [](OpKernelConstruction* c) -> std::unique_ptr<OpKernel> {
-                return std::make_unique<DequeueOp>(c, false);
-              });
-  r->Register(KernelDef("QueueDequeueManyV2", kDeviceTypeCpu),
-              [](OpKernelConstruction* c) -> std::unique_ptr<OpKernel> {
-                return std::make_unique<DequeueOp>(c, true);
-              });
-  r->Register(KernelDef("QueueDequeueUpToV2", kDeviceTypeCpu),
-              [](OpKernelConstruction* c) -> std::unique_ptr<OpKernel> {
-                return std::make_unique<DequeueOp>(c, true, true);
-              });
-  r->Register(KernelDef("QueueIsClosedV2", kDeviceTypeCpu),
-              MakeKernel<QueueIsClosedOp>);
-  r->Register(KernelDef("QueueSizeV2", kDeviceTypeCpu),
-              MakeKernel<QueueSizeOp>);
-  r->Register(KernelDef("QueueCloseV2", kDeviceTypeCpu),
-              MakeKernel<QueueCloseOp>);
+  absl::StatusOr<std::shared_ptr<FifoQueue>> q =
+      c->resource_manager()->Lookup<FifoQueue>(h->container, h->name);
+  if (!q.ok()) {
+    done(MissingResource(c, *h, "queue", "FIFOQueueV2"));
+    return;
+  }
+  (*q)->Dequeue(-1, false, c->cancellation(), std::move(done));
+}
+
+void RegisterQueueKernels(KernelRegistry* r) {
+  // Each op in both forms: V2 (resource handles) and V1 (Ref(string)
+  // handles of container and name; the verbs read either form).
+  for (const std::string v : {"V2", ""}) {
+    struct Kind {
+      const char* op;
+      QueueKind kind;
+    };
+    for (const Kind& k : {Kind{"FIFOQueue", QueueKind::kFifo},
+                          Kind{"PaddingFIFOQueue", QueueKind::kPadding},
+                          Kind{"RandomShuffleQueue", QueueKind::kRandomShuffle},
+                          Kind{"PriorityQueue", QueueKind::kPriority}}) {
+      const QueueKind kind = k.kind;
+      r->Register(KernelDef(k.op + v, kDeviceTypeCpu),
+                  [kind](OpKernelConstruction* c) -> std::unique_ptr<OpKernel> {
+                    return std::make_unique<QueueOp>(c, kind);
+                  });
+    }
+    struct Verb {
+      const char* op;
+      bool many, up_to;
+    };
+    for (const Verb& e : {Verb{"QueueEnqueue", false, false},
+                          Verb{"QueueEnqueueMany", true, false}}) {
+      const bool many = e.many;
+      r->Register(KernelDef(e.op + v, kDeviceTypeCpu),
+                  [many](OpKernelConstruction* c) -> std::unique_ptr<OpKernel> {
+                    return std::make_unique<EnqueueOp>(c, many);
+                  });
+    }
+    for (const Verb& d : {Verb{"QueueDequeue", false, false},
+                          Verb{"QueueDequeueMany", true, false},
+                          Verb{"QueueDequeueUpTo", true, true}}) {
+      const bool many = d.many, up_to = d.up_to;
+      r->Register(KernelDef(d.op + v, kDeviceTypeCpu),
+                  [many, up_to](OpKernelConstruction* c) -> std::unique_ptr<OpKernel> {
+                    return std::make_unique<DequeueOp>(c, many, up_to);
+                  });
+    }
+    r->Register(KernelDef("QueueIsClosed" + v, kDeviceTypeCpu), MakeKernel<QueueIsClosedOp>);
+    r->Register(KernelDef("QueueSize" + v, kDeviceTypeCpu), MakeKernel<QueueSizeOp>);
+    r->Register(KernelDef("QueueClose" + v, kDeviceTypeCpu), MakeKernel<QueueCloseOp>);
+  }
 }
 
 }  // namespace weft

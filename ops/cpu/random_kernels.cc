@@ -27,6 +27,11 @@
 #include "runtime/core/thread_pool.h"
 
 namespace weft {
+
+// ops/cpu/parameterized_truncated_normal_kernels.cc (declared here rather
+// than in ops/registration.h, which every kernel includes).
+void RegisterParameterizedTruncatedNormalKernels(KernelRegistry* r);
+
 namespace {
 
 using philox::PhiloxRandom;
@@ -404,6 +409,7 @@ void RegisterRandomKernels(KernelRegistry* r) {
               MakeKernel<RandomGammaOp<double>>);
   RegisterStatelessRandomKernels(r);
   RegisterMultinomialKernels(r);
+  RegisterParameterizedTruncatedNormalKernels(r);
 }
 
 }  // namespace weft

@@ -20,6 +20,11 @@
 #include "runtime/core/resource_mgr.h"
 
 namespace weft {
+
+// ops/cpu/temporary_variable_kernels.cc (declared here rather than in
+// ops/registration.h, which every kernel includes).
+void RegisterTemporaryVariableKernels(KernelRegistry* r);
+
 namespace {
 
 class VariableOp : public OpKernel {
@@ -207,6 +212,7 @@ void RegisterStateKernels(KernelRegistry* r) {
               MakeRefUpdate<UpdateKind::kScaleSub>);
   RegisterResourceVariableKernels(r);
   RegisterScatterKernels(r);
+  RegisterTemporaryVariableKernels(r);
 }
 
 }  // namespace weft

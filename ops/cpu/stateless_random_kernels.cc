@@ -27,11 +27,6 @@
 namespace weft {
 namespace {
 
-using philox::PhiloxRandom;
-
-constexpr int32_t kAlgPhilox = 1;
-constexpr int32_t kAlgAutoSelect = 3;
-
 // A seed input's two words, each widened to 64 bits (signed types with
 // their sign, as TensorFlow widens them).
 absl::Status ReadSeed(const Tensor& seed, uint64_t* s0, uint64_t* s1) {
@@ -62,11 +57,23 @@ absl::Status ReadSeed(const Tensor& seed, uint64_t* s0, uint64_t* s1) {
   }
 }
 
-absl::StatusOr<PhiloxRandom> GeneratorFromSeed(const Tensor& seed) {
+}  // namespace
+
+// The generator of a stateless op's `seed` input (int32 or int64 [2]; the
+// unsigned types for the ops that take them), as TensorFlow scrambles it.
+// Also used by ops/cpu/parameterized_truncated_normal_kernels.cc.
+absl::StatusOr<philox::PhiloxRandom> StatelessGeneratorFromSeed(const Tensor& seed) {
   uint64_t s0 = 0, s1 = 0;
   WEFT_RETURN_IF_ERROR(ReadSeed(seed, &s0, &s1));
   return philox::StatelessGenerator(s0, s1);
 }
+
+namespace {
+
+using philox::PhiloxRandom;
+
+constexpr int32_t kAlgPhilox = 1;
+constexpr int32_t kAlgAutoSelect = 3;
 
 // The V2 inputs: key [1] and counter [>= 2] (uint64), alg (int32 scalar).
 absl::StatusOr<PhiloxRandom> GeneratorFromKeyCounter(const Tensor& key,
@@ -125,7 +132,7 @@ class StatelessKernel : public OpKernel {
     WEFT_RETURN_IF_ERROR(ShapeFromDims(dims, "shape", &shape));
     absl::StatusOr<PhiloxRandom> g =
         form_ == Form::kV1
-            ? GeneratorFromSeed(c->input(1))
+            ? StatelessGeneratorFromSeed(c->input(1))
             : GeneratorFromKeyCounter(c->input(1), c->input(2), c->input(3));
     WEFT_RETURN_IF_ERROR(g.status());
     *gen = *g;
@@ -193,7 +200,7 @@ class GetKeyCounterOp : public OpKernel {
       : OpKernel(c), with_alg_(with_alg) {}
 
   void Compute(OpKernelContext* c) override {
-    absl::StatusOr<PhiloxRandom> gen = GeneratorFromSeed(c->input(0));
+    absl::StatusOr<PhiloxRandom> gen = StatelessGeneratorFromSeed(c->input(0));
     OP_REQUIRES_OK(c, gen.status());
     const PhiloxRandom::Key& k = gen->key();
     const PhiloxRandom::Block& n = gen->counter();

@@ -250,7 +250,8 @@ TEST(GradientsTest, EveryOpHasAGradientEntryOrIsListed) {
       // Variable state and optimizer updates: the ends of a training step.
       "Assign", "AssignAdd", "AssignSub", "AssignVariableOp",
       "AssignAddVariableOp", "AssignSubVariableOp", "VariableV2",
-      "VarHandleOp", "DestroyResourceOp", "ApplyGradientDescent",
+      "VarHandleOp", "DestroyResourceOp", "TemporaryVariable",
+      "DestroyTemporaryVariable", "ApplyGradientDescent",
       "ApplyMomentum", "ApplyAdam", "ResourceApplyGradientDescent",
       "ResourceApplyMomentum", "ResourceApplyAdam", "SparseApplyMomentum",
       "ResourceSparseApplyMomentum",
@@ -283,6 +284,10 @@ TEST(GradientsTest, EveryOpHasAGradientEntryOrIsListed) {
       // TensorFlow differentiates RandomGamma's alpha (through
       // RandomGammaGrad); Weft's builder does not yet.
       "RandomGamma",
+      // TensorFlow differentiates StatelessParameterizedTruncatedNormal's
+      // parameters (implicit reparameterisation); the builder not yet.
+      // RandomGammaGrad has no gradient in TensorFlow.
+      "StatelessParameterizedTruncatedNormal", "RandomGammaGrad",
       // Synchronous training's accumulators and token queue: what they
       // hold are gradients already (TensorFlow has no gradient for them).
       "ConditionalAccumulator", "AccumulatorApplyGradient",
@@ -295,7 +300,20 @@ TEST(GradientsTest, EveryOpHasAGradientEntryOrIsListed) {
       "FIFOQueueV2", "QueueEnqueueV2", "QueueEnqueueManyV2", "QueueDequeueV2",
       "QueueDequeueManyV2", "QueueSizeV2", "QueueCloseV2", "PaddingFIFOQueueV2",
       "RandomShuffleQueueV2", "QueueDequeueUpToV2", "QueueIsClosedV2",
-      "PriorityQueueV2", "Stage", "Unstage", "StagePeek", "StageSize",
+      "PriorityQueueV2", "FIFOQueue", "PaddingFIFOQueue", "RandomShuffleQueue",
+      "PriorityQueue", "QueueEnqueue", "QueueEnqueueMany", "QueueDequeue",
+      "QueueDequeueMany", "QueueDequeueUpTo", "QueueIsClosed", "QueueSize",
+      "QueueClose",
+      // TensorFlow 1.x's readers and whole-file I/O (no gradient in
+      // TensorFlow either).
+      "TFRecordReaderV2", "WholeFileReaderV2", "TextLineReaderV2",
+      "FixedLengthRecordReaderV2", "IdentityReaderV2", "ReaderReadV2",
+      "ReaderReadUpToV2", "ReaderNumRecordsProducedV2",
+      "ReaderNumWorkUnitsCompletedV2", "ReaderResetV2",
+      "ReaderSerializeStateV2", "ReaderRestoreStateV2", "ReadFile", "WriteFile",
+      // Summaries: TensorFlow does not differentiate them either.
+      "ScalarSummary",
+      "Stage", "Unstage", "StagePeek", "StageSize",
       "StageClear",
       // Ref control flow (variables' refs are not differentiated), and the
       // stacks, which only the gradients of loops build.
