@@ -4,6 +4,9 @@
 
 namespace weft {
 
+// ops/cpu/array_misc_kernels.cc and the files it names.
+void RegisterArrayMiscKernels(KernelRegistry* r);
+
 const KernelRegistry& GlobalKernelRegistry() {
   static const KernelRegistry* const registry = [] {
     auto* r = new KernelRegistry;
@@ -38,6 +41,7 @@ const KernelRegistry& GlobalKernelRegistry() {
     RegisterMathCwiseKernels(r);
     RegisterLinalgKernels(r);
     RegisterNn3dKernels(r);
+    RegisterArrayMiscKernels(r);
     RegisterGpuKernels(r);  // none in a build without CUDA
     return r;
   }();

@@ -3,6 +3,9 @@
 
 namespace weft {
 
+// ops/array_misc_ops.cc: Bitcast, LinSpace, UnravelIndex, Bincount, ...
+void RegisterArrayMiscOps(OpRegistry* r);
+
 const OpRegistry& GlobalOpRegistry() {
   static const OpRegistry* const registry = [] {
     auto* r = new OpRegistry;
@@ -36,6 +39,7 @@ const OpRegistry& GlobalOpRegistry() {
     RegisterMathCwiseOps(r);
     RegisterLinalgOps(r);
     RegisterNn3dOps(r);
+    RegisterArrayMiscOps(r);
     return r;
   }();
   return *registry;
