@@ -10,6 +10,8 @@ void RegisterReaderKernels(KernelRegistry* r);
 void RegisterFileIoKernels(KernelRegistry* r);
 // ops/cpu/summary_kernels.cc (likewise).
 void RegisterSummaryKernels(KernelRegistry* r);
+// ops/cpu/array_misc_kernels.cc and the files it names.
+void RegisterArrayMiscKernels(KernelRegistry* r);
 
 const KernelRegistry& GlobalKernelRegistry() {
   static const KernelRegistry* const registry = [] {
@@ -48,6 +50,7 @@ const KernelRegistry& GlobalKernelRegistry() {
     RegisterMathCwiseKernels(r);
     RegisterLinalgKernels(r);
     RegisterNn3dKernels(r);
+    RegisterArrayMiscKernels(r);
     RegisterGpuKernels(r);  // none in a build without CUDA
     return r;
   }();

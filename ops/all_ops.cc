@@ -8,6 +8,8 @@ namespace weft {
 void RegisterReaderOps(OpRegistry* r);
 // ops/summary_ops.cc (likewise).
 void RegisterSummaryOps(OpRegistry* r);
+// ops/array_misc_ops.cc: Bitcast, LinSpace, UnravelIndex, Bincount, ...
+void RegisterArrayMiscOps(OpRegistry* r);
 
 const OpRegistry& GlobalOpRegistry() {
   static const OpRegistry* const registry = [] {
@@ -44,6 +46,7 @@ const OpRegistry& GlobalOpRegistry() {
     RegisterMathCwiseOps(r);
     RegisterLinalgOps(r);
     RegisterNn3dOps(r);
+    RegisterArrayMiscOps(r);
     return r;
   }();
   return *registry;

@@ -80,13 +80,16 @@ void RegisterArrayGradOps(OpRegistry* r) {
                   .Attr("N: int >= 2")
                   .Attr("shape_type: {int32, int64} = int32"),
               ConcatOffsetShape);
-  r->Register(OpDefBuilder("DynamicStitch")
-                  .Input("indices: N * int32")
-                  .Input("data: N * T")
-                  .Output("merged: T")
-                  .Attr("N: int >= 1")
-                  .Attr("T: type"),
-              DynamicStitchShape);
+  // ParallelDynamicStitch: TensorFlow's gradient of DynamicPartition.
+  for (const char* op : {"DynamicStitch", "ParallelDynamicStitch"}) {
+    r->Register(OpDefBuilder(op)
+                    .Input("indices: N * int32")
+                    .Input("data: N * T")
+                    .Output("merged: T")
+                    .Attr("N: int >= 1")
+                    .Attr("T: type"),
+                DynamicStitchShape);
+  }
   r->Register(OpDefBuilder("InvertPermutation")
                   .Input("x: T")
                   .Output("y: T")

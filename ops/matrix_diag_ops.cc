@@ -1,9 +1,12 @@
 // MatrixDiagV3, MatrixDiagPartV3 and MatrixSetDiagV3 (tf.linalg.diag,
 // diag_part, set_diag) as TensorFlow declares them: a band of diagonals
 // k = lower..upper, packed one per row, longest first-to-last, each aligned
-// left or right as `align` says. Shape functions resolve what constant k,
-// num_rows and num_cols fix. Kernels: ops/cpu/matrix_diag_kernels.cc.
+// left or right as `align` says. Also the older forms: V2 (the same inputs,
+// no `align`: diagonals left-aligned) and V1 (the main diagonal only).
+// Shape functions resolve what constant k, num_rows and num_cols fix.
+// Kernels: ops/cpu/matrix_diag_kernels.cc.
 #include <algorithm>
+#include <string>
 
 #include "absl/strings/str_cat.h"
 #include "ops/array_shape_fns.h"
@@ -79,6 +82,36 @@ absl::Status MatrixDiagPartShape(InferenceContext* c) {
   return absl::OkStatus();
 }
 
+// MatrixDiag (V1): [..., n] -> [..., n, n].
+absl::Status MatrixDiagV1Shape(InferenceContext* c) {
+  WEFT_RETURN_IF_ERROR(c->WithRankAtLeast(0, 1));
+  const PartialShape& in = c->input(0);
+  if (!in.known_rank()) {
+    c->set_output(0, PartialShape::UnknownRank());
+    return absl::OkStatus();
+  }
+  Dims out = array_shapes::DimsOf(in);
+  out.push_back(out.back());
+  c->set_output(0, PartialShape(out));
+  return absl::OkStatus();
+}
+
+// MatrixDiagPart (V1): [..., m, n] -> [..., min(m, n)].
+absl::Status MatrixDiagPartV1Shape(InferenceContext* c) {
+  WEFT_RETURN_IF_ERROR(c->WithRankAtLeast(0, 2));
+  const PartialShape& in = c->input(0);
+  if (!in.known_rank()) {
+    c->set_output(0, PartialShape::UnknownRank());
+    return absl::OkStatus();
+  }
+  Dims out = array_shapes::DimsOf(in);
+  const int64_t rows = out[out.size() - 2], cols = out.back();
+  out.pop_back();
+  out.back() = rows < 0 || cols < 0 ? -1 : std::min(rows, cols);
+  c->set_output(0, PartialShape(out));
+  return absl::OkStatus();
+}
+
 absl::Status MatrixSetDiagShape(InferenceContext* c) {
   WEFT_RETURN_IF_ERROR(c->WithRankAtLeast(0, 2));
   return UnchangedShape(c);
@@ -87,31 +120,49 @@ absl::Status MatrixSetDiagShape(InferenceContext* c) {
 }  // namespace
 
 void RegisterMatrixDiagOps(OpRegistry* r) {
-  r->Register(OpDefBuilder("MatrixDiagV3")
+  // V2 and V3 differ only in V3's `align`.
+  for (const char* v : {"V2", "V3"}) {
+    const bool v3 = std::string(v) == "V3";
+    auto align = [v3](OpDefBuilder& b) -> OpDefBuilder& { return v3 ? b.Attr(kAlign) : b; };
+    r->Register(align(OpDefBuilder(absl::StrCat("MatrixDiag", v))
+                          .Input("diagonal: T")
+                          .Input("k: int32")
+                          .Input("num_rows: int32")
+                          .Input("num_cols: int32")
+                          .Input("padding_value: T")
+                          .Output("output: T")
+                          .Attr("T: type")),
+                MatrixDiagShape);
+    r->Register(align(OpDefBuilder(absl::StrCat("MatrixDiagPart", v))
+                          .Input("input: T")
+                          .Input("k: int32")
+                          .Input("padding_value: T")
+                          .Output("diagonal: T")
+                          .Attr("T: type")),
+                MatrixDiagPartShape);
+    r->Register(align(OpDefBuilder(absl::StrCat("MatrixSetDiag", v))
+                          .Input("input: T")
+                          .Input("diagonal: T")
+                          .Input("k: int32")
+                          .Output("output: T")
+                          .Attr("T: type")),
+                MatrixSetDiagShape);
+  }
+  r->Register(OpDefBuilder("MatrixDiag")
                   .Input("diagonal: T")
-                  .Input("k: int32")
-                  .Input("num_rows: int32")
-                  .Input("num_cols: int32")
-                  .Input("padding_value: T")
                   .Output("output: T")
-                  .Attr("T: type")
-                  .Attr(kAlign),
-              MatrixDiagShape);
-  r->Register(OpDefBuilder("MatrixDiagPartV3")
+                  .Attr("T: type"),
+              MatrixDiagV1Shape);
+  r->Register(OpDefBuilder("MatrixDiagPart")
                   .Input("input: T")
-                  .Input("k: int32")
-                  .Input("padding_value: T")
                   .Output("diagonal: T")
-                  .Attr("T: type")
-                  .Attr(kAlign),
-              MatrixDiagPartShape);
-  r->Register(OpDefBuilder("MatrixSetDiagV3")
+                  .Attr("T: type"),
+              MatrixDiagPartV1Shape);
+  r->Register(OpDefBuilder("MatrixSetDiag")
                   .Input("input: T")
                   .Input("diagonal: T")
-                  .Input("k: int32")
                   .Output("output: T")
-                  .Attr("T: type")
-                  .Attr(kAlign),
+                  .Attr("T: type"),
               MatrixSetDiagShape);
 }
 

@@ -3,7 +3,7 @@
 // gradient is its inverse applied to dy (SpaceToBatchND <-> BatchToSpaceND,
 // SpaceToDepth <-> DepthToSpace, MirrorPad <-> MirrorPadGrad, Roll by
 // -shift, ReverseSequence and MatrixBandPart by themselves, Diag <->
-// DiagPart, the MatrixDiag*V3 ops by each other); CheckNumerics checks the gradient too; TopKV2 scatters dy to
+// DiagPart, the MatrixDiag* ops by each other); CheckNumerics checks the gradient too; TopKV2 scatters dy to
 // the chosen indices of each row.
 #include <string>
 
@@ -86,27 +86,39 @@ absl::Status TopKGrad(const Scope& s, In in, Dx dx) {
   return absl::OkStatus();
 }
 
-// The MatrixDiag*V3 gradients: the same band, read or written the other
-// way (TensorFlow's), with the forward node's align.
-AttrList AlignOf(In in) { return CopyAttrs(*in.node, {"align"}); }
+// The MatrixDiag* gradients (every form through the V3 ops): the same
+// band, read or written the other way (TensorFlow's), with the forward
+// node's align (V2's diagonals are all left-aligned; V1's one diagonal
+// needs none).
+AttrList AlignOf(In in) {
+  if (HasNodeAttr(*in.node, "align")) return CopyAttrs(*in.node, {"align"});
+  return {{"align", Attr(std::string("LEFT_LEFT"))}};
+}
+
+// The forward node's k (input i), or the main diagonal for the V1 forms.
+Output BandOf(const Scope& s, In in, size_t i) {
+  return i < in.x.size() ? in.x[i] : Const(s, 0);
+}
 
 absl::Status MatrixDiagGrad(const Scope& s, In in, Dx dx) {
   Output zero = grad_internal::ScalarLike(s, 0, in.dy[0].dtype);
-  (*dx)[0] = AddNode1(s, "MatrixDiagPartV3", {in.dy[0], in.x[1], zero}, AlignOf(in));
+  (*dx)[0] = AddNode1(s, "MatrixDiagPartV3", {in.dy[0], BandOf(s, in, 1), zero},
+                      AlignOf(in));
   return absl::OkStatus();
 }
 
 absl::Status MatrixDiagPartGrad(const Scope& s, In in, Dx dx) {
-  (*dx)[0] = AddNode1(s, "MatrixSetDiagV3", {ZerosLike(s, in.x[0]), in.dy[0], in.x[1]},
-                      AlignOf(in));
+  (*dx)[0] = AddNode1(s, "MatrixSetDiagV3",
+                      {ZerosLike(s, in.x[0]), in.dy[0], BandOf(s, in, 1)}, AlignOf(in));
   return absl::OkStatus();
 }
 
 absl::Status MatrixSetDiagGrad(const Scope& s, In in, Dx dx) {
   Output zero = grad_internal::ScalarLike(s, 0, in.dy[0].dtype);
-  (*dx)[0] = AddNode1(s, "MatrixSetDiagV3", {in.dy[0], ZerosLike(s, in.x[1]), in.x[2]},
+  Output k = BandOf(s, in, 2);
+  (*dx)[0] = AddNode1(s, "MatrixSetDiagV3", {in.dy[0], ZerosLike(s, in.x[1]), k},
                       AlignOf(in));
-  (*dx)[1] = AddNode1(s, "MatrixDiagPartV3", {in.dy[0], in.x[2], zero}, AlignOf(in));
+  (*dx)[1] = AddNode1(s, "MatrixDiagPartV3", {in.dy[0], k, zero}, AlignOf(in));
   return absl::OkStatus();
 }
 
@@ -123,9 +135,11 @@ void RegisterArrayIndexGrads(GradRegistry* r) {
   r->Register("ReverseSequence", Through("ReverseSequence", {"seq_dim", "batch_dim"}));
   r->Register("Diag", Through("DiagPart"));
   r->Register("DiagPart", Through("Diag"));
-  r->Register("MatrixDiagV3", MatrixDiagGrad);
-  r->Register("MatrixDiagPartV3", MatrixDiagPartGrad);
-  r->Register("MatrixSetDiagV3", MatrixSetDiagGrad);
+  for (const char* v : {"", "V2", "V3"}) {
+    r->Register(absl::StrCat("MatrixDiag", v), MatrixDiagGrad);
+    r->Register(absl::StrCat("MatrixDiagPart", v), MatrixDiagPartGrad);
+    r->Register(absl::StrCat("MatrixSetDiag", v), MatrixSetDiagGrad);
+  }
   r->Register("Roll", RollGrad);
   r->Register("TopKV2", TopKGrad);
   r->Register("CheckNumerics", CheckNumericsGrad("CheckNumerics"));

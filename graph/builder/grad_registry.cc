@@ -37,6 +37,8 @@ std::vector<std::string> GradRegistry::OpNames() const {
 // segment_grad.cc: Segment{Sum,Mean,Min,Max}, UnsortedSegment{Min,Max},
 // SparseSegment*.
 void RegisterSegmentGrads(GradRegistry* r);
+// Reverse, EnsureShape, DynamicPartition, ... (array_misc_grad.cc).
+void RegisterArrayMiscGrads(GradRegistry* r);
 
 const GradRegistry& GlobalGradRegistry() {
   static const GradRegistry* registry = [] {
@@ -56,6 +58,7 @@ const GradRegistry& GlobalGradRegistry() {
     RegisterLinalgGrads(r);
     RegisterGradGrads(r);
     RegisterControlFlowGrads(r);
+    RegisterArrayMiscGrads(r);
     return r;
   }();
   return *registry;

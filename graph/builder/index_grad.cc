@@ -171,6 +171,7 @@ void RegisterIndexGrads(GradRegistry* r) {
   r->Register("StridedSliceGrad", StridedSliceGradGrad);
   r->Register("GatherV2", GatherV2Grad);
   r->Register("DynamicStitch", DynamicStitchGrad);
+  r->Register("ParallelDynamicStitch", DynamicStitchGrad);
   r->Register("UnsortedSegmentSum", UnsortedSegmentSumGrad);
 }
 

@@ -1,4 +1,4 @@
-// Gradients of MatMul and BatchMatMulV2, and of Einsum. The matmuls use the
+// Gradients of MatMul and BatchMatMulV2 (and V3's, the same), and of Einsum. The matmuls use the
 // same four transpose cases; BatchMatMulV2 then sums each gradient over the
 // batch dims its input was broadcast along. Einsum's gradients are Einsums.
 #include <algorithm>
@@ -136,6 +136,7 @@ void RegisterMatMulGrads(GradRegistry* r) {
   r->Register("Einsum", EinsumGrad);
   r->Register("MatMul", MatMulGrad);
   r->Register("BatchMatMulV2", BatchMatMulV2Grad);
+  r->Register("BatchMatMulV3", BatchMatMulV2Grad);  // same dtypes: as V2
 }
 
 }  // namespace weft

@@ -177,9 +177,12 @@ void RegisterArrayGradKernels(KernelRegistry* r) {
   RegisterListDiff<int64_t>(r);
   RegisterListDiff<float>(r);
   RegisterListDiff<double>(r);
-  r->Register(KernelDef("DynamicStitch", kDeviceTypeCpu)
-                  .TypeConstraint("T", PodAndStringTypes()),
-              MakeKernel<DynamicStitchOp>);
+  // ParallelDynamicStitch: the same merge (where indices repeat, the last
+  // one wins, one of the orders TensorFlow allows).
+  for (const char* op : {"DynamicStitch", "ParallelDynamicStitch"}) {
+    r->Register(KernelDef(op, kDeviceTypeCpu).TypeConstraint("T", PodAndStringTypes()),
+                MakeKernel<DynamicStitchOp>);
+  }
 }
 
 }  // namespace weft

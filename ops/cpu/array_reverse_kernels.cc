@@ -1,5 +1,6 @@
 // ReverseV2: the elements of `tensor` in reverse order along each dim in
-// `axis` (Bidirectional RNNs reverse the time axis with it). Rows of the
+// `axis` (Bidirectional RNNs reverse the time axis with it); Reverse (v1)
+// names the dims by a bool per dim instead. Rows of the
 // innermost dim are copied whole when that dim is not reversed.
 #include <algorithm>
 #include <vector>
@@ -8,27 +9,53 @@
 #include "ops/cpu/array_kernels.h"
 #include "ops/cpu/array_util.h"
 #include "ops/framework/op_kernel.h"
+#include "runtime/core/status.h"
 
 namespace weft {
 namespace {
 
+// The dims Reverse's bool vector `dims` marks, one per dim of `x`.
+absl::Status FlipsFromBools(const Tensor& x, const Tensor& dims, std::vector<bool>* flip) {
+  if (dims.dims() != 1) {
+    return absl::InvalidArgumentError(
+        absl::StrCat("'dims' must be 1-dimension, not ", dims.dims()));
+  }
+  if (dims.dim_size(0) != x.dims()) {
+    return absl::InvalidArgumentError(absl::StrCat(
+        "'dims' must have the same number of values as 'input' has "
+        "dimensions. 'input' has ", x.dims(), "'dims' has ", dims.dim_size(0),
+        " values"));
+  }
+  for (int d = 0; d < x.dims(); ++d) (*flip)[d] = dims.data<bool>()[d];
+  return absl::OkStatus();
+}
+
+// The dims ReverseV2's `axis` names (each at most once).
+absl::Status FlipsFromAxes(const Tensor& x, const Tensor& axis, std::vector<bool>* flip) {
+  std::vector<int64_t> axes;
+  WEFT_RETURN_IF_ERROR(ReadIntVector(axis, "axis", &axes));
+  for (int64_t a : axes) {
+    int d = 0;
+    WEFT_RETURN_IF_ERROR(CanonicalAxis(a, x.dims(), "axis", &d));
+    if ((*flip)[d]) {
+      return absl::InvalidArgumentError(
+          absl::StrCat("ReverseV2: axis ", a, " is given more than once"));
+    }
+    (*flip)[d] = true;
+  }
+  return absl::OkStatus();
+}
+
+template <bool kBoolDims>
 class ReverseOp : public OpKernel {
  public:
   using OpKernel::OpKernel;
   void Compute(OpKernelContext* c) override {
     const Tensor& x = c->input(0);
-    std::vector<int64_t> axes;
-    OP_REQUIRES_OK(c, ReadIntVector(c->input(1), "axis", &axes));
     const int rank = x.dims();
     std::vector<bool> flip(rank, false);
-    for (int64_t a : axes) {
-      int axis = 0;
-      OP_REQUIRES_OK(c, CanonicalAxis(a, rank, "axis", &axis));
-      OP_REQUIRES(c, !flip[axis],
-                  absl::InvalidArgumentError(absl::StrCat(
-                      "ReverseV2: axis ", a, " is given more than once")));
-      flip[axis] = true;
-    }
+    OP_REQUIRES_OK(c, kBoolDims ? FlipsFromBools(x, c->input(1), &flip)
+                                : FlipsFromAxes(x, c->input(1), &flip));
     if (std::none_of(flip.begin(), flip.end(), [](bool b) { return b; }) ||
         x.NumElements() == 0) {
       c->set_output(0, x);
@@ -69,7 +96,8 @@ class ReverseOp : public OpKernel {
 }  // namespace
 
 void RegisterArrayReverseKernels(KernelRegistry* r) {
-  r->Register(KernelDef("ReverseV2", kDeviceTypeCpu), MakeKernel<ReverseOp>);
+  r->Register(KernelDef("ReverseV2", kDeviceTypeCpu), MakeKernel<ReverseOp<false>>);
+  r->Register(KernelDef("Reverse", kDeviceTypeCpu), MakeKernel<ReverseOp<true>>);
 }
 
 }  // namespace weft

@@ -1,6 +1,8 @@
 // BatchMatMulV2: [..., m, k] x [..., k, n] -> [..., m, n], the batch dims
 // broadcast as in NumPy; adj_x/adj_y transpose the last two dims (real
-// dtypes only, so adjoint = transpose).
+// dtypes only, so adjoint = transpose). BatchMatMulV3 runs the same kernel
+// when x, y and the output share a dtype; int8 / uint8 inputs to an int32
+// output (quantized models) are widened to int32 first.
 //
 // Large matrices go one at a time through Gemm() (matmul_gemm.h), which
 // shards each product over the intra-op pool; many small ones (attention
@@ -55,6 +57,28 @@ class BatchMatMulOp : public OpKernel {
   void Compute(OpKernelContext* c) override {
     const Tensor& x = c->input(0);
     const Tensor& y = c->input(1);
+    if (x.dtype() == DataTypeToEnum<T>::value && y.dtype() == DataTypeToEnum<T>::value) {
+      Multiply(c, x, y);
+    } else {
+      Multiply(c, Widened(x), Widened(y));
+    }
+  }
+
+ private:
+  // `t` as a T tensor (the 8-bit inputs of BatchMatMulV3's mixed forms).
+  static Tensor Widened(const Tensor& t) {
+    if (t.dtype() == DataTypeToEnum<T>::value) return t;
+    Tensor w(DataTypeToEnum<T>::value, t.shape());
+    T* o = w.data<T>();
+    if (t.dtype() == DT_INT8) {
+      std::copy_n(t.data<int8_t>(), t.NumElements(), o);
+    } else {
+      std::copy_n(t.data<uint8_t>(), t.NumElements(), o);
+    }
+    return w;
+  }
+
+  void Multiply(OpKernelContext* c, const Tensor& x, const Tensor& y) {
     OP_REQUIRES(c, x.dims() >= 2 && y.dims() >= 2,
                 absl::InvalidArgumentError(absl::StrCat(
                     "In[0] and In[1] must have rank >= 2, got ",
@@ -114,7 +138,6 @@ class BatchMatMulOp : public OpKernel {
     });
   }
 
- private:
   // out[m, n] = op(a) op(b) for a small product: each output row is a sum
   // of scaled rows of op(b), vectorised along n.
   void SmallProduct(const T* a, const T* b, int64_t m, int64_t n, int64_t k,
@@ -144,6 +167,12 @@ void Register(KernelRegistry* r) {
   r->Register(KernelDef("BatchMatMulV2", kDeviceTypeCpu)
                   .TypeConstraint("T", DataTypeToEnum<T>::value),
               MakeKernel<BatchMatMulOp<T>>);
+  const DataType t = DataTypeToEnum<T>::value;
+  r->Register(KernelDef("BatchMatMulV3", kDeviceTypeCpu)
+                  .TypeConstraint("Ta", t)
+                  .TypeConstraint("Tb", t)
+                  .TypeConstraint("Tout", t),
+              MakeKernel<BatchMatMulOp<T>>);
 }
 
 }  // namespace
@@ -153,6 +182,13 @@ void RegisterBatchMatMulKernels(KernelRegistry* r) {
   Register<double>(r);
   Register<int32_t>(r);
   Register<int64_t>(r);
+  for (DataType a : {DT_INT8, DT_UINT8}) {
+    r->Register(KernelDef("BatchMatMulV3", kDeviceTypeCpu)
+                    .TypeConstraint("Ta", a)
+                    .TypeConstraint("Tb", DT_INT8)
+                    .TypeConstraint("Tout", DT_INT32),
+                MakeKernel<BatchMatMulOp<int32_t>>);
+  }
 }
 
 }  // namespace weft

@@ -1,8 +1,9 @@
 // The special functions, through Eigen's SpecialFunctions module as in
 // TensorFlow: Erf, Erfc, Lgamma, Digamma (float, double, half), Erfinv and
 // Ndtri (float, double; Erfinv(x) = Ndtri((x + 1) / 2) / sqrt(2), TensorFlow's
-// formula), and Igamma, Igammac, Polygamma and RandomGammaGrad (float,
-// double, broadcasting).
+// formula), Igamma, Igammac, Polygamma and RandomGammaGrad (float, double,
+// broadcasting), and Betainc (float, double; a, b and x of one shape, or
+// scalars).
 // The module is heavy, so it is included here and nowhere else.
 #include <cmath>
 #include <limits>
@@ -72,8 +73,49 @@ WEFT_SPECIAL_BINARY(Igammac, 200, igammac);
 WEFT_SPECIAL_BINARY(RandomGammaGrad, 300, gamma_sample_der_alpha);
 #undef WEFT_SPECIAL_BINARY
 
+// Betainc(a, b, x): the regularized incomplete beta function. As in
+// TensorFlow, the inputs share one shape, except that any may be a scalar.
+template <typename T>
+class BetaincOp : public OpKernel {
+ public:
+  using OpKernel::OpKernel;
+
+  void Compute(OpKernelContext* c) override {
+    const char* names[] = {"a", "b", "x"};
+    TensorShape shape;
+    for (int i = 0; i < 3; ++i) {
+      for (int j = i + 1; j < 3; ++j) {
+        const TensorShape& si = c->input(i).shape();
+        const TensorShape& sj = c->input(j).shape();
+        OP_REQUIRES(c, si.dims() == 0 || sj.dims() == 0 || si == sj,
+                    absl::InvalidArgumentError(absl::StrCat(
+                        "Shapes of ", names[i], " and ", names[j], " are inconsistent: ",
+                        si.DebugString(), " vs. ", sj.DebugString())));
+      }
+      if (c->input(i).dims() > 0) shape = c->input(i).shape();
+    }
+    Tensor* out;
+    OP_REQUIRES_OK(c, c->allocate_output(0, shape, &out));
+    const int64_t n = shape.num_elements();
+    auto arg = [&](int i) -> EigenArray<T> {
+      const Tensor& t = c->input(i);
+      if (t.dims() == 0) return EigenArray<T>::Constant(n, t.data<T>()[0]);
+      return ConstArrayMap<T>(t.data<T>(), n);
+    };
+    const EigenArray<T> a = arg(0), b = arg(1), x = arg(2);
+    T* o = out->data<T>();
+    ParallelRange(c, n, 500, [&](int64_t begin, int64_t end) {
+      ArrayMap<T>(o + begin, end - begin) = Eigen::betainc(
+          a.segment(begin, end - begin), b.segment(begin, end - begin),
+          x.segment(begin, end - begin));
+    });
+  }
+};
+
 template <typename T>
 void RegisterFor(KernelRegistry* r) {
+  r->Register(KernelDef("Betainc", kDeviceTypeCpu).TypeConstraint("T", DataTypeToEnum<T>::value),
+              MakeKernel<BetaincOp<T>>);
   RegisterUnary<Erf, T>(r, "Erf");
   RegisterUnary<Erfc, T>(r, "Erfc");
   RegisterUnary<Lgamma, T>(r, "Lgamma");

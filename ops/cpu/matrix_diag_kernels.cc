@@ -1,6 +1,9 @@
 // MatrixDiagV3 (diagonals -> matrices), MatrixDiagPartV3 (matrices ->
 // diagonals) and MatrixSetDiagV3 (diagonals written into matrices), with a
-// band of diagonals k = [lower, upper]. The packed diagonals tensor has a
+// band of diagonals k = [lower, upper]. The same kernels run the older
+// forms: V2 (no `align` attr: every diagonal left-aligned) and V1 (no k,
+// num_rows, num_cols or padding inputs: the main diagonal, square
+// matrices, zero padding), told apart by their input counts. The packed diagonals tensor has a
 // row per diagonal, from `upper` down to `lower`, each max_diag_len long;
 // a diagonal shorter than that sits at the left or the right of its row as
 // `align` says (first word: diagonals above the main one, second: below;
@@ -55,7 +58,19 @@ absl::Status ReadBand(const Tensor& k, Band* band) {
   return absl::OkStatus();
 }
 
+// The band input `i` gives, or the main diagonal when the op (a V1 form)
+// has no such input.
+absl::Status ReadBandInput(OpKernelContext* c, int i, Band* band) {
+  if (i >= c->num_inputs()) return absl::OkStatus();
+  return ReadBand(c->input(i), band);
+}
+
+// V2 forms have no `align` attr and align every diagonal left.
 void ReadAlign(OpKernelConstruction* c, Band* band) {
+  if (!c->HasAttr("align")) {
+    band->left_super = band->left_sub = true;
+    return;
+  }
   std::string align;
   c->SetStatus(c->GetAttr("align", &align));
   band->left_super = align.rfind("LEFT", 0) == 0;
@@ -76,12 +91,12 @@ absl::Status CheckBandInMatrix(const Band& b) {
   return absl::OkStatus();
 }
 
-// The band `k` selects in the matrices of `in` (b's rows, cols and
+// The band input `k` selects in the matrices of `in` (b's rows, cols and
 // max_len filled in), and the shape of their packed diagonals.
-absl::Status BandOfMatrices(const Tensor& in, const Tensor& k, Band* b,
+absl::Status BandOfMatrices(OpKernelContext* c, const Tensor& in, int k, Band* b,
                             TensorShape* packed) {
   absl::Status s = RequireMatrices(in);
-  if (s.ok()) s = ReadBand(k, b);
+  if (s.ok()) s = ReadBandInput(c, k, b);
   if (!s.ok()) return s;
   b->rows = in.dim_size(in.dims() - 2);
   b->cols = in.dim_size(in.dims() - 1);
@@ -129,18 +144,21 @@ void CopyBand(OpKernelContext* c, const Band& b, int64_t matrices,
   });
 }
 
-// Fills `out` with the scalar `value` (of out's dtype).
-void FillWith(const Tensor& value, Tensor* out) {
+// Fills `out` with the scalar padding input `i` (of out's dtype), or with
+// zeros when the op (a V1 form) has no such input.
+void FillWith(OpKernelContext* c, int i, Tensor* out) {
   VisitStorage(out->dtype(), [&](auto tag) {
     using T = typename decltype(tag)::type;
-    std::fill(out->data<T>(), out->data<T>() + out->NumElements(), value.data<T>()[0]);
+    const T value = i < c->num_inputs() ? c->input(i).data<T>()[0] : T{};
+    std::fill(out->data<T>(), out->data<T>() + out->NumElements(), value);
   });
 }
 
-absl::Status ScalarPadding(const Tensor& t) {
-  if (t.NumElements() == 1) return absl::OkStatus();
+absl::Status ScalarPadding(OpKernelContext* c, int i) {
+  if (i >= c->num_inputs() || c->input(i).NumElements() == 1) return absl::OkStatus();
   return absl::InvalidArgumentError(absl::StrCat(
-      "padding_value must be a scalar, received shape ", t.shape().DebugString()));
+      "padding_value must be a scalar, received shape ",
+      c->input(i).shape().DebugString()));
 }
 
 class MatrixDiagPartOp : public OpKernel {
@@ -149,14 +167,14 @@ class MatrixDiagPartOp : public OpKernel {
 
   void Compute(OpKernelContext* c) override {
     const Tensor& in = c->input(0);
-    OP_REQUIRES_OK(c, ScalarPadding(c->input(2)));
+    OP_REQUIRES_OK(c, ScalarPadding(c, 2));
     Band b = band_;
     TensorShape shape;
-    OP_REQUIRES_OK(c, BandOfMatrices(in, c->input(1), &b, &shape));
+    OP_REQUIRES_OK(c, BandOfMatrices(c, in, 1, &b, &shape));
     Tensor* out;
     OP_REQUIRES_OK(c, c->allocate_output(0, shape, &out));
     if (out->NumElements() == 0) return;
-    FillWith(c->input(2), out);
+    FillWith(c, 2, out);
     CopyBand<false>(c, b, in.NumElements() / (b.rows * b.cols), in, out);
   }
 
@@ -171,11 +189,13 @@ class MatrixDiagOp : public OpKernel {
   void Compute(OpKernelContext* c) override {
     const Tensor& diag = c->input(0);
     Band b = band_;
-    OP_REQUIRES_OK(c, ReadBand(c->input(1), &b));
-    int64_t rows = 0, cols = 0;
-    OP_REQUIRES_OK(c, ReadIntScalar(c->input(2), "num_rows", &rows));
-    OP_REQUIRES_OK(c, ReadIntScalar(c->input(3), "num_cols", &cols));
-    OP_REQUIRES_OK(c, ScalarPadding(c->input(4)));
+    OP_REQUIRES_OK(c, ReadBandInput(c, 1, &b));
+    int64_t rows = -1, cols = -1;
+    if (c->num_inputs() > 1) {
+      OP_REQUIRES_OK(c, ReadIntScalar(c->input(2), "num_rows", &rows));
+      OP_REQUIRES_OK(c, ReadIntScalar(c->input(3), "num_cols", &cols));
+    }
+    OP_REQUIRES_OK(c, ScalarPadding(c, 4));
     const int min_rank = b.num_diags() > 1 ? 2 : 1;
     OP_REQUIRES(c, diag.dims() >= min_rank,
                 absl::InvalidArgumentError(absl::StrCat(
@@ -211,7 +231,7 @@ class MatrixDiagOp : public OpKernel {
     Tensor* out;
     OP_REQUIRES_OK(c, c->allocate_output(0, shape, &out));
     if (out->NumElements() == 0) return;
-    FillWith(c->input(4), out);
+    FillWith(c, 4, out);
     CopyBand<true>(c, b, out->NumElements() / (rows * cols), diag, out);
   }
 
@@ -228,7 +248,7 @@ class MatrixSetDiagOp : public OpKernel {
     const Tensor& diag = c->input(1);
     Band b = band_;
     TensorShape expected;
-    OP_REQUIRES_OK(c, BandOfMatrices(in, c->input(2), &b, &expected));
+    OP_REQUIRES_OK(c, BandOfMatrices(c, in, 2, &b, &expected));
     OP_REQUIRES(c, diag.shape() == expected,
                 absl::InvalidArgumentError(absl::StrCat(
                     "diagonal must have shape ", expected.DebugString(),
@@ -252,9 +272,13 @@ void RegisterMatrixDiagKernels(KernelRegistry* r) {
   auto def = [](const char* op) {
     return KernelDef(op, kDeviceTypeCpu).TypeConstraint("T", PodTypes());
   };
-  r->Register(def("MatrixDiagV3"), MakeKernel<MatrixDiagOp>);
-  r->Register(def("MatrixDiagPartV3"), MakeKernel<MatrixDiagPartOp>);
-  r->Register(def("MatrixSetDiagV3"), MakeKernel<MatrixSetDiagOp>);
+  for (const char* v : {"", "V2", "V3"}) {
+    r->Register(def(absl::StrCat("MatrixDiag", v).c_str()), MakeKernel<MatrixDiagOp>);
+    r->Register(def(absl::StrCat("MatrixDiagPart", v).c_str()),
+                MakeKernel<MatrixDiagPartOp>);
+    r->Register(def(absl::StrCat("MatrixSetDiag", v).c_str()),
+                MakeKernel<MatrixSetDiagOp>);
+  }
 }
 
 }  // namespace weft

@@ -1,4 +1,5 @@
-// Pooling on CPU (NHWC): MaxPool, MaxPoolGrad, MaxPoolGradGrad, AvgPool,
+// Pooling on CPU (NHWC): MaxPool, MaxPoolV2 (ksize and strides as inputs),
+// MaxPoolGrad, MaxPoolGradGrad, AvgPool,
 // AvgPoolGrad, each parallelised over images or (image, output row) with the
 // device's intra-op pool.
 //
@@ -13,10 +14,12 @@
 #include <algorithm>
 #include <limits>
 #include <memory>
+#include <string>
 #include <vector>
 
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_join.h"
+#include "ops/cpu/array_util.h"
 #include "ops/cpu/conv_geometry.h"
 #include "ops/cpu/conv_kernels.h"
 #include "ops/cpu/pool_max_route.h"
@@ -67,37 +70,90 @@ class PoolOpBase : public OpKernel {
   WindowAttrs attrs_;
 };
 
+// Output 0 of c: the max pool of input 0 under `attrs`.
+template <typename T>
+void MaxPoolWith(OpKernelContext* c, const WindowAttrs& attrs) {
+  const Tensor& input = c->input(0);
+  absl::StatusOr<WindowDims> dims = PoolDims(attrs, input);
+  OP_REQUIRES_OK(c, dims.status());
+  const WindowDims& d = *dims;
+  Tensor* out;
+  OP_REQUIRES_OK(c, c->allocate_output(
+                        0, TensorShape({d.batch, d.out_rows, d.out_cols, d.in_depth}),
+                        &out));
+  const T* x = input.data<T>();
+  T* y = out->data<T>();
+  const int64_t depth = d.in_depth;
+  ForEachOutputRow(c, d, [&](int64_t b, int64_t oh) {
+    const T* image = x + b * d.in_rows * d.in_cols * depth;
+    for (int64_t ow = 0; ow < d.out_cols; ++ow) {
+      T* dst = y + ((b * d.out_rows + oh) * d.out_cols + ow) * depth;
+      std::fill(dst, dst + depth, std::numeric_limits<T>::lowest());
+      const PoolWindow w = WindowAt(d, oh, ow);
+      for (int64_t h = w.h0; h < w.h1; ++h) {
+        for (int64_t col = w.w0; col < w.w1; ++col) {
+          const T* src = image + (h * d.in_cols + col) * depth;
+          for (int64_t i = 0; i < depth; ++i) dst[i] = std::max(dst[i], src[i]);
+        }
+      }
+    }
+  });
+}
+
 template <typename T>
 class MaxPoolOp : public PoolOpBase {
  public:
   using PoolOpBase::PoolOpBase;
-  void Compute(OpKernelContext* c) override {
-    const Tensor& input = c->input(0);
-    absl::StatusOr<WindowDims> dims = PoolDims(attrs_, input);
-    OP_REQUIRES_OK(c, dims.status());
-    const WindowDims& d = *dims;
-    Tensor* out;
-    OP_REQUIRES_OK(c, c->allocate_output(
-                          0, TensorShape({d.batch, d.out_rows, d.out_cols, d.in_depth}),
-                          &out));
-    const T* x = input.data<T>();
-    T* y = out->data<T>();
-    const int64_t depth = d.in_depth;
-    ForEachOutputRow(c, d, [&](int64_t b, int64_t oh) {
-      const T* image = x + b * d.in_rows * d.in_cols * depth;
-      for (int64_t ow = 0; ow < d.out_cols; ++ow) {
-        T* dst = y + ((b * d.out_rows + oh) * d.out_cols + ow) * depth;
-        std::fill(dst, dst + depth, std::numeric_limits<T>::lowest());
-        const PoolWindow w = WindowAt(d, oh, ow);
-        for (int64_t h = w.h0; h < w.h1; ++h) {
-          for (int64_t col = w.w0; col < w.w1; ++col) {
-            const T* src = image + (h * d.in_cols + col) * depth;
-            for (int64_t i = 0; i < depth; ++i) dst[i] = std::max(dst[i], src[i]);
-          }
-        }
-      }
-    });
+  void Compute(OpKernelContext* c) override { MaxPoolWith<T>(c, attrs_); }
+};
+
+// A 4-entry window vector (MaxPoolV2's ksize or strides input), 1 in the
+// batch and depth dims, each entry >= 1.
+absl::Status WindowInput(const Tensor& t, const char* field, std::vector<int64_t>* v) {
+  WEFT_RETURN_IF_ERROR(ReadIntVector(t, field, v));
+  if (v->size() != 4) {
+    return absl::InvalidArgumentError(absl::StrCat(
+        "Sliding window ", field, " field must specify 4 dimensions"));
   }
+  if ((*v)[0] != 1 || (*v)[3] != 1) {
+    return absl::UnimplementedError(
+        "Pooling is not yet supported on the batch or depth dimension.");
+  }
+  if ((*v)[1] < 1 || (*v)[2] < 1) {
+    return absl::InvalidArgumentError(absl::StrCat(
+        "Sliding window ", field, " must be positive, got [", absl::StrJoin(*v, ","), "]"));
+  }
+  return absl::OkStatus();
+}
+
+template <typename T>
+class MaxPoolV2Op : public OpKernel {
+ public:
+  explicit MaxPoolV2Op(OpKernelConstruction* c) : OpKernel(c) {
+    std::string format;
+    c->SetStatus(c->GetAttr("data_format", &format));
+    if (c->status().ok() && format != "NHWC") {
+      c->SetStatus(absl::UnimplementedError(absl::StrCat(
+          "MaxPoolV2 on CPU supports only data_format NHWC, got ", format)));
+    }
+    if (c->status().ok()) c->SetStatus(c->GetAttr("padding", &attrs_.padding));
+    set_expensive(true);
+  }
+
+  void Compute(OpKernelContext* c) override {
+    std::vector<int64_t> ksize, strides;
+    OP_REQUIRES_OK(c, WindowInput(c->input(1), "ksize", &ksize));
+    OP_REQUIRES_OK(c, WindowInput(c->input(2), "stride", &strides));
+    WindowAttrs a = attrs_;
+    a.ksize_rows = ksize[1];
+    a.ksize_cols = ksize[2];
+    a.stride_rows = strides[1];
+    a.stride_cols = strides[2];
+    MaxPoolWith<T>(c, a);
+  }
+
+ private:
+  WindowAttrs attrs_;
 };
 
 // The window of MaxPoolGrad / MaxPoolGradGrad(orig_input, orig_output,
@@ -307,6 +363,10 @@ void RegisterPoolKernels(KernelRegistry* r) {
   Add<MaxPoolOp, double>(r, "MaxPool");
   Add<MaxPoolOp, int32_t>(r, "MaxPool");
   Add<MaxPoolOp, int64_t>(r, "MaxPool");
+  Add<MaxPoolV2Op, float>(r, "MaxPoolV2");
+  Add<MaxPoolV2Op, double>(r, "MaxPoolV2");
+  Add<MaxPoolV2Op, int32_t>(r, "MaxPoolV2");
+  Add<MaxPoolV2Op, int64_t>(r, "MaxPoolV2");
   Add<MaxPoolGradOp, float>(r, "MaxPoolGrad");
   Add<MaxPoolGradOp, double>(r, "MaxPoolGrad");
   Add<MaxPoolGradGradOp, float>(r, "MaxPoolGradGrad");

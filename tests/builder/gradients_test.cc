@@ -231,6 +231,11 @@ TEST(GradientsTest, EveryRegisteredGradientIsTested) {
       // control_flow_gradients_test.cc (Enter and NextIteration: only their
       // UNIMPLEMENTED for loops the builder did not make)
       "Switch", "Merge", "Exit", "Enter", "NextIteration",
+      // array_misc_gradients_test.cc
+      "Reverse", "EnsureShape", "MatrixDiag", "MatrixDiagPart", "MatrixSetDiag",
+      "MatrixDiagV2", "MatrixDiagPartV2", "MatrixSetDiagV2", "DynamicPartition",
+      "NthElement", "CumulativeLogsumexp", "Betainc", "MaxPoolV2", "BatchMatMulV3",
+      "ParallelDynamicStitch",
       // RefIdentity: the pass-through Identity is checked with.
       "RefIdentity"};
   for (const std::string& op : GlobalGradRegistry().OpNames()) {
