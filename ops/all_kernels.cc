@@ -38,6 +38,7 @@ const KernelRegistry& GlobalKernelRegistry() {
     RegisterMathCwiseKernels(r);
     RegisterLinalgKernels(r);
     RegisterNn3dKernels(r);
+    RegisterLookupKernels(r);
     RegisterGpuKernels(r);  // none in a build without CUDA
     return r;
   }();

@@ -36,6 +36,7 @@ const OpRegistry& GlobalOpRegistry() {
     RegisterMathCwiseOps(r);
     RegisterLinalgOps(r);
     RegisterNn3dOps(r);
+    RegisterLookupOps(r);
     return r;
   }();
   return *registry;
