@@ -105,7 +105,7 @@ void RegisterLookupOps(OpRegistry* r) {
                     .Attr("key_index: int >= -2")
                     .Attr("value_index: int >= -2")
                     .Attr("vocab_size: int >= -1 = -1")
-                    .Attr("delimiter: string = '\\t'")
+                    .Attr("delimiter: string = '\t'")
                     .Attr("offset: int = 0"),
                 UnknownShape);
   }
