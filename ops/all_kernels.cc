@@ -51,6 +51,7 @@ const KernelRegistry& GlobalKernelRegistry() {
     RegisterLinalgKernels(r);
     RegisterNn3dKernels(r);
     RegisterArrayMiscKernels(r);
+    RegisterLookupKernels(r);
     RegisterGpuKernels(r);  // none in a build without CUDA
     return r;
   }();

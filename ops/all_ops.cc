@@ -47,6 +47,7 @@ const OpRegistry& GlobalOpRegistry() {
     RegisterLinalgOps(r);
     RegisterNn3dOps(r);
     RegisterArrayMiscOps(r);
+    RegisterLookupOps(r);
     return r;
   }();
   return *registry;

@@ -42,6 +42,7 @@ void RegisterImageResizeOps(OpRegistry* r);    // image_resize_ops.cc: Resize*
 void RegisterMathCwiseOps(OpRegistry* r);      // math_cwise_ops.cc: Sin, Erf, BitwiseAnd, ...
 void RegisterLinalgOps(OpRegistry* r);         // linalg_ops.cc: MatrixInverse, Qr, Svd, ...
 void RegisterNn3dOps(OpRegistry* r);           // nn3d_ops.cc: Conv3D, MaxPool3D, LRN, MaxPoolWithArgmax, ...
+void RegisterLookupOps(OpRegistry* r);         // lookup_ops.cc: HashTableV2, LookupTableFindV2, ...
 
 // CPU kernels, ops/cpu/*.cc.
 void RegisterArrayKernels(KernelRegistry* r);
@@ -85,6 +86,7 @@ void RegisterImageResizeKernels(KernelRegistry* r);  // cpu/image_resize_kernels
 void RegisterMathCwiseKernels(KernelRegistry* r);    // cpu/math_cwise_kernels.cc
 void RegisterLinalgKernels(KernelRegistry* r);       // cpu/linalg_kernels.cc
 void RegisterNn3dKernels(KernelRegistry* r);         // cpu/conv3d_kernels.cc and the files it names
+void RegisterLookupKernels(KernelRegistry* r);       // cpu/lookup_kernels.cc
 
 }  // namespace weft
 

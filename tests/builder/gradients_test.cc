@@ -369,13 +369,15 @@ TEST(GradientsTest, EveryOpHasAGradientEntryOrIsListed) {
       "SparseSegmentMeanGrad", "SparseSegmentSqrtNGrad",
       "SparseSegmentSumGradV2", "SparseSegmentMeanGradV2",
       "SparseSegmentSqrtNGradV2"};
-  // tf.data's datasets and iterators, and the reading and parsing of
-  // records, hold no differentiable values (nor do they in TensorFlow):
-  // those families are exempt as a whole.
+  // tf.data's datasets and iterators, the reading and parsing of records,
+  // and lookup tables hold no differentiable values (nor do they in
+  // TensorFlow, which marks the table ops NotDifferentiable): those
+  // families are exempt as a whole.
   OpRegistry data_ops;
   RegisterDatasetOps(&data_ops);
   RegisterDatasetTransformOps(&data_ops);
   RegisterFileDataOps(&data_ops);
+  RegisterLookupOps(&data_ops);
   const std::vector<std::string> data_names = data_ops.OpNames();
   const std::set<std::string> data(data_names.begin(), data_names.end());
   const OpRegistry& ops = GlobalOpRegistry();
