@@ -199,24 +199,31 @@ float WrapHue(float h) {
   return h;
 }
 
+// Runs pixel(x, y, k) on each RGB pixel of input 0 (float, 3 channels)
+// into output 0, k being the scalar input 1 (named `what` in errors).
+template <typename Fn>
+void AdjustPixels(OpKernelContext* c, const char* what, Fn pixel) {
+  const Tensor& in = c->input(0);
+  OP_REQUIRES_OK(c, CheckImages(in, /*rgb=*/true));
+  OP_REQUIRES_OK(c, CheckScalar(c->input(1), what));
+  const float k = c->input(1).data<float>()[0];
+  Tensor* out = nullptr;
+  OP_REQUIRES_OK(c, c->allocate_output(0, in.shape(), &out));
+  const float* x = in.data<float>();
+  float* y = out->data<float>();
+  ParallelRange(c, in.NumElements() / 3, 30, [&](int64_t b, int64_t e) {
+    for (int64_t p = b; p < e; ++p) pixel(x + 3 * p, y + 3 * p, k);
+  });
+}
+
 class AdjustHueOp : public OpKernel {
  public:
   using OpKernel::OpKernel;
   void Compute(OpKernelContext* c) override {
-    const Tensor& in = c->input(0);
-    OP_REQUIRES_OK(c, CheckImages(in, /*rgb=*/true));
-    OP_REQUIRES_OK(c, CheckScalar(c->input(1), "delta"));
-    const float delta = c->input(1).data<float>()[0];
-    Tensor* out = nullptr;
-    OP_REQUIRES_OK(c, c->allocate_output(0, in.shape(), &out));
-    const float* x = in.data<float>();
-    float* y = out->data<float>();
-    ParallelRange(c, in.NumElements() / 3, 30, [&](int64_t b, int64_t e) {
-      for (int64_t p = b; p < e; ++p) {
-        float h, lo, hi;
-        RgbToHueRange(x[3 * p], x[3 * p + 1], x[3 * p + 2], &h, &lo, &hi);
-        HueRangeToRgb(WrapHue(h + delta * 6), lo, hi, y + 3 * p);
-      }
+    AdjustPixels(c, "delta", [](const float* x, float* y, float delta) {
+      float h, lo, hi;
+      RgbToHueRange(x[0], x[1], x[2], &h, &lo, &hi);
+      HueRangeToRgb(WrapHue(h + delta * 6), lo, hi, y);
     });
   }
 };
@@ -271,20 +278,10 @@ class AdjustSaturationOp : public OpKernel {
  public:
   using OpKernel::OpKernel;
   void Compute(OpKernelContext* c) override {
-    const Tensor& in = c->input(0);
-    OP_REQUIRES_OK(c, CheckImages(in, /*rgb=*/true));
-    OP_REQUIRES_OK(c, CheckScalar(c->input(1), "scale"));
-    const float scale = c->input(1).data<float>()[0];
-    Tensor* out = nullptr;
-    OP_REQUIRES_OK(c, c->allocate_output(0, in.shape(), &out));
-    const float* x = in.data<float>();
-    float* y = out->data<float>();
-    ParallelRange(c, in.NumElements() / 3, 30, [&](int64_t b, int64_t e) {
-      for (int64_t p = b; p < e; ++p) {
-        float h, s, v;
-        RgbToHsv(x[3 * p], x[3 * p + 1], x[3 * p + 2], &h, &s, &v);
-        HsvToRgb(h, std::min(1.0f, std::max(0.0f, s * scale)), v, y + 3 * p);
-      }
+    AdjustPixels(c, "scale", [](const float* x, float* y, float scale) {
+      float h, s, v;
+      RgbToHsv(x[0], x[1], x[2], &h, &s, &v);
+      HsvToRgb(h, std::min(1.0f, std::max(0.0f, s * scale)), v, y);
     });
   }
 };
