@@ -47,6 +47,13 @@ const KernelRegistry& GlobalKernelRegistry() {
     RegisterArrayIndexKernels(r);
     RegisterBatchNormKernels(r);
     RegisterImageResizeKernels(r);
+    RegisterImageColorKernels(r);
+    RegisterImageDrawKernels(r);
+    RegisterImageNmsKernels(r);
+    RegisterImageCropKernels(r);
+    RegisterImageResampleKernels(r);
+    RegisterImageScaleKernels(r);
+    RegisterImagePatchesKernels(r);
     RegisterMathCwiseKernels(r);
     RegisterLinalgKernels(r);
     RegisterNn3dKernels(r);

@@ -43,6 +43,7 @@ const OpRegistry& GlobalOpRegistry() {
     RegisterArrayIndexOps(r);
     RegisterBatchNormOps(r);
     RegisterImageResizeOps(r);
+    RegisterImageOps(r);
     RegisterMathCwiseOps(r);
     RegisterLinalgOps(r);
     RegisterNn3dOps(r);

@@ -39,6 +39,7 @@ void RegisterArrayIndexOps(OpRegistry* r);     // array_index_ops.cc: TopKV2, Ro
 void RegisterMatrixDiagOps(OpRegistry* r);
 void RegisterBatchNormOps(OpRegistry* r);      // batch_norm_ops.cc: FusedBatchNorm*
 void RegisterImageResizeOps(OpRegistry* r);    // image_resize_ops.cc: Resize*
+void RegisterImageOps(OpRegistry* r);          // image_ops.cc: colour, crops, NMS, patches, ...
 void RegisterMathCwiseOps(OpRegistry* r);      // math_cwise_ops.cc: Sin, Erf, BitwiseAnd, ...
 void RegisterLinalgOps(OpRegistry* r);         // linalg_ops.cc: MatrixInverse, Qr, Svd, ...
 void RegisterNn3dOps(OpRegistry* r);           // nn3d_ops.cc: Conv3D, MaxPool3D, LRN, MaxPoolWithArgmax, ...
@@ -83,6 +84,13 @@ void RegisterEinsumKernels(KernelRegistry* r);       // cpu/einsum_kernels.cc
 void RegisterArrayIndexKernels(KernelRegistry* r);   // cpu/array_index_kernels.cc
 void RegisterBatchNormKernels(KernelRegistry* r);    // cpu/batch_norm_kernels.cc
 void RegisterImageResizeKernels(KernelRegistry* r);  // cpu/image_resize_kernels.cc
+void RegisterImageColorKernels(KernelRegistry* r);   // cpu/image_color_kernels.cc
+void RegisterImageDrawKernels(KernelRegistry* r);    // cpu/image_draw_kernels.cc
+void RegisterImageNmsKernels(KernelRegistry* r);     // cpu/image_nms_kernels.cc
+void RegisterImageCropKernels(KernelRegistry* r);    // cpu/image_crop_kernels.cc
+void RegisterImageResampleKernels(KernelRegistry* r);  // cpu/image_resample_kernels.cc
+void RegisterImageScaleKernels(KernelRegistry* r);   // cpu/image_scale_kernels.cc
+void RegisterImagePatchesKernels(KernelRegistry* r);  // cpu/image_patches_kernels.cc
 void RegisterMathCwiseKernels(KernelRegistry* r);    // cpu/math_cwise_kernels.cc
 void RegisterLinalgKernels(KernelRegistry* r);       // cpu/linalg_kernels.cc
 void RegisterNn3dKernels(KernelRegistry* r);         // cpu/conv3d_kernels.cc and the files it names

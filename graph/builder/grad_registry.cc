@@ -55,6 +55,7 @@ const GradRegistry& GlobalGradRegistry() {
     RegisterNn3dGrads(r);
     RegisterArrayIndexGrads(r);
     RegisterNormResizeGrads(r);
+    RegisterImageGrads(r);
     RegisterLinalgGrads(r);
     RegisterGradGrads(r);
     RegisterControlFlowGrads(r);

@@ -81,6 +81,10 @@ void RegisterArrayIndexGrads(GradRegistry* r);
 void RegisterNormResizeGrads(GradRegistry* r);
 // MatrixInverse, Cholesky, MatrixSolve, SelfAdjointEigV2, ... (linalg_grad.cc).
 void RegisterLinalgGrads(GradRegistry* r);
+// CropAndResize, ResizeBicubic, ScaleAndTranslate, ExtractImagePatches
+// and the image ops' no-gradient
+// entries (image_grad.cc).
+void RegisterImageGrads(GradRegistry* r);
 // Gradients of gradient ops (second derivatives).
 void RegisterGradGrads(GradRegistry* r);
 // Cond (Switch/Merge) and the parts of builder while loops (control_flow.h).

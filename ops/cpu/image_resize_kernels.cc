@@ -29,6 +29,7 @@
 #include "absl/strings/str_cat.h"
 #include "ops/cpu/cwise_parallel.h"
 #include "ops/cpu/float_convert.h"
+#include "ops/cpu/image_resize_geometry.h"
 #include "ops/framework/kernel_registry.h"
 #include "ops/framework/op_kernel.h"
 #include "ops/registration.h"
@@ -38,6 +39,16 @@
 namespace weft {
 namespace {
 
+using image_resize::AllocateImage;
+using image_resize::CheckAttrPair;
+using image_resize::ForwardGeometry;
+using image_resize::Geometry;
+using image_resize::ReadResizeAttrs;
+using image_resize::ReadSize;
+using image_resize::RegisterForTypes;
+using image_resize::ResizeAttrs;
+using image_resize::ResizeScale;
+
 // a + b in T; half and bfloat16 add in float and round once, as Eigen's.
 template <typename T>
 inline T AddIn(T a, T b) {
@@ -46,106 +57,6 @@ inline T AddIn(T a, T b) {
   } else {
     return static_cast<T>(a + b);
   }
-}
-
-float ResizeScale(int64_t in, int64_t out, bool align_corners) {
-  return align_corners && out > 1
-             ? static_cast<float>(in - 1) / static_cast<float>(out - 1)
-             : static_cast<float>(in) / static_cast<float>(out);
-}
-
-struct ResizeAttrs {
-  bool align_corners = false;
-  bool half_pixel_centers = false;
-};
-
-ResizeAttrs ReadResizeAttrs(OpKernelConstruction* c) {
-  ResizeAttrs a;
-  c->SetStatus(c->GetAttr("align_corners", &a.align_corners));
-  c->SetStatus(c->GetAttr("half_pixel_centers", &a.half_pixel_centers));
-  return a;
-}
-
-absl::Status CheckAttrPair(const ResizeAttrs& a) {
-  if (a.half_pixel_centers && a.align_corners) {
-    return absl::InvalidArgumentError(
-        "If half_pixel_centers is True, align_corners must be False.");
-  }
-  return absl::OkStatus();
-}
-
-// The output size from `size` (input 1): a vector of two positive int32.
-absl::Status ReadSize(const Tensor& size, const char* positive_message,
-                      int64_t* h, int64_t* w) {
-  if (size.dims() != 1) {
-    return absl::InvalidArgumentError(absl::StrCat(
-        "shape_t must be 1-dimensional", size.shape().DebugString(),
-        " (size)"));
-  }
-  if (size.NumElements() != 2) {
-    return absl::InvalidArgumentError(absl::StrCat(
-        "shape_t must have two elements", size.shape().DebugString(),
-        " (size)"));
-  }
-  *h = size.data<int32_t>()[0];
-  *w = size.data<int32_t>()[1];
-  if (*h <= 0 || *w <= 0) {
-    return absl::InvalidArgumentError(
-        absl::StrCat(positive_message, " (size [", *h, ",", *w, "])"));
-  }
-  return absl::OkStatus();
-}
-
-// Allocates output 0 as [batch, h, w, channels], refusing shapes whose
-// element count overflows.
-absl::Status AllocateImage(OpKernelContext* c, int64_t batch, int64_t h,
-                           int64_t w, int64_t channels, Tensor** out) {
-  absl::StatusOr<TensorShape> shape =
-      TensorShape::Build({batch, h, w, channels});
-  if (!shape.ok()) {
-    return absl::InvalidArgumentError(absl::StrCat(
-        "output shape [", batch, ",", h, ",", w, ",", channels,
-        "] is too large: ", shape.status().message()));
-  }
-  return c->allocate_output(0, *shape, out);
-}
-
-// The forward ops' geometry, validated as TensorFlow's ImageResizerState.
-struct Geometry {
-  int64_t batch, in_h, in_w, out_h, out_w, channels;
-  float h_scale, w_scale;
-};
-
-absl::StatusOr<Geometry> ForwardGeometry(OpKernelContext* c,
-                                         const ResizeAttrs& a) {
-  WEFT_RETURN_IF_ERROR(CheckAttrPair(a));
-  const Tensor& images = c->input(0);
-  if (images.dims() != 4) {
-    return absl::InvalidArgumentError(absl::StrCat(
-        "input must be 4-dimensional", images.shape().DebugString(),
-        " (images)"));
-  }
-  Geometry g;
-  g.batch = images.dim_size(0);
-  g.in_h = images.dim_size(1);
-  g.in_w = images.dim_size(2);
-  g.channels = images.dim_size(3);
-  if (g.channels <= 0) {
-    return absl::InvalidArgumentError("image must have at least one channel");
-  }
-  if (g.in_h <= 0 || g.in_w <= 0) {
-    return absl::InvalidArgumentError("input image must be of non-zero size");
-  }
-  constexpr int64_t kInt32Max = 2147483647;
-  if (g.in_h >= kInt32Max || g.in_w >= kInt32Max) {
-    return absl::InvalidArgumentError(
-        "input sizes must be between 0 and max int32");
-  }
-  WEFT_RETURN_IF_ERROR(ReadSize(c->input(1), "output dimensions must be positive",
-                                &g.out_h, &g.out_w));
-  g.h_scale = ResizeScale(g.in_h, g.out_h, a.align_corners);
-  g.w_scale = ResizeScale(g.in_w, g.out_w, a.align_corners);
-  return g;
 }
 
 // Bilinear: where output index i samples from.
@@ -431,31 +342,18 @@ class ResizeNearestNeighborGradOp : public ResizeOpBase {
 
 };
 
-// A CPU kernel of op for each T in Ts; `size`, where the op has it, stays
-// in host memory.
-template <template <typename> class Kernel, typename... Ts>
-void RegisterFor(KernelRegistry* r, const char* op, bool has_size = true) {
-  auto def = [&](DataType t) {
-    KernelDef d(op, kDeviceTypeCpu);
-    d.TypeConstraint("T", t);
-    if (has_size) d.HostMemory("size");
-    return d;
-  };
-  (r->Register(def(DataTypeToEnum<Ts>::value), MakeKernel<Kernel<Ts>>), ...);
-}
-
 }  // namespace
 
 void RegisterImageResizeKernels(KernelRegistry* r) {
-  RegisterFor<ResizeBilinearOp, int8_t, uint8_t, int16_t, uint16_t, int32_t,
-              int64_t, BFloat16, Half, float, double>(r, "ResizeBilinear");
-  RegisterFor<ResizeNearestNeighborOp, int8_t, uint8_t, int16_t, uint16_t,
+  RegisterForTypes<ResizeBilinearOp, int8_t, uint8_t, int16_t, uint16_t, int32_t,
+              int64_t, BFloat16, Half, float, double>(r, "ResizeBilinear", "size");
+  RegisterForTypes<ResizeNearestNeighborOp, int8_t, uint8_t, int16_t, uint16_t,
               int32_t, int64_t, BFloat16, Half, float, double>(
-      r, "ResizeNearestNeighbor");
-  RegisterFor<ResizeBilinearGradOp, float, double, Half, BFloat16>(
-      r, "ResizeBilinearGrad", /*has_size=*/false);
-  RegisterFor<ResizeNearestNeighborGradOp, uint8_t, int8_t, int32_t, Half,
-              float, double, BFloat16>(r, "ResizeNearestNeighborGrad");
+      r, "ResizeNearestNeighbor", "size");
+  RegisterForTypes<ResizeBilinearGradOp, float, double, Half, BFloat16>(
+      r, "ResizeBilinearGrad", nullptr);
+  RegisterForTypes<ResizeNearestNeighborGradOp, uint8_t, int8_t, int32_t, Half,
+              float, double, BFloat16>(r, "ResizeNearestNeighborGrad", "size");
 }
 
 }  // namespace weft

@@ -225,6 +225,8 @@ TEST(GradientsTest, EveryRegisteredGradientIsTested) {
       // norm_resize_gradients_test.cc
       "FusedBatchNorm", "FusedBatchNormV2", "FusedBatchNormV3",
       "ResizeBilinear", "ResizeNearestNeighbor",
+      // image_gradients_test.cc
+      "CropAndResize", "ResizeBicubic", "ScaleAndTranslate", "ExtractImagePatches",
       // linalg_gradients_test.cc
       "MatrixInverse", "MatrixDeterminant", "LogMatrixDeterminant", "Cholesky",
       "MatrixSolve", "MatrixTriangularSolve", "SelfAdjointEigV2",
@@ -368,7 +370,15 @@ TEST(GradientsTest, EveryOpHasAGradientEntryOrIsListed) {
       "SegmentMinV2", "SegmentMaxV2", "SparseSegmentSumGrad",
       "SparseSegmentMeanGrad", "SparseSegmentSqrtNGrad",
       "SparseSegmentSumGradV2", "SparseSegmentMeanGradV2",
-      "SparseSegmentSqrtNGradV2"};
+      "SparseSegmentSqrtNGradV2",
+      // Image ops TensorFlow has no gradient entry for (colour adjustments,
+      // the later suppressions, ResizeArea, the gradient ops themselves), and
+      // RGBToHSV, whose gradient (TensorFlow's, in Python) the builder lacks.
+      "AdjustContrast", "AdjustContrastv2", "AdjustHue", "AdjustSaturation",
+      "CombinedNonMaxSuppression", "CropAndResizeGradBoxes",
+      "CropAndResizeGradImage", "DrawBoundingBoxesV2", "NonMaxSuppressionV3",
+      "NonMaxSuppressionV4", "NonMaxSuppressionV5", "RGBToHSV", "ResizeArea",
+      "ResizeBicubicGrad", "ScaleAndTranslateGrad"};
   // tf.data's datasets and iterators, the reading and parsing of records,
   // and lookup tables hold no differentiable values (nor do they in
   // TensorFlow, which marks the table ops NotDifferentiable): those
