@@ -4,6 +4,10 @@
 
 namespace weft {
 
+// The string and printing kernels, ops/cpu/string_*_kernels.cc (declared
+// here, not in registration.h, which every kernel file includes).
+void RegisterStringKernels(KernelRegistry* r);
+
 const KernelRegistry& GlobalKernelRegistry() {
   static const KernelRegistry* const registry = [] {
     auto* r = new KernelRegistry;
@@ -38,6 +42,7 @@ const KernelRegistry& GlobalKernelRegistry() {
     RegisterMathCwiseKernels(r);
     RegisterLinalgKernels(r);
     RegisterNn3dKernels(r);
+    RegisterStringKernels(r);
     RegisterGpuKernels(r);  // none in a build without CUDA
     return r;
   }();

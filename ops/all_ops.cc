@@ -3,6 +3,10 @@
 
 namespace weft {
 
+// string_ops.cc: AsString, Substr, Print, ... (declared here, not in
+// registration.h, which every kernel file includes).
+void RegisterStringOps(OpRegistry* r);
+
 const OpRegistry& GlobalOpRegistry() {
   static const OpRegistry* const registry = [] {
     auto* r = new OpRegistry;
@@ -36,6 +40,7 @@ const OpRegistry& GlobalOpRegistry() {
     RegisterMathCwiseOps(r);
     RegisterLinalgOps(r);
     RegisterNn3dOps(r);
+    RegisterStringOps(r);
     return r;
   }();
   return *registry;

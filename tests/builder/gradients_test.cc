@@ -345,7 +345,15 @@ TEST(GradientsTest, EveryOpHasAGradientEntryOrIsListed) {
       "SegmentMinV2", "SegmentMaxV2", "SparseSegmentSumGrad",
       "SparseSegmentMeanGrad", "SparseSegmentSqrtNGrad",
       "SparseSegmentSumGradV2", "SparseSegmentMeanGradV2",
-      "SparseSegmentSqrtNGradV2"};
+      "SparseSegmentSqrtNGradV2",
+      // Strings, hashes and printing: nothing to differentiate (TensorFlow
+      // has no gradient for them either; Print's passes through).
+      "AsString", "DecodeBase64", "EncodeBase64", "Fingerprint", "PrintV2",
+      "ReduceJoin", "RegexFullMatch", "RegexReplace", "StaticRegexReplace",
+      "StringFormat", "StringLength", "StringLower", "StringSplit",
+      "StringSplitV2", "StringStrip", "StringToHashBucket",
+      "StringToHashBucketFast", "StringToHashBucketStrong", "StringToNumber",
+      "StringUpper", "Substr", "Timestamp"};
   // tf.data's datasets and iterators, and the reading and parsing of
   // records, hold no differentiable values (nor do they in TensorFlow):
   // those families are exempt as a whole.
