@@ -48,7 +48,8 @@ class AsStringOp : public OpKernel {
             o[i] = in.data<bool>()[i] ? "true" : "false";
             break;
           case DT_STRING:
-            o[i] = Format(in.data<std::string>()[i].c_str());
+            o[i] = copy_strings_ ? in.data<std::string>()[i]
+                                 : Format(in.data<std::string>()[i].c_str());
             break;
           case DT_FLOAT:
             o[i] = Format(static_cast<double>(in.data<float>()[i]));
@@ -140,11 +141,13 @@ class AsStringOp : public OpKernel {
     }
     format_ = absl::StrCat("%", fill);
     if (width > -1) absl::StrAppend(&format_, width);
+    if (precision > -1) absl::StrAppend(&format_, ".", precision);
     if (dt == DT_STRING) {
+      // Strings go through the format only when a width is given.
+      copy_strings_ = width < 0;
       absl::StrAppend(&format_, "s");
       return absl::OkStatus();
     }
-    if (precision > -1) absl::StrAppend(&format_, ".", precision);
     switch (dt) {
       case DT_UINT8:
       case DT_UINT16:
@@ -184,6 +187,7 @@ class AsStringOp : public OpKernel {
   }
 
   std::string format_;
+  bool copy_strings_ = false;
 };
 
 class StringFormatOp : public OpKernel {

@@ -142,6 +142,8 @@ std::string SummarizeTensor(const Tensor& t, int64_t summarize, bool print_v2) {
   const int64_t n = t.NumElements();
   const int64_t limit = summarize < 0 ? n : std::min(summarize, n);
   std::string out;
+  // TensorFlow writes nothing at all for bools when no entry is shown.
+  if (t.dtype() == DT_BOOL && limit == 0) return out;
   if (t.dims() == 0) {
     for (int64_t i = 0; i < limit; ++i) {
       if (i > 0) out.push_back(' ');

@@ -133,10 +133,14 @@ class SubstrOp : public OpKernel {
     if (pos > size || pos < -size) {
       return absl::InvalidArgumentError(absl::StrCat(
           "pos ", pos, " out of range for string",
-          chars_ ? "" : absl::StrCat("b'", s, "'"), " at index ", i));
+          chars_ ? "" : absl::StrCat(" b'", s, "'"), " at index ", i));
     }
     if (pos < 0) pos += size;
-    const int64_t count = len < 0 ? size - pos : std::min(len, size - pos);
+    // A negative len: to the end in bytes, nothing in characters (as
+    // TensorFlow does).
+    const int64_t count = len >= 0 ? std::min(len, size - pos)
+                          : chars_ ? 0
+                                   : size - pos;
     if (!chars_) {
       *out = s.substr(pos, count);
       return absl::OkStatus();

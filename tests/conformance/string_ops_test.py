@@ -115,9 +115,9 @@ def as_string():
     out["u64_max"] = R.AsString(input=tf1.constant(np.array([2 ** 64 - 1], np.uint64)))
     out["bool"] = R.AsString(input=tf1.constant([[True, False], [False, True]]), width=9)
     s = tf1.constant(["", "ab", "\u00e9t\u00e9"])
-    out["str"] = R.AsString(input=s)
-    out["str_w"] = R.AsString(input=s, width=6, precision=1)
-    out["str_left"] = R.AsString(input=s, width=6, fill="-")
+    out["str"] = b64(R.AsString(input=s))
+    out["str_w"] = b64(R.AsString(input=s, width=6, precision=1))
+    out["str_left"] = b64(R.AsString(input=s, width=6, fill="-"))
     out["empty"] = R.AsString(input=tf1.zeros([2, 0]))
     out["scalar"] = R.AsString(input=tf1.constant(7.25))
     return out
@@ -173,8 +173,8 @@ def transforms():
     words = tf1.constant([["hello", "w\u00f6rld", ""], ["abcdef", "\u4e2d\u6587\u5b57", "xy"]])
     for dt in (tf.int32, tf.int64):
         n = dt.name
-        out[f"substr_{n}"] = R.Substr(input=words, pos=tf1.constant(0, dt),
-                                      len=tf1.constant(2, dt))
+        out[f"substr_{n}"] = b64(R.Substr(input=words, pos=tf1.constant(0, dt),
+                                          len=tf1.constant(2, dt)))
         out[f"substr_neg_{n}"] = b64(R.Substr(input=words[1:], pos=tf1.constant(-2, dt),
                                               len=tf1.constant(5, dt)))
         out[f"substr_elem_{n}"] = b64(R.Substr(input=words, pos=tf1.constant([[1, 2, 0], [3, 0, 1]], dt),
@@ -223,7 +223,8 @@ def splits():
         out["join_" + name] = R.ReduceJoin(inputs=m, reduction_indices=axes, separator="|")
         out["join_keep_" + name] = R.ReduceJoin(inputs=m, reduction_indices=axes,
                                                 keep_dims=True)
-    out["join_empty"] = R.ReduceJoin(inputs=tf1.zeros([2, 0], tf.string), reduction_indices=[1],
+    out["join_empty"] = R.ReduceJoin(inputs=tf1.reshape(tf1.constant([], tf.string), [2, 0]),
+                                     reduction_indices=[1],
                                      separator=",")
     return out
 
