@@ -1,9 +1,9 @@
 // StringSplit (v1: any byte of `delimiter` splits, "" splits into bytes,
 // skip_empty), StringSplitV2 (Python's str.split: a separator string, or
 // runs of whitespace when `sep` is "", at most `maxsplit` splits) and
-// ReduceJoin (strings joined along the reduced dims, row-major, with
-// `separator`). The splits give TensorFlow's sparse triple: indices
-// [n, 2], values [n], shape [batch, longest row].
+// ReduceJoin (strings joined along the reduced dims, the first listed
+// varying fastest, with `separator`). The splits give TensorFlow's sparse
+// triple: indices [n, 2], values [n], shape [batch, longest row].
 #include <algorithm>
 #include <string>
 #include <vector>
@@ -37,19 +37,22 @@ Tokens SplitV1(absl::string_view s, absl::string_view delim, bool skip_empty) {
 
 Tokens SplitV2(absl::string_view s, absl::string_view sep, int64_t maxsplit) {
   Tokens out;
-  if (sep.empty()) {  // runs of whitespace; no empty tokens
+  if (sep.empty()) {
+    // Runs of whitespace, TensorFlow's way: maxsplit 0 keeps the string as
+    // it is; after the maxsplit-th token the rest (even "") is one more.
+    if (maxsplit == 0) return {s};
     size_t i = 0;
-    while (true) {
-      while (i < s.size() && absl::ascii_isspace(s[i])) ++i;
-      if (i == s.size()) break;
-      if (maxsplit >= 0 && static_cast<int64_t>(out.size()) == maxsplit) {
-        out.push_back(s.substr(i));
-        break;
-      }
+    while (i < s.size() && absl::ascii_isspace(s[i])) ++i;
+    while (i < s.size()) {
       size_t j = i;
       while (j < s.size() && !absl::ascii_isspace(s[j])) ++j;
       out.push_back(s.substr(i, j - i));
       i = j;
+      while (i < s.size() && absl::ascii_isspace(s[i])) ++i;
+      if (maxsplit > 0 && static_cast<int64_t>(out.size()) == maxsplit) {
+        out.push_back(s.substr(i));
+        break;
+      }
     }
     return out;
   }
@@ -131,6 +134,7 @@ class ReduceJoinOp : public OpKernel {
     const Tensor& axes = c->input(1);
     const int rank = in.dims();
     std::vector<bool> reduced(rank, false);
+    std::vector<int> kept, red;
     for (int64_t k = 0; k < axes.NumElements(); ++k) {
       const int32_t a = axes.data<int32_t>()[k];
       OP_REQUIRES(c, a >= -rank && a < rank,
@@ -142,16 +146,16 @@ class ReduceJoinOp : public OpKernel {
                   absl::InvalidArgumentError(
                       absl::StrCat("Duplicate reduction dimension ", a)));
       reduced[d] = true;
+      red.push_back(d);  // the first listed varies fastest, as in TensorFlow
     }
     // Row-major strides of the input; kept and reduced dims apart.
     std::vector<int64_t> stride(rank, 1);
     for (int d = rank - 2; d >= 0; --d) {
       stride[d] = stride[d + 1] * in.dim_size(d + 1);
     }
-    std::vector<int> kept, red;
     TensorShape out_shape;
     for (int d = 0; d < rank; ++d) {
-      (reduced[d] ? red : kept).push_back(d);
+      if (!reduced[d]) kept.push_back(d);
       if (!reduced[d]) {
         out_shape.AddDim(in.dim_size(d));
       } else if (keep_dims_) {
@@ -178,7 +182,7 @@ class ReduceJoinOp : public OpKernel {
         for (size_t k = 0; k < red.size(); ++k) off += idx[k] * stride[red[k]];
         if (r > 0) joined += separator_;
         joined += s[off];
-        for (int k = static_cast<int>(red.size()) - 1; k >= 0; --k) {
+        for (size_t k = 0; k < red.size(); ++k) {
           if (++idx[k] < in.dim_size(red[k])) break;
           idx[k] = 0;
         }
