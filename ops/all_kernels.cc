@@ -12,6 +12,9 @@ void RegisterFileIoKernels(KernelRegistry* r);
 void RegisterSummaryKernels(KernelRegistry* r);
 // ops/cpu/array_misc_kernels.cc and the files it names.
 void RegisterArrayMiscKernels(KernelRegistry* r);
+// The string and printing kernels, ops/cpu/string_*_kernels.cc (declared
+// here, not in registration.h, which every kernel file includes).
+void RegisterStringKernels(KernelRegistry* r);
 
 const KernelRegistry& GlobalKernelRegistry() {
   static const KernelRegistry* const registry = [] {
@@ -59,6 +62,7 @@ const KernelRegistry& GlobalKernelRegistry() {
     RegisterNn3dKernels(r);
     RegisterArrayMiscKernels(r);
     RegisterLookupKernels(r);
+    RegisterStringKernels(r);
     RegisterGpuKernels(r);  // none in a build without CUDA
     return r;
   }();

@@ -10,6 +10,9 @@ void RegisterReaderOps(OpRegistry* r);
 void RegisterSummaryOps(OpRegistry* r);
 // ops/array_misc_ops.cc: Bitcast, LinSpace, UnravelIndex, Bincount, ...
 void RegisterArrayMiscOps(OpRegistry* r);
+// string_ops.cc: AsString, Substr, Print, ... (declared here, not in
+// registration.h, which every kernel file includes).
+void RegisterStringOps(OpRegistry* r);
 
 const OpRegistry& GlobalOpRegistry() {
   static const OpRegistry* const registry = [] {
@@ -49,6 +52,7 @@ const OpRegistry& GlobalOpRegistry() {
     RegisterNn3dOps(r);
     RegisterArrayMiscOps(r);
     RegisterLookupOps(r);
+    RegisterStringOps(r);
     return r;
   }();
   return *registry;

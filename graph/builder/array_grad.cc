@@ -189,8 +189,10 @@ absl::Status SelectGrad(const Scope& s, In in, Dx dx) {
 }  // namespace
 
 void RegisterArrayGrads(GradRegistry* r) {
+  // Print (v1) passes its input through, as TensorFlow's _PrintGrad does;
+  // its data inputs get none.
   for (const char* op : {"Identity", "RefIdentity", "ReadVariableOp",
-                         "PlaceholderWithDefault"}) {
+                         "PlaceholderWithDefault", "Print"}) {
     r->Register(op, PassThrough);
   }
   r->Register("IdentityN", IdentityNGrad);

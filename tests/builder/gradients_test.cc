@@ -378,7 +378,15 @@ TEST(GradientsTest, EveryOpHasAGradientEntryOrIsListed) {
       "CombinedNonMaxSuppression", "CropAndResizeGradBoxes",
       "CropAndResizeGradImage", "DrawBoundingBoxesV2", "NonMaxSuppressionV3",
       "NonMaxSuppressionV4", "NonMaxSuppressionV5", "RGBToHSV", "ResizeArea",
-      "ResizeBicubicGrad", "ScaleAndTranslateGrad"};
+      "ResizeBicubicGrad", "ScaleAndTranslateGrad",
+      // Strings, hashes and printing: nothing to differentiate (TensorFlow
+      // has no gradient for them either; Print's passes through).
+      "AsString", "DecodeBase64", "EncodeBase64", "Fingerprint", "PrintV2",
+      "ReduceJoin", "RegexFullMatch", "RegexReplace", "StaticRegexReplace",
+      "StringFormat", "StringLength", "StringLower", "StringSplit",
+      "StringSplitV2", "StringStrip", "StringToHashBucket",
+      "StringToHashBucketFast", "StringToHashBucketStrong", "StringToNumber",
+      "StringUpper", "Substr", "Timestamp"};
   // tf.data's datasets and iterators, the reading and parsing of records,
   // and lookup tables hold no differentiable values (nor do they in
   // TensorFlow, which marks the table ops NotDifferentiable): those
