@@ -4,18 +4,6 @@
 
 namespace weft {
 
-// ops/cpu/reader_kernels.cc and ops/cpu/file_io_kernels.cc (declared here
-// rather than in ops/registration.h, which every kernel includes).
-void RegisterReaderKernels(KernelRegistry* r);
-void RegisterFileIoKernels(KernelRegistry* r);
-// ops/cpu/summary_kernels.cc (likewise).
-void RegisterSummaryKernels(KernelRegistry* r);
-// ops/cpu/array_misc_kernels.cc and the files it names.
-void RegisterArrayMiscKernels(KernelRegistry* r);
-// The string and printing kernels, ops/cpu/string_*_kernels.cc (declared
-// here, not in registration.h, which every kernel file includes).
-void RegisterStringKernels(KernelRegistry* r);
-
 const KernelRegistry& GlobalKernelRegistry() {
   static const KernelRegistry* const registry = [] {
     auto* r = new KernelRegistry;

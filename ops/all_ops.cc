@@ -3,17 +3,6 @@
 
 namespace weft {
 
-// ops/reader_ops.cc (declared here rather than in ops/registration.h, which
-// every kernel includes).
-void RegisterReaderOps(OpRegistry* r);
-// ops/summary_ops.cc (likewise).
-void RegisterSummaryOps(OpRegistry* r);
-// ops/array_misc_ops.cc: Bitcast, LinSpace, UnravelIndex, Bincount, ...
-void RegisterArrayMiscOps(OpRegistry* r);
-// string_ops.cc: AsString, Substr, Print, ... (declared here, not in
-// registration.h, which every kernel file includes).
-void RegisterStringOps(OpRegistry* r);
-
 const OpRegistry& GlobalOpRegistry() {
   static const OpRegistry* const registry = [] {
     auto* r = new OpRegistry;

@@ -44,6 +44,10 @@ void RegisterMathCwiseOps(OpRegistry* r);      // math_cwise_ops.cc: Sin, Erf, B
 void RegisterLinalgOps(OpRegistry* r);         // linalg_ops.cc: MatrixInverse, Qr, Svd, ...
 void RegisterNn3dOps(OpRegistry* r);           // nn3d_ops.cc: Conv3D, MaxPool3D, LRN, MaxPoolWithArgmax, ...
 void RegisterLookupOps(OpRegistry* r);         // lookup_ops.cc: HashTableV2, LookupTableFindV2, ...
+void RegisterReaderOps(OpRegistry* r);         // reader_ops.cc: TFRecordReaderV2, ReaderReadV2, ...
+void RegisterSummaryOps(OpRegistry* r);        // summary_ops.cc: ScalarSummary
+void RegisterArrayMiscOps(OpRegistry* r);      // array_misc_ops.cc: Bitcast, LinSpace, Bincount, ...
+void RegisterStringOps(OpRegistry* r);         // string_ops.cc: AsString, ReduceJoin, regexes, hashes, ...
 
 // CPU kernels, ops/cpu/*.cc.
 void RegisterArrayKernels(KernelRegistry* r);
@@ -95,6 +99,11 @@ void RegisterMathCwiseKernels(KernelRegistry* r);    // cpu/math_cwise_kernels.c
 void RegisterLinalgKernels(KernelRegistry* r);       // cpu/linalg_kernels.cc
 void RegisterNn3dKernels(KernelRegistry* r);         // cpu/conv3d_kernels.cc and the files it names
 void RegisterLookupKernels(KernelRegistry* r);       // cpu/lookup_kernels.cc
+void RegisterReaderKernels(KernelRegistry* r);       // cpu/reader_kernels.cc
+void RegisterFileIoKernels(KernelRegistry* r);       // cpu/file_io_kernels.cc: ReadFile, WriteFile
+void RegisterSummaryKernels(KernelRegistry* r);      // cpu/summary_kernels.cc
+void RegisterArrayMiscKernels(KernelRegistry* r);    // cpu/array_misc_kernels.cc and the files it names
+void RegisterStringKernels(KernelRegistry* r);       // cpu/string_*_kernels.cc
 
 }  // namespace weft
 
