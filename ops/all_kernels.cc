@@ -4,6 +4,8 @@
 
 namespace weft {
 
+void RegisterRemoteCallKernel(KernelRegistry* r);  // cpu/remote_call_kernel.cc
+
 const KernelRegistry& GlobalKernelRegistry() {
   static const KernelRegistry* const registry = [] {
     auto* r = new KernelRegistry;
@@ -38,6 +40,7 @@ const KernelRegistry& GlobalKernelRegistry() {
     RegisterMathCwiseKernels(r);
     RegisterLinalgKernels(r);
     RegisterNn3dKernels(r);
+    RegisterRemoteCallKernel(r);
     RegisterGpuKernels(r);  // none in a build without CUDA
     return r;
   }();
