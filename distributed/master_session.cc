@@ -5,12 +5,12 @@
 #include <map>
 #include <utility>
 
-#include "absl/random/random.h"
 #include "absl/strings/match.h"
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_join.h"
 #include "distributed/fanout.h"
 #include "distributed/run_plan.h"
+#include "distributed/step_id.h"
 #include "runtime/core/allocator.h"
 #include "runtime/core/device_name.h"
 #include "runtime/core/status.h"
@@ -84,14 +84,6 @@ absl::Status ClosedError(const std::string& handle) {
       "session '", handle, "' is closed (create a new session)"));
 }
 
-int64_t NewStepId() {
-  static absl::Mutex mu(absl::kConstInit);
-  static absl::BitGen* gen = new absl::BitGen();
-  absl::MutexLock lock(&mu);
-  // Top 7 bits clear, as TensorFlow's masters make them (it reserves the
-  // rest of the range).
-  return static_cast<int64_t>(absl::Uniform<uint64_t>(*gen) >> 7);
-}
 
 
 // A feed checked against the plan (dtype, shape, content size) without

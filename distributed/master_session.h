@@ -27,8 +27,7 @@
 //
 // Extend adds nodes (runtime/session_graph.h); plans already registered
 // stay valid, since an extension cannot change the nodes they hold.
-// Callables (MakeCallable) are named Run signatures. Partial runs are
-// UNIMPLEMENTED.
+// Callables (MakeCallable) are named Run signatures.
 //
 // Thread safety: thread-safe; steps run concurrently. Close cancels running
 // steps, waits for them, and deletes the worker sessions; afterwards every

@@ -11,6 +11,7 @@
 #include "absl/strings/str_format.h"
 #include "absl/strings/str_join.h"
 #include "absl/time/clock.h"
+#include "distributed/remote_function.h"
 #include "distributed/task_name.h"
 #include "graph/graph_def_loader.h"
 #include "runtime/core/cancellation.h"
@@ -400,8 +401,31 @@ absl::Status Worker::RegisterGraph(
     };
   }
   if (!request.graph_def().library().function().empty()) {
-    registered->functions = std::make_shared<FunctionRuntime>(
-        FunctionRuntime::Options{request.graph_def().library(), &ops, &kernels});
+    // RemoteCall's targets: this task's devices (named as the session
+    // names this task) with the session's resources, and the other tasks
+    // of the session's cluster.
+    FunctionRuntime::Options functions;
+    functions.library = request.graph_def().library();
+    functions.ops = &ops;
+    functions.kernels = &kernels;
+    functions.devices = options_.devices;
+    functions.task = session->workers != nullptr ? session->task : "";
+    functions.resources = exec_options.resources;
+    RemoteFunctionOptions remote;
+    remote.library = std::make_shared<const tensorflow::FunctionDefLibrary>(
+        request.graph_def().library());
+    remote.ops = &ops;
+    remote.kernels = &kernels;
+    remote.workers = session->workers != nullptr ? session->workers.get()
+                                                 : options_.workers;
+    remote.owned_workers = session->workers;
+    remote.session_handle = session->handle;
+    functions.remote = [remote = std::move(remote)](
+                           const tensorflow::NameAttrList& fn,
+                           const DeviceSpec& target) {
+      return InstantiateRemoteFunction(remote, fn, target);
+    };
+    registered->functions = std::make_shared<FunctionRuntime>(std::move(functions));
     exec_options.functions = registered->functions.get();
   }
   exec_options.receives_from_other_tasks = true;

@@ -62,6 +62,7 @@ class Partitioner {
       for (const Edge* e : n->in_edges()) {
         WEFT_RETURN_IF_ERROR(Connect(*e));
       }
+      AddReadControls(inputs_[n->id()]);
     }
     for (Node* n : nodes) {
       const std::string& device = device_[n->id()];
@@ -84,6 +85,10 @@ class Partitioner {
   struct Inputs {
     std::vector<std::string> data;  // by input slot
     std::vector<std::string> control;
+    // The _Recvs of reference inputs from other devices, and the node's
+    // other inputs in its own partition (node names, no '^').
+    std::vector<std::string> ref_recvs;
+    std::vector<std::string> read_controls;
   };
 
   tensorflow::GraphDef* Partition(const std::string& device) {
@@ -95,6 +100,13 @@ class Partitioner {
       std::string name = absl::StrCat(prefix, "/_", counter_++);
       if (used_names_.insert(name).second) return name;
     }
+  }
+
+  // Whether `e` carries a reference (a ref variable's output): its
+  // consumer reads the variable, so the read must wait for the consumer's
+  // other inputs (AddReadControls).
+  static bool IsRefEdge(const Edge& e) {
+    return !e.IsControlEdge() && IsRefType(e.src->output_type(e.src_output));
   }
 
   absl::Status Connect(const Edge& e) {
@@ -109,27 +121,48 @@ class Partitioner {
             e.src_output == 0 ? e.src->name()
                               : absl::StrCat(e.src->name(), ":", e.src_output);
       }
+      if (!IsRefEdge(e)) in.read_controls.push_back(e.src->name());
       return absl::OkStatus();
     }
     WEFT_ASSIGN_OR_RETURN(std::string received,
-                          Receive(*e.src, e.src_output, dst_dev, e.id));
+                          Receive(*e.src, e.src_output, dst_dev, e.id, IsRefEdge(e)));
     if (e.IsControlEdge()) {
       in.control.push_back(absl::StrCat("^", received));
     } else {
       in.data[e.dst_input] = received;
     }
+    if (IsRefEdge(e)) {
+      in.ref_recvs.push_back(received);
+    } else {
+      in.read_controls.push_back(received);
+    }
     return absl::OkStatus();
+  }
+
+  // TensorFlow's read control: a value sent across tasks is encoded when the
+  // receiving task asks for it, so a _Recv of a reference that a node reads
+  // after its other inputs (a read_value() under control_dependencies on an
+  // update) must not ask before them. Each such _Recv waits for every other
+  // input of its consumer in the consumer's partition.
+  void AddReadControls(const Inputs& in) {
+    for (const std::string& recv : in.ref_recvs) {
+      tensorflow::NodeDef* def = recv_defs_.at(recv);
+      for (const std::string& c : in.read_controls) {
+        def->add_input(absl::StrCat("^", c));
+      }
+    }
   }
 
   // The node in `dst_dev`'s partition that yields output `output` of `src`
   // (kControlSlot: src's completion), adding the transfer once per (tensor,
-  // destination device). `edge_id` names it.
+  // destination device), or once per edge for a reference (`ref`: each
+  // read waits for its own consumer's inputs). `edge_id` names it.
   absl::StatusOr<std::string> Receive(const Node& src, int output,
                                       const std::string& dst_dev,
-                                      int edge_id) {
+                                      int edge_id, bool ref = false) {
     const auto key = std::make_tuple(src.id(), output, dst_dev);
     auto it = received_.find(key);
-    if (it != received_.end()) return it->second;
+    if (!ref && it != received_.end()) return it->second;
     // Inside a while loop the receiving side needs the loop's iterations
     // too: its _Recv hangs off a control loop (see ControlLoop) so it runs
     // once per iteration, in the frame and iteration the _Send runs in.
@@ -139,7 +172,7 @@ class Partitioner {
       WEFT_ASSIGN_OR_RETURN(pivot, ControlLoop(frame, dst_dev));
     }
     std::string name = AddTransfer(src, output, dst_dev, edge_id, pivot);
-    received_.emplace(key, name);
+    if (!ref) received_.emplace(key, name);
     return name;
   }
 
@@ -259,6 +292,7 @@ class Partitioner {
     SetType(recv, "tensor_type", dtype);
     common(recv);
     if (!pivot.empty()) recv->add_input(absl::StrCat("^", pivot));
+    recv_defs_[recv->name()] = recv;
     if (!control) return recv->name();
     tensorflow::NodeDef* identity = dst_part->add_node();
     identity->set_name(NewName(absl::StrCat(src.name(), "/ctrl")));
@@ -274,6 +308,8 @@ class Partitioner {
   std::map<std::string, tensorflow::GraphDef> parts_;
   std::vector<Inputs> inputs_;  // by node id
   absl::flat_hash_map<std::tuple<int, int, std::string>, std::string> received_;
+  // Every _Recv added, by name (stable: a GraphDef's nodes never move).
+  absl::flat_hash_map<std::string, tensorflow::NodeDef*> recv_defs_;
   std::vector<std::string> device_;  // by node id, after loop colocation
   LoopFrames frames_;
   // (frame, device) -> the Merge of that device's control loop.

@@ -18,6 +18,12 @@
 //     send_device_incarnation, recv_device, client_terminated=false. One
 //     transfer per (tensor, destination device): several consumers on one
 //     device share a _Recv;
+//   - except for a reference (a ref variable's output read on another
+//     device): each such edge gets its own _Recv, which waits for every
+//     other input of its consumer (TensorFlow's read control). A tensor
+//     crossing tasks is encoded when the receiver asks for it, and a ref
+//     variable is updated in place, so a read ordered after an update
+//     (read_value() under control_dependencies) sees the update;
 //   - a control edge src -> dst crossing devices becomes
 //       ^src -> dummy Const (float, shape [0]) -> _Send   (src's partition)
 //       _Recv -> Identity -> ^dst                        (dst's partition)

@@ -5,7 +5,9 @@
 // rewrites every one of them into the callee's nodes or into
 // Switch/Merge/Enter/Exit frames before a graph is placed, and these OpDefs
 // let a function body's references to their outputs ("call:output:1")
-// resolve, and `weft inspect` describe them.
+// resolve, and `weft inspect` describe them. RemoteCall is the exception:
+// its target device is a runtime value, so its kernel
+// (ops/cpu/remote_call_kernel.cc) runs the function when the step does.
 #include <string>
 
 #include "ops/framework/op_def_builder.h"
@@ -28,6 +30,15 @@ void RegisterFunctionalOps(OpRegistry* r) {
     if (std::string(call) == "StatefulPartitionedCall") b.SetIsStateful();
     r->Register(b, UnknownShape);
   }
+  r->Register(OpDefBuilder("RemoteCall")
+                  .Input("target: string")
+                  .Input("args: Tin")
+                  .Output("output: Tout")
+                  .Attr("Tin: list(type) >= 1")
+                  .Attr("Tout: list(type) >= 1")
+                  .Attr("f: func")
+                  .SetIsStateful(),
+              UnknownShape);
   r->Register(OpDefBuilder("SymbolicGradient")
                   .Input("input: Tin")
                   .Output("output: Tout")

@@ -104,6 +104,7 @@ void RegisterFileIoKernels(KernelRegistry* r);       // cpu/file_io_kernels.cc: 
 void RegisterSummaryKernels(KernelRegistry* r);      // cpu/summary_kernels.cc
 void RegisterArrayMiscKernels(KernelRegistry* r);    // cpu/array_misc_kernels.cc and the files it names
 void RegisterStringKernels(KernelRegistry* r);       // cpu/string_*_kernels.cc
+void RegisterRemoteCallKernel(KernelRegistry* r);    // cpu/remote_call_kernel.cc
 
 }  // namespace weft
 

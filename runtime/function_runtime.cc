@@ -36,19 +36,7 @@ class Instance : public InstantiatedFunction {
 
   absl::Status Run(std::vector<Tensor> args, std::vector<Tensor>* rets,
                    CancellationManager* cancellation) const override {
-    if (args.size() != arg_types_.size()) {
-      return absl::InvalidArgumentError(
-          absl::StrCat("function ", name_, " takes ", arg_types_.size(),
-                       " arguments, got ", args.size()));
-    }
-    for (size_t i = 0; i < args.size(); ++i) {
-      if (args[i].dtype() != arg_types_[i]) {
-        return absl::InvalidArgumentError(absl::StrCat(
-            "function ", name_, " argument ", i, " must be ",
-            DataTypeString(arg_types_[i]), ", got ",
-            DataTypeString(args[i].dtype())));
-      }
-    }
+    WEFT_RETURN_IF_ERROR(CheckFunctionArgs(name_, arg_types_, args));
     SimpleCallFrame frame(std::move(args), static_cast<int>(ret_types_.size()));
     // A call of its own (the executor cancels it when a node fails), which
     // the caller's cancellation cancels in turn.
@@ -91,8 +79,27 @@ tensorflow::NodeDef MakeNode(const std::string& name, const std::string& op,
   return node;
 }
 
-// The function as a graph: _Arg -> body -> _Retval.
-absl::StatusOr<tensorflow::GraphDef> CallGraph(
+}  // namespace
+
+absl::Status CheckFunctionArgs(const std::string& name,
+                               const DataTypeVector& types,
+                               const std::vector<Tensor>& args) {
+  if (args.size() != types.size()) {
+    return absl::InvalidArgumentError(absl::StrCat(
+        "function ", name, " takes ", types.size(), " arguments, got ",
+        args.size()));
+  }
+  for (size_t i = 0; i < args.size(); ++i) {
+    if (args[i].dtype() != types[i]) {
+      return absl::InvalidArgumentError(absl::StrCat(
+          "function ", name, " argument ", i, " must be ",
+          DataTypeString(types[i]), ", got ", DataTypeString(args[i].dtype())));
+    }
+  }
+  return absl::OkStatus();
+}
+
+absl::StatusOr<tensorflow::GraphDef> FunctionCallGraph(
     const tensorflow::NameAttrList& fn, const FunctionLibrary& lib,
     const tensorflow::FunctionDefLibrary& library, const OpRegistry& ops,
     DataTypeVector* arg_types, DataTypeVector* ret_types) {
@@ -130,8 +137,6 @@ absl::StatusOr<tensorflow::GraphDef> CallGraph(
   return graph;
 }
 
-}  // namespace
-
 FunctionRuntime::FunctionRuntime(Options options)
     : options_(std::move(options)), index_(FunctionLibrary::Create(options_.library)) {}
 
@@ -142,7 +147,8 @@ FunctionRuntime::Instantiate(const tensorflow::NameAttrList& fn, Device* device,
   DataTypeVector arg_types, ret_types;
   WEFT_ASSIGN_OR_RETURN(
       tensorflow::GraphDef graph_def,
-      CallGraph(fn, *index_, options_.library, *options_.ops, &arg_types, &ret_types));
+      FunctionCallGraph(fn, *index_, options_.library, *options_.ops,
+                        &arg_types, &ret_types));
   absl::StatusOr<std::unique_ptr<Graph>> graph =
       ConvertGraphDefToGraph(graph_def, *options_.ops);
   if (!graph.ok()) {
@@ -164,6 +170,59 @@ FunctionRuntime::Instantiate(const tensorflow::NameAttrList& fn, Device* device,
   }
   instance->executor_ = *std::move(executor);
   return std::shared_ptr<const InstantiatedFunction>(std::move(instance));
+}
+
+Device* FunctionRuntime::LocalDevice(const DeviceSpec& target) const {
+  absl::StatusOr<DeviceSpec> task =
+      options_.task.empty() ? DeviceSpec() : ParseDeviceSpec(options_.task);
+  for (Device* d : options_.devices->devices()) {
+    absl::StatusOr<DeviceSpec> spec = ParseDeviceSpec(d->name());
+    if (!spec.ok()) continue;
+    if (!options_.task.empty() && task.ok()) {  // named under `task`
+      spec->job = task->job;
+      spec->replica = task->replica;
+      spec->task = task->task;
+    }
+    if (target.Matches(*spec)) return d;
+  }
+  return nullptr;
+}
+
+absl::StatusOr<std::shared_ptr<const InstantiatedFunction>>
+FunctionRuntime::InstantiateOn(const tensorflow::NameAttrList& fn,
+                               const std::string& target) {
+  absl::StatusOr<DeviceSpec> spec = ParseDeviceSpec(target);
+  if (!spec.ok()) {
+    return WithContext(spec.status(),
+                       absl::StrCat("function ", fn.name(), ": target"));
+  }
+  if (options_.devices == nullptr) {
+    return absl::FailedPreconditionError(absl::StrCat(
+        "function ", fn.name(), " cannot be placed on '", target,
+        "': this runtime was made without devices"));
+  }
+  if (Device* d = LocalDevice(*spec)) {
+    ResourceMgr* resources =
+        options_.resources ? options_.resources(d) : nullptr;
+    return Instantiate(fn, d,
+                       resources != nullptr ? resources : d->resource_manager());
+  }
+  // Another task's device: only a full task name can be asked.
+  if (options_.remote && spec->job && spec->task) {
+    DeviceSpec full = *spec;
+    if (!full.replica) full.replica = 0;
+    if (!full.type) full.type = "CPU";
+    if (!full.id) full.id = 0;
+    return options_.remote(fn, full);
+  }
+  std::string names;
+  for (const Device* d : options_.devices->devices()) {
+    absl::StrAppend(&names, names.empty() ? "" : ", ", d->name());
+  }
+  return absl::NotFoundError(absl::StrCat(
+      "function ", fn.name(), ": no device matches the target '", target,
+      "'; this task has ", names,
+      options_.remote ? "" : ", and other tasks cannot be reached from here"));
 }
 
 }  // namespace weft

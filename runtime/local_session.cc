@@ -265,8 +265,12 @@ LocalSession::Prepare(const SessionGraph& state, const RunSignature& signature) 
   exec_options.kernel_cache = &kernels_cache_;
   auto run = std::make_shared<PreparedRun>();
   if (!state.graph->library().function().empty()) {
-    run->functions = std::make_shared<FunctionRuntime>(FunctionRuntime::Options{
-        state.graph->library(), ops_, kernels_});
+    FunctionRuntime::Options functions;
+    functions.library = state.graph->library();
+    functions.ops = ops_;
+    functions.kernels = kernels_;
+    functions.devices = devices_.get();  // RemoteCall targets
+    run->functions = std::make_shared<FunctionRuntime>(std::move(functions));
     exec_options.functions = run->functions.get();
   }
   WEFT_ASSIGN_OR_RETURN(

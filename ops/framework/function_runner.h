@@ -1,6 +1,7 @@
 // FunctionRunner: how a kernel runs a library function of its graph, for ops
 // that call a function per element rather than once per step (tf.data's
-// map, filter, flat_map, interleave, and a one-shot iterator's factory).
+// map, filter, flat_map, interleave, and a one-shot iterator's factory),
+// or on a device of their choosing (RemoteCall).
 // Calls inside a graph (PartitionedCall, If, While) never come here: they
 // are lowered into the graph before it runs (graph/lower_functional_ops.h).
 //
@@ -63,6 +64,16 @@ class FunctionRunner {
   virtual absl::StatusOr<std::shared_ptr<const InstantiatedFunction>>
   Instantiate(const tensorflow::NameAttrList& fn, Device* device,
               ResourceMgr* resources) = 0;
+  // The function with every node on the device `target` names (RemoteCall's
+  // target, full or partial: "/job:worker/replica:0/task:1/device:CPU:0",
+  // "/cpu:1"). A device of this task runs it in-process, as Instantiate
+  // does, with the resources the calling graph uses there; a device of
+  // another task runs it on that task, one step per Run, where the runtime
+  // reaches other tasks (a worker's graphs). INVALID_ARGUMENT for a
+  // malformed target; NOT_FOUND naming the target and this task's devices
+  // when no device matches and no other task can be asked.
+  virtual absl::StatusOr<std::shared_ptr<const InstantiatedFunction>>
+  InstantiateOn(const tensorflow::NameAttrList& fn, const std::string& target) = 0;
 };
 
 }  // namespace weft

@@ -185,6 +185,56 @@ TEST_F(PartitionTest, ControlEdgesUseADummyTransfer) {
   EXPECT_EQ(recv->op(), "_Recv");
 }
 
+// TensorFlow's read control: a variable on CPU:0 updated there (up) and
+// read on CPU:1 twice, once after the update (`after`, under ^up and also
+// fed by x) and once without (`plain`). Each read gets its own _Recv; the
+// ordered one waits for every other input of its reader, so the value,
+// encoded when CPU:1 asks for it, is the updated one.
+TEST(PartitionRefTest, AReadOrderedAfterAnUpdateWaitsForIt) {
+  GraphDefBuilder b;
+  b.Op("v", "VariableV2", {}, {{"dtype", DT_FLOAT}, {"shape", Attr::Shape({})}})
+      .ConstF("one", 1.0f)
+      .Op("up", "AssignAdd", {"v", "one"}, {kFloat})
+      .ConstF("x", 2.0f)
+      .Op("after", "Add", {"v", "x", "^up"}, {kFloat})
+      .Op("plain", "Neg", {"v"}, {kFloat});
+  tensorflow::GraphDef def = b.Build();
+  for (auto& n : *def.mutable_node()) {
+    const bool reader = n.name() == "after" || n.name() == "plain" || n.name() == "x";
+    n.set_device(Cpu(reader ? 1 : 0));
+  }
+  auto g = ConvertGraphDefToGraph(def, GlobalOpRegistry());
+  ASSERT_TRUE(g.ok()) << g.status();
+  PlacerOptions placer;
+  placer.devices = {Cpu(0), Cpu(1)};
+  placer.kernels = &GlobalKernelRegistry();
+  ASSERT_TRUE(PlaceGraph(placer, g->get()).ok());
+  auto parts = PartitionGraph(PartitionOptions(), **g);
+  ASSERT_TRUE(parts.ok()) << parts.status();
+  const tensorflow::GraphDef& p1 = (*parts)[Cpu(1)];
+  const tensorflow::NodeDef* after = Find(p1, "after");
+  const tensorflow::NodeDef* plain = Find(p1, "plain");
+  ASSERT_NE(after, nullptr);
+  ASSERT_NE(plain, nullptr);
+  EXPECT_NE(after->input(0), plain->input(0)) << "the two reads share a _Recv";
+  const tensorflow::NodeDef* ordered = Find(p1, after->input(0));
+  const tensorflow::NodeDef* unordered = Find(p1, plain->input(0));
+  ASSERT_NE(ordered, nullptr);
+  ASSERT_NE(unordered, nullptr);
+  EXPECT_EQ(ordered->op(), "_Recv");
+  // Its control inputs: x (same partition) and the transfer of ^up.
+  std::vector<std::string> controls(ordered->input().begin(),
+                                    ordered->input().end());
+  EXPECT_THAT(controls, ::testing::Contains("^x"));
+  ASSERT_EQ(after->input_size(), 3);
+  EXPECT_THAT(controls, ::testing::Contains(after->input(2)));  // ^up's transfer
+  EXPECT_EQ(unordered->input_size(), 0);
+  for (const auto& [device, part] : *parts) {
+    auto loaded = ConvertGraphDefToGraph(part, GlobalOpRegistry());
+    EXPECT_TRUE(loaded.ok()) << device << ": " << loaded.status();
+  }
+}
+
 // The partitioner's transfers pair up; a _Recv whose _Send is missing (or
 // names another incarnation) is reported by name instead of waiting forever.
 TEST_F(PartitionTest, TransfersPairUpAndAStrayRecvIsNamed) {
