@@ -213,6 +213,22 @@ class StringAddOp : public OpKernel {
   }
 };
 
+// Equal and NotEqual on strings (Keras' StringLookup compares tokens with
+// its mask and OOV tokens), broadcasting as the numeric forms do.
+template <bool kEqual>
+class StringEqualityOp : public OpKernel {
+ public:
+  explicit StringEqualityOp(OpKernelConstruction* c) : OpKernel(c) {}
+  void Compute(OpKernelContext* c) override {
+    const std::string* a = c->input(0).data<std::string>();
+    const std::string* b = c->input(1).data<std::string>();
+    Tensor* out = nullptr;
+    OP_REQUIRES_OK(c, BroadcastBinary(c, &out, [&](int64_t i, const std::array<int64_t, 2>& off) {
+      out->data<bool>()[i] = (a[off[0]] == b[off[1]]) == kEqual;
+    }));
+  }
+};
+
 class StaticRegexFullMatchOp : public OpKernel {
  public:
   explicit StaticRegexFullMatchOp(OpKernelConstruction* c) : OpKernel(c) {
@@ -248,6 +264,10 @@ void RegisterIoKernels(KernelRegistry* r) {
   r->Register(KernelDef("StringJoin", kDeviceTypeCpu), MakeKernel<StringJoinOp>);
   r->Register(KernelDef("Add", kDeviceTypeCpu).TypeConstraint("T", DT_STRING),
               MakeKernel<StringAddOp>);
+  r->Register(KernelDef("Equal", kDeviceTypeCpu).TypeConstraint("T", DT_STRING),
+              MakeKernel<StringEqualityOp<true>>);
+  r->Register(KernelDef("NotEqual", kDeviceTypeCpu).TypeConstraint("T", DT_STRING),
+              MakeKernel<StringEqualityOp<false>>);
   r->Register(KernelDef("StaticRegexFullMatch", kDeviceTypeCpu),
               MakeKernel<StaticRegexFullMatchOp>);
   r->Register(KernelDef("SaveV2", kDeviceTypeCpu), MakeKernel<SaveV2Op>);

@@ -103,15 +103,15 @@ class DenseHashTable : public LookupTable {
     for (int64_t i = 0; i < n; ++i) WEFT_RETURN_IF_ERROR(CheckKey(k + i * key_size_));
     absl::ReaderMutexLock lock(&mu_);
     const V* d = default_value.data<V>();
-    const bool per_key = default_value.NumElements() == out->NumElements() &&
-                         default_value.NumElements() != value_size_;
+    // TensorFlow's dense table uses the default's first row for every
+    // missing key, whatever the default's shape.
     V* o = out->data<V>();
     const V* vb = values_.data<V>();
     const int64_t vs = value_size_;
     ParallelRange(c, n, 60 + 4 * (key_size_ + vs), [&](int64_t b, int64_t e) {
       for (int64_t i = b; i < e; ++i) {
         const int64_t at = Probe(k + i * key_size_, /*for_insert=*/false);
-        const V* src = at >= 0 ? vb + at * vs : per_key ? d + i * vs : d;
+        const V* src = at >= 0 ? vb + at * vs : d;
         std::copy(src, src + vs, o + i * vs);
       }
     });

@@ -73,7 +73,10 @@ class HashTable : public LookupTable {
     const V* d = default_value.data<V>();
     V* o = out->data<V>();
     const int64_t vs = value_size_;
-    const bool per_key = default_value.NumElements() == out->NumElements();
+    // A mutable table takes one default per key when given as many;
+    // TensorFlow's static HashTable always uses the default's first value.
+    const bool per_key =
+        !static_ && default_value.NumElements() == out->NumElements();
     ParallelRange(c, keys.NumElements(), 40 + 4 * vs,
                   [&](int64_t begin, int64_t end) {
                     for (int64_t i = begin; i < end; ++i) {

@@ -21,6 +21,9 @@ using tensorflow::TensorProto;
 template <typename T, typename Repeated, typename Convert>
 absl::Status FillFromTyped(const Repeated& values, int64_t n, T* out,
                            Convert convert, const char* field) {
+  // An empty shape ignores its values, as TensorFlow does (it writes one
+  // for tf.zeros([0, 3], tf.string)); otherwise extra values are an error.
+  if (n == 0) return absl::OkStatus();
   if (static_cast<int64_t>(values.size()) > n) {
     return absl::InvalidArgumentError(absl::StrCat(
         "TensorProto field ", field, " has ", values.size(),

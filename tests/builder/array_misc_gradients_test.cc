@@ -26,6 +26,15 @@ TEST(ArrayMiscGradientsTest, ReverseAndEnsureShape) {
   });
 }
 
+// Print passes its input's gradient through (its data list gets none).
+TEST(ArrayMiscGradientsTest, PrintPassesThrough) {
+  Check({{2, 3}, {2}}, [](S s, X x) {
+    Output y = AddNode1(s, "Print", {x[0], Input(std::vector<Output>{x[1]})},
+                        {{"message", Attr("grad check: ")}});
+    return Square(s, y);
+  });
+}
+
 TEST(ArrayMiscGradientsTest, MatrixDiagV1) {
   Check({{2, 3}}, [](S s, X x) { return Square(s, AddNode1(s, "MatrixDiag", {x[0]})); });
   Check({{2, 3, 4}}, [](S s, X x) {

@@ -237,7 +237,7 @@ TEST(GradientsTest, EveryRegisteredGradientIsTested) {
       "Reverse", "EnsureShape", "MatrixDiag", "MatrixDiagPart", "MatrixSetDiag",
       "MatrixDiagV2", "MatrixDiagPartV2", "MatrixSetDiagV2", "DynamicPartition",
       "NthElement", "CumulativeLogsumexp", "Betainc", "MaxPoolV2", "BatchMatMulV3",
-      "ParallelDynamicStitch",
+      "ParallelDynamicStitch", "Print",
       // RefIdentity: the pass-through Identity is checked with.
       "RefIdentity"};
   for (const std::string& op : GlobalGradRegistry().OpNames()) {
@@ -386,7 +386,9 @@ TEST(GradientsTest, EveryOpHasAGradientEntryOrIsListed) {
       "StringFormat", "StringLength", "StringLower", "StringSplit",
       "StringSplitV2", "StringStrip", "StringToHashBucket",
       "StringToHashBucketFast", "StringToHashBucketStrong", "StringToNumber",
-      "StringUpper", "Substr", "Timestamp"};
+      "StringUpper", "Substr", "Timestamp",
+      // A function run where its target says: TensorFlow has no gradient.
+      "RemoteCall"};
   // tf.data's datasets and iterators, the reading and parsing of records,
   // and lookup tables hold no differentiable values (nor do they in
   // TensorFlow, which marks the table ops NotDifferentiable): those

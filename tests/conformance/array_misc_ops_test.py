@@ -56,7 +56,10 @@ def run_case(case, build, rtol=0.0, atol=0.0):
         for name, t in outs.items():
             tf1.identity(t, name="out_" + name)
             names.append("out_" + name)
-    compare_tf1_graph(WEFT, WORK, case, g, names, (), 1, rtol, atol)
+    try:
+        compare_tf1_graph(WEFT, WORK, case, g, names, (), 1, rtol, atol)
+    except Exception as e:  # noqa: BLE001  (TensorFlow's side failed)
+        check(case, False, f"{type(e).__name__}: {str(e)[:600]}")
 
 
 def expect_failure(case, build, needle):
@@ -116,7 +119,8 @@ def reverse():
                 raw.Reverse(tensor=fed(v), dims=dims)
     out["string"] = raw.Reverse(tensor=tf1.constant([["a", "b"], ["c", "d"]]), dims=[True, True])
     out["scalar"] = raw.Reverse(tensor=fed(np.float32(3)), dims=np.zeros((0,), bool))
-    out["empty"] = raw.Reverse(tensor=fed(np.zeros((0, 2), np.float32)), dims=[True, True])
+    # An empty input: TensorFlow's CPU kernel refuses it ("Invalid input
+    # first dimension"), Weft returns it; not compared.
     return out
 
 

@@ -184,6 +184,8 @@ def test_weft_run_local_devices():
 
 def main():
     jobs = {"ps": 1, "worker": 2}
+    for d in ("weft", "tf"):
+        os.makedirs(os.path.join(WORK, d), exist_ok=True)
     weft = local_cluster.Cluster(WEFT, os.path.join(WORK, "weft"), jobs)
     try:
         tfc = local_cluster.Cluster(WEFT, os.path.join(WORK, "tf"), jobs,
