@@ -5,7 +5,7 @@
 
 #include "absl/container/flat_hash_map.h"
 #include "absl/strings/str_cat.h"
-#include "absl/synchronization/notification.h"
+#include "distributed/fanout.h"
 #include "distributed/run_plan.h"
 #include "distributed/step_id.h"
 #include "graph/graph_def_loader.h"
@@ -19,42 +19,33 @@
 namespace weft {
 namespace {
 
+// One call of `m` to `w` (distributed/fanout.h keeps its request and
+// response alive until it answers, however long the caller waits).
 template <typename Req, typename Resp>
-using Method = void (WorkerInterface::*)(const Req*, Resp*, WorkerInterface::Done);
-
-// One call whose request and response live until it answers, however long
-// its caller waits.
-template <typename Req, typename Resp>
-struct Pending {
-  Req request;
-  Resp response;
-  absl::Status status;
-  absl::Notification done;
-};
-
-template <typename Req, typename Resp>
-std::shared_ptr<Pending<Req, Resp>> Start(WorkerInterface* w, Method<Req, Resp> m,
-                                          Req request) {
-  auto call = std::make_shared<Pending<Req, Resp>>();
-  call->request = std::move(request);
-  (w->*m)(&call->request, &call->response, [call](absl::Status s) {
-    call->status = std::move(s);
-    call->done.Notify();
-  });
+std::shared_ptr<Fanout<Req, Resp>> Start(
+    WorkerInterface* w,
+    void (WorkerInterface::*m)(const Req*, Resp*, WorkerInterface::Done),
+    Req request) {
+  auto call = Fanout<Req, Resp>::Make();
+  call->Add("", w).request = std::move(request);
+  call->Start(m);
   return call;
 }
 
 // Calls `m` and waits at most `timeout` for its answer.
 template <typename Req, typename Resp>
-absl::StatusOr<Resp> Await(WorkerInterface* w, Method<Req, Resp> m, Req request,
+absl::StatusOr<Resp> Await(
+    WorkerInterface* w,
+    void (WorkerInterface::*m)(const Req*, Resp*, WorkerInterface::Done),
+    Req request,
                            absl::Duration timeout, const std::string& what) {
   auto call = Start(w, m, std::move(request));
-  if (!call->done.WaitForNotificationWithTimeout(timeout)) {
+  if (!call->WaitUntil(absl::Now() + timeout)) {
     return absl::DeadlineExceededError(absl::StrCat(
         what, " got no answer within ", absl::FormatDuration(timeout)));
   }
-  if (!call->status.ok()) return call->status;
-  return std::move(call->response);
+  if (!call->call(0).status.ok()) return call->call(0).status;
+  return std::move(call->call(0).response);
 }
 
 // The function's call graph with its arguments as Placeholders and its
@@ -125,11 +116,11 @@ class RemoteInstance final : public InstantiatedFunction {
       token = cancellation->Register([this, step_id] { Cleanup(step_id); });
       if (token == kInvalidToken) Cleanup(step_id);
     }
-    call->done.WaitForNotification();
+    call->WaitUntil(absl::InfiniteFuture());
     if (token != kInvalidToken) cancellation->Deregister(token);
     Cleanup(step_id);
-    absl::Status s = call->status;
-    const tensorflow::RunGraphResponse& resp = call->response;
+    absl::Status s = call->call(0).status;
+    const tensorflow::RunGraphResponse& resp = call->call(0).response;
     if (s.ok() && resp.status_code() != tensorflow::error::OK) {
       s = absl::Status(static_cast<absl::StatusCode>(resp.status_code()),
                        resp.status_error_message());

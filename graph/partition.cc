@@ -113,6 +113,7 @@ class Partitioner {
     const std::string& src_dev = device_[e.src->id()];
     const std::string& dst_dev = device_[e.dst->id()];
     Inputs& in = inputs_[e.dst->id()];
+    const bool ref = IsRefEdge(e);
     if (src_dev == dst_dev) {
       if (e.IsControlEdge()) {
         in.control.push_back(absl::StrCat("^", e.src->name()));
@@ -121,17 +122,17 @@ class Partitioner {
             e.src_output == 0 ? e.src->name()
                               : absl::StrCat(e.src->name(), ":", e.src_output);
       }
-      if (!IsRefEdge(e)) in.read_controls.push_back(e.src->name());
+      if (!ref) in.read_controls.push_back(e.src->name());
       return absl::OkStatus();
     }
     WEFT_ASSIGN_OR_RETURN(std::string received,
-                          Receive(*e.src, e.src_output, dst_dev, e.id, IsRefEdge(e)));
+                          Receive(*e.src, e.src_output, dst_dev, e.id, ref));
     if (e.IsControlEdge()) {
       in.control.push_back(absl::StrCat("^", received));
     } else {
       in.data[e.dst_input] = received;
     }
-    if (IsRefEdge(e)) {
+    if (ref) {
       in.ref_recvs.push_back(received);
     } else {
       in.read_controls.push_back(received);
