@@ -48,6 +48,8 @@ void RegisterReaderOps(OpRegistry* r);         // reader_ops.cc: TFRecordReaderV
 void RegisterSummaryOps(OpRegistry* r);        // summary_ops.cc: ScalarSummary
 void RegisterArrayMiscOps(OpRegistry* r);      // array_misc_ops.cc: Bitcast, LinSpace, Bincount, ...
 void RegisterStringOps(OpRegistry* r);         // string_ops.cc: AsString, ReduceJoin, regexes, hashes, ...
+void RegisterSetOps(OpRegistry* r);            // set_ops.cc: DenseToDenseSetOperation, SetSize, ...
+void RegisterImageCodecOps(OpRegistry* r);     // image_codec_ops.cc: DecodePng, EncodeJpeg, ...
 
 // CPU kernels, ops/cpu/*.cc.
 void RegisterArrayKernels(KernelRegistry* r);
@@ -105,6 +107,9 @@ void RegisterSummaryKernels(KernelRegistry* r);      // cpu/summary_kernels.cc
 void RegisterArrayMiscKernels(KernelRegistry* r);    // cpu/array_misc_kernels.cc and the files it names
 void RegisterStringKernels(KernelRegistry* r);       // cpu/string_*_kernels.cc
 void RegisterRemoteCallKernel(KernelRegistry* r);    // cpu/remote_call_kernel.cc
+void RegisterSetKernels(KernelRegistry* r);          // cpu/set_kernels.cc
+void RegisterImageCodecKernels(KernelRegistry* r);   // cpu/image_codec_*_kernels.cc: PNG, JPEG, BMP
+void RegisterFusedPadConvKernels(KernelRegistry* r);  // cpu/fused_pad_conv_kernels.cc
 
 }  // namespace weft
 

@@ -21,6 +21,7 @@ Prints 'SKIPPED: ...' and exits 0 when TensorFlow is not installed.
 import os
 import sys
 import tempfile
+import zlib
 
 os.environ.setdefault("TF_CPP_MIN_LOG_LEVEL", "2")
 try:
@@ -123,11 +124,14 @@ MODELS = [
     # one SGD step moves by 2.5% when the initial weights change by 1e-6
     # (64x64, batch 8, lr 5e-4), so no other implementation can match it.
     ("resnet50", lambda: APPS.ResNet50(weights=None, input_shape=(32, 32, 3), classes=10), (32, 32, 3), 8, None, None),
-    ("densenet121", lambda: APPS.DenseNet121(weights=None, input_shape=(32, 32, 3), classes=10), (32, 32, 3), 8, None, (0.002, 2)),
+    # At 32x32 DenseNet's last block runs at 1x1 and normalises 8 values a
+    # channel: ReLUs there sit within rounding of zero and flip with the
+    # summation order, so it trains at 64x64.
+    ("densenet121", lambda: APPS.DenseNet121(weights=None, input_shape=(64, 64, 3), classes=10), (64, 64, 3), 8, None, (0.002, 2)),
     ("inception_v3", lambda: APPS.InceptionV3(weights=None, input_shape=(75, 75, 3), classes=10), (75, 75, 3), 1, None, None),
     ("transformer_block", transformer_block, (12, 32), 4, None, (0.002, 3)),
     ("lstm_gru", recurrent, (10,), 4, 50, (0.01, 3)),
-    ("small_cnn", small_cnn, (24, 24, 3), 8, None, (0.02, 3)),
+    ("small_cnn", small_cnn, (24, 24, 3), 8, None, (0.2, 3)),
     ("image_preprocessing", image_preprocessing, (20, 24, 3), 2, None, None),
 ]
 
@@ -241,10 +245,13 @@ def training_case(name, model, x, lr, steps):
     check(f"{name}/tensorflow_is_stable", tolerance <= 1e-2,
           f"TensorFlow's own loss moves by {spread:.2e} relative when the "
           "initial weights change by 1e-7: train this model smaller or slower")
-    # The comparison must be able to tell trained weights from initial ones.
-    moved = abs(losses[-1] - losses[0]) / max(abs(losses[0]), 1e-6)
-    check(f"{name}/training_moves_the_loss", moved > 3e-3,
-          f"loss moved by only {moved:.2e} relative in {steps} steps")
+    # The comparison must be able to tell trained weights from initial ones:
+    # training must move the loss by twice what the comparison tolerates.
+    moved = abs(losses[-1] - losses[0])
+    allowed = tolerance * (1 + abs(want))
+    check(f"{name}/training_moves_the_loss", moved > 2 * allowed,
+          f"loss moved by only {moved:.2e} in {steps} steps; the comparison "
+          f"allows {allowed:.2e}: train this model faster")
     proc = weft_with_files(gd, f"{name}_train", [loss_name], [(x_name, x), (y_name, y)],
                            init=["init"], steps=steps)
     compare_fetches(f"{name}/training_loss_after_{steps}_steps", proc, [loss_name],
@@ -254,6 +261,10 @@ def training_case(name, model, x, lr, steps):
 for name, build, shape, batch, int_range, train in MODELS:
     if ONLY and name not in ONLY:
         continue
+    # Each model starts from its own seeds (Python's, NumPy's, TensorFlow's
+    # and Keras's), so its weights and data do not depend on which models
+    # ran before it or on Keras's unseeded initialisers.
+    K.utils.set_random_seed(zlib.crc32(name.encode()) & 0x7FFFFFFF)
     model = build()
     x = example_input(shape, batch, int_range)
     try:
