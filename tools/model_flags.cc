@@ -136,6 +136,42 @@ absl::Status ParseParallelFlags(const CommandLine& cl, ModelChoice* c) {
   return absl::OkStatus();
 }
 
+// The optimizer --optimizer and --lr name, wrapped for the mode: sync
+// replicas aggregate on the ps, allreduce averages round the ring.
+absl::StatusOr<std::unique_ptr<Optimizer>> ModeOptimizer(const ModelChoice& c) {
+  WEFT_ASSIGN_OR_RETURN(std::unique_ptr<Optimizer> opt,
+                        NewOptimizerByName(c.optimizer, c.learning_rate));
+  if (c.mode == "between-sync") {
+    SyncReplicasOptions sync;
+    sync.total_num_replicas = c.total_replicas;
+    sync.replicas_to_aggregate =
+        c.replicas_to_aggregate > 0 ? c.replicas_to_aggregate : c.total_replicas;
+    opt = std::make_unique<SyncReplicasOptimizer>(std::move(opt), sync);
+  } else if (AveragesOverRing(c)) {
+    AllReduceOptions all;
+    all.group_tasks = c.group_tasks;
+    all.rank = c.rank;
+    opt = std::make_unique<AllReduceOptimizer>(std::move(opt), all);
+  }
+  return opt;
+}
+
+// --optimizer and --lr.
+absl::Status ParseOptimizerFlags(const CommandLine& cl, ModelChoice* c) {
+  c->optimizer = cl.Get("optimizer", "sgd");
+  WEFT_RETURN_IF_ERROR(NewOptimizerByName(c->optimizer, 0.1f).status());
+  c->learning_rate = c->optimizer == "sgd"    ? 0.1f
+                     : c->optimizer == "adam" ? 0.01f
+                                              : 0.05f;
+  if (cl.Has("lr") &&
+      (!absl::SimpleAtof(cl.Get("lr"), &c->learning_rate) ||
+       !(c->learning_rate > 0))) {
+    return absl::InvalidArgumentError(absl::StrCat(
+        "--lr must be a positive number, not '", cl.Get("lr"), "'"));
+  }
+  return absl::OkStatus();
+}
+
 }  // namespace
 
 absl::StatusOr<ModelChoice> ParseModelFlags(const CommandLine& cl) {
@@ -148,17 +184,7 @@ absl::StatusOr<ModelChoice> ParseModelFlags(const CommandLine& cl) {
                         cl.GetPositiveInt("hidden", c.options.hidden));
   WEFT_ASSIGN_OR_RETURN(c.options.seed,
                         cl.GetPositiveInt("seed", c.options.seed));
-  c.optimizer = cl.Get("optimizer", "sgd");
-  WEFT_RETURN_IF_ERROR(NewOptimizerByName(c.optimizer, 0.1f).status());
-  c.learning_rate = c.optimizer == "sgd"    ? 0.1f
-                    : c.optimizer == "adam" ? 0.01f
-                                            : 0.05f;
-  if (cl.Has("lr") &&
-      (!absl::SimpleAtof(cl.Get("lr"), &c.learning_rate) ||
-       !(c.learning_rate > 0))) {
-    return absl::InvalidArgumentError(absl::StrCat(
-        "--lr must be a positive number, not '", cl.Get("lr"), "'"));
-  }
+  WEFT_RETURN_IF_ERROR(ParseOptimizerFlags(cl, &c));
   WEFT_RETURN_IF_ERROR(
       ParseVariableKind(cl.Get("variables", "resource"), &c.options.variable_kind));
   WEFT_RETURN_IF_ERROR(ParseParallelFlags(cl, &c));
@@ -174,20 +200,46 @@ bool AveragesOverRing(const ModelChoice& c) {
   return c.mode == "allreduce" || c.mode == "hybrid";
 }
 
+
+absl::StatusOr<ModelChoice> ParseImportedModelFlags(
+    const CommandLine& cl, std::shared_ptr<const tensorflow::GraphDef> forward,
+    const std::string& source) {
+  for (const char* f : {"model", "hidden", "seed", "variables", "devices",
+                        "param-device"}) {
+    if (cl.Has(f)) {
+      return absl::InvalidArgumentError(absl::StrCat(
+          "--", f, " goes with --model: the graph '", source,
+          "' already fixes its model and devices"));
+    }
+  }
+  ModelChoice c;
+  c.forward = std::move(forward);
+  c.source = source;
+  c.imported.loss = cl.Get("loss");
+  c.imported.init = cl.Get("init", "");
+  WEFT_RETURN_IF_ERROR(ParseOptimizerFlags(cl, &c));
+  c.mode = cl.Get("mode", "single");
+  if (c.mode != "single" && c.mode != "between-async" &&
+      c.mode != "between-sync" && c.mode != "allreduce") {
+    return absl::InvalidArgumentError(absl::StrCat(
+        "--mode ", c.mode, " is not available for a --graph model yet: use "
+        "single, between-async, between-sync or allreduce"));
+  }
+  // The graph must make a training graph: errors name the node now, before
+  // any task starts.
+  WEFT_RETURN_IF_ERROR(
+      WithContext(InspectForwardGraph(*c.forward, c.imported).status(), source));
+  return c;
+}
+
 absl::StatusOr<tensorflow::GraphDef> BuildModelGraph(const ModelChoice& c) {
-  WEFT_ASSIGN_OR_RETURN(std::unique_ptr<Optimizer> opt,
-                        NewOptimizerByName(c.optimizer, c.learning_rate));
-  if (c.mode == "between-sync") {
-    SyncReplicasOptions sync;
-    sync.total_num_replicas = c.total_replicas;
-    sync.replicas_to_aggregate =
-        c.replicas_to_aggregate > 0 ? c.replicas_to_aggregate : c.total_replicas;
-    opt = std::make_unique<SyncReplicasOptimizer>(std::move(opt), sync);
-  } else if (AveragesOverRing(c)) {
-    AllReduceOptions all;
-    all.group_tasks = c.group_tasks;
-    all.rank = c.rank;
-    opt = std::make_unique<AllReduceOptimizer>(std::move(opt), all);
+  WEFT_ASSIGN_OR_RETURN(std::unique_ptr<Optimizer> opt, ModeOptimizer(c));
+  if (c.forward != nullptr) {
+    Scope root = Scope::NewRoot();
+    WEFT_RETURN_IF_ERROR(WithContext(
+        BuildImportedTrainingGraph(root, *c.forward, c.imported, opt.get()).status(),
+        c.source));
+    return root.ToGraphDef();
   }
   Scope root = Scope::NewRoot();
   if (c.mode == "in-graph") {
@@ -208,6 +260,10 @@ absl::StatusOr<tensorflow::GraphDef> BuildModelGraph(const ModelChoice& c) {
 }
 
 std::string DescribeModel(const ModelChoice& c) {
+  if (c.forward != nullptr) {
+    return absl::StrCat(c.source, " (loss ", c.imported.loss, "), ", c.optimizer,
+                        " (lr ", c.learning_rate, ")");
+  }
   return absl::StrCat(
       ModelKindName(c.kind), ", batch ", c.options.batch, ", ",
       c.options.image_rows * c.options.image_cols, " features, ",

@@ -4,10 +4,12 @@
 #define WEFT_TOOLS_MODEL_FLAGS_H_
 
 #include <map>
+#include <memory>
 #include <string>
 #include <vector>
 
 #include "absl/status/statusor.h"
+#include "graph/models/imported_model.h"
 #include "graph/models/models.h"
 #include "proto/graph.pb.h"
 #include "tools/command_line.h"
@@ -22,6 +24,11 @@ extern const char kModelFlagsUsage[];
 void AddModelFlags(std::map<std::string, FlagKind>* flags);
 
 struct ModelChoice {
+  // A forward graph the user brought (--graph with --loss) and how to train
+  // it (graph/models/imported_model.h); null: the built-in `kind`.
+  std::shared_ptr<const tensorflow::GraphDef> forward;
+  ImportedModelOptions imported;
+  std::string source;  // the forward graph's file, for messages
   ModelKind kind = ModelKind::kMlp;
   ModelOptions options;
   std::string optimizer = "sgd";
@@ -57,6 +64,15 @@ bool AveragesOverRing(const ModelChoice& choice);
 
 // INVALID_ARGUMENT (a usage error) naming the bad flag. --model is required.
 absl::StatusOr<ModelChoice> ParseModelFlags(const CommandLine& cl);
+
+// --graph FILE --loss T [--init NODE]: the user's forward graph `forward`
+// (read from `source`) with --optimizer, --lr and --mode single,
+// between-async, between-sync or allreduce. The model-building flags
+// (--model, --hidden, --seed, --variables, --batch's size is the graph's),
+// --devices and the other modes are INVALID_ARGUMENT naming the flag.
+absl::StatusOr<ModelChoice> ParseImportedModelFlags(
+    const CommandLine& cl, std::shared_ptr<const tensorflow::GraphDef> forward,
+    const std::string& source);
 
 // The training graph (models.h names) for `choice`.
 absl::StatusOr<tensorflow::GraphDef> BuildModelGraph(const ModelChoice& choice);

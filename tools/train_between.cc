@@ -123,21 +123,6 @@ std::vector<std::string> AddReadinessChecks(tensorflow::GraphDef* graph) {
   return checks;
 }
 
-// Examples i with i mod `shards` == `index`.
-Dataset Shard(const Dataset& all, int64_t shards, int64_t index) {
-  Dataset d = all;
-  d.name = absl::StrCat(all.name, " shard ", index, " of ", shards);
-  d.images.clear();
-  d.labels.clear();
-  const int64_t f = all.features();
-  for (int64_t i = index; i < all.size(); i += shards) {
-    d.images.insert(d.images.end(), all.images.begin() + i * f,
-                    all.images.begin() + (i + 1) * f);
-    d.labels.push_back(all.labels[i]);
-  }
-  return d;
-}
-
 // The global step's value: its read node, whichever kind of variable.
 std::string GlobalStepRead(const tensorflow::GraphDef& graph) {
   for (const auto& n : graph.node()) {
@@ -613,13 +598,18 @@ absl::Status Worker::Run() {
   if (global_step.empty()) {
     return absl::InternalError("the model graph has no global_step read");
   }
-  WEFT_ASSIGN_OR_RETURN(GraphInfo info, InspectGraph(graph, "the model"));
-  WEFT_ASSIGN_OR_RETURN(Dataset all, LoadData(o_.data, info.features, o_.data_seed));
-  const Dataset data = Shard(all, workers, task_.index);
-  if (data.size() < info.batch) {
-    return absl::InvalidArgumentError(absl::StrCat(
-        "worker shard ", task_.index, " has ", data.size(),
-        " examples, fewer than --batch ", info.batch));
+  FeedOptions feed = o_.feeds;
+  feed.shards = workers;
+  feed.shard = task_.index;
+  WEFT_ASSIGN_OR_RETURN(std::unique_ptr<StepFeeds> feeds,
+                        choice_.forward != nullptr ? ModelFeeds(choice_, feed)
+                                                   : DatasetFeeds(graph, "the model", feed));
+  struct {
+    int64_t batch;
+    bool has_accuracy = false;
+  } info = {feeds->batch()};
+  for (const tensorflow::NodeDef& n : graph.node()) {
+    info.has_accuracy |= n.name() == "accuracy";
   }
 
   // This task's server, as `weft server` would run it.
@@ -682,8 +672,8 @@ absl::Status Worker::Run() {
   WEFT_RETURN_IF_ERROR(sync_init());
 
   std::printf(
-      "training %s between-graph (%s) as %s of %d workers on %s (%lld "
-      "examples), batch %lld, until global step %lld\n",
+      "training %s between-graph (%s) as %s of %d workers on %s, batch %lld, "
+      "until global step %lld\n",
       DescribeModel(choice_).c_str(),
       sync        ? absl::StrCat("sync, ", to_aggregate, " of ", workers,
                                  " gradients per step").c_str()
@@ -691,10 +681,9 @@ absl::Status Worker::Run() {
                                  "of ", workers, " workers").c_str()
                   : "async",
       task_.ToString().c_str(), workers,
-      data.name.c_str(), static_cast<long long>(data.size()),
-      static_cast<long long>(info.batch), static_cast<long long>(o_.steps));
+      feeds->Describe().c_str(), static_cast<long long>(info.batch),
+      static_cast<long long>(o_.steps));
   std::fflush(stdout);
-  BatchIterator batches(&data, info.batch, o_.data_seed + task_.index);
   // Sync: the token this worker dequeued is the global step after the
   // update its gradients went into.
   std::vector<std::string> fetches = {
@@ -812,7 +801,7 @@ absl::Status Worker::Run() {
   std::deque<std::pair<double, double>> last;  // the last 10 steps' numbers
   std::vector<Tensor> out;
   while (step < o_.steps) {
-    WEFT_ASSIGN_OR_RETURN(Batch b, batches.Next());
+    WEFT_ASSIGN_OR_RETURN(auto step_feeds, feeds->Next());
     const absl::Time step_start = absl::Now();
     // hybrid: the first step says which devices of this task ran it.
     const bool report_devices = hybrid && local_steps == 0;
@@ -820,7 +809,7 @@ absl::Status Worker::Run() {
     run.set_output_partition_graphs(report_devices);
     tensorflow::RunMetadata metadata;
     absl::Status s = session->Run(
-        run, {{"images", b.images}, {"labels", b.labels}}, fetches, targets,
+        run, step_feeds, fetches, targets,
         &out, report_devices ? &metadata : nullptr);
     if (s.ok() && report_devices) {
       std::map<std::string, int> nodes;

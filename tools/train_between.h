@@ -51,6 +51,7 @@
 #include "graph/builder/device_setter.h"
 #include "tools/cluster_flags.h"
 #include "tools/model_flags.h"
+#include "tools/step_feeds.h"
 
 namespace weft {
 
@@ -58,8 +59,7 @@ struct BetweenGraphOptions {
   ClusterAndTask where;  // a task of the "worker" job
   PsStrategy strategy = PsStrategy::kRoundRobin;
   int64_t steps = 100;   // global steps, all workers together
-  std::string data = "synthetic";
-  uint64_t data_seed = 1;
+  FeedOptions feeds;  // --data or --input; shards and shard are set here
   int64_t log_every = 0;  // 0: about ten lines per run
   absl::Duration wait_for_chief = absl::Minutes(2);
   absl::Duration wait_for_tasks = absl::Minutes(2);

@@ -28,6 +28,7 @@
 #include "tools/local_devices.h"
 #include "tools/model_flags.h"
 #include "runtime/events/event_writer.h"
+#include "tools/step_feeds.h"
 #include "tools/train_common.h"
 #include "tools/train_between.h"
 
@@ -37,11 +38,27 @@ namespace {
 std::string Usage() {
   return absl::StrCat(
       "usage: weft train --graph FILE [--steps N] [--data synthetic|digits]\n"
+      "       weft train --graph FILE --loss T [--input NAME=FILE.npy ...]\n"
+      "                  [--batch B] [--optimizer O] [--lr X] ...\n"
       "       weft train --model mlp|cnn|transformer [--steps N] [--data D]\n"
       "                  [--batch B] [--optimizer O] [--lr X] ...\n"
       "\n"
       "  --graph FILE     a training graph from 'weft graphgen' (nodes images,\n"
-      "                   labels, loss, train_op, init; accuracy optional)\n"
+      "                   labels, loss, train_op, init; accuracy optional), or\n"
+      "                   with --loss a forward graph of your own model\n"
+      "                   (tools/export_keras_graph.py writes one from Keras)\n"
+      "  --loss T         the forward graph's loss tensor: Weft adds the\n"
+      "                   gradients and the --optimizer's updates of every\n"
+      "                   floating variable the loss reads and the graph does\n"
+      "                   not assign itself; --mode single, between-async,\n"
+      "                   between-sync or allreduce\n"
+      "  --init NODE      the forward graph's initializer (default: init)\n"
+      "  --input NAME=FILE.npy  a placeholder's examples (first axis); inputs\n"
+      "                   without one get seeded synthetic values. Step k of\n"
+      "                   W workers trains on examples [k*B*W, (k+1)*B*W),\n"
+      "                   worker w on the w-th slice of --batch B\n"
+      "  --batch B        with --loss: examples per step and worker where the\n"
+      "                   placeholders leave the batch open\n"
       "  --max-input-bytes N  refuse a --graph larger than N bytes (default 1 GiB)\n"
       "  --memory-limit N refuse, naming the node, a step whose tensors would\n"
       "                   hold more than N bytes (sizes take K, M, G or T)\n"
@@ -117,11 +134,10 @@ struct Options {
 };
 
 int Train(const tensorflow::GraphDef& graph, const std::string& source,
-          const Options& o) {
-  absl::StatusOr<GraphInfo> info = InspectGraph(graph, source);
-  if (!info.ok()) return ReportError(info.status());
-  absl::StatusOr<Dataset> data = LoadData(o.data, info->features, o.data_seed);
-  if (!data.ok()) return ReportError(data.status());
+          const Options& o, StepFeeds& feeds) {
+  bool has_accuracy = false;
+  for (const tensorflow::NodeDef& n : graph.node()) has_accuracy |= n.name() == "accuracy";
+  const int64_t batch = feeds.batch();
   const int cpus = o.cpu_devices > 0 ? o.cpu_devices : CpuDevicesRequested(graph);
   if (o.target.empty()) {
     if (absl::Status s = CheckCpuRequests(graph, cpus); !s.ok()) {
@@ -146,16 +162,13 @@ int Train(const tensorflow::GraphDef& graph, const std::string& source,
       o.target.empty()
           ? absl::StrCat(cpus, " CPU device", cpus == 1 ? "" : "s")
           : absl::StrCat("the cluster at grpc://", o.target);
-  std::printf(
-      "training %s on %s data (%lld examples), batch %lld, %lld steps, %s\n",
-      source.c_str(), data->name.c_str(), static_cast<long long>(data->size()),
-      static_cast<long long>(info->batch), static_cast<long long>(o.steps),
-      where.c_str());
+  std::printf("training %s on %s, batch %lld, %lld steps, %s\n", source.c_str(),
+              feeds.Describe().c_str(), static_cast<long long>(batch),
+              static_cast<long long>(o.steps), where.c_str());
   // GPU requests fall back to the CPU where no GPU is usable: say which.
   if (RequestsGpu(graph)) std::printf("%s\n", GpuAvailability().c_str());
-  BatchIterator batches(&*data, info->batch, o.data_seed);
   std::vector<std::string> fetches = {"loss"};
-  if (info->has_accuracy) fetches.push_back("accuracy");
+  if (has_accuracy) fetches.push_back("accuracy");
   Progress progress(o.steps,
                     o.log_every > 0 ? o.log_every : std::max<int64_t>(1, o.steps / 10));
   std::vector<double> losses, accuracies;
@@ -179,15 +192,13 @@ int Train(const tensorflow::GraphDef& graph, const std::string& source,
   auto examples_per_s = [&](int64_t step) {
     const int64_t timed_steps = step > 1 ? step - 1 : 1;
     const double secs = absl::ToDoubleSeconds(absl::Now() - steady_start);
-    return secs > 0 ? timed_steps * info->batch / secs : 0.0;
+    return secs > 0 ? timed_steps * batch / secs : 0.0;
   };
   for (int64_t step = 1; step <= o.steps; ++step) {
-    absl::StatusOr<Batch> next = batches.Next();
+    absl::StatusOr<std::vector<std::pair<std::string, Tensor>>> next = feeds.Next();
     if (!next.ok()) return ReportError(next.status());
-    Batch& b = *next;
     const absl::Time step_start = absl::Now();
-    absl::Status s = session->Run({{"images", b.images}, {"labels", b.labels}},
-                                  fetches, {"train_op"}, &out);
+    absl::Status s = session->Run(*next, fetches, {"train_op"}, &out);
     if (!s.ok()) {
       return ReportError(
           WithMemoryLimitFlag(WithContext(s, absl::StrCat("step ", step)), o.memory_limit));
@@ -195,20 +206,20 @@ int Train(const tensorflow::GraphDef& graph, const std::string& source,
     absl::StatusOr<double> loss = ScalarMetric(out[0], "loss");
     if (!loss.ok()) return ReportError(loss.status());
     absl::StatusOr<double> accuracy =
-        info->has_accuracy ? ScalarMetric(out[1], "accuracy") : 0.0;
+        has_accuracy ? ScalarMetric(out[1], "accuracy") : 0.0;
     if (!accuracy.ok()) return ReportError(accuracy.status());
     losses.push_back(*loss);
     accuracies.push_back(*accuracy);
-    progress.Step(step, losses.back(), accuracies.back(), info->has_accuracy,
+    progress.Step(step, losses.back(), accuracies.back(), has_accuracy,
                   examples_per_s(step));
     if (metrics != nullptr) {
       const absl::Time now = absl::Now();
       metrics->Write(step, absl::ToDoubleSeconds(now - start),
                      absl::ToDoubleSeconds(now - step_start), *loss,
-                     info->has_accuracy, *accuracy, step * info->batch);
+                     has_accuracy, *accuracy, step * batch);
     }
     if (events != nullptr) {
-      if (absl::Status s = WriteStepScalars(*events, step, *loss, info->has_accuracy,
+      if (absl::Status s = WriteStepScalars(*events, step, *loss, has_accuracy,
                                             *accuracy, examples_per_s(step));
           !s.ok()) {
         return ReportError(s);
@@ -227,7 +238,7 @@ int Train(const tensorflow::GraphDef& graph, const std::string& source,
   }
   std::string summary = absl::StrFormat(
       "done: steps %d  final loss %.4f", o.steps, loss);
-  if (info->has_accuracy) absl::StrAppendFormat(&summary, "  accuracy %.3f", accuracy);
+  if (has_accuracy) absl::StrAppendFormat(&summary, "  accuracy %.3f", accuracy);
   absl::StrAppendFormat(&summary,
                         " (means of the last %d steps)  %.0f examples/s "
                         "(after step 1)  wall time %.2fs\n",
@@ -264,6 +275,9 @@ int TrainCommand(int argc, char** argv) {
                                            {"no-check-numerics", kSwitch},
                                            {"logdir", kValue},
                                            {"metrics-out", kValue},
+                                           {"loss", kValue},
+                                           {"init", kValue},
+                                           {"input", kRepeated},
                                            {"help", kSwitch}};
   AddModelFlags(&flags);
   AddSecurityFlags(&flags);
@@ -313,19 +327,49 @@ int TrainCommand(int argc, char** argv) {
     return usage_error(absl::StrCat("--data must be synthetic or digits, not '",
                                     o.data, "'"));
   }
-  if (cl.Has("graph")) {
+  FeedOptions feed;
+  feed.data = o.data;
+  feed.seed = o.data_seed;
+  for (const std::string& flag : cl.GetAll("input")) {
+    if (absl::Status s = ParseInputFlag(flag, &feed.input_files); !s.ok()) {
+      return ReportUsage(s, usage.c_str());
+    }
+  }
+  if ((cl.Has("init") || cl.Has("input")) && !cl.Has("loss")) {
+    return usage_error("--init and --input go with --graph FILE --loss TENSOR");
+  }
+  const std::string source = absl::StrCat("'", cl.Get("graph"), "'");
+  if (cl.Has("graph") && !cl.Has("loss")) {
     for (const char* f : {"batch", "optimizer", "lr", "variables", "hidden",
                           "seed", "devices", "mode", "param-device"}) {
       if (cl.Has(f)) {
-        return usage_error(absl::StrCat("--", f, " goes with --model, not --graph "
-                                        "(the graph already fixes it)"));
+        return usage_error(absl::StrCat(
+            "--", f, " goes with --model, or with --graph and --loss (a "
+            "forward graph), not with a training graph from 'weft graphgen'"));
       }
     }
     absl::StatusOr<tensorflow::GraphDef> graph = ReadGraphDefFile(cl.Get("graph"), *max_input);
     if (!graph.ok()) return ReportError(graph.status());
-    return Train(*graph, absl::StrCat("'", cl.Get("graph"), "'"), o);
+    absl::StatusOr<std::unique_ptr<StepFeeds>> feeds = DatasetFeeds(*graph, source, feed);
+    if (!feeds.ok()) return ReportError(feeds.status());
+    return Train(*graph, source, o, **feeds);
   }
-  absl::StatusOr<ModelChoice> choice = ParseModelFlags(cl);
+  absl::StatusOr<ModelChoice> choice;
+  if (cl.Has("loss")) {
+    if (cl.Has("data")) {
+      return usage_error("--data feeds the built-in models: a --graph model "
+                         "takes --input NAME=FILE.npy (or synthetic data)");
+    }
+    absl::StatusOr<tensorflow::GraphDef> graph = ReadGraphDefFile(cl.Get("graph"), *max_input);
+    if (!graph.ok()) return ReportError(graph.status());
+    choice = ParseImportedModelFlags(
+        cl, std::make_shared<const tensorflow::GraphDef>(*std::move(graph)), source);
+    absl::StatusOr<int64_t> batch = cl.GetPositiveInt("batch", 0);
+    if (!batch.ok()) return ReportUsage(batch.status(), usage.c_str());
+    feed.batch = *batch;
+  } else {
+    choice = ParseModelFlags(cl);
+  }
   if (!choice.ok()) return ReportUsage(choice.status(), usage.c_str());
   const bool between = IsBetweenGraph(*choice);
   for (const char* f : {"cluster", "job", "task", "ps-strategy",
@@ -387,11 +431,10 @@ int TrainCommand(int argc, char** argv) {
     b.checkpoint_every = *every;
     b.check_numerics = cl.Get("no-check-numerics") != "true";
     b.steps = o.steps;
-    b.data = o.data;
-    b.data_seed = o.data_seed;
     b.log_every = o.log_every;
     b.logdir = o.logdir;
     b.metrics_out = o.metrics_out;
+    b.feeds = feed;
     return TrainBetweenGraph(*choice, b);
   }
   std::vector<std::string> devices = choice->devices;
@@ -403,7 +446,11 @@ int TrainCommand(int argc, char** argv) {
   }
   absl::StatusOr<tensorflow::GraphDef> graph = BuildModelGraph(*choice);
   if (!graph.ok()) return ReportError(graph.status());
-  return Train(*graph, DescribeModel(*choice), o);
+  absl::StatusOr<std::unique_ptr<StepFeeds>> feeds =
+      choice->forward != nullptr ? ModelFeeds(*choice, feed)
+                                 : DatasetFeeds(*graph, DescribeModel(*choice), feed);
+  if (!feeds.ok()) return ReportError(feeds.status());
+  return Train(*graph, DescribeModel(*choice), o, **feeds);
 }
 
 }  // namespace weft

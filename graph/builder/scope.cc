@@ -1,5 +1,6 @@
 #include "graph/builder/scope.h"
 
+#include "absl/container/flat_hash_set.h"
 #include "absl/strings/str_cat.h"
 #include "graph/builder/control_flow_info.h"
 #include "graph/graph_def_loader.h"
@@ -173,6 +174,28 @@ void Scope::ApplyTo(tensorflow::NodeDef* node) const {
     (*node->mutable_attr())["_class"].mutable_list()->add_s(
         absl::StrCat("loc:@", colocate_with_));
   }
+}
+
+absl::Status Scope::Import(const tensorflow::GraphDef& graph) const {
+  absl::flat_hash_set<absl::string_view> seen;
+  for (const tensorflow::NodeDef& n : graph.node()) {
+    if (!seen.insert(n.name()).second || shared_->node_index.contains(n.name())) {
+      return absl::AlreadyExistsError(absl::StrCat(
+          "cannot import node '", n.name(), "': the graph already has a node "
+          "of that name"));
+    }
+  }
+  if (graph.has_library() && shared_->graph.has_library()) {
+    return absl::InvalidArgumentError(
+        "cannot import a function library into a graph that has one");
+  }
+  for (const tensorflow::NodeDef& n : graph.node()) {
+    shared_->name_counts.try_emplace(n.name(), 1);
+    AppendNode(n);
+  }
+  if (graph.has_library()) *shared_->graph.mutable_library() = graph.library();
+  if (graph.has_versions()) *shared_->graph.mutable_versions() = graph.versions();
+  return absl::OkStatus();
 }
 
 void Scope::AppendNode(tensorflow::NodeDef node) const {

@@ -135,6 +135,13 @@ class Scope {
   const tensorflow::GraphDef& graph() const { return shared_->graph; }
   // The node called `name`, or null.
   const tensorflow::NodeDef* FindNode(absl::string_view name) const;
+  // Appends every node of `graph` under its own name (no name scope, device
+  // or control dependencies of this scope apply), and its function library
+  // and versions: a graph the user brings, to build on. Nodes are not
+  // validated here (the session does that). ALREADY_EXISTS naming the node
+  // when a name is taken or repeated, and INVALID_ARGUMENT when the scope
+  // already has a function library; nothing is appended then.
+  absl::Status Import(const tensorflow::GraphDef& graph) const;
 
   // Internal, for AddNode: the name for a node of type `op_type`, made
   // unique; and the NodeDef fields (device, control inputs, colocation) this

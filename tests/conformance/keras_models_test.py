@@ -35,6 +35,8 @@ except ImportError as e:  # pragma: no cover
 
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "interop"))
 from tf_compare import check, compare_fetches, run_weft, summary_exit_code  # noqa: E402
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "..", "tools"))
+from export_keras_graph import variable_graph  # noqa: E402
 
 WEFT = os.path.abspath(sys.argv[1])
 ONLY = set(sys.argv[2:])
@@ -152,52 +154,6 @@ def inference_case(name, model, x):
     want = model(x, training=False).numpy()
     proc = weft_with_files(gd, f"{name}_infer", [y_name], [(x_name, x)])
     compare_fetches(f"{name}/inference", proc, [y_name], [want], 1e-4, 1e-4)
-
-
-def variable_graph(concrete, variables):
-    """The traced step's GraphDef with each captured variable a VarHandleOp
-    (and each captured constant a Const), plus an 'init' NoOp that assigns
-    every variable its current value."""
-    gd = concrete.graph.as_graph_def()
-    by_handle = {id(v.handle): v for v in variables}
-    placeholders, constants = {}, {}
-    for external, internal in concrete.graph.captures:
-        v = by_handle.get(id(external))
-        if v is not None:
-            placeholders[internal.op.name] = v
-        elif external.dtype != tf.resource:
-            constants[internal.op.name] = external.numpy()  # a captured constant
-        else:
-            raise RuntimeError(f"capture {internal.name} is not a known variable")
-    inits = []
-    for i, node in enumerate(gd.node):
-        if node.name in constants:
-            value = constants[node.name]
-            new = tf.compat.v1.NodeDef(name=node.name, op="Const")
-            new.attr["dtype"].type = tf.as_dtype(value.dtype).as_datatype_enum
-            new.attr["value"].tensor.CopyFrom(tf.make_tensor_proto(value))
-            gd.node[i].CopyFrom(new)
-            continue
-        v = placeholders.get(node.name)
-        if v is None:
-            continue
-        new = tf.compat.v1.NodeDef(name=node.name, op="VarHandleOp")
-        new.attr["dtype"].type = tf.as_dtype(v.dtype).as_datatype_enum
-        new.attr["shape"].shape.CopyFrom(tf.TensorShape(v.shape).as_proto())
-        new.attr["shared_name"].s = f"var{i}".encode()
-        new.attr["container"].s = b""
-        new.attr["allowed_devices"].list.SetInParent()
-        gd.node[i].CopyFrom(new)
-        const = gd.node.add(name=f"{node.name}/initial_value", op="Const")
-        const.attr["dtype"].type = tf.as_dtype(v.dtype).as_datatype_enum
-        const.attr["value"].tensor.CopyFrom(tf.make_tensor_proto(v.numpy()))
-        assign = gd.node.add(name=f"{node.name}/assign", op="AssignVariableOp",
-                             input=[node.name, const.name])
-        assign.attr["dtype"].type = tf.as_dtype(v.dtype).as_datatype_enum
-        inits.append(assign.name)
-    init = gd.node.add(name="init", op="NoOp")
-    init.input.extend("^" + a for a in inits)
-    return gd, placeholders
 
 
 def training_case(name, model, x, lr, steps):

@@ -1,0 +1,85 @@
+// Training a model the user brings: a forward graph that TensorFlow wrote
+// (inputs as Placeholders, variables as VarHandleOp or VariableV2 with an
+// initializer op, a loss tensor) becomes a training graph with the node
+// names every `weft train` mode runs (models.h):
+//
+//   absl::StatusOr<tensorflow::GraphDef> fwd = ...;   // tools/export_keras_graph.py
+//   ImportedModelOptions o;
+//   o.loss = "loss";
+//   std::unique_ptr<Optimizer> opt = NewAdamOptimizer({});
+//   Scope root = Scope::NewRoot();
+//   absl::StatusOr<ImportedTrainingGraph> g =
+//       BuildImportedTrainingGraph(root, *fwd, o, opt.get());
+//   // run "init" once, then "train_op" with g->inputs fed, fetching "loss"
+//
+// What is trained: every variable of a floating dtype that the loss reads
+// (a ReadVariableOp, ResourceGather or ref read on the loss's data path)
+// and that the forward graph does not assign itself outside its
+// initializer (batch norm's moving statistics are assigned, so they are
+// not trained; their assignments run with every step, as in the
+// tf.function TensorFlow traced). A non-scalar loss is summed, as
+// TensorFlow's minimize does.
+//
+// Names: the training graph adds "loss" (an Identity of the loss unless the
+// loss already is "loss:0"), "global_step", "train_op" and "init" (the
+// forward graph's initializer, the optimizer's slots and the step). A
+// forward initializer called "init" is renamed "init_model"; a forward node
+// already called "global_step" or "train_op", or "loss" that is not the
+// loss, is INVALID_ARGUMENT naming it.
+//
+// Errors are values naming the node: no such loss, a loss of no floating
+// dtype, variables without an initializer, no variable to train, a
+// variable of unknown shape, or an op on the loss's path without a
+// gradient (gradients.h). The scope may hold a partial graph after an
+// error. Thread-compatible, like Scope.
+#ifndef WEFT_GRAPH_MODELS_IMPORTED_MODEL_H_
+#define WEFT_GRAPH_MODELS_IMPORTED_MODEL_H_
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "absl/status/statusor.h"
+#include "graph/builder/optimizers.h"
+#include "graph/builder/scope.h"
+#include "graph/builder/variables.h"
+#include "proto/graph.pb.h"
+
+namespace weft {
+
+struct ImportedModelOptions {
+  std::string loss;  // "node" or "node:index"
+  // The forward graph's initializer; empty: "init" where the graph has one.
+  std::string init;
+};
+
+// A Placeholder the loss depends on: what a step must feed.
+struct ModelInput {
+  std::string name;
+  DataType dtype = DT_INVALID;
+  std::vector<int64_t> shape;  // -1 for an unknown dimension
+  bool known_rank = true;
+};
+
+struct ImportedTrainingGraph {
+  std::vector<ModelInput> inputs;            // in graph order
+  std::vector<TrainableVariable> variables;  // trained, in graph order
+  Output loss;                               // "loss:0"
+  Operation train_op, init;
+  TrainableVariable global_step;
+};
+
+// The inputs and trainable variables of `forward` for `options.loss`,
+// without building anything (what `weft inspect` and the checks use).
+absl::StatusOr<ImportedTrainingGraph> InspectForwardGraph(
+    const tensorflow::GraphDef& forward, const ImportedModelOptions& options);
+
+// Imports `forward` into `root` (scope.h Import) and adds gradients, the
+// optimizer's updates, "global_step", "train_op" and "init".
+absl::StatusOr<ImportedTrainingGraph> BuildImportedTrainingGraph(
+    const Scope& root, tensorflow::GraphDef forward,
+    const ImportedModelOptions& options, Optimizer* optimizer);
+
+}  // namespace weft
+
+#endif  // WEFT_GRAPH_MODELS_IMPORTED_MODEL_H_
