@@ -70,6 +70,7 @@ namespace {
 
 constexpr char kUsage[] =
     "usage: weft compare --model mlp|cnn|transformer [flags]\n"
+    "       weft compare --graph FILE --loss T [--input NAME=FILE.npy ...] [flags]\n"
     "\n"
     "Trains the same model (same initial weights, data and global batch) in\n"
     "each replication mode on local clusters it starts and stops itself,\n"
@@ -78,6 +79,11 @@ constexpr char kUsage[] =
     "run's TensorBoard events under DIR/tensorboard.\n"
     "\n"
     "  --model M         mlp, cnn or transformer\n"
+    "  --graph FILE --loss T  your own model: a forward graph and its loss\n"
+    "                    tensor, as for weft train (tools/export_keras_graph.py\n"
+    "                    exports a Keras model); its modes are single,\n"
+    "                    between-async, between-sync and allreduce\n"
+    "  --input NAME=FILE.npy, --init NODE: as for weft train --graph\n"
     "  --modes LIST      of single, model-parallel (one process, layers over\n"
     "                    2 CPU devices; mlp and cnn), in-graph, between-async,\n"
     "                    between-sync, allreduce, hybrid (allreduce with\n"
@@ -244,6 +250,9 @@ double Percentile(std::vector<double> v, double p) {
 
 struct Flags {
   std::string model, data, optimizer, lr, hidden, seed, link_rate, out;
+  // --graph FILE --loss T: the user's model (absolute paths), not --model.
+  std::string graph, loss, init;
+  std::vector<std::string> inputs;  // "NAME=FILE" with FILE absolute
   int64_t steps = 200, batch = 64;
   std::vector<std::string> modes;
   std::vector<int> workers, ps, project;
@@ -266,8 +275,20 @@ class Comparison {
 
  private:
   std::vector<std::string> ModelArgs(int64_t batch) const {
-    std::vector<std::string> a = {"--model", f_.model, "--batch",
-                                  absl::StrCat(batch), "--data", f_.data};
+    std::vector<std::string> a = {"--batch", absl::StrCat(batch)};
+    if (f_.graph.empty()) {
+      for (const std::string& x : {std::string("--model"), f_.model,
+                                   std::string("--data"), f_.data}) {
+        a.push_back(x);
+      }
+    } else {
+      for (const std::string& x : {std::string("--graph"), f_.graph,
+                                   std::string("--loss"), f_.loss}) {
+        a.push_back(x);
+      }
+      if (!f_.init.empty()) a.insert(a.end(), {"--init", f_.init});
+      for (const std::string& in : f_.inputs) a.insert(a.end(), {"--input", in});
+    }
     for (const auto& [flag, value] :
          {std::pair<const char*, const std::string&>{"--optimizer", f_.optimizer},
           {"--lr", f_.lr}, {"--hidden", f_.hidden}, {"--seed", f_.seed}}) {
@@ -490,6 +511,25 @@ bool Comparison::Run(const RunSpec& spec, RunResult* r) {
     examples1 += v.back().examples;
   }
   const std::vector<Metric>& chief = all.front();
+  // The loss of a step is the global batch's: with sync and allreduce every
+  // worker's step k runs on the same weights, and the mean of their losses
+  // on equal slices is the whole batch's (async workers' steps are their
+  // own, so each worker's line is a loss of its own).
+  std::vector<Metric> global = chief;
+  if (spec.mode == "between-sync" || spec.mode == "allreduce" || spec.mode == "hybrid") {
+    size_t n = global.size();
+    for (const auto& v : all) n = std::min(n, v.size());
+    global.resize(std::max<size_t>(n, 1));
+    for (size_t i = 0; i < n; ++i) {
+      double loss = 0, accuracy = 0;
+      for (const auto& v : all) {
+        loss += v[i].loss / all.size();
+        accuracy += v[i].accuracy / all.size();
+      }
+      global[i].loss = loss;
+      global[i].accuracy = accuracy;
+    }
+  }
   std::vector<double> step_ms;
   for (size_t i = 1; i < chief.size(); ++i) step_ms.push_back(chief[i].step_s * 1e3);
   r->step_p50_ms = Percentile(step_ms, 0.5);
@@ -500,23 +540,24 @@ bool Comparison::Run(const RunSpec& spec, RunResult* r) {
   } else if (bytes0 >= 0 && bytes1 >= bytes0 && batches > 0) {
     r->bytes_per_step = (bytes1 - bytes0) / batches;
   }
-  const size_t tail = std::min<size_t>(10, chief.size());
-  for (size_t i = chief.size() - tail; i < chief.size(); ++i) {
-    r->final_loss += chief[i].loss / tail;
-    r->final_accuracy += chief[i].accuracy / tail;
+  const size_t tail = std::min<size_t>(10, global.size());
+  for (size_t i = global.size() - tail; i < global.size(); ++i) {
+    r->final_loss += global[i].loss / tail;
+    r->final_accuracy += global[i].accuracy / tail;
   }
   r->has_accuracy = chief.back().has_accuracy;
-  // The chief's curve, smoothed over 10 steps; its position in global
-  // batches from the global step (async: one per worker update of B/W).
+  // The loss curve, smoothed over 10 steps; its position in global
+  // batches from the chief's global step (async: one per worker update of
+  // B/W).
   double sum = 0;
-  for (size_t i = 0; i < chief.size(); ++i) {
-    sum += chief[i].loss;
-    if (i >= 10) sum -= chief[i - 10].loss;
+  for (size_t i = 0; i < global.size(); ++i) {
+    sum += global[i].loss;
+    if (i >= 10) sum -= global[i - 10].loss;
     const double mean = sum / std::min<size_t>(i + 1, 10);
-    r->curve.emplace_back(chief[i].wall_s, mean);
+    r->curve.emplace_back(global[i].wall_s, mean);
     r->curve_steps.emplace_back(
-        chief[i].wall_s,
-        spec.mode == "between-async" ? chief[i].step / w : chief[i].step);
+        global[i].wall_s,
+        spec.mode == "between-async" ? global[i].step / w : global[i].step);
   }
   r->ok = true;
   return true;
@@ -647,21 +688,54 @@ int CompareCommand(int argc, char** argv) {
   for (const char* name :
        {"model", "modes", "workers", "ps", "steps", "batch", "data", "optimizer",
         "lr", "hidden", "seed", "target-loss", "link-rate", "run-timeout-s", "out",
-        "project", "project-link"}) {
+        "project", "project-link", "graph", "loss", "init"}) {
     flag_kinds[name] = kValue;
   }
+  flag_kinds["input"] = kRepeated;
   flag_kinds["help"] = kSwitch;
   CommandLine cl(flag_kinds);
-  if (std::optional<int> rc = StartCommand(argc, argv, kUsage, {"model"}, &cl)) {
+  if (std::optional<int> rc = StartCommand(argc, argv, kUsage, {}, &cl)) {
     return *rc;
   }
   auto usage = [&](const std::string& m) {
     return ReportUsage(absl::InvalidArgumentError(m), kUsage);
   };
   Flags f;
-  f.model = cl.Get("model");
-  if (f.model != "mlp" && f.model != "cnn" && f.model != "transformer") {
-    return usage(absl::StrCat("unknown model '", f.model, "' (mlp, cnn or transformer)"));
+  if (cl.Has("model") == cl.Has("graph")) {
+    return usage("give exactly one of --model and --graph");
+  }
+  if (cl.Has("graph")) {
+    if (!cl.Has("loss")) return usage("--graph needs --loss, the loss tensor to train");
+    for (const char* flag : {"data", "hidden", "seed"}) {
+      if (cl.Has(flag)) {
+        return usage(absl::StrCat("--", flag, " goes with --model: a --graph model "
+                                  "takes --input NAME=FILE.npy (or synthetic data)"));
+      }
+    }
+    auto absolute = [](const std::string& p) {
+      if (p.empty() || p[0] == '/') return p;
+      char cwd[4096];
+      return getcwd(cwd, sizeof(cwd)) ? absl::StrCat(cwd, "/", p) : p;
+    };
+    f.graph = absolute(cl.Get("graph"));
+    f.loss = cl.Get("loss");
+    f.init = cl.Get("init", "");
+    for (const std::string& in : cl.GetAll("input")) {
+      const size_t eq = in.find('=');
+      if (eq == std::string::npos || eq == 0 || eq + 1 == in.size()) {
+        return usage(absl::StrCat("--input takes NAME=FILE.npy, not '", in, "'"));
+      }
+      f.inputs.push_back(absl::StrCat(in.substr(0, eq + 1), absolute(in.substr(eq + 1))));
+    }
+    f.model = cl.Get("graph");
+  } else {
+    if (cl.Has("loss") || cl.Has("init") || cl.Has("input")) {
+      return usage("--loss, --init and --input go with --graph");
+    }
+    f.model = cl.Get("model");
+    if (f.model != "mlp" && f.model != "cnn" && f.model != "transformer") {
+      return usage(absl::StrCat("unknown model '", f.model, "' (mlp, cnn or transformer)"));
+    }
   }
   f.data = cl.Get("data", "synthetic");
   f.optimizer = cl.Get("optimizer", "");
@@ -698,11 +772,13 @@ int CompareCommand(int argc, char** argv) {
   const std::vector<std::string> known = {"single", "model-parallel", "in-graph",
                                           "between-async", "between-sync",
                                           "allreduce", "hybrid"};
-  // The transformer has no layers to split (graph/models/models.h).
+  // The transformer has no layers to split (graph/models/models.h); a
+  // user's graph is not split or built in towers yet.
   std::vector<std::string> defaults = known;
-  if (f.model == "transformer") {
-    for (const char* split : {"model-parallel", "hybrid"}) {
-      defaults.erase(std::find(defaults.begin(), defaults.end(), split));
+  const bool own_graph = !f.graph.empty();
+  for (const char* unavailable : {"model-parallel", "hybrid", "in-graph"}) {
+    if ((f.model == "transformer" && std::string(unavailable) != "in-graph") || own_graph) {
+      defaults.erase(std::find(defaults.begin(), defaults.end(), unavailable));
     }
   }
   f.modes = absl::StrSplit(cl.Get("modes", absl::StrJoin(defaults, ",")), ',');
@@ -714,6 +790,10 @@ int CompareCommand(int argc, char** argv) {
     if ((m == "model-parallel" || m == "hybrid") && f.model == "transformer") {
       return usage(absl::StrCat("--modes ", m, " needs mlp or cnn (the "
                                 "transformer's layers are not split)"));
+    }
+    if (own_graph && std::find(defaults.begin(), defaults.end(), m) == defaults.end()) {
+      return usage(absl::StrCat("--modes ", m, " is not available for a --graph "
+                                "model yet (", absl::StrJoin(defaults, ", "), " are)"));
     }
   }
   if (cl.Has("project")) {
@@ -843,8 +923,10 @@ int CompareCommand(int argc, char** argv) {
                     : "not reached");
   }
   std::printf(
-      "(a step is one global batch of %lld examples; loss and accuracy are the "
-      "chief's means over its last 10 steps; target loss %.4f%s; network: %s; "
+      "(a step is one global batch of %lld examples; loss and accuracy are "
+      "means over the last 10 steps of the global batch's (sync, allreduce: "
+      "the mean of the workers') or, async, the chief's; target loss "
+      "%.4f%s; network: %s; "
       "%s)\n",
       static_cast<long long>(f.batch), target,
       f.target_loss ? "" : " (the highest final loss)",

@@ -8,6 +8,8 @@ Keras by tools/export_keras_graph.py, trained as TensorFlow trains it.
     batch, step by step (a model without batch norm, whose statistics
     would be per slice); allreduce over 2 workers likewise;
   - between-async trains (the loss falls);
+  - weft compare --graph runs the modes a user's graph has, and its sync
+    modes report one process's loss;
   - synthetic inputs from the placeholders' shapes when no --input is given;
   - errors name the flag, node or file: no such loss, an --input naming no
     placeholder, a file of the wrong dtype or shape, a mode not available.
@@ -205,6 +207,41 @@ def test_replicated_modes():
           f"{losses}\n{out}")
 
 
+def test_compare():
+    """weft compare --graph over the modes a user's graph has: the sync modes
+    end at one process's loss (the global batch's mean, not the chief's)."""
+    graph = path("mlp.pb")
+    out = path("compare")
+    r = subprocess.run([WEFT, "compare", "--graph", graph, "--loss", "loss",
+                        "--input", f"x={path('mlp_x.npy')}", "--input",
+                        f"y={path('mlp_y.npy')}", "--batch", "16", "--steps", "12",
+                        "--optimizer", "sgd", "--lr", "0.2", "--out", out],
+                       capture_output=True, text=True, timeout=600)
+    try:
+        with open(os.path.join(out, "report.json")) as f:
+            runs = {run["mode"]: run for run in json.load(f)["runs"]}
+    except (OSError, ValueError) as e:
+        runs = {}
+        r.stderr += repr(e)
+    check("weft compare --graph runs single, between-async, between-sync and allreduce",
+          r.returncode == 0 and sorted(runs) == ["allreduce", "between-async",
+                                                 "between-sync", "single"]
+          and all(run["ok"] for run in runs.values()),
+          r.stdout[-1500:] + r.stderr[-800:])
+    if "single" in runs:
+        single = runs["single"]["final_loss"]
+        for mode in ("between-sync", "allreduce"):
+            got = runs.get(mode, {}).get("final_loss")
+            check(f"compare: {mode}'s loss is one process's ({single:.5f})",
+                  got is not None and abs(got - single) <= 1e-4 * (1 + single),
+                  f"{mode} {got}")
+    r = subprocess.run([WEFT, "compare", "--graph", graph, "--loss", "loss",
+                        "--modes", "in-graph"], capture_output=True, text=True, timeout=60)
+    check("compare: a mode a --graph model lacks is refused, naming those it has",
+          r.returncode != 0 and "in-graph is not available" in r.stderr
+          and "between-sync" in r.stderr, r.stderr[-500:])
+
+
 def test_errors():
     graph = path("mlp.pb")
     bad_dtype = save("bad_dtype.npy", np.zeros((4, 12), np.float64))
@@ -227,6 +264,7 @@ def test_errors():
 try:
     test_single_process()
     test_replicated_modes()
+    test_compare()
     test_errors()
 finally:
     for p in children:
