@@ -5,6 +5,8 @@
 // functions give what known shapes and constant inputs fix. Registered by
 // RegisterArrayMiscOps; kernels: ops/cpu/array_misc_kernels.cc names their
 // files.
+#include <string>
+
 #include "absl/strings/str_cat.h"
 #include "ops/array_shape_fns.h"
 #include "ops/framework/op_def_builder.h"
@@ -201,6 +203,27 @@ void RegisterMathMiscOps(OpRegistry* r) {
                   .Attr("padding: {'SAME', 'VALID'}")
                   .Attr("data_format: {'NHWC', 'NCHW', 'NCHW_VECT_C'} = 'NHWC'"),
               MaxPoolV2Shape);
+  // The gradients TensorFlow emits for MaxPoolV2, the window as inputs.
+  for (const char* op : {"MaxPoolGradV2", "MaxPoolGradGradV2"}) {
+    const bool grad_grad = std::string(op) == "MaxPoolGradGradV2";
+    r->Register(OpDefBuilder(op)
+                    .Input("orig_input: T")
+                    .Input("orig_output: T")
+                    .Input("grad: T")
+                    .Input("ksize: int32")
+                    .Input("strides: int32")
+                    .Output("output: T")
+                    .Attr("padding: {'SAME', 'VALID'}")
+                    .Attr("data_format: {'NHWC', 'NCHW'} = 'NHWC'")
+                    .Attr(absl::StrCat("T: {float, double, int32, uint8, int16, int8, int64, "
+                                       "bfloat16, uint16, half, uint32, uint64}",
+                                       grad_grad ? "" : " = DT_FLOAT")),
+                [grad_grad](InferenceContext* c) {
+                  // The input's shape; the pooled (orig_output's) for GradGrad.
+                  c->set_output(0, c->input(grad_grad ? 1 : 0));
+                  return absl::OkStatus();
+                });
+  }
   constexpr char kMatTypes[] =
       "{bfloat16, half, float, double, uint8, int8, int16, int32, int64, complex64, "
       "complex128}";

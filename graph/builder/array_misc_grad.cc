@@ -5,8 +5,8 @@
 // positions); NthElement shares dy among the row's elements equal to the
 // selected value; CumulativeLogsumexp scans the other way over dy split by
 // sign (in log space, as TensorFlow, for stability); Betainc has x's
-// partial only; MaxPoolV2 routes dy through MaxPoolGrad when ksize and
-// strides are constants. The counting, search, index, layout and
+// partial only; MaxPoolV2 routes dy through MaxPoolGradV2, whose gradient
+// is MaxPoolGradGradV2 and back. The counting, search, index, layout and
 // bit-reinterpreting ops have none.
 #include <string>
 #include <vector>
@@ -108,29 +108,19 @@ absl::Status BetaincGrad(const Scope& s, In in, Dx dx) {
   return absl::OkStatus();
 }
 
-// The value of a constant input (ksize or strides) as a list attr.
-absl::Status ConstList(const Scope& s, In in, int i, tensorflow::AttrValue* out) {
-  const tensorflow::NodeDef* node = s.FindNode(in.x[i].node);
-  if (node == nullptr || node->op() != "Const" || node->attr().count("value") == 0) {
-    return absl::UnimplementedError(absl::StrCat(
-        "gradient of ", in.node->op(), " node '", in.node->name(),
-        "': ksize and strides must be constants"));
-  }
-  WEFT_ASSIGN_OR_RETURN(Tensor v, TensorFromProto(node->attr().at("value").tensor()));
-  std::vector<int64_t> values;
-  for (int64_t k = 0; k < v.NumElements(); ++k) values.push_back(v.data<int32_t>()[k]);
-  *out = Attr(values);
+// MaxPoolV2 routes dy through MaxPoolGradV2 (the window as inputs, as
+// TensorFlow does); MaxPoolGradV2 and MaxPoolGradGradV2 are each other's
+// gradient with respect to `grad`, and, as for their attr forms, nothing
+// flows to orig_input or orig_output (conv_grad.cc) or the window.
+absl::Status MaxPoolV2Grad(const Scope& s, In in, Dx dx) {
+  (*dx)[0] = AddNode1(s, "MaxPoolGradV2", {in.x[0], in.y[0], in.dy[0], in.x[1], in.x[2]},
+                      CopyAttrs(*in.node, {"padding", "data_format"}));
   return absl::OkStatus();
 }
 
-absl::Status MaxPoolV2Grad(const Scope& s, In in, Dx dx) {
-  tensorflow::AttrValue ksize, strides;
-  WEFT_RETURN_IF_ERROR(ConstList(s, in, 1, &ksize));
-  WEFT_RETURN_IF_ERROR(ConstList(s, in, 2, &strides));
-  AttrList attrs = CopyAttrs(*in.node, {"padding", "data_format"});
-  attrs.push_back({"ksize", ksize});
-  attrs.push_back({"strides", strides});
-  (*dx)[0] = AddNode1(s, "MaxPoolGrad", {in.x[0], in.y[0], in.dy[0]}, attrs);
+absl::Status MaxPoolGradV2Transpose(const Scope& s, In in, const char* op, Dx dx) {
+  (*dx)[2] = AddNode1(s, op, {in.x[0], in.x[1], in.dy[0], in.x[3], in.x[4]},
+                      CopyAttrs(*in.node, {"padding", "data_format"}));
   return absl::OkStatus();
 }
 
@@ -144,6 +134,12 @@ void RegisterArrayMiscGrads(GradRegistry* r) {
   r->Register("CumulativeLogsumexp", CumulativeLogsumexpGrad);
   r->Register("Betainc", BetaincGrad);
   r->Register("MaxPoolV2", MaxPoolV2Grad);
+  r->Register("MaxPoolGradV2", [](const Scope& s, In in, Dx dx) {
+    return MaxPoolGradV2Transpose(s, in, "MaxPoolGradGradV2", dx);
+  });
+  r->Register("MaxPoolGradGradV2", [](const Scope& s, In in, Dx dx) {
+    return MaxPoolGradV2Transpose(s, in, "MaxPoolGradV2", dx);
+  });
   for (const char* op : {"Empty", "Bitcast", "LinSpace", "UnravelIndex", "LowerBound",
                          "UpperBound", "DataFormatDimMap", "DataFormatVecPermute",
                          "Bincount", "DenseBincount", "SparseBincount", "UniqueV2",

@@ -1,5 +1,6 @@
 // Pooling on CPU (NHWC): MaxPool, MaxPoolV2 (ksize and strides as inputs),
-// MaxPoolGrad, MaxPoolGradGrad, AvgPool,
+// MaxPoolGrad, MaxPoolGradGrad (and their V2 forms, the window as inputs),
+// AvgPool,
 // AvgPoolGrad, each parallelised over images or (image, output row) with the
 // device's intra-op pool.
 //
@@ -18,6 +19,7 @@
 #include <vector>
 
 #include "absl/strings/str_cat.h"
+#include "absl/strings/match.h"
 #include "absl/strings/str_join.h"
 #include "ops/cpu/array_util.h"
 #include "ops/cpu/conv_geometry.h"
@@ -126,15 +128,18 @@ absl::Status WindowInput(const Tensor& t, const char* field, std::vector<int64_t
   return absl::OkStatus();
 }
 
-template <typename T>
-class MaxPoolV2Op : public OpKernel {
+// MaxPoolV2 and its gradients: the window comes from two int32 inputs
+// (ksize at `kWindowInput`, strides after it) rather than attrs; `Run` is
+// the attr form's computation.
+template <typename T, int kWindowInput, void (*Run)(OpKernelContext*, const WindowAttrs&)>
+class WindowFromInputsOp : public OpKernel {
  public:
-  explicit MaxPoolV2Op(OpKernelConstruction* c) : OpKernel(c) {
+  explicit WindowFromInputsOp(OpKernelConstruction* c) : OpKernel(c) {
     std::string format;
     c->SetStatus(c->GetAttr("data_format", &format));
     if (c->status().ok() && format != "NHWC") {
       c->SetStatus(absl::UnimplementedError(absl::StrCat(
-          "MaxPoolV2 on CPU supports only data_format NHWC, got ", format)));
+          c->def().op(), " on CPU supports only data_format NHWC, got ", format)));
     }
     if (c->status().ok()) c->SetStatus(c->GetAttr("padding", &attrs_.padding));
     set_expensive(true);
@@ -142,14 +147,14 @@ class MaxPoolV2Op : public OpKernel {
 
   void Compute(OpKernelContext* c) override {
     std::vector<int64_t> ksize, strides;
-    OP_REQUIRES_OK(c, WindowInput(c->input(1), "ksize", &ksize));
-    OP_REQUIRES_OK(c, WindowInput(c->input(2), "stride", &strides));
+    OP_REQUIRES_OK(c, WindowInput(c->input(kWindowInput), "ksize", &ksize));
+    OP_REQUIRES_OK(c, WindowInput(c->input(kWindowInput + 1), "stride", &strides));
     WindowAttrs a = attrs_;
     a.ksize_rows = ksize[1];
     a.ksize_cols = ksize[2];
     a.stride_rows = strides[1];
     a.stride_cols = strides[2];
-    MaxPoolWith<T>(c, a);
+    Run(c, a);
   }
 
  private:
@@ -176,13 +181,10 @@ absl::StatusOr<WindowDims> MaxPoolGradDims(const WindowAttrs& attrs,
 }
 
 template <typename T>
-class MaxPoolGradOp : public PoolOpBase {
- public:
-  using PoolOpBase::PoolOpBase;
-  void Compute(OpKernelContext* c) override {
+void MaxPoolGradWith(OpKernelContext* c, const WindowAttrs& attrs) {
     const Tensor& input = c->input(0);
     const Tensor& grad = c->input(2);
-    absl::StatusOr<WindowDims> dims = MaxPoolGradDims(attrs_, c, /*grad_pooled=*/true);
+    absl::StatusOr<WindowDims> dims = MaxPoolGradDims(attrs, c, /*grad_pooled=*/true);
     OP_REQUIRES_OK(c, dims.status());
     const WindowDims& d = *dims;
     Tensor* out;
@@ -214,19 +216,22 @@ class MaxPoolGradOp : public PoolOpBase {
             }
           }
         });
-  }
+}
+
+template <typename T>
+class MaxPoolGradOp : public PoolOpBase {
+ public:
+  using PoolOpBase::PoolOpBase;
+  void Compute(OpKernelContext* c) override { MaxPoolGradWith<T>(c, attrs_); }
 };
 
 // MaxPoolGradGrad(orig_input, orig_output, grad): output[b, oh, ow, ch] =
 // grad[b, h, w, ch] at the arg max (h, w) of orig_input's window (oh, ow).
 template <typename T>
-class MaxPoolGradGradOp : public PoolOpBase {
- public:
-  using PoolOpBase::PoolOpBase;
-  void Compute(OpKernelContext* c) override {
+void MaxPoolGradGradWith(OpKernelContext* c, const WindowAttrs& attrs) {
     const Tensor& input = c->input(0);
     const Tensor& grad = c->input(2);
-    absl::StatusOr<WindowDims> dims = MaxPoolGradDims(attrs_, c, /*grad_pooled=*/false);
+    absl::StatusOr<WindowDims> dims = MaxPoolGradDims(attrs, c, /*grad_pooled=*/false);
     OP_REQUIRES_OK(c, dims.status());
     const WindowDims& d = *dims;
     Tensor* out;
@@ -251,7 +256,13 @@ class MaxPoolGradGradOp : public PoolOpBase {
                    g + b * image_size, dst, &scratch);
       }
     });
-  }
+}
+
+template <typename T>
+class MaxPoolGradGradOp : public PoolOpBase {
+ public:
+  using PoolOpBase::PoolOpBase;
+  void Compute(OpKernelContext* c) override { MaxPoolGradGradWith<T>(c, attrs_); }
 };
 
 template <typename T>
@@ -348,11 +359,19 @@ class AvgPoolGradOp : public PoolOpBase {
   }
 };
 
+template <typename T>
+using MaxPoolV2Op = WindowFromInputsOp<T, 1, MaxPoolWith<T>>;
+template <typename T>
+using MaxPoolGradV2Op = WindowFromInputsOp<T, 3, MaxPoolGradWith<T>>;
+template <typename T>
+using MaxPoolGradGradV2Op = WindowFromInputsOp<T, 3, MaxPoolGradGradWith<T>>;
+
 template <template <typename> class K, typename T>
 void Add(KernelRegistry* r, const char* op) {
   KernelDef def(op, kDeviceTypeCpu);
   def.TypeConstraint("T", DataTypeToEnum<T>::value);
   if (std::string(op) == "AvgPoolGrad") def.HostMemory("orig_input_shape");
+  if (absl::EndsWith(op, "V2")) def.HostMemory("ksize").HostMemory("strides");
   r->Register(def, MakeKernel<K<T>>);
 }
 
@@ -371,6 +390,10 @@ void RegisterPoolKernels(KernelRegistry* r) {
   Add<MaxPoolGradOp, double>(r, "MaxPoolGrad");
   Add<MaxPoolGradGradOp, float>(r, "MaxPoolGradGrad");
   Add<MaxPoolGradGradOp, double>(r, "MaxPoolGradGrad");
+  Add<MaxPoolGradV2Op, float>(r, "MaxPoolGradV2");
+  Add<MaxPoolGradV2Op, double>(r, "MaxPoolGradV2");
+  Add<MaxPoolGradGradV2Op, float>(r, "MaxPoolGradGradV2");
+  Add<MaxPoolGradGradV2Op, double>(r, "MaxPoolGradGradV2");
   Add<AvgPoolOp, float>(r, "AvgPool");
   Add<AvgPoolOp, double>(r, "AvgPool");
   Add<AvgPoolGradOp, float>(r, "AvgPoolGrad");

@@ -1,8 +1,8 @@
 // LinSpace (num evenly spaced values from start to stop) and UnravelIndex
 // (flat indices to coordinates in a shape). LinSpace computes as
 // TensorFlow does, so its values match to the bit: step = (stop - start) /
-// (num - 1) in T, value i = start + step * i, the last value stop itself (start alone
-// when num is 1).
+// (num - 1) in T, value i = start + step * i, the first value start and the
+// last stop themselves (start alone when num is 1).
 #include <cstdint>
 #include <limits>
 #include <vector>
@@ -26,7 +26,8 @@ void FillLinSpace(T start, T stop, int64_t num, T* out) {
     return;
   }
   const T step = (stop - start) / static_cast<T>(num - 1);
-  for (int64_t i = 0; i < num - 1; ++i) out[i] = start + step * static_cast<T>(i);
+  out[0] = start;  // start itself, also where step is inf (0 * inf is nan)
+  for (int64_t i = 1; i < num - 1; ++i) out[i] = start + step * static_cast<T>(i);
   out[num - 1] = stop;
 }
 
@@ -98,6 +99,10 @@ class UnravelIndexOp : public OpKernel {
     const I total = static_cast<I>(prod);
     const I* idx = indices.data<I>();
     const int64_t count = indices.NumElements();
+    OP_REQUIRES(c, count > 0,
+                absl::InvalidArgumentError(absl::StrCat(
+                    "received empty tensor indices: shape ",
+                    indices.shape().DebugString())));
     for (int64_t j = 0; j < count; ++j) {
       OP_REQUIRES(c, idx[j] < total,
                   absl::InvalidArgumentError("index is out of bound as with dims"));

@@ -139,6 +139,18 @@ TEST(GradGradTest, MaxPoolGradAndMaxPoolGradGrad) {
       Output g = AddNode1(s, "MaxPoolGradGrad", {x[0], x[1], x[2]}, attrs);
       return Mul(s, g, g);
     });
+    // The V2 forms, the window as inputs.
+    const AttrList v2 = {{"padding", Attr(geo.padding)}};
+    Check({in, out, out}, [&](S s, X x) {
+      Output g = AddNode1(s, "MaxPoolGradV2", {x[0], x[1], x[2], Const(s, {1, 3, 3, 1}),
+                                               Const(s, {1, 1, 1, 1})}, v2);
+      return Mul(s, g, g);
+    });
+    Check({in, out, in}, [&](S s, X x) {
+      Output g = AddNode1(s, "MaxPoolGradGradV2", {x[0], x[1], x[2], Const(s, {1, 3, 3, 1}),
+                                                   Const(s, {1, 1, 1, 1})}, v2);
+      return Mul(s, g, g);
+    });
   }
 }
 

@@ -209,7 +209,7 @@ TEST(GradientsTest, EveryRegisteredGradientIsTested) {
       "RsqrtGrad", "ReciprocalGrad", "BiasAddGrad", "Conv2DBackpropInput",
       "Conv2DBackpropFilter", "DepthwiseConv2dNativeBackpropInput",
       "DepthwiseConv2dNativeBackpropFilter", "AvgPoolGrad", "StridedSliceGrad",
-      "MaxPoolGrad", "MaxPoolGradGrad",
+      "MaxPoolGrad", "MaxPoolGradGrad", "MaxPoolGradV2", "MaxPoolGradGradV2",
       // array_index_gradients_test.cc
       "BatchToSpaceND", "SpaceToBatchND", "DepthToSpace", "SpaceToDepth",
       "CheckNumerics", "CheckNumericsV2", "Diag", "DiagPart", "MatrixBandPart",
