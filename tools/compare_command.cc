@@ -82,7 +82,7 @@ constexpr char kUsage[] =
     "  --graph FILE --loss T  your own model: a forward graph and its loss\n"
     "                    tensor, as for weft train (tools/export_keras_graph.py\n"
     "                    exports a Keras model); its modes are single,\n"
-    "                    between-async, between-sync and allreduce\n"
+    "                    in-graph, between-async, between-sync and allreduce\n"
     "  --input NAME=FILE.npy, --init NODE: as for weft train --graph\n"
     "  --modes LIST      of single, model-parallel (one process, layers over\n"
     "                    2 CPU devices; mlp and cnn), in-graph, between-async,\n"
@@ -772,13 +772,13 @@ int CompareCommand(int argc, char** argv) {
   const std::vector<std::string> known = {"single", "model-parallel", "in-graph",
                                           "between-async", "between-sync",
                                           "allreduce", "hybrid"};
-  // The transformer has no layers to split (graph/models/models.h); a
-  // user's graph is not split or built in towers yet.
+  // The transformer has no layers to split (graph/models/models.h), nor,
+  // yet, a user's graph.
   std::vector<std::string> defaults = known;
   const bool own_graph = !f.graph.empty();
-  for (const char* unavailable : {"model-parallel", "hybrid", "in-graph"}) {
-    if ((f.model == "transformer" && std::string(unavailable) != "in-graph") || own_graph) {
-      defaults.erase(std::find(defaults.begin(), defaults.end(), unavailable));
+  if (f.model == "transformer" || own_graph) {
+    for (const char* split : {"model-parallel", "hybrid"}) {
+      defaults.erase(std::find(defaults.begin(), defaults.end(), split));
     }
   }
   f.modes = absl::StrSplit(cl.Get("modes", absl::StrJoin(defaults, ",")), ',');

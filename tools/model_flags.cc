@@ -204,12 +204,11 @@ bool AveragesOverRing(const ModelChoice& c) {
 absl::StatusOr<ModelChoice> ParseImportedModelFlags(
     const CommandLine& cl, std::shared_ptr<const tensorflow::GraphDef> forward,
     const std::string& source) {
-  for (const char* f : {"model", "hidden", "seed", "variables", "devices",
-                        "param-device"}) {
+  for (const char* f : {"model", "hidden", "seed", "variables"}) {
     if (cl.Has(f)) {
       return absl::InvalidArgumentError(absl::StrCat(
           "--", f, " goes with --model: the graph '", source,
-          "' already fixes its model and devices"));
+          "' already fixes its model"));
     }
   }
   ModelChoice c;
@@ -219,11 +218,32 @@ absl::StatusOr<ModelChoice> ParseImportedModelFlags(
   c.imported.init = cl.Get("init", "");
   WEFT_RETURN_IF_ERROR(ParseOptimizerFlags(cl, &c));
   c.mode = cl.Get("mode", "single");
-  if (c.mode != "single" && c.mode != "between-async" &&
+  if (c.mode != "single" && c.mode != "in-graph" && c.mode != "between-async" &&
       c.mode != "between-sync" && c.mode != "allreduce") {
     return absl::InvalidArgumentError(absl::StrCat(
         "--mode ", c.mode, " is not available for a --graph model yet: use "
-        "single, between-async, between-sync or allreduce"));
+        "single, in-graph, between-async, between-sync or allreduce"));
+  }
+  if (c.mode == "in-graph") {
+    // One tower per device, the variables on --param-device.
+    if (!cl.Has("devices")) {
+      return absl::InvalidArgumentError(
+          "--mode in-graph needs --devices, e.g. cpu:0,cpu:1");
+    }
+    WEFT_ASSIGN_OR_RETURN(c.devices, ParseDeviceList(cl.Get("devices")));
+    c.param_device = c.devices[0];
+    if (cl.Has("param-device")) {
+      WEFT_ASSIGN_OR_RETURN(std::vector<std::string> p,
+                            ParseDeviceList(cl.Get("param-device")));
+      if (p.size() != 1) {
+        return absl::InvalidArgumentError("--param-device takes one device");
+      }
+      c.param_device = p[0];
+    }
+  } else if (cl.Has("devices") || cl.Has("param-device")) {
+    return absl::InvalidArgumentError(absl::StrCat(
+        "--devices and --param-device go with --mode in-graph for a --graph "
+        "model, not --mode ", c.mode));
   }
   // The graph must make a training graph: errors name the node now, before
   // any task starts.
@@ -236,9 +256,13 @@ absl::StatusOr<tensorflow::GraphDef> BuildModelGraph(const ModelChoice& c) {
   WEFT_ASSIGN_OR_RETURN(std::unique_ptr<Optimizer> opt, ModeOptimizer(c));
   if (c.forward != nullptr) {
     Scope root = Scope::NewRoot();
-    WEFT_RETURN_IF_ERROR(WithContext(
-        BuildImportedTrainingGraph(root, *c.forward, c.imported, opt.get()).status(),
-        c.source));
+    const absl::Status built =
+        c.mode == "in-graph"
+            ? BuildImportedReplicatedTrainingGraph(root, *c.forward, c.imported, opt.get(),
+                                                   c.devices, c.param_device)
+                  .status()
+            : BuildImportedTrainingGraph(root, *c.forward, c.imported, opt.get()).status();
+    WEFT_RETURN_IF_ERROR(WithContext(built, c.source));
     return root.ToGraphDef();
   }
   Scope root = Scope::NewRoot();

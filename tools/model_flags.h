@@ -66,10 +66,10 @@ bool AveragesOverRing(const ModelChoice& choice);
 absl::StatusOr<ModelChoice> ParseModelFlags(const CommandLine& cl);
 
 // --graph FILE --loss T [--init NODE]: the user's forward graph `forward`
-// (read from `source`) with --optimizer, --lr and --mode single,
-// between-async, between-sync or allreduce. The model-building flags
-// (--model, --hidden, --seed, --variables, --batch's size is the graph's),
-// --devices and the other modes are INVALID_ARGUMENT naming the flag.
+// (read from `source`) with --optimizer, --lr and --mode single, in-graph
+// (--devices, --param-device), between-async, between-sync or allreduce.
+// The model-building flags (--model, --hidden, --seed, --variables) and
+// the other modes are INVALID_ARGUMENT naming the flag.
 absl::StatusOr<ModelChoice> ParseImportedModelFlags(
     const CommandLine& cl, std::shared_ptr<const tensorflow::GraphDef> forward,
     const std::string& source);

@@ -8,6 +8,7 @@
 #include "absl/strings/match.h"
 #include "absl/strings/str_cat.h"
 #include "graph/builder/array_ops.h"
+#include "graph/builder/replication.h"
 #include "ops/framework/node_def_util.h"
 #include "runtime/core/status.h"
 
@@ -186,33 +187,51 @@ absl::StatusOr<ImportedTrainingGraph> InspectForwardGraph(
   return g;
 }
 
-absl::StatusOr<ImportedTrainingGraph> BuildImportedTrainingGraph(
-    const Scope& root, tensorflow::GraphDef forward,
-    const ImportedModelOptions& options, Optimizer* optimizer) {
-  if (optimizer == nullptr) {
-    return absl::InvalidArgumentError("BuildImportedTrainingGraph: no optimizer");
-  }
-  ImportedModelOptions o = options;
-  if (o.init.empty() || o.init == "init") {
-    bool has_init = false;
-    std::string renamed = "init_model";
-    absl::flat_hash_set<std::string> names;
-    for (const tensorflow::NodeDef& n : forward.node()) {
-      names.insert(n.name());
-      has_init |= n.name() == "init";
+namespace {
+
+// What both builders do first: the forward initializer "init" renamed
+// "init_model" (and, replicated, the forward "loss" renamed "loss_model"),
+// the forward graph inspected, the names the training graph adds checked
+// free, and the forward pass's side effects (assignments outside the
+// initializer that nothing consumes) found.
+struct Prepared {
+  ImportedModelOptions options;
+  ImportedTrainingGraph graph;
+  std::vector<Operation> side_effects;
+};
+
+absl::StatusOr<Prepared> Prepare(tensorflow::GraphDef* forward,
+                                 const ImportedModelOptions& options,
+                                 bool rename_loss) {
+  Prepared p;
+  ImportedModelOptions& o = p.options;
+  o = options;
+  absl::flat_hash_set<std::string> names;
+  for (const tensorflow::NodeDef& n : forward->node()) names.insert(n.name());
+  auto rename = [&](const std::string& from, const std::string& base,
+                    std::string* field) {
+    std::string to = base;
+    for (int i = 1; names.contains(to); ++i) to = absl::StrCat(base, "_", i);
+    RenameNode(forward, from, to);
+    names.insert(to);
+    if (*field == from || absl::StartsWith(*field, from + ":")) {
+      *field = absl::StrCat(to, field->substr(from.size()));
     }
-    for (int i = 1; names.contains(renamed); ++i) renamed = absl::StrCat("init_model_", i);
-    if (has_init) {
-      RenameNode(&forward, "init", renamed);
-      if (o.loss == "init" || absl::StartsWith(o.loss, "init:")) {
-        o.loss = absl::StrCat(renamed, o.loss.substr(4));
-      }
-      o.init = renamed;
+  };
+  if ((o.init.empty() || o.init == "init") && names.contains("init")) {
+    std::string init = "init";
+    rename("init", "init_model", &init);
+    if (o.loss == "init" || absl::StartsWith(o.loss, "init:")) {
+      o.loss = absl::StrCat(init, o.loss.substr(4));
     }
+    o.init = init;
   }
-  WEFT_ASSIGN_OR_RETURN(ImportedTrainingGraph g, InspectForwardGraph(forward, o));
-  const bool loss_is_named_loss = g.loss.node == "loss" && g.loss.index == 0;
-  for (const tensorflow::NodeDef& n : forward.node()) {
+  if (rename_loss && names.contains("loss")) {
+    rename("loss", "loss_model", &o.loss);
+  }
+  WEFT_ASSIGN_OR_RETURN(p.graph, InspectForwardGraph(*forward, o));
+  const bool loss_is_named_loss = p.graph.loss.node == "loss" && p.graph.loss.index == 0;
+  for (const tensorflow::NodeDef& n : forward->node()) {
     if (n.name() == "global_step" || n.name() == "train_op" ||
         (n.name() == "loss" && !loss_is_named_loss)) {
       return absl::InvalidArgumentError(absl::StrCat(
@@ -220,45 +239,157 @@ absl::StatusOr<ImportedTrainingGraph> BuildImportedTrainingGraph(
           "graph gives its own node: rename it when exporting"));
     }
   }
-  // Side effects the forward pass has (batch norm's moving averages): they
-  // run with every step.
-  std::vector<Operation> side_effects;
-  {
-    NodeMap nodes;
-    for (const tensorflow::NodeDef& n : forward.node()) nodes[n.name()] = &n;
-    const absl::flat_hash_set<std::string> initializing =
-        Ancestors(nodes, o.init, /*with_control=*/true);
-    absl::flat_hash_set<std::string> consumed;
-    for (const tensorflow::NodeDef& n : forward.node()) {
-      for (const std::string& in : n.input()) consumed.insert(std::string(InputNode(in)));
-    }
-    for (const tensorflow::NodeDef& n : forward.node()) {
-      if (IsAssign(n.op()) && !initializing.contains(n.name()) &&
-          !consumed.contains(n.name())) {
-        side_effects.push_back(Operation{n.name()});
-      }
+  NodeMap nodes;
+  for (const tensorflow::NodeDef& n : forward->node()) nodes[n.name()] = &n;
+  const absl::flat_hash_set<std::string> initializing =
+      Ancestors(nodes, o.init, /*with_control=*/true);
+  absl::flat_hash_set<std::string> consumed;
+  for (const tensorflow::NodeDef& n : forward->node()) {
+    for (const std::string& in : n.input()) consumed.insert(std::string(InputNode(in)));
+  }
+  for (const tensorflow::NodeDef& n : forward->node()) {
+    if (IsAssign(n.op()) && !initializing.contains(n.name()) &&
+        !consumed.contains(n.name())) {
+      p.side_effects.push_back(Operation{n.name()});
     }
   }
-  WEFT_RETURN_IF_ERROR(root.Import(forward));
-  WEFT_ASSIGN_OR_RETURN(DataTypeVector loss_types,
-                        NodeOutputTypes(root, *root.FindNode(g.loss.node)));
-  if (g.loss.index >= static_cast<int>(loss_types.size()) ||
-      !IsTrainableType(loss_types[g.loss.index])) {
+  return p;
+}
+
+// The loss's dtype, checked floating; sets g->loss.dtype.
+absl::Status TypeLoss(const Scope& root, const std::string& name,
+                      ImportedTrainingGraph* g) {
+  WEFT_ASSIGN_OR_RETURN(DataTypeVector types,
+                        NodeOutputTypes(root, *root.FindNode(g->loss.node)));
+  if (g->loss.index >= static_cast<int>(types.size()) ||
+      !IsTrainableType(types[g->loss.index])) {
     return absl::InvalidArgumentError(absl::StrCat(
-        "the loss '", options.loss, "' is not a tensor of a floating type"));
+        "the loss '", name, "' is not a tensor of a floating type"));
   }
-  g.loss.dtype = loss_types[g.loss.index];
-  if (!loss_is_named_loss) g.loss = Identity(root.WithOpName("loss"), g.loss);
+  g->loss.dtype = types[g->loss.index];
+  return absl::OkStatus();
+}
+
+// "init": the forward initializer, the step's and the optimizer's slots.
+void AddInit(const Scope& root, const Optimizer& optimizer, ImportedTrainingGraph* g) {
+  std::vector<Operation> inits = {g->init, g->global_step.initializer};
+  for (const Operation& op : optimizer.initializers()) inits.push_back(op);
+  g->init = Group(root.WithOpName("init"), inits);
+}
+
+}  // namespace
+
+absl::StatusOr<ImportedTrainingGraph> BuildImportedTrainingGraph(
+    const Scope& root, tensorflow::GraphDef forward,
+    const ImportedModelOptions& options, Optimizer* optimizer) {
+  if (optimizer == nullptr) {
+    return absl::InvalidArgumentError("BuildImportedTrainingGraph: no optimizer");
+  }
+  WEFT_ASSIGN_OR_RETURN(Prepared p, Prepare(&forward, options, /*rename_loss=*/false));
+  ImportedTrainingGraph& g = p.graph;
+  WEFT_RETURN_IF_ERROR(root.Import(forward));
+  WEFT_RETURN_IF_ERROR(TypeLoss(root, options.loss, &g));
+  if (g.loss.node != "loss" || g.loss.index != 0) {
+    g.loss = Identity(root.WithOpName("loss"), g.loss);
+  }
   g.global_step = NewGlobalStep(root, VariableKind::kResource);
   WEFT_ASSIGN_OR_RETURN(std::vector<GradAndVar> grads,
                         optimizer->ComputeGradients(root, g.loss, g.variables));
   WEFT_ASSIGN_OR_RETURN(Operation step,
                         optimizer->ApplyGradients(root, grads, &g.global_step));
-  side_effects.push_back(step);
+  p.side_effects.push_back(step);
+  g.train_op = Group(root.WithOpName("train_op"), p.side_effects);
+  AddInit(root, *optimizer, &g);
+  WEFT_RETURN_IF_ERROR(root.status());
+  return g;
+}
+
+absl::StatusOr<ImportedTrainingGraph> BuildImportedReplicatedTrainingGraph(
+    const Scope& root, tensorflow::GraphDef forward,
+    const ImportedModelOptions& options, Optimizer* optimizer,
+    const std::vector<std::string>& tower_devices, const std::string& param_device) {
+  if (optimizer == nullptr) {
+    return absl::InvalidArgumentError(
+        "BuildImportedReplicatedTrainingGraph: no optimizer");
+  }
+  WEFT_ASSIGN_OR_RETURN(Prepared p, Prepare(&forward, options, /*rename_loss=*/true));
+  ImportedTrainingGraph& g = p.graph;
+  // What a tower copies: the forward computation of the loss and of the
+  // side effects, without the variables, inputs and initializer.
+  NodeMap nodes;
+  for (const tensorflow::NodeDef& n : forward.node()) nodes[n.name()] = &n;
+  const absl::flat_hash_set<std::string> initializing =
+      Ancestors(nodes, p.options.init, /*with_control=*/true);
+  absl::flat_hash_set<std::string> copied;
+  std::vector<std::string> roots = {g.loss.node};
+  for (const Operation& op : p.side_effects) roots.push_back(op.node);
+  for (const std::string& r : roots) {
+    for (const std::string& n : Ancestors(nodes, r, /*with_control=*/true)) {
+      auto it = nodes.find(n);
+      if (it == nodes.end() || initializing.contains(n)) continue;
+      const std::string& op = it->second->op();
+      if (op == "VarHandleOp" || op == "VariableV2" || op == "Variable" ||
+          op == "Placeholder") {
+        continue;
+      }
+      copied.insert(n);
+    }
+  }
+  // The original graph (variables, initializer) on the parameter device.
+  for (tensorflow::NodeDef& n : *forward.mutable_node()) {
+    if (!param_device.empty()) n.set_device(param_device);
+  }
+  WEFT_RETURN_IF_ERROR(root.Import(forward));
+  WEFT_RETURN_IF_ERROR(TypeLoss(root, p.options.loss, &g));
+  std::vector<Output> inputs;
+  for (const ModelInput& in : g.inputs) {
+    inputs.push_back(Output{in.name, 0, in.dtype});
+  }
+  std::vector<Operation> side_effects;
+  TowerFn tower = [&](const Scope& s, int index,
+                      const std::vector<Output>& slices) -> absl::StatusOr<TowerOutputs> {
+    const std::string prefix = s.name_scope() + "/";
+    absl::flat_hash_map<std::string, std::string> input_slice;
+    for (size_t i = 0; i < inputs.size(); ++i) {
+      input_slice[inputs[i].node] = slices[i].name();
+    }
+    tensorflow::GraphDef copy;
+    for (const tensorflow::NodeDef& n : forward.node()) {
+      if (!copied.contains(n.name())) continue;
+      tensorflow::NodeDef* c = copy.add_node();
+      *c = n;
+      c->set_name(prefix + n.name());
+      c->set_device(tower_devices[index]);
+      for (std::string& in : *c->mutable_input()) {
+        const std::string node(InputNode(in));
+        const bool control = absl::StartsWith(in, "^");
+        auto slice = input_slice.find(node);
+        if (slice != input_slice.end()) {
+          in = control ? absl::StrCat("^", InputNode(slice->second)) : slice->second;
+        } else if (copied.contains(node)) {
+          in = absl::StrCat(control ? "^" : "", prefix, in.substr(control ? 1 : 0));
+        }
+      }
+    }
+    WEFT_RETURN_IF_ERROR(s.Import(copy));
+    for (const Operation& op : p.side_effects) {
+      side_effects.push_back(Operation{prefix + op.node});
+    }
+    TowerOutputs out;
+    out.loss = Output{prefix + g.loss.node, g.loss.index, g.loss.dtype};
+    return out;
+  };
+  g.global_step = NewGlobalStep(root.WithDevice(param_device), VariableKind::kResource);
+  ReplicationOptions r;
+  r.tower_devices = tower_devices;
+  r.param_device = param_device;
+  WEFT_ASSIGN_OR_RETURN(ReplicatedStep step,
+                        BuildReplicatedStep(root, r, inputs, g.variables, tower,
+                                            optimizer, &g.global_step));
+  g.loss = Identity(root.WithOpName("loss").WithDevice(param_device), step.loss);
+  side_effects.push_back(step.train_op);
   g.train_op = Group(root.WithOpName("train_op"), side_effects);
-  std::vector<Operation> inits = {g.init, g.global_step.initializer};
-  for (const Operation& op : optimizer->initializers()) inits.push_back(op);
-  g.init = Group(root.WithOpName("init"), inits);
+  AddInit(root.WithDevice(param_device), *optimizer, &g);
   WEFT_RETURN_IF_ERROR(root.status());
   return g;
 }

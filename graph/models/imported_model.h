@@ -80,6 +80,20 @@ absl::StatusOr<ImportedTrainingGraph> BuildImportedTrainingGraph(
     const Scope& root, tensorflow::GraphDef forward,
     const ImportedModelOptions& options, Optimizer* optimizer);
 
+// In-graph replication of BuildImportedTrainingGraph (graph/builder/
+// replication.h): the variables, their initializer, the split of every
+// input along its first dimension, the gradient averaging and the update
+// on `param_device`; one copy of the forward computation per entry of
+// `tower_devices` ("tower_<i>/<node>"), reading the shared variables, on
+// its slice of the global batch (INVALID_ARGUMENT unless the static batch
+// splits evenly). "loss" is the mean of the towers' losses, the whole
+// batch's; each tower's assignments (batch norm's moving averages) run
+// every step. A forward node called "loss" is renamed "loss_model".
+absl::StatusOr<ImportedTrainingGraph> BuildImportedReplicatedTrainingGraph(
+    const Scope& root, tensorflow::GraphDef forward,
+    const ImportedModelOptions& options, Optimizer* optimizer,
+    const std::vector<std::string>& tower_devices, const std::string& param_device);
+
 }  // namespace weft
 
 #endif  // WEFT_GRAPH_MODELS_IMPORTED_MODEL_H_

@@ -56,7 +56,9 @@ tensorflow::GraphDef ForwardMlp() {
 // returning the losses.
 std::vector<float> Losses(const tensorflow::GraphDef& graph, int steps) {
   std::vector<float> losses;
-  std::unique_ptr<Session> session = NewLocalSession(SessionOptions());
+  SessionOptions options;
+  (*options.config.mutable_device_count())["CPU"] = 2;
+  std::unique_ptr<Session> session = NewLocalSession(options);
   absl::Status s = session->Create(graph);
   EXPECT_TRUE(s.ok()) << s;
   std::vector<Tensor> out;
@@ -106,6 +108,40 @@ TEST(ImportedModelTest, TrainsAsTheLibrarysOwnGraphDoes) {
     EXPECT_EQ(got, want);
     EXPECT_LT(got.back(), got.front());
   }
+}
+
+TEST(ImportedModelTest, InGraphTowersTrainAsTheLibrarysReplicatedGraph) {
+  const std::vector<std::string> towers = {"/device:CPU:0", "/device:CPU:1"};
+  Scope built = Scope::NewRoot();
+  auto opt = NewOptimizerByName("momentum", 0.05f);
+  ASSERT_TRUE(opt.ok());
+  ASSERT_TRUE(BuildReplicatedTrainingGraph(built, ModelKind::kMlp, SmallMlp(), opt->get(),
+                                           towers, towers[0])
+                  .ok());
+  Scope imported = Scope::NewRoot();
+  auto opt2 = NewOptimizerByName("momentum", 0.05f);
+  ImportedModelOptions o;
+  o.loss = "loss";
+  absl::StatusOr<ImportedTrainingGraph> g = BuildImportedReplicatedTrainingGraph(
+      imported, ForwardMlp(), o, opt2->get(), towers, towers[0]);
+  ASSERT_TRUE(g.ok()) << g.status();
+  // Each tower's copy runs on its device and reads the shared variables.
+  const tensorflow::NodeDef* read = imported.FindNode("tower_1/mlp/hidden1/MatMul");
+  ASSERT_NE(read, nullptr);
+  EXPECT_EQ(read->device(), towers[1]);
+  const std::vector<float> want = Losses(*built.ToGraphDef(), 5);
+  const std::vector<float> got = Losses(*imported.ToGraphDef(), 5);
+  ASSERT_EQ(want.size(), 5u);
+  EXPECT_EQ(got, want);
+
+  // A static batch that does not split evenly is refused, naming it.
+  Scope three = Scope::NewRoot();
+  auto opt3 = NewOptimizerByName("sgd", 0.1f);
+  absl::Status s = BuildImportedReplicatedTrainingGraph(
+                       three, ForwardMlp(), o, opt3->get(),
+                       {"/device:CPU:0", "/device:CPU:1", "/device:CPU:0"}, towers[0])
+                       .status();
+  EXPECT_EQ(s.code(), absl::StatusCode::kInvalidArgument) << s;
 }
 
 // y = x * w; loss = sum(y); a "moving" variable assigned from the loss

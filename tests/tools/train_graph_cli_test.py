@@ -6,7 +6,8 @@ Keras by tools/export_keras_graph.py, trained as TensorFlow trains it.
   - between-sync, 1 ps + 2 workers, each on its half of every global batch:
     the mean of the workers' losses is one process's loss on the whole
     batch, step by step (a model without batch norm, whose statistics
-    would be per slice); allreduce over 2 workers likewise;
+    would be per slice); allreduce over 2 workers and in-graph towers over
+    2 CPU devices likewise;
   - between-async trains (the loss falls);
   - weft compare --graph runs the modes a user's graph has, and its sync
     modes report one process's loss;
@@ -201,6 +202,13 @@ def test_replicated_modes():
         check(f"{mode} over 2 workers: the mean of their losses is one "
               "process's on the whole batch", ok and close(mean, want, 1e-4),
               f"weft {mean} keras {want}\n{out}")
+    r = weft_train(["--graph", graph, "--loss", "loss", *inputs, "--batch", "16",
+                    "--mode", "in-graph", "--devices", "cpu:0,cpu:1", "--steps", "3",
+                    "--optimizer", "sgd", "--lr", "0.2",
+                    "--metrics-out", path("in_graph.jsonl")])
+    got = metrics(path("in_graph.jsonl")) if r.returncode == 0 else []
+    check("in-graph, a tower per CPU device: one process's losses on the whole batch",
+          close(got, want, 1e-4), f"weft {got} keras {want}\n{r.stdout[-500:]}{r.stderr[-800:]}")
     ok, losses, out = run_cluster("between-async", graph, inputs, 40)
     falls = ok and all(len(l) > 4 and np.mean(l[-3:]) < np.mean(l[:3]) for l in losses)
     check("between-async over 2 workers trains (the loss falls)", falls,
@@ -223,22 +231,23 @@ def test_compare():
     except (OSError, ValueError) as e:
         runs = {}
         r.stderr += repr(e)
-    check("weft compare --graph runs single, between-async, between-sync and allreduce",
+    check("weft compare --graph runs single, in-graph, between-async, between-sync "
+          "and allreduce",
           r.returncode == 0 and sorted(runs) == ["allreduce", "between-async",
-                                                 "between-sync", "single"]
+                                                 "between-sync", "in-graph", "single"]
           and all(run["ok"] for run in runs.values()),
           r.stdout[-1500:] + r.stderr[-800:])
     if "single" in runs:
         single = runs["single"]["final_loss"]
-        for mode in ("between-sync", "allreduce"):
+        for mode in ("in-graph", "between-sync", "allreduce"):
             got = runs.get(mode, {}).get("final_loss")
             check(f"compare: {mode}'s loss is one process's ({single:.5f})",
                   got is not None and abs(got - single) <= 1e-4 * (1 + single),
                   f"{mode} {got}")
     r = subprocess.run([WEFT, "compare", "--graph", graph, "--loss", "loss",
-                        "--modes", "in-graph"], capture_output=True, text=True, timeout=60)
+                        "--modes", "hybrid"], capture_output=True, text=True, timeout=60)
     check("compare: a mode a --graph model lacks is refused, naming those it has",
-          r.returncode != 0 and "in-graph is not available" in r.stderr
+          r.returncode != 0 and "hybrid is not available" in r.stderr
           and "between-sync" in r.stderr, r.stderr[-500:])
 
 
@@ -253,7 +262,8 @@ def test_errors():
             (["--loss", "loss", "--batch", "4", "--input", "x=" + bad_shape],
              "dimension 1 must be 12"),
             (["--loss", "loss"], "give --batch"),
-            (["--loss", "loss", "--batch", "4", "--mode", "in-graph"], "not available"),
+            (["--loss", "loss", "--batch", "4", "--mode", "hybrid"], "not available"),
+            (["--loss", "loss", "--batch", "4", "--mode", "in-graph"], "needs --devices"),
             (["--loss", "loss", "--batch", "4", "--data", "digits"], "--input"),
             (["--loss", "loss", "--batch", "4", "--model", "mlp"], "--model")]:
         r = weft_train(["--graph", graph, *args, "--steps", "1"])
