@@ -387,6 +387,10 @@ TEST(GradientsTest, EveryOpHasAGradientEntryOrIsListed) {
       "StringSplitV2", "StringStrip", "StringToHashBucket",
       "StringToHashBucketFast", "StringToHashBucketStrong", "StringToNumber",
       "StringUpper", "Substr", "Timestamp",
+      // Set operations: values picked, not computed (TensorFlow marks them
+      // not differentiable).
+      "DenseToDenseSetOperation", "DenseToSparseSetOperation", "SetSize",
+      "SparseToSparseSetOperation",
       // A function run where its target says: TensorFlow has no gradient.
       "RemoteCall"};
   // tf.data's datasets and iterators, the reading and parsing of records,
