@@ -52,6 +52,7 @@ const KernelRegistry& GlobalKernelRegistry() {
     RegisterLookupKernels(r);
     RegisterStringKernels(r);
     RegisterSetKernels(r);
+    RegisterFusedPadConvKernels(r);
     RegisterRemoteCallKernel(r);
     RegisterGpuKernels(r);  // none in a build without CUDA
     return r;

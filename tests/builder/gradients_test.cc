@@ -387,6 +387,9 @@ TEST(GradientsTest, EveryOpHasAGradientEntryOrIsListed) {
       "StringSplitV2", "StringStrip", "StringToHashBucket",
       "StringToHashBucketFast", "StringToHashBucketStrong", "StringToNumber",
       "StringUpper", "Substr", "Timestamp",
+      // Convolutions fused with their padding (and resize): TensorFlow has
+      // no gradient for them.
+      "FusedPadConv2D", "FusedResizeAndPadConv2D",
       // Set operations: values picked, not computed (TensorFlow marks them
       // not differentiable).
       "DenseToDenseSetOperation", "DenseToSparseSetOperation", "SetSize",
