@@ -51,6 +51,8 @@ const KernelRegistry& GlobalKernelRegistry() {
     RegisterArrayMiscKernels(r);
     RegisterLookupKernels(r);
     RegisterStringKernels(r);
+    RegisterSetKernels(r);
+    RegisterFusedPadConvKernels(r);
     RegisterRemoteCallKernel(r);
     RegisterGpuKernels(r);  // none in a build without CUDA
     return r;

@@ -11,6 +11,7 @@
 
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_join.h"
+#include "ops/array_shape_fns.h"
 #include "ops/framework/op_def_builder.h"
 #include "ops/framework/shape_inference.h"
 #include "ops/registration.h"
@@ -170,6 +171,42 @@ absl::Status Conv2DShape(InferenceContext* c) {
   return SetConvOutput(c, attrs, in, f, DimOf(f, 3));
 }
 
+// FusedPadConv2D / FusedResizeAndPadConv2D (`resize`): the input resized
+// to `size`, mirror padded by `paddings` and convolved; spatial sizes are
+// known where size and paddings are constants.
+absl::Status FusedPadConvShape(InferenceContext* c, bool resize) {
+  const int paddings = resize ? 2 : 1, filter = paddings + 1;
+  WEFT_RETURN_IF_ERROR(Rank4(c, 0, "input"));
+  WEFT_RETURN_IF_ERROR(Rank4(c, filter, "filter"));
+  const Layout l = LayoutFor("NHWC");
+  std::vector<int64_t> strides;
+  WEFT_RETURN_IF_ERROR(GetWindowAttr(c, "strides", l, &strides));
+  std::string padding;
+  WEFT_RETURN_IF_ERROR(c->GetAttr("padding", &padding));
+  const PartialShape& in = c->input(0);
+  const PartialShape& f = c->input(filter);
+  int64_t spatial[2] = {DimOf(in, 1), DimOf(in, 2)};
+  array_shapes::Dims size, pads;
+  if (resize) {
+    const bool known = array_shapes::ConstInts(c, 1, &size) && size.size() == 2;
+    spatial[0] = known ? size[0] : -1;
+    spatial[1] = known ? size[1] : -1;
+  }
+  const bool pads_known =
+      array_shapes::ConstInts(c, paddings, &pads) && pads.size() == 8;
+  int64_t out[2];
+  for (int k = 0; k < 2; ++k) {
+    const int64_t padded =
+        pads_known && spatial[k] >= 0
+            ? spatial[k] + pads[2 * k + 2] + pads[2 * k + 3]
+            : -1;
+    WEFT_ASSIGN_OR_RETURN(out[k], OutSize(padded, DimOf(f, k), 1,
+                                          strides[k + 1], padding, 0, 0));
+  }
+  c->set_output(0, PartialShape({DimOf(in, 0), out[0], out[1], DimOf(f, 3)}));
+  return absl::OkStatus();
+}
+
 // DepthwiseConv2dNative: filter [rows, cols, in_depth, multiplier]; the
 // output has in_depth * multiplier channels.
 absl::Status DepthwiseConv2DShape(InferenceContext* c) {
@@ -310,6 +347,23 @@ void RegisterConvOps(OpRegistry* r) {
           /*use_cudnn_attr=*/false,
           DepthwiseConv2DShape});
 
+  for (const bool resize : {false, true}) {
+    OpDefBuilder b(resize ? "FusedResizeAndPadConv2D" : "FusedPadConv2D");
+    b.Input("input: T");
+    if (resize) b.Input("size: int32");
+    b.Input("paddings: int32")
+        .Input("filter: T")
+        .Output("output: T")
+        .Attr(resize ? "T: {half, float, double}"
+                     : "T: {half, bfloat16, float, double}");
+    if (resize) b.Attr("resize_align_corners: bool = false");
+    b.Attr("mode: {'REFLECT', 'SYMMETRIC'}")
+        .Attr("strides: list(int)")
+        .Attr("padding: {'SAME', 'VALID'}");
+    r->Register(b, [resize](InferenceContext* c) {
+      return FusedPadConvShape(c, resize);
+    });
+  }
   r->Register(OpDefBuilder("MaxPool")
                   .Input("input: T")
                   .Output("output: T")

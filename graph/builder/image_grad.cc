@@ -10,7 +10,12 @@
 //     the pixel it was copied from: the op applied to an image of pixel
 //     numbers (1-based; 0 marks padding) says where, and an
 //     UnsortedSegmentSum over those numbers adds (TensorFlow does the same
-//     sum as a sparse matmul).
+//     sum as a sparse matmul);
+//   RGBToHSV -> TensorFlow's piecewise derivative (image_grad.py), term
+//     for term and in its order of operations: which channel is the
+//     largest and the smallest (ties broken R, G, B) selects the terms of
+//     dV, dS and dH per channel, every reciprocal a DivNoNan(1, x) so
+//     that ties and zeros give 0, not inf.
 // HSVToRGB, DrawBoundingBoxes and the older suppressions (NonMaxSuppression,
 // V2, WithOverlaps) are marked not differentiable. The ops TensorFlow
 // leaves without any entry are listed in tests/builder/gradients_test.cc.
@@ -89,6 +94,119 @@ absl::Status ExtractImagePatchesGradFn(const Scope& s, In in, Dx dx) {
   return absl::OkStatus();
 }
 
+// RGBToHSV's gradient, built as TensorFlow's _RGBToHSVGrad builds it.
+class RgbToHsvGrad {
+ public:
+  RgbToHsvGrad(const Scope& s, In in)
+      : s_(s), t_(in.x[0].dtype) {
+    r_ = Channel(in.x[0], 0);
+    g_ = Channel(in.x[0], 1);
+    b_ = Channel(in.x[0], 2);
+    sat_ = Channel(in.y[0], 1);
+    val_ = Channel(in.y[0], 2);
+    r_big_ = Mask(GreaterEqual(s, r_, b_), GreaterEqual(s, r_, g_));
+    g_big_ = Mask(Greater(s, g_, r_), GreaterEqual(s, g_, b_));
+    b_big_ = Mask(Greater(s, b_, r_), Greater(s, b_, g_));
+    r_small_ = Mask(Less(s, r_, b_), Less(s, r_, g_));
+    g_small_ = Mask(LessEqual(s, g_, r_), Less(s, g_, b_));
+    b_small_ = Mask(LessEqual(s, b_, r_), LessEqual(s, b_, g_));
+  }
+
+  Output Build(const Output& dy) {
+    // dS/dc: c largest, (its share of the smallest) / c^2; c smallest,
+    // -1 / the largest; 0 where c <= 0.
+    auto ds = [&](const Output& c, const Output& big, const Output& small,
+                  const Output& o1, const Output& o1_big, const Output& o1_small,
+                  const Output& o2, const Output& o2_big,
+                  const Output& o2_small) {
+      Output share = AddV2(s_, Mul(s_, o1_small, o1), Mul(s_, o2_small, o2));
+      Output largest = AddV2(s_, Mul(s_, o1_big, o1), Mul(s_, o2_big, o2));
+      return Mul(s_, Positive(c),
+                 AddV2(s_, Prod({big, share, Rcp(Square(s_, c))}),
+                       Prod({small, K(-1), Rcp(largest)})));
+    };
+    Output ds_dr = ds(r_, r_big_, r_small_, g_, g_big_, g_small_, b_, b_big_, b_small_);
+    Output ds_dg = ds(g_, g_big_, g_small_, r_, r_big_, r_small_, b_, b_big_, b_small_);
+    Output ds_db = ds(b_, b_big_, b_small_, g_, g_big_, g_small_, r_, r_big_, r_small_);
+    // dH/dc, five terms each (TensorFlow's dh_dX_1..5), over 360.
+    auto first = [&](const Output& c, const Output& big, const Output& diff) {
+      return Prod({Positive(c), big, K(-1), diff, Rcp(Square(s_, sat_)),
+                   Rcp(Square(s_, val_))});
+    };
+    Output dh_dr = Hue({first(r_, r_big_, Sub(s_, g_, b_)),
+                        Prod({Positive(g_), g_big_, r_small_, Sub(s_, b_, g_),
+                              Rcp(Square(s_, Sub(s_, r_, g_)))}),
+                        Prod({Positive(g_), g_big_, b_small_, K(-1),
+                              Rcp(Sub(s_, g_, b_))}),
+                        Prod({Positive(b_), b_big_, r_small_, Sub(s_, b_, g_),
+                              Rcp(Square(s_, Sub(s_, b_, r_)))}),
+                        Prod({Positive(b_), b_big_, g_small_,
+                              Rcp(Sub(s_, b_, g_))})});
+    Output dh_dg = Hue({first(g_, g_big_, Sub(s_, b_, r_)),
+                        Prod({Positive(r_), r_big_, g_small_, Sub(s_, r_, b_),
+                              Rcp(Square(s_, Sub(s_, r_, g_)))}),
+                        Prod({Positive(r_), r_big_, b_small_,
+                              Rcp(Sub(s_, r_, b_))}),
+                        Prod({Positive(b_), b_big_, g_small_, Sub(s_, r_, b_),
+                              Rcp(Square(s_, Sub(s_, b_, g_)))}),
+                        Prod({Positive(b_), b_big_, r_small_, K(-1),
+                              Rcp(Sub(s_, b_, r_))})});
+    Output dh_db = Hue({first(b_, b_big_, Sub(s_, r_, g_)),
+                        Prod({Positive(r_), r_big_, b_small_, Sub(s_, g_, r_),
+                              Rcp(Square(s_, Sub(s_, r_, b_)))}),
+                        Prod({Positive(r_), r_big_, g_small_, K(-1),
+                              Rcp(Sub(s_, r_, g_))}),
+                        Prod({Positive(g_), g_big_, b_small_, Sub(s_, g_, r_),
+                              Rcp(Square(s_, Sub(s_, g_, b_)))}),
+                        Prod({Positive(g_), g_big_, r_small_,
+                              Rcp(Sub(s_, g_, r_))})});
+    auto per_channel = [&](int i, const Output& dr, const Output& dg,
+                           const Output& db) {
+      const Output d = Channel(dy, i);
+      return Pack(s_, {Mul(s_, d, dr), Mul(s_, d, dg), Mul(s_, d, db)}, -1);
+    };
+    return AddV2(s_,
+                 AddV2(s_, per_channel(2, r_big_, g_big_, b_big_),
+                       per_channel(1, ds_dr, ds_dg, ds_db)),
+                 per_channel(0, dh_dr, dh_dg, dh_db));
+  }
+
+ private:
+  Output K(float v) { return Cast(s_, Const(s_, v), t_); }
+  Output Channel(const Output& v, int i) {
+    return GatherV2(s_, v, Const(s_, i), Const(s_, -1));
+  }
+  Output Mask(const Output& a, const Output& b) {
+    return Cast(s_, AddNode1(s_, "LogicalAnd", {a, b}, {}), t_);
+  }
+  Output Positive(const Output& v) { return Cast(s_, Greater(s_, v, K(0)), t_); }
+  Output Rcp(const Output& v) { return AddNode1(s_, "DivNoNan", {K(1), v}, {}); }
+  // Left to right, as Python's a * b * c.
+  Output Prod(const std::vector<Output>& f) {
+    Output p = f[0];
+    for (size_t i = 1; i < f.size(); ++i) p = Mul(s_, p, f[i]);
+    return p;
+  }
+  // (60 * t1 + ... + 60 * t5) / 360.
+  Output Hue(const std::vector<Output>& terms) {
+    Output sum = Mul(s_, K(60), terms[0]);
+    for (size_t i = 1; i < terms.size(); ++i) {
+      sum = AddV2(s_, sum, Mul(s_, K(60), terms[i]));
+    }
+    return RealDiv(s_, sum, K(360));
+  }
+
+  const Scope& s_;
+  const DataType t_;
+  Output r_, g_, b_, sat_, val_;
+  Output r_big_, g_big_, b_big_, r_small_, g_small_, b_small_;
+};
+
+absl::Status RGBToHSVGradFn(const Scope& s, In in, Dx dx) {
+  (*dx)[0] = RgbToHsvGrad(s, in).Build(in.dy[0]);
+  return absl::OkStatus();
+}
+
 }  // namespace
 
 void RegisterImageGrads(GradRegistry* r) {
@@ -96,6 +214,7 @@ void RegisterImageGrads(GradRegistry* r) {
   r->Register("ResizeBicubic", ResizeBicubicGradFn);
   r->Register("ScaleAndTranslate", ScaleAndTranslateGradFn);
   r->Register("ExtractImagePatches", ExtractImagePatchesGradFn);
+  r->Register("RGBToHSV", RGBToHSVGradFn);
   for (const char* op : {"HSVToRGB", "DrawBoundingBoxes", "NonMaxSuppression",
                          "NonMaxSuppressionV2", "NonMaxSuppressionWithOverlaps"}) {
     r->RegisterNoGradient(op);

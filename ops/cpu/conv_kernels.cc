@@ -14,6 +14,48 @@
 #include "ops/registration.h"
 
 namespace weft {
+
+// Conv2D's forward pass, also run by FusedPadConv2D and
+// FusedResizeAndPadConv2D (fused_pad_conv_kernels.cc declares it).
+template <typename T>
+absl::Status Conv2DForward(OpKernelContext* c, const WindowDims& d, const T* x,
+                           const T* w, T* y) {
+  const int64_t m = d.batch * d.out_rows * d.out_cols;
+  const int64_t k = d.win_rows * d.win_cols * d.in_depth;
+  const int64_t n = d.out_depth;
+  if (m == 0 || n == 0) return absl::OkStatus();
+  if (k == 0) {
+    std::fill(y, y + m * n, T(0));
+    return absl::OkStatus();
+  }
+  if (CanReadWindowsInPlace(d)) {
+    return ConvWindowed(c, d, x, w, y);
+  }
+  const bool col_is_input = ColIsInput(d);
+  const int64_t chunk = ConvChunkRows(d);
+  const int64_t chunks = (m + chunk - 1) / chunk;
+  // Each shard makes its chunks of the col matrix into its own buffer and
+  // multiplies them at once, while they are still in cache.
+  c->intra_op_pool()->ParallelFor(chunks, chunk * k * n, [&](int64_t b, int64_t e) {
+    std::unique_ptr<T[]> col(col_is_input ? nullptr : new T[chunk * k]);
+    for (int64_t i = b; i < e; ++i) {
+      const int64_t r0 = i * chunk, rows = std::min(chunk, m - r0);
+      const T* a = ColRows(d, x, col_is_input, r0, rows, col.get());
+      SmallGemm<T>(rows, n, k, a, k, 1, w, n, y + r0 * n, n, false);
+    }
+  });
+  return absl::OkStatus();
+}
+
+template absl::Status Conv2DForward<float>(OpKernelContext*, const WindowDims&,
+                                           const float*, const float*, float*);
+template absl::Status Conv2DForward<double>(OpKernelContext*,
+                                            const WindowDims&, const double*,
+                                            const double*, double*);
+template absl::Status Conv2DForward<int32_t>(OpKernelContext*,
+                                             const WindowDims&, const int32_t*,
+                                             const int32_t*, int32_t*);
+
 namespace {
 
 template <typename T>
@@ -51,34 +93,8 @@ class Conv2DOp : public OpKernel {
     OP_REQUIRES_OK(c, c->allocate_output(
                           0, TensorShape({d.batch, d.out_rows, d.out_cols, d.out_depth}),
                           &out));
-    const int64_t m = d.batch * d.out_rows * d.out_cols;
-    const int64_t k = d.win_rows * d.win_cols * d.in_depth;
-    const int64_t n = d.out_depth;
-    T* y = out->data<T>();
-    if (m == 0 || n == 0) return;
-    if (k == 0) {
-      std::fill(y, y + m * n, T(0));
-      return;
-    }
-    const T* x = input.data<T>();
-    const T* w = filter.data<T>();
-    if (CanReadWindowsInPlace(d)) {
-      OP_REQUIRES_OK(c, ConvWindowed(c, d, x, w, y));
-      return;
-    }
-    const bool col_is_input = ColIsInput(d);
-    const int64_t chunk = ConvChunkRows(d);
-    const int64_t chunks = (m + chunk - 1) / chunk;
-    // Each shard makes its chunks of the col matrix into its own buffer and
-    // multiplies them at once, while they are still in cache.
-    c->intra_op_pool()->ParallelFor(chunks, chunk * k * n, [&](int64_t b, int64_t e) {
-      std::unique_ptr<T[]> col(col_is_input ? nullptr : new T[chunk * k]);
-      for (int64_t i = b; i < e; ++i) {
-        const int64_t r0 = i * chunk, rows = std::min(chunk, m - r0);
-        const T* a = ColRows(d, x, col_is_input, r0, rows, col.get());
-        SmallGemm<T>(rows, n, k, a, k, 1, w, n, y + r0 * n, n, false);
-      }
-    });
+    OP_REQUIRES_OK(c, Conv2DForward<T>(c, d, input.data<T>(),
+                                       filter.data<T>(), out->data<T>()));
   }
 
  private:

@@ -344,6 +344,18 @@ class ResizeNearestNeighborGradOp : public ResizeOpBase {
 
 }  // namespace
 
+// BilinearTable (legacy, no half-pixel centres) for FusedResizeAndPadConv2D
+// (fused_pad_conv_kernels.cc declares it).
+void BilinearSources(int64_t out, int64_t in, float scale, int64_t* lower,
+                     int64_t* upper, float* lerp) {
+  const std::vector<Interp> t = BilinearTable(out, in, scale, false);
+  for (int64_t i = 0; i < out; ++i) {
+    lower[i] = t[i].lower;
+    upper[i] = t[i].upper;
+    lerp[i] = t[i].lerp;
+  }
+}
+
 void RegisterImageResizeKernels(KernelRegistry* r) {
   RegisterForTypes<ResizeBilinearOp, int8_t, uint8_t, int16_t, uint16_t, int32_t,
               int64_t, BFloat16, Half, float, double>(r, "ResizeBilinear", "size");

@@ -21,14 +21,16 @@
 #include "ops/framework/op_kernel.h"
 
 namespace weft {
-namespace {
 
-// Reads paddings (a [rank, 2] matrix) and checks each row against the dim
-// it pads: `sizes[d]` (the input's dims for MirrorPad, the output's for the
-// gradient, `of` naming which in the messages).
-absl::Status ReadMirrorPaddings(OpKernelContext* c, const Tensor& in,
+// Also used by FusedPadConv2D and FusedResizeAndPadConv2D
+// (fused_pad_conv_kernels.cc declares them):
+// Reads paddings `p` (a [rank, 2] int32/int64 matrix) into `pads` (before,
+// after per dim) and checks each row against the size of the dim it pads:
+// `in`'s dims for a pad, the output's (`in` less the pads) for the
+// gradient (`grad`). offset 1 (REFLECT) needs pads below the size, 0
+// (SYMMETRIC) at most the size.
+absl::Status ReadMirrorPaddings(const Tensor& p, const TensorShape& in,
                                 int offset, bool grad, std::vector<int64_t>* pads) {
-  const Tensor& p = c->input(1);
   const int rank = in.dims();
   if (p.dims() != 2 || p.dim_size(1) != 2) {
     return absl::InvalidArgumentError(absl::StrCat(
@@ -37,7 +39,7 @@ absl::Status ReadMirrorPaddings(OpKernelContext* c, const Tensor& in,
   if (p.dim_size(0) != rank) {
     return absl::InvalidArgumentError(absl::StrCat(
         "The first dimension of paddings must be the rank of inputs",
-        p.shape().DebugString(), ", ", in.shape().DebugString()));
+        p.shape().DebugString(), ", ", in.DebugString()));
   }
   absl::Status s =
       ReadIntVector(p.Reshaped(TensorShape({2 * rank})), "paddings", pads);
@@ -64,22 +66,32 @@ absl::Status ReadMirrorPaddings(OpKernelContext* c, const Tensor& in,
   return absl::OkStatus();
 }
 
-// REFLECT: offset 1 (the edge is not repeated); SYMMETRIC: 0.
-int ModeOffset(OpKernelConstruction* c) {
+// The `mode` attr as an offset: REFLECT 1 (the edge is not repeated),
+// SYMMETRIC 0.
+int MirrorModeOffset(OpKernelConstruction* c) {
   std::string mode;
   c->SetStatus(c->GetAttr("mode", &mode));
   return mode == "REFLECT" ? 1 : 0;
 }
 
+// The index in [0, n) that index i of a padded dim of size n mirrors to:
+// i counts from the dim's first element, from -before to n + after - 1.
+int64_t MirrorIndex(int64_t i, int64_t n, int offset) {
+  return i < 0 ? -i - 1 + offset : i >= n ? 2 * n - 1 - offset - i : i;
+}
+
+namespace {
+
 class MirrorPadOp : public OpKernel {
  public:
   explicit MirrorPadOp(OpKernelConstruction* c)
-      : OpKernel(c), offset_(ModeOffset(c)) {}
+      : OpKernel(c), offset_(MirrorModeOffset(c)) {}
 
   void Compute(OpKernelContext* c) override {
     const Tensor& in = c->input(0);
     std::vector<int64_t> pads;
-    OP_REQUIRES_OK(c, ReadMirrorPaddings(c, in, offset_, false, &pads));
+    OP_REQUIRES_OK(c, ReadMirrorPaddings(c->input(1), in.shape(), offset_,
+                                         false, &pads));
     const int rank = in.dims();
     TensorShape shape;
     // map[d][o]: the input index along d that output index o copies.
@@ -89,10 +101,7 @@ class MirrorPadOp : public OpKernel {
       const int64_t size = n + before + pads[2 * d + 1];
       shape.AddDim(size);
       for (int64_t o = 0; o < size; ++o) {
-        const int64_t i = o - before;
-        map[d].push_back(i < 0    ? -i - 1 + offset_
-                         : i >= n ? 2 * n - 1 - offset_ - i
-                                  : i);
+        map[d].push_back(MirrorIndex(o - before, n, offset_));
       }
     }
     if (shape == in.shape()) {
@@ -175,12 +184,13 @@ void FoldDim(OpKernelContext* c, const T* src, T* dst, int64_t outer,
 class MirrorPadGradOp : public OpKernel {
  public:
   explicit MirrorPadGradOp(OpKernelConstruction* c)
-      : OpKernel(c), offset_(ModeOffset(c)) {}
+      : OpKernel(c), offset_(MirrorModeOffset(c)) {}
 
   void Compute(OpKernelContext* c) override {
     const Tensor& in = c->input(0);
     std::vector<int64_t> pads;
-    OP_REQUIRES_OK(c, ReadMirrorPaddings(c, in, offset_, true, &pads));
+    OP_REQUIRES_OK(c, ReadMirrorPaddings(c->input(1), in.shape(), offset_,
+                                         true, &pads));
     auto by_type = [&](auto tag) {
       using T = typename decltype(tag)::type;
       if constexpr (IsRealNumber<T>()) {

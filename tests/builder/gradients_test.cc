@@ -227,6 +227,7 @@ TEST(GradientsTest, EveryRegisteredGradientIsTested) {
       "ResizeBilinear", "ResizeNearestNeighbor",
       // image_gradients_test.cc
       "CropAndResize", "ResizeBicubic", "ScaleAndTranslate", "ExtractImagePatches",
+      "RGBToHSV",
       // linalg_gradients_test.cc
       "MatrixInverse", "MatrixDeterminant", "LogMatrixDeterminant", "Cholesky",
       "MatrixSolve", "MatrixTriangularSolve", "SelfAdjointEigV2",
@@ -372,12 +373,11 @@ TEST(GradientsTest, EveryOpHasAGradientEntryOrIsListed) {
       "SparseSegmentSumGradV2", "SparseSegmentMeanGradV2",
       "SparseSegmentSqrtNGradV2",
       // Image ops TensorFlow has no gradient entry for (colour adjustments,
-      // the later suppressions, ResizeArea, the gradient ops themselves), and
-      // RGBToHSV, whose gradient (TensorFlow's, in Python) the builder lacks.
+      // the later suppressions, ResizeArea, the gradient ops themselves).
       "AdjustContrast", "AdjustContrastv2", "AdjustHue", "AdjustSaturation",
       "CombinedNonMaxSuppression", "CropAndResizeGradBoxes",
       "CropAndResizeGradImage", "DrawBoundingBoxesV2", "NonMaxSuppressionV3",
-      "NonMaxSuppressionV4", "NonMaxSuppressionV5", "RGBToHSV", "ResizeArea",
+      "NonMaxSuppressionV4", "NonMaxSuppressionV5", "ResizeArea",
       "ResizeBicubicGrad", "ScaleAndTranslateGrad",
       // Strings, hashes and printing: nothing to differentiate (TensorFlow
       // has no gradient for them either; Print's passes through).
@@ -387,6 +387,13 @@ TEST(GradientsTest, EveryOpHasAGradientEntryOrIsListed) {
       "StringSplitV2", "StringStrip", "StringToHashBucket",
       "StringToHashBucketFast", "StringToHashBucketStrong", "StringToNumber",
       "StringUpper", "Substr", "Timestamp",
+      // Convolutions fused with their padding (and resize): TensorFlow has
+      // no gradient for them.
+      "FusedPadConv2D", "FusedResizeAndPadConv2D",
+      // Set operations: values picked, not computed (TensorFlow marks them
+      // not differentiable).
+      "DenseToDenseSetOperation", "DenseToSparseSetOperation", "SetSize",
+      "SparseToSparseSetOperation",
       // A function run where its target says: TensorFlow has no gradient.
       "RemoteCall"};
   // tf.data's datasets and iterators, the reading and parsing of records,
