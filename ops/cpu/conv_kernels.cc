@@ -6,6 +6,7 @@
 #include <memory>
 
 #include "absl/strings/str_cat.h"
+#include "ops/cpu/conv_forward.h"
 #include "ops/cpu/conv_geometry.h"
 #include "ops/cpu/conv_im2col.h"
 #include "ops/cpu/conv_kernels.h"
@@ -15,8 +16,6 @@
 
 namespace weft {
 
-// Conv2D's forward pass, also run by FusedPadConv2D and
-// FusedResizeAndPadConv2D (fused_pad_conv_kernels.cc declares it).
 template <typename T>
 absl::Status Conv2DForward(OpKernelContext* c, const WindowDims& d, const T* x,
                            const T* w, T* y) {

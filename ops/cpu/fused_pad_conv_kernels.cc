@@ -23,35 +23,18 @@
 #include <vector>
 
 #include "absl/strings/str_cat.h"
+#include "ops/cpu/bilinear_sources.h"
+#include "ops/cpu/conv_forward.h"
 #include "ops/cpu/conv_geometry.h"
 #include "ops/cpu/cwise_parallel.h"
 #include "ops/cpu/float_convert.h"
 #include "ops/cpu/image_resize_geometry.h"
+#include "ops/cpu/mirror_pad.h"
 #include "ops/framework/kernel_registry.h"
 #include "ops/framework/op_kernel.h"
 #include "ops/registration.h"
 
 namespace weft {
-
-// Defined beside the kernels they come from; declared here rather than in
-// headers so that ops/cpu's headers, which every kernel file compiles
-// against, stay as they were.
-// conv_kernels.cc: Conv2D's forward pass (float, double, int32) on NHWC `x`
-// and HWIO `w` of geometry `d` into `y`.
-template <typename T>
-absl::Status Conv2DForward(OpKernelContext* c, const WindowDims& d, const T* x,
-                           const T* w, T* y);
-// mirror_pad_kernels.cc: MirrorPad's paddings check, its `mode` attr as an
-// offset (REFLECT 1, SYMMETRIC 0) and its index map.
-absl::Status ReadMirrorPaddings(const Tensor& p, const TensorShape& in,
-                                int offset, bool grad,
-                                std::vector<int64_t>* pads);
-int MirrorModeOffset(OpKernelConstruction* c);
-int64_t MirrorIndex(int64_t i, int64_t n, int offset);
-// image_resize_kernels.cc: ResizeBilinear's sources of `out` indices from
-// `in` (legacy, no half-pixel centres).
-void BilinearSources(int64_t out, int64_t in, float scale, int64_t* lower,
-                     int64_t* upper, float* lerp);
 
 namespace {
 

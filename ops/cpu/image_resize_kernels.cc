@@ -27,6 +27,7 @@
 #include <vector>
 
 #include "absl/strings/str_cat.h"
+#include "ops/cpu/bilinear_sources.h"
 #include "ops/cpu/cwise_parallel.h"
 #include "ops/cpu/float_convert.h"
 #include "ops/cpu/image_resize_geometry.h"
@@ -344,8 +345,6 @@ class ResizeNearestNeighborGradOp : public ResizeOpBase {
 
 }  // namespace
 
-// BilinearTable (legacy, no half-pixel centres) for FusedResizeAndPadConv2D
-// (fused_pad_conv_kernels.cc declares it).
 void BilinearSources(int64_t out, int64_t in, float scale, int64_t* lower,
                      int64_t* upper, float* lerp) {
   const std::vector<Interp> t = BilinearTable(out, in, scale, false);

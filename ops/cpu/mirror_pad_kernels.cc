@@ -18,17 +18,11 @@
 #include "ops/cpu/array_index_kernels.h"
 #include "ops/cpu/array_util.h"
 #include "ops/cpu/cwise_parallel.h"
+#include "ops/cpu/mirror_pad.h"
 #include "ops/framework/op_kernel.h"
 
 namespace weft {
 
-// Also used by FusedPadConv2D and FusedResizeAndPadConv2D
-// (fused_pad_conv_kernels.cc declares them):
-// Reads paddings `p` (a [rank, 2] int32/int64 matrix) into `pads` (before,
-// after per dim) and checks each row against the size of the dim it pads:
-// `in`'s dims for a pad, the output's (`in` less the pads) for the
-// gradient (`grad`). offset 1 (REFLECT) needs pads below the size, 0
-// (SYMMETRIC) at most the size.
 absl::Status ReadMirrorPaddings(const Tensor& p, const TensorShape& in,
                                 int offset, bool grad, std::vector<int64_t>* pads) {
   const int rank = in.dims();
@@ -66,18 +60,10 @@ absl::Status ReadMirrorPaddings(const Tensor& p, const TensorShape& in,
   return absl::OkStatus();
 }
 
-// The `mode` attr as an offset: REFLECT 1 (the edge is not repeated),
-// SYMMETRIC 0.
 int MirrorModeOffset(OpKernelConstruction* c) {
   std::string mode;
   c->SetStatus(c->GetAttr("mode", &mode));
   return mode == "REFLECT" ? 1 : 0;
-}
-
-// The index in [0, n) that index i of a padded dim of size n mirrors to:
-// i counts from the dim's first element, from -before to n + after - 1.
-int64_t MirrorIndex(int64_t i, int64_t n, int offset) {
-  return i < 0 ? -i - 1 + offset : i >= n ? 2 * n - 1 - offset - i : i;
 }
 
 namespace {
