@@ -51,6 +51,7 @@ const KernelRegistry& GlobalKernelRegistry() {
     RegisterArrayMiscKernels(r);
     RegisterLookupKernels(r);
     RegisterStringKernels(r);
+    RegisterImageCodecKernels(r);
     RegisterRemoteCallKernel(r);
     RegisterGpuKernels(r);  // none in a build without CUDA
     return r;

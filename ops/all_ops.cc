@@ -42,6 +42,7 @@ const OpRegistry& GlobalOpRegistry() {
     RegisterArrayMiscOps(r);
     RegisterLookupOps(r);
     RegisterStringOps(r);
+    RegisterImageCodecOps(r);
     return r;
   }();
   return *registry;
