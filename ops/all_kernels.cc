@@ -53,6 +53,7 @@ const KernelRegistry& GlobalKernelRegistry() {
     RegisterStringKernels(r);
     RegisterSetKernels(r);
     RegisterFusedPadConvKernels(r);
+    RegisterImageCodecKernels(r);
     RegisterRemoteCallKernel(r);
     RegisterGpuKernels(r);  // none in a build without CUDA
     return r;

@@ -43,6 +43,7 @@ const OpRegistry& GlobalOpRegistry() {
     RegisterLookupOps(r);
     RegisterStringOps(r);
     RegisterSetOps(r);
+    RegisterImageCodecOps(r);
     return r;
   }();
   return *registry;

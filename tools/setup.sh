@@ -17,6 +17,8 @@ DEBIAN_PACKAGES=(
   libgrpc++-dev
   libre2-dev
   zlib1g-dev
+  libpng-dev
+  libjpeg62-turbo-dev
   libabsl-dev
   libeigen3-dev
   libgtest-dev

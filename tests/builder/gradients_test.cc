@@ -379,6 +379,10 @@ TEST(GradientsTest, EveryOpHasAGradientEntryOrIsListed) {
       "CropAndResizeGradImage", "DrawBoundingBoxesV2", "NonMaxSuppressionV3",
       "NonMaxSuppressionV4", "NonMaxSuppressionV5", "ResizeArea",
       "ResizeBicubicGrad", "ScaleAndTranslateGrad",
+      // Image codecs: bytes in or out (TensorFlow has no gradient either).
+      "DecodeAndCropJpeg", "DecodeBmp", "DecodeGif", "DecodeImage",
+      "DecodeJpeg", "DecodePng", "EncodeJpeg", "EncodeJpegVariableQuality",
+      "EncodePng", "ExtractJpegShape",
       // Strings, hashes and printing: nothing to differentiate (TensorFlow
       // has no gradient for them either; Print's passes through).
       "AsString", "DecodeBase64", "EncodeBase64", "Fingerprint", "PrintV2",
