@@ -8,7 +8,8 @@
 
 The GraphDef holds:
   x      Placeholder, the model's input, [batch, ...] (batch: --batch,
-         or any size without it)
+         or any size without it); x0, x1, ... for a model of several
+         inputs, in the order of model.inputs
   y      Placeholder, the labels: int32 [batch] for sparse categorical
          cross-entropy, the model's output shape otherwise
   loss   the mean loss of the batch (float32 scalar), the model called with
@@ -98,8 +99,10 @@ def forward_graph(model, batch, loss, from_logits=False):
     import tensorflow as tf
     fn = loss_function(loss, from_logits)
     batch = batch or None  # a batch of any size, fixed by weft's --batch
-    x_spec = tf.TensorSpec((batch,) + tuple(model.input.shape[1:]),
-                           model.input.dtype or tf.float32, name="x")
+    inputs = list(model.inputs)
+    names = ["x"] if len(inputs) == 1 else [f"x{i}" for i in range(len(inputs))]
+    x_specs = [tf.TensorSpec((batch,) + tuple(t.shape[1:]), t.dtype or tf.float32, name=n)
+               for t, n in zip(inputs, names)]
     if loss == "sparse_categorical_crossentropy":
         y_spec = tf.TensorSpec((batch,), tf.int32, name="y")
     else:
@@ -107,10 +110,11 @@ def forward_graph(model, batch, loss, from_logits=False):
                                tf.float32, name="y")
 
     @tf.function
-    def forward(x, y):
-        return tf.identity(tf.reduce_mean(fn(y, model(x, training=True))), name="loss")
+    def forward(xs, y):
+        pred = model(xs[0] if len(xs) == 1 else list(xs), training=True)
+        return tf.identity(tf.reduce_mean(fn(y, pred)), name="loss")
 
-    concrete = forward.get_concrete_function(x_spec, y_spec)
+    concrete = forward.get_concrete_function(x_specs, y_spec)
     gd, _ = variable_graph(concrete, list(model.variables))
     return gd
 
@@ -133,8 +137,9 @@ def main():
     gd = forward_graph(model, a.batch, a.loss, a.from_logits)
     with open(a.out, "wb") as f:
         f.write(gd.SerializeToString())
-    print(f"wrote {a.out}: inputs x {[a.batch or None] + list(model.input.shape[1:])}, "
-          f"y, loss 'loss', {len(model.variables)} variables, init 'init'")
+    inputs = [n.name for n in gd.node if n.op == "Placeholder"]
+    print(f"wrote {a.out}: inputs {', '.join(inputs)}, loss 'loss', "
+          f"{len(model.variables)} variables, init 'init'")
 
 
 if __name__ == "__main__":

@@ -85,15 +85,26 @@ def mlp():
     return K.Model(inp, K.layers.Dense(3)(h))
 
 
+def two_inputs():
+    """Features and token ids: a model of two inputs (x0, x1)."""
+    feats, ids = K.Input((6,)), K.Input((4,), dtype="int32")
+    e = K.layers.Flatten()(K.layers.Embedding(20, 3)(ids))
+    h = K.layers.Concatenate()([K.layers.Dense(5, activation="relu")(feats), e])
+    return K.Model([feats, ids], K.layers.Dense(3)(h))
+
+
 def keras_losses(build, x, y, batch, steps, optimizer):
     """Keras's losses, each before its step's update, on batches
-    [k * batch, (k + 1) * batch) of x and y, from the model's initial weights."""
+    [k * batch, (k + 1) * batch) of x (an array, or a list for a model of
+    several inputs) and y, from the model's initial weights."""
     K.utils.set_random_seed(7)
     model = build()
     loss_fn = K.losses.SparseCategoricalCrossentropy(from_logits=True)
     losses = []
     for k in range(steps):
-        xb, yb = x[k * batch:(k + 1) * batch], y[k * batch:(k + 1) * batch]
+        rows = slice(k * batch, (k + 1) * batch)
+        xb = [v[rows] for v in x] if isinstance(x, list) else x[rows]
+        yb = y[rows]
         with tf.GradientTape() as tape:
             loss = loss_fn(yb, model(xb, training=True))
         grads = tape.gradient(loss, model.trainable_variables)
@@ -133,6 +144,20 @@ def test_single_process():
         got = metrics(path(f"cnn_{opt}.jsonl")) if r.returncode == 0 else []
         check(f"a Keras CNN with batch norm trains in weft as in Keras ({opt})",
               close(got, want), f"weft {got} keras {want}\n{r.stdout[-500:]}{r.stderr[-800:]}")
+    # A model of two inputs, one of them token ids (an embedding's gather).
+    feats = rng.uniform(-1, 1, (32, 6)).astype(np.float32)
+    ids = rng.randint(0, 20, (32, 4)).astype(np.int32)
+    labels = rng.randint(0, 3, (32,)).astype(np.int32)
+    want = keras_losses(two_inputs, [feats, ids], labels, 8, 3, K.optimizers.SGD(0.3))
+    r = weft_train(["--graph", export(two_inputs, "two.pb"), "--loss", "loss",
+                    "--input", f"x0={save('two_x0.npy', feats)}",
+                    "--input", f"x1={save('two_x1.npy', ids)}",
+                    "--input", f"y={save('two_y.npy', labels)}", "--batch", "8",
+                    "--optimizer", "sgd", "--lr", "0.3", "--steps", "3",
+                    "--metrics-out", path("two.jsonl")])
+    got = metrics(path("two.jsonl")) if r.returncode == 0 else []
+    check("a Keras model of two inputs (x0, x1; an embedding) trains as in Keras",
+          close(got, want), f"weft {got} keras {want}\n{r.stdout[-500:]}{r.stderr[-800:]}")
     r = weft_train(["--graph", graph, "--loss", "loss", "--batch", "4", "--steps", "2"])
     check("without --input, the inputs are synthetic from the placeholders",
           r.returncode == 0 and "x synthetic, y synthetic" in r.stdout,
