@@ -82,8 +82,10 @@ constexpr char kUsage[] =
     "  --graph FILE --loss T  your own model: a forward graph and its loss\n"
     "                    tensor, as for weft train (tools/export_keras_graph.py\n"
     "                    exports a Keras model); its modes are single,\n"
-    "                    in-graph, between-async, between-sync and allreduce\n"
-    "  --input NAME=FILE.npy, --init NODE: as for weft train --graph\n"
+    "                    model-parallel (split by estimated cost), in-graph,\n"
+    "                    between-async, between-sync and allreduce\n"
+    "  --input NAME=FILE.npy, --init NODE, --train-op NODE: as for weft train\n"
+    "                    --graph (with --train-op: single and between-async)\n"
     "  --modes LIST      of single, model-parallel (one process, layers over\n"
     "                    2 CPU devices; mlp and cnn), in-graph, between-async,\n"
     "                    between-sync, allreduce, hybrid (allreduce with\n"
@@ -251,7 +253,7 @@ double Percentile(std::vector<double> v, double p) {
 struct Flags {
   std::string model, data, optimizer, lr, hidden, seed, link_rate, out;
   // --graph FILE --loss T: the user's model (absolute paths), not --model.
-  std::string graph, loss, init;
+  std::string graph, loss, init, train_op;
   std::vector<std::string> inputs;  // "NAME=FILE" with FILE absolute
   int64_t steps = 200, batch = 64;
   std::vector<std::string> modes;
@@ -287,6 +289,7 @@ class Comparison {
         a.push_back(x);
       }
       if (!f_.init.empty()) a.insert(a.end(), {"--init", f_.init});
+      if (!f_.train_op.empty()) a.insert(a.end(), {"--train-op", f_.train_op});
       for (const std::string& in : f_.inputs) a.insert(a.end(), {"--input", in});
     }
     for (const auto& [flag, value] :
@@ -688,7 +691,7 @@ int CompareCommand(int argc, char** argv) {
   for (const char* name :
        {"model", "modes", "workers", "ps", "steps", "batch", "data", "optimizer",
         "lr", "hidden", "seed", "target-loss", "link-rate", "run-timeout-s", "out",
-        "project", "project-link", "graph", "loss", "init"}) {
+        "project", "project-link", "graph", "loss", "init", "train-op"}) {
     flag_kinds[name] = kValue;
   }
   flag_kinds["input"] = kRepeated;
@@ -720,6 +723,7 @@ int CompareCommand(int argc, char** argv) {
     f.graph = absolute(cl.Get("graph"));
     f.loss = cl.Get("loss");
     f.init = cl.Get("init", "");
+    f.train_op = cl.Get("train-op", "");
     for (const std::string& in : cl.GetAll("input")) {
       const size_t eq = in.find('=');
       if (eq == std::string::npos || eq == 0 || eq + 1 == in.size()) {
@@ -729,8 +733,8 @@ int CompareCommand(int argc, char** argv) {
     }
     f.model = cl.Get("graph");
   } else {
-    if (cl.Has("loss") || cl.Has("init") || cl.Has("input")) {
-      return usage("--loss, --init and --input go with --graph");
+    if (cl.Has("loss") || cl.Has("init") || cl.Has("input") || cl.Has("train-op")) {
+      return usage("--loss, --init, --input and --train-op go with --graph");
     }
     f.model = cl.Get("model");
     if (f.model != "mlp" && f.model != "cnn" && f.model != "transformer") {
@@ -772,14 +776,19 @@ int CompareCommand(int argc, char** argv) {
   const std::vector<std::string> known = {"single", "model-parallel", "in-graph",
                                           "between-async", "between-sync",
                                           "allreduce", "hybrid"};
-  // The transformer has no layers to split (graph/models/models.h), nor,
-  // yet, a user's graph.
+  // The transformer has no layers to split (graph/models/models.h); a
+  // user's graph is split by cost, but not yet in hybrid.
   std::vector<std::string> defaults = known;
   const bool own_graph = !f.graph.empty();
-  if (f.model == "transformer" || own_graph) {
-    for (const char* split : {"model-parallel", "hybrid"}) {
+  for (const char* split : {"model-parallel", "hybrid"}) {
+    const bool hybrid = std::string(split) == "hybrid";
+    if (f.model == "transformer" || (own_graph && hybrid)) {
       defaults.erase(std::find(defaults.begin(), defaults.end(), split));
     }
+  }
+  if (!f.train_op.empty()) {
+    // A graph that trains itself: Weft has no gradients to average or split.
+    defaults = {"single", "between-async"};
   }
   f.modes = absl::StrSplit(cl.Get("modes", absl::StrJoin(defaults, ",")), ',');
   for (const std::string& m : f.modes) {

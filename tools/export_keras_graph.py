@@ -1,6 +1,8 @@
 #!/usr/bin/env python3
 """Exports a Keras model as a forward graph with a loss, for
-`weft train --graph FILE --loss loss` and `weft compare --graph`.
+`weft train --graph FILE --loss loss` and `weft compare --graph`, or with
+--train-step as a graph that trains itself (Keras's optimizer inside), for
+`weft train --graph FILE --loss loss --train-op train_step`.
 
     python3 tools/export_keras_graph.py model.keras --out model.pb \\
         --batch 32 --loss sparse_categorical_crossentropy
@@ -93,11 +95,9 @@ def loss_function(name, from_logits=False):
     }[name]()
 
 
-def forward_graph(model, batch, loss, from_logits=False):
-    """The forward GraphDef (x, y, loss, init) of `model` for `batch` (0:
-    any) and the Keras loss named `loss`."""
+def _specs(model, batch, loss):
+    """The placeholders' specs: x (x0, x1, ...) and y."""
     import tensorflow as tf
-    fn = loss_function(loss, from_logits)
     batch = batch or None  # a batch of any size, fixed by weft's --batch
     inputs = list(model.inputs)
     names = ["x"] if len(inputs) == 1 else [f"x{i}" for i in range(len(inputs))]
@@ -108,14 +108,50 @@ def forward_graph(model, batch, loss, from_logits=False):
     else:
         y_spec = tf.TensorSpec((batch,) + tuple(model.output.shape[1:]),
                                tf.float32, name="y")
+    return x_specs, y_spec
+
+
+def _mean_loss(model, fn, xs, y):
+    import tensorflow as tf
+    pred = model(xs[0] if len(xs) == 1 else list(xs), training=True)
+    return tf.reduce_mean(fn(y, pred))
+
+
+def forward_graph(model, batch, loss, from_logits=False):
+    """The forward GraphDef (x, y, loss, init) of `model` for `batch` (0:
+    any) and the Keras loss named `loss`."""
+    import tensorflow as tf
+    fn = loss_function(loss, from_logits)
 
     @tf.function
     def forward(xs, y):
-        pred = model(xs[0] if len(xs) == 1 else list(xs), training=True)
-        return tf.identity(tf.reduce_mean(fn(y, pred)), name="loss")
+        return tf.identity(_mean_loss(model, fn, xs, y), name="loss")
 
-    concrete = forward.get_concrete_function(x_specs, y_spec)
+    concrete = forward.get_concrete_function(*_specs(model, batch, loss))
     gd, _ = variable_graph(concrete, list(model.variables))
+    return gd
+
+
+def train_step_graph(model, batch, loss, optimizer, from_logits=False):
+    """The training step's GraphDef: x, y, loss, init (the optimizer's
+    variables too) and 'train_step', a NoOp after one step of the Keras
+    `optimizer` on the model's trainable variables (weft train --train-op)."""
+    import tensorflow as tf
+    fn = loss_function(loss, from_logits)
+    optimizer.build(model.trainable_variables)
+
+    @tf.function
+    def step(xs, y):
+        with tf.GradientTape() as tape:
+            value = _mean_loss(model, fn, xs, y)
+        grads = tape.gradient(value, model.trainable_variables)
+        optimizer.apply_gradients(zip(grads, model.trainable_variables))
+        return tf.identity(value, name="loss")
+
+    concrete = step.get_concrete_function(*_specs(model, batch, loss))
+    gd, _ = variable_graph(concrete, list(model.variables) + list(optimizer.variables))
+    gd.node.add(name="train_step", op="NoOp",
+                input=["^" + t.op.name for t in concrete.outputs])
     return gd
 
 
@@ -131,15 +167,28 @@ def main():
     p.add_argument("--loss", choices=LOSSES, default=LOSSES[0])
     p.add_argument("--from-logits", action="store_true",
                    help="the model outputs logits (cross-entropy losses)")
+    p.add_argument("--train-step", choices=("sgd", "momentum", "adam"),
+                   help="write the training step with this Keras optimizer "
+                        "(weft train --train-op train_step) instead of the "
+                        "forward graph")
+    p.add_argument("--lr", type=float, default=0.01,
+                   help="the --train-step optimizer's learning rate")
     a = p.parse_args()
     import tensorflow as tf
     model = tf.keras.models.load_model(a.model, compile=False)
-    gd = forward_graph(model, a.batch, a.loss, a.from_logits)
+    if a.train_step:
+        opt = {"sgd": lambda: tf.keras.optimizers.SGD(a.lr),
+               "momentum": lambda: tf.keras.optimizers.SGD(a.lr, momentum=0.9),
+               "adam": lambda: tf.keras.optimizers.Adam(a.lr)}[a.train_step]()
+        gd = train_step_graph(model, a.batch, a.loss, opt, a.from_logits)
+    else:
+        gd = forward_graph(model, a.batch, a.loss, a.from_logits)
     with open(a.out, "wb") as f:
         f.write(gd.SerializeToString())
     inputs = [n.name for n in gd.node if n.op == "Placeholder"]
     print(f"wrote {a.out}: inputs {', '.join(inputs)}, loss 'loss', "
-          f"{len(model.variables)} variables, init 'init'")
+          f"{len(model.variables)} variables, init 'init'"
+          + (", train op 'train_step'" if a.train_step else ""))
 
 
 if __name__ == "__main__":

@@ -216,15 +216,43 @@ absl::StatusOr<ModelChoice> ParseImportedModelFlags(
   c.source = source;
   c.imported.loss = cl.Get("loss");
   c.imported.init = cl.Get("init", "");
+  c.imported.train_op = cl.Get("train-op", "");
   WEFT_RETURN_IF_ERROR(ParseOptimizerFlags(cl, &c));
   c.mode = cl.Get("mode", "single");
-  if (c.mode != "single" && c.mode != "in-graph" && c.mode != "between-async" &&
-      c.mode != "between-sync" && c.mode != "allreduce") {
+  if (!c.imported.train_op.empty()) {
+    // The graph holds its optimizer: nothing to choose, nothing to average.
+    for (const char* f : {"optimizer", "lr"}) {
+      if (cl.Has(f)) {
+        return absl::InvalidArgumentError(absl::StrCat(
+            "--", f, " does not go with --train-op: the graph holds its optimizer"));
+      }
+    }
+    if (c.mode != "single" && c.mode != "between-async") {
+      return absl::InvalidArgumentError(absl::StrCat(
+          "--mode ", c.mode, " needs Weft to compute the gradients: export the "
+          "forward graph and give --loss alone (a graph with --train-op trains "
+          "in --mode single or between-async)"));
+    }
+  }
+  if (c.mode != "single" && c.mode != "in-graph" && c.mode != "model-parallel" &&
+      c.mode != "between-async" && c.mode != "between-sync" && c.mode != "allreduce") {
     return absl::InvalidArgumentError(absl::StrCat(
         "--mode ", c.mode, " is not available for a --graph model yet: use "
-        "single, in-graph, between-async, between-sync or allreduce"));
+        "single, in-graph, model-parallel, between-async, between-sync or "
+        "allreduce"));
   }
-  if (c.mode == "in-graph") {
+  if (c.mode == "model-parallel") {
+    // The forward computation cut by estimated cost, a piece per device.
+    if (cl.Has("param-device")) {
+      return absl::InvalidArgumentError("--param-device goes with --mode in-graph");
+    }
+    WEFT_ASSIGN_OR_RETURN(c.devices, ParseDeviceList(cl.Get("devices", "")));
+    if (c.devices.size() < 2) {
+      return absl::InvalidArgumentError(
+          "--mode model-parallel needs 2 or more --devices, e.g. cpu:0,cpu:1");
+    }
+    c.imported.layer_devices = c.devices;
+  } else if (c.mode == "in-graph") {
     // One tower per device, the variables on --param-device.
     if (!cl.Has("devices")) {
       return absl::InvalidArgumentError(
@@ -242,8 +270,8 @@ absl::StatusOr<ModelChoice> ParseImportedModelFlags(
     }
   } else if (cl.Has("devices") || cl.Has("param-device")) {
     return absl::InvalidArgumentError(absl::StrCat(
-        "--devices and --param-device go with --mode in-graph for a --graph "
-        "model, not --mode ", c.mode));
+        "--devices and --param-device go with --mode in-graph or "
+        "model-parallel for a --graph model, not --mode ", c.mode));
   }
   // The graph must make a training graph: errors name the node now, before
   // any task starts.
@@ -285,8 +313,17 @@ absl::StatusOr<tensorflow::GraphDef> BuildModelGraph(const ModelChoice& c) {
 
 std::string DescribeModel(const ModelChoice& c) {
   if (c.forward != nullptr) {
-    return absl::StrCat(c.source, " (loss ", c.imported.loss, "), ", c.optimizer,
-                        " (lr ", c.learning_rate, ")");
+    return absl::StrCat(
+        c.source, " (loss ", c.imported.loss, "), ",
+        c.imported.train_op.empty()
+            ? absl::StrCat(c.optimizer, " (lr ", c.learning_rate, ")")
+            : absl::StrCat("its own train op ", c.imported.train_op),
+        c.mode == "in-graph"
+            ? absl::StrCat(", in-graph over ", absl::StrJoin(c.devices, ","),
+                           " (parameters on ", c.param_device, ")")
+        : c.mode == "model-parallel"
+            ? absl::StrCat(", split by estimated cost over ", absl::StrJoin(c.devices, ","))
+            : "");
   }
   return absl::StrCat(
       ModelKindName(c.kind), ", batch ", c.options.batch, ", ",

@@ -67,7 +67,9 @@ absl::StatusOr<ModelChoice> ParseModelFlags(const CommandLine& cl);
 
 // --graph FILE --loss T [--init NODE]: the user's forward graph `forward`
 // (read from `source`) with --optimizer, --lr and --mode single, in-graph
-// (--devices, --param-device), between-async, between-sync or allreduce.
+// (--devices, --param-device), model-parallel (--devices: the forward
+// computation split by estimated cost), between-async, between-sync or
+// allreduce.
 // The model-building flags (--model, --hidden, --seed, --variables) and
 // the other modes are INVALID_ARGUMENT naming the flag.
 absl::StatusOr<ModelChoice> ParseImportedModelFlags(

@@ -163,10 +163,13 @@ absl::StatusOr<std::unique_ptr<StepFeeds>> DatasetFeeds(
   WEFT_ASSIGN_OR_RETURN(GraphInfo info, InspectGraph(graph, source));
   WEFT_ASSIGN_OR_RETURN(Dataset all, LoadData(o.data, info.features, o.seed));
   Dataset data = Shard(all, o.shards, o.shard);
-  if (data.size() < info.batch) {
+  // A worker's shard must hold a batch; one process's batches draw from the
+  // whole set as BatchIterator does (datasets.h), a batch too large to
+  // allocate failing there, naming its shape.
+  if (o.shards > 0 && data.size() < info.batch) {
     return absl::InvalidArgumentError(absl::StrCat(
-        o.shards > 0 ? absl::StrCat("worker shard ", o.shard) : "the data",
-        " has ", data.size(), " examples, fewer than --batch ", info.batch));
+        "worker shard ", o.shard, " has ", data.size(),
+        " examples, fewer than --batch ", info.batch));
   }
   return std::make_unique<DatasetStepFeeds>(std::move(data), info.batch,
                                             o.seed + o.shard);

@@ -51,9 +51,13 @@ std::string Usage() {
       "                   gradients and the --optimizer's updates of every\n"
       "                   floating variable the loss reads and the graph does\n"
       "                   not assign itself; --mode single, in-graph (--devices,\n"
-      "                   --param-device), between-async, between-sync or\n"
+      "                   --param-device), model-parallel (--devices: split by\n"
+      "                   estimated cost), between-async, between-sync or\n"
       "                   allreduce\n"
       "  --init NODE      the forward graph's initializer (default: init)\n"
+      "  --train-op NODE  the graph trains itself (a traced train step with its\n"
+      "                   optimizer, tools/export_keras_graph.py --train-step):\n"
+      "                   NODE runs one step; --mode single or between-async\n"
       "  --input NAME=FILE.npy  a placeholder's examples (first axis); inputs\n"
       "                   without one get seeded synthetic values. Step k of\n"
       "                   W workers trains on examples [k*B*W, (k+1)*B*W),\n"
@@ -279,6 +283,7 @@ int TrainCommand(int argc, char** argv) {
                                            {"loss", kValue},
                                            {"init", kValue},
                                            {"input", kRepeated},
+                                           {"train-op", kValue},
                                            {"help", kSwitch}};
   AddModelFlags(&flags);
   AddSecurityFlags(&flags);
@@ -336,8 +341,8 @@ int TrainCommand(int argc, char** argv) {
       return ReportUsage(s, usage.c_str());
     }
   }
-  if ((cl.Has("init") || cl.Has("input")) && !cl.Has("loss")) {
-    return usage_error("--init and --input go with --graph FILE --loss TENSOR");
+  if ((cl.Has("init") || cl.Has("input") || cl.Has("train-op")) && !cl.Has("loss")) {
+    return usage_error("--init, --input and --train-op go with --graph FILE --loss TENSOR");
   }
   const std::string source = absl::StrCat("'", cl.Get("graph"), "'");
   if (cl.Has("graph") && !cl.Has("loss")) {

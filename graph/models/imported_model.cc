@@ -9,6 +9,7 @@
 #include "absl/strings/str_cat.h"
 #include "graph/builder/array_ops.h"
 #include "graph/builder/replication.h"
+#include "graph/models/cost_split.h"
 #include "ops/framework/node_def_util.h"
 #include "runtime/core/status.h"
 
@@ -107,8 +108,19 @@ absl::StatusOr<ImportedTrainingGraph> InspectForwardGraph(
   ImportedTrainingGraph g;
   g.loss = Output{loss.node, loss.index, DT_INVALID};
   g.init = Operation{init};
-  const absl::flat_hash_set<std::string> on_path =
+  absl::flat_hash_set<std::string> on_path =
       Ancestors(nodes, loss.node, /*with_control=*/false);
+  const bool trains_itself = !options.train_op.empty();
+  if (trains_itself) {
+    if (!nodes.contains(options.train_op)) {
+      return absl::InvalidArgumentError(
+          absl::StrCat("the graph has no train op '", options.train_op, "'"));
+    }
+    // The step's inputs are those the train op needs too.
+    for (const std::string& n : Ancestors(nodes, options.train_op, /*with_control=*/true)) {
+      on_path.insert(n);
+    }
+  }
   const absl::flat_hash_set<std::string> initializing =
       init.empty() ? absl::flat_hash_set<std::string>()
                    : Ancestors(nodes, init, /*with_control=*/true);
@@ -179,7 +191,9 @@ absl::StatusOr<ImportedTrainingGraph> InspectForwardGraph(
     v.initializer = g.init;
     g.variables.push_back(std::move(v));
   }
-  if (g.variables.empty()) {
+  if (trains_itself) {
+    g.variables.clear();  // the graph updates them itself
+  } else if (g.variables.empty()) {
     return absl::InvalidArgumentError(absl::StrCat(
         "the loss '", options.loss, "' reads no variable of a floating type "
         "that the graph does not assign itself: nothing to train"));
@@ -229,6 +243,7 @@ absl::StatusOr<Prepared> Prepare(tensorflow::GraphDef* forward,
   if (rename_loss && names.contains("loss")) {
     rename("loss", "loss_model", &o.loss);
   }
+  if (o.train_op == "train_op") rename("train_op", "train_op_model", &o.train_op);
   WEFT_ASSIGN_OR_RETURN(p.graph, InspectForwardGraph(*forward, o));
   const bool loss_is_named_loss = p.graph.loss.node == "loss" && p.graph.loss.index == 0;
   for (const tensorflow::NodeDef& n : forward->node()) {
@@ -285,16 +300,45 @@ absl::StatusOr<ImportedTrainingGraph> BuildImportedTrainingGraph(
   if (optimizer == nullptr) {
     return absl::InvalidArgumentError("BuildImportedTrainingGraph: no optimizer");
   }
+  if (!options.train_op.empty() && !options.layer_devices.empty()) {
+    return absl::InvalidArgumentError(
+        "a graph that trains itself (a train op) is not split over devices yet: "
+        "export the forward graph instead");
+  }
   WEFT_ASSIGN_OR_RETURN(Prepared p, Prepare(&forward, options, /*rename_loss=*/false));
   ImportedTrainingGraph& g = p.graph;
+  const std::vector<std::string>& devices = options.layer_devices;
+  if (!devices.empty()) {
+    std::vector<std::string> roots = {g.loss.node};
+    for (const Operation& op : p.side_effects) roots.push_back(op.node);
+    WEFT_ASSIGN_OR_RETURN(CostSplit split,
+                          SplitByCost(forward, roots, static_cast<int>(devices.size())));
+    for (tensorflow::NodeDef& n : *forward.mutable_node()) {
+      auto it = split.part.find(n.name());
+      if (it != split.part.end()) n.set_device(devices[it->second]);
+    }
+    g.split_cost = split.cost;
+  }
   WEFT_RETURN_IF_ERROR(root.Import(forward));
   WEFT_RETURN_IF_ERROR(TypeLoss(root, options.loss, &g));
   if (g.loss.node != "loss" || g.loss.index != 0) {
     g.loss = Identity(root.WithOpName("loss"), g.loss);
   }
   g.global_step = NewGlobalStep(root, VariableKind::kResource);
+  if (!p.options.train_op.empty()) {
+    // The graph trains itself: its step, then the step count.
+    const Scope after = root.WithControlDependencies({Operation{p.options.train_op}});
+    p.side_effects.push_back(AssignAddTo(after.WithOpName("global_step/increment"),
+                                         g.global_step, Const(after, int64_t{1})));
+    g.train_op = Group(root.WithOpName("train_op"), p.side_effects);
+    AddInit(root, *optimizer, &g);
+    WEFT_RETURN_IF_ERROR(root.status());
+    return g;
+  }
+  GradientOptions grad_options;
+  grad_options.colocate_with_ops = !devices.empty();
   WEFT_ASSIGN_OR_RETURN(std::vector<GradAndVar> grads,
-                        optimizer->ComputeGradients(root, g.loss, g.variables));
+                        optimizer->ComputeGradients(root, g.loss, g.variables, grad_options));
   WEFT_ASSIGN_OR_RETURN(Operation step,
                         optimizer->ApplyGradients(root, grads, &g.global_step));
   p.side_effects.push_back(step);
@@ -308,6 +352,15 @@ absl::StatusOr<ImportedTrainingGraph> BuildImportedReplicatedTrainingGraph(
     const Scope& root, tensorflow::GraphDef forward,
     const ImportedModelOptions& options, Optimizer* optimizer,
     const std::vector<std::string>& tower_devices, const std::string& param_device) {
+  if (!options.layer_devices.empty()) {
+    return absl::InvalidArgumentError(
+        "in-graph towers and layer_devices (model parallelism) cannot be combined");
+  }
+  if (!options.train_op.empty()) {
+    return absl::InvalidArgumentError(
+        "a graph that trains itself (a train op) cannot be built in towers: its "
+        "gradients are not Weft's to average; export the forward graph instead");
+  }
   if (optimizer == nullptr) {
     return absl::InvalidArgumentError(
         "BuildImportedReplicatedTrainingGraph: no optimizer");

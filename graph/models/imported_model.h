@@ -23,7 +23,8 @@
 // Names: the training graph adds "loss" (an Identity of the loss unless the
 // loss already is "loss:0"), "global_step", "train_op" and "init" (the
 // forward graph's initializer, the optimizer's slots and the step). A
-// forward initializer called "init" is renamed "init_model"; a forward node
+// forward initializer called "init" is renamed "init_model", a train op
+// (options.train_op) called "train_op" "train_op_model"; a forward node
 // already called "global_step" or "train_op", or "loss" that is not the
 // loss, is INVALID_ARGUMENT naming it.
 //
@@ -51,6 +52,17 @@ struct ImportedModelOptions {
   std::string loss;  // "node" or "node:index"
   // The forward graph's initializer; empty: "init" where the graph has one.
   std::string init;
+  // Model parallelism (BuildImportedTrainingGraph): the forward computation
+  // cut into consecutive pieces of about equal estimated cost, piece i on
+  // layer_devices[i] (cost_split.h), each variable with the piece that
+  // reads it first, and the gradients with their forward ops. Empty: no
+  // device requests.
+  std::vector<std::string> layer_devices;
+  // A graph that trains itself (a traced train step, its optimizer inside):
+  // the op that runs one step. Then nothing is differentiated: "train_op"
+  // runs it and increments global_step, and no variable needs to be
+  // trainable. Empty: a forward graph.
+  std::string train_op;
 };
 
 // A Placeholder the loss depends on: what a step must feed.
@@ -67,6 +79,8 @@ struct ImportedTrainingGraph {
   Output loss;                               // "loss:0"
   Operation train_op, init;
   TrainableVariable global_step;
+  // With layer_devices: the estimated cost of each device's piece.
+  std::vector<double> split_cost;
 };
 
 // The inputs and trainable variables of `forward` for `options.loss`,

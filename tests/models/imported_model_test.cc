@@ -1,7 +1,8 @@
 // A forward graph brought by the user, made a training graph: it trains
 // exactly as the same model built with the library does (same losses, bit
-// for bit), leaves assigned variables (moving statistics) untrained but
-// updated every step, and refuses what it cannot train, naming the node.
+// for bit; also in towers, and split over devices by estimated cost),
+// leaves assigned variables (moving statistics) untrained but updated every
+// step, and refuses what it cannot train, naming the node.
 #include "graph/models/imported_model.h"
 
 #include <memory>
@@ -14,6 +15,7 @@
 #include "graph/builder/optimizers.h"
 #include "graph/builder/state_ops.h"
 #include "graph/builder/variables.h"
+#include "graph/models/cost_split.h"
 #include "graph/models/datasets.h"
 #include "graph/models/models.h"
 #include "gtest/gtest.h"
@@ -144,6 +146,48 @@ TEST(ImportedModelTest, InGraphTowersTrainAsTheLibrarysReplicatedGraph) {
   EXPECT_EQ(s.code(), absl::StatusCode::kInvalidArgument) << s;
 }
 
+TEST(ImportedModelTest, ModelParallelSplitsByCostAndTrainsTheSame) {
+  // The MLP (64 -> 16 -> 16 -> 10, batch 16): hidden1's MatMul is about
+  // two thirds of the cost, so it is one piece and the rest the other.
+  absl::StatusOr<CostSplit> split = SplitByCost(ForwardMlp(), {"loss"}, 2);
+  ASSERT_TRUE(split.ok()) << split.status();
+  EXPECT_EQ(split->part.at("mlp/hidden1/MatMul"), 0);
+  EXPECT_EQ(split->part.at("mlp/hidden2/MatMul"), 1);
+  EXPECT_EQ(split->part.at("mlp/output/MatMul"), 1);
+  EXPECT_EQ(split->part.at("mlp/hidden2/w"), 1);  // with its first reader
+  EXPECT_EQ(split->part.at("images"), 0);
+  EXPECT_FALSE(split->part.contains("mlp/hidden2/w/Read"));  // where w lives
+  ASSERT_EQ(split->cost.size(), 2u);
+  EXPECT_GT(split->cost[0], split->cost[1]);
+  EXPECT_GT(split->cost[1], 0);
+  EXPECT_EQ(SplitByCost(ForwardMlp(), {"nope"}, 2).status().code(),
+            absl::StatusCode::kInvalidArgument);
+
+  Scope single = Scope::NewRoot();
+  auto opt = NewOptimizerByName("adam", 0.05f);
+  ImportedModelOptions o;
+  o.loss = "loss";
+  ASSERT_TRUE(BuildImportedTrainingGraph(single, ForwardMlp(), o, opt->get()).ok());
+  Scope split_graph = Scope::NewRoot();
+  auto opt2 = NewOptimizerByName("adam", 0.05f);
+  o.layer_devices = {"/device:CPU:0", "/device:CPU:1"};
+  absl::StatusOr<ImportedTrainingGraph> g =
+      BuildImportedTrainingGraph(split_graph, ForwardMlp(), o, opt2->get());
+  ASSERT_TRUE(g.ok()) << g.status();
+  EXPECT_EQ(split_graph.FindNode("mlp/output/MatMul")->device(), "/device:CPU:1");
+  // Gradients go with their forward ops.
+  bool backward_on_1 = false;
+  for (const tensorflow::NodeDef& n : split_graph.graph().node()) {
+    backward_on_1 |= absl::StartsWith(n.name(), "gradients/") &&
+                     n.op() == "MatMul" && n.device() == "/device:CPU:1";
+  }
+  EXPECT_TRUE(backward_on_1);
+  const std::vector<float> want = Losses(*single.ToGraphDef(), 5);
+  const std::vector<float> got = Losses(*split_graph.ToGraphDef(), 5);
+  ASSERT_EQ(want.size(), 5u);
+  EXPECT_EQ(got, want);
+}
+
 // y = x * w; loss = sum(y); a "moving" variable assigned from the loss
 // each step, as batch norm's statistics are.
 tensorflow::GraphDef ForwardWithMovingStat() {
@@ -190,6 +234,49 @@ TEST(ImportedModelTest, AssignedVariablesAreUpdatedNotTrained) {
   EXPECT_FLOAT_EQ(out[0].flat<float>()[1], 1.f);
   EXPECT_FLOAT_EQ(out[1].flat<float>()[0], 5.f);  // 3 + 2: ran every step
   EXPECT_EQ(out[2].flat<int64_t>()[0], 2);
+}
+
+TEST(ImportedModelTest, AGraphThatTrainsItselfRunsItsOwnStep) {
+  // loss = sum(x * w); the graph's own step (called "train_op", a name the
+  // training graph takes: it becomes "train_op_model") is w -= 0.5.
+  Scope forward = Scope::NewRoot();
+  Output x = Placeholder(forward.WithOpName("x"), DT_FLOAT, {2});
+  ResourceVariable w = NewResourceVariable(forward.WithOpName("w"), {2}, DT_FLOAT,
+                                           Const(forward, {1.f, 2.f}));
+  Sum(forward.WithOpName("total"), Mul(forward, x, w.value), Const(forward, 0));
+  AddNode0(forward.WithOpName("train_op"), "AssignSubVariableOp",
+           {w.handle, Const(forward, {0.5f, 0.5f})});
+  Group(forward.WithOpName("init"), {w.initializer});
+
+  Scope root = Scope::NewRoot();
+  auto opt = NewOptimizerByName("sgd", 0.1f);
+  ImportedModelOptions o;
+  o.loss = "total";
+  o.train_op = "train_op";
+  absl::StatusOr<ImportedTrainingGraph> g =
+      BuildImportedTrainingGraph(root, *forward.ToGraphDef(), o, opt->get());
+  ASSERT_TRUE(g.ok()) << g.status();
+  EXPECT_TRUE(g->variables.empty());  // nothing for Weft to differentiate
+  ASSERT_NE(root.FindNode("train_op_model"), nullptr);
+  std::unique_ptr<Session> session = NewLocalSession(SessionOptions());
+  ASSERT_TRUE(session->Create(*root.ToGraphDef()).ok());
+  std::vector<Tensor> out;
+  ASSERT_TRUE(session->Run({}, {}, {"init"}, &out).ok());
+  Tensor feed(DT_FLOAT, TensorShape({2}));
+  feed.flat<float>()[0] = feed.flat<float>()[1] = 1.f;
+  for (int i = 0; i < 2; ++i) {
+    ASSERT_TRUE(session->Run({{"x", feed}}, {"loss"}, {"train_op"}, &out).ok());
+  }
+  ASSERT_TRUE(session->Run({}, {"w/Read:0", "global_step/Read:0"}, {}, &out).ok());
+  EXPECT_FLOAT_EQ(out[0].flat<float>()[0], 0.f);
+  EXPECT_FLOAT_EQ(out[0].flat<float>()[1], 1.f);
+  EXPECT_EQ(out[1].flat<int64_t>()[0], 2);
+
+  o.train_op = "no_such_step";
+  Scope bad = Scope::NewRoot();
+  EXPECT_TRUE(absl::StrContains(
+      BuildImportedTrainingGraph(bad, *forward.ToGraphDef(), o, opt->get()).status().message(),
+      "no train op 'no_such_step'"));
 }
 
 absl::Status BuildError(tensorflow::GraphDef forward, const std::string& loss,

@@ -6,11 +6,14 @@ Keras by tools/export_keras_graph.py, trained as TensorFlow trains it.
   - between-sync, 1 ps + 2 workers, each on its half of every global batch:
     the mean of the workers' losses is one process's loss on the whole
     batch, step by step (a model without batch norm, whose statistics
-    would be per slice); allreduce over 2 workers and in-graph towers over
-    2 CPU devices likewise;
+    would be per slice); allreduce over 2 workers, in-graph towers over
+    2 CPU devices, and model parallelism (the graph split by estimated cost
+    over 2 CPU devices) likewise;
   - between-async trains (the loss falls);
   - weft compare --graph runs the modes a user's graph has, and its sync
     modes report one process's loss;
+  - a graph that trains itself (Keras's training step, its optimizer
+    inside; --train-op) gives Keras's losses;
   - synthetic inputs from the placeholders' shapes when no --input is given;
   - errors name the flag, node or file: no such loss, an --input naming no
     placeholder, a file of the wrong dtype or shape, a mode not available.
@@ -35,7 +38,7 @@ except ImportError as e:  # pragma: no cover
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 sys.path.insert(0, os.path.join(HERE, "..", "..", "tools"))
-from export_keras_graph import forward_graph  # noqa: E402
+from export_keras_graph import forward_graph, train_step_graph  # noqa: E402
 from local_cluster import free_port  # noqa: E402
 
 WEFT = os.path.abspath(sys.argv[1])
@@ -144,6 +147,24 @@ def test_single_process():
         got = metrics(path(f"cnn_{opt}.jsonl")) if r.returncode == 0 else []
         check(f"a Keras CNN with batch norm trains in weft as in Keras ({opt})",
               close(got, want), f"weft {got} keras {want}\n{r.stdout[-500:]}{r.stderr[-800:]}")
+    # A graph that trains itself: Keras's own momentum optimizer inside.
+    K.utils.set_random_seed(7)
+    step_graph = train_step_graph(cnn(), 0, "sparse_categorical_crossentropy",
+                                  K.optimizers.SGD(0.05, momentum=0.9), from_logits=True)
+    with open(path("cnn_step.pb"), "wb") as f:
+        f.write(step_graph.SerializeToString())
+    want = keras_losses(cnn, x, y, 16, 3, K.optimizers.SGD(0.05, momentum=0.9))
+    r = weft_train(["--graph", path("cnn_step.pb"), "--loss", "loss", "--train-op",
+                    "train_step", *inputs, "--batch", "16", "--steps", "3",
+                    "--metrics-out", path("cnn_step.jsonl")])
+    got = metrics(path("cnn_step.jsonl")) if r.returncode == 0 else []
+    check("a Keras training step (its optimizer in the graph) runs as in Keras",
+          close(got, want), f"weft {got} keras {want}\n{r.stdout[-500:]}{r.stderr[-800:]}")
+    r = weft_train(["--graph", path("cnn_step.pb"), "--loss", "loss", "--train-op",
+                    "train_step", "--batch", "16", "--mode", "between-sync"])
+    check("a graph that trains itself is refused in sync, naming what to export",
+          r.returncode != 0 and "export the forward graph" in r.stderr, r.stderr[-500:])
+
     # A model of two inputs, one of them token ids (an embedding's gather).
     feats = rng.uniform(-1, 1, (32, 6)).astype(np.float32)
     ids = rng.randint(0, 20, (32, 4)).astype(np.int32)
@@ -234,6 +255,14 @@ def test_replicated_modes():
     got = metrics(path("in_graph.jsonl")) if r.returncode == 0 else []
     check("in-graph, a tower per CPU device: one process's losses on the whole batch",
           close(got, want, 1e-4), f"weft {got} keras {want}\n{r.stdout[-500:]}{r.stderr[-800:]}")
+    r = weft_train(["--graph", graph, "--loss", "loss", *inputs, "--batch", "16",
+                    "--mode", "model-parallel", "--devices", "cpu:0,cpu:1", "--steps", "3",
+                    "--optimizer", "sgd", "--lr", "0.2",
+                    "--metrics-out", path("model_parallel.jsonl")])
+    got = metrics(path("model_parallel.jsonl")) if r.returncode == 0 else []
+    check("model-parallel, split by estimated cost over 2 CPU devices: Keras's losses",
+          close(got, want, 1e-4) and "split by estimated cost" in r.stdout,
+          f"weft {got} keras {want}\n{r.stdout[-500:]}{r.stderr[-800:]}")
     ok, losses, out = run_cluster("between-async", graph, inputs, 40)
     falls = ok and all(len(l) > 4 and np.mean(l[-3:]) < np.mean(l[:3]) for l in losses)
     check("between-async over 2 workers trains (the loss falls)", falls,
@@ -256,15 +285,16 @@ def test_compare():
     except (OSError, ValueError) as e:
         runs = {}
         r.stderr += repr(e)
-    check("weft compare --graph runs single, in-graph, between-async, between-sync "
-          "and allreduce",
+    check("weft compare --graph runs single, model-parallel, in-graph, "
+          "between-async, between-sync and allreduce",
           r.returncode == 0 and sorted(runs) == ["allreduce", "between-async",
-                                                 "between-sync", "in-graph", "single"]
+                                                 "between-sync", "in-graph",
+                                                 "model-parallel", "single"]
           and all(run["ok"] for run in runs.values()),
           r.stdout[-1500:] + r.stderr[-800:])
     if "single" in runs:
         single = runs["single"]["final_loss"]
-        for mode in ("in-graph", "between-sync", "allreduce"):
+        for mode in ("model-parallel", "in-graph", "between-sync", "allreduce"):
             got = runs.get(mode, {}).get("final_loss")
             check(f"compare: {mode}'s loss is one process's ({single:.5f})",
                   got is not None and abs(got - single) <= 1e-4 * (1 + single),
