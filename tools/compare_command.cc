@@ -64,6 +64,7 @@
 #include "tools/compare_projection.h"
 #include "tools/json_text.h"
 #include "tools/local_processes.h"
+#include "tools/step_feeds.h"
 
 namespace weft {
 namespace {
@@ -724,12 +725,14 @@ int CompareCommand(int argc, char** argv) {
     f.loss = cl.Get("loss");
     f.init = cl.Get("init", "");
     f.train_op = cl.Get("train-op", "");
+    std::map<std::string, std::string> inputs;
     for (const std::string& in : cl.GetAll("input")) {
-      const size_t eq = in.find('=');
-      if (eq == std::string::npos || eq == 0 || eq + 1 == in.size()) {
-        return usage(absl::StrCat("--input takes NAME=FILE.npy, not '", in, "'"));
+      if (absl::Status s = ParseInputFlag(in, &inputs); !s.ok()) {
+        return ReportUsage(s, kUsage);
       }
-      f.inputs.push_back(absl::StrCat(in.substr(0, eq + 1), absolute(in.substr(eq + 1))));
+    }
+    for (const auto& [name, file] : inputs) {
+      f.inputs.push_back(absl::StrCat(name, "=", absolute(file)));
     }
     f.model = cl.Get("graph");
   } else {

@@ -49,6 +49,17 @@ void AddModelFlags(std::map<std::string, FlagKind>* flags) {
 }
 
 namespace {
+
+// --param-device (one device), or `fallback` without it.
+absl::StatusOr<std::string> ParamDevice(const CommandLine& cl, const std::string& fallback) {
+  if (!cl.Has("param-device")) return fallback;
+  WEFT_ASSIGN_OR_RETURN(std::vector<std::string> p, ParseDeviceList(cl.Get("param-device")));
+  if (p.size() != 1) {
+    return absl::InvalidArgumentError("--param-device takes one device");
+  }
+  return p[0];
+}
+
 absl::Status ParseParallelFlags(const CommandLine& cl, ModelChoice* c) {
   if (cl.Has("devices")) {
     WEFT_ASSIGN_OR_RETURN(c->devices, ParseDeviceList(cl.Get("devices")));
@@ -110,19 +121,11 @@ absl::Status ParseParallelFlags(const CommandLine& cl, ModelChoice* c) {
     return absl::InvalidArgumentError(
         absl::StrCat("--mode ", c->mode, " needs --devices, e.g. cpu:0,cpu:1"));
   }
-  if (cl.Has("param-device")) {
-    if (c->mode != "in-graph") {
-      return absl::InvalidArgumentError(
-          "--param-device goes with --mode in-graph");
-    }
-    WEFT_ASSIGN_OR_RETURN(std::vector<std::string> p,
-                          ParseDeviceList(cl.Get("param-device")));
-    if (p.size() != 1) {
-      return absl::InvalidArgumentError("--param-device takes one device");
-    }
-    c->param_device = p[0];
-  } else if (c->mode == "in-graph") {
-    c->param_device = c->devices[0];
+  if (cl.Has("param-device") && c->mode != "in-graph") {
+    return absl::InvalidArgumentError("--param-device goes with --mode in-graph");
+  }
+  if (c->mode == "in-graph") {
+    WEFT_ASSIGN_OR_RETURN(c->param_device, ParamDevice(cl, c->devices[0]));
   }
   if (c->mode == "in-graph" && c->options.batch % static_cast<int64_t>(n) != 0) {
     return absl::InvalidArgumentError(absl::StrCat(
@@ -200,7 +203,6 @@ bool AveragesOverRing(const ModelChoice& c) {
   return c.mode == "allreduce" || c.mode == "hybrid";
 }
 
-
 absl::StatusOr<ModelChoice> ParseImportedModelFlags(
     const CommandLine& cl, std::shared_ptr<const tensorflow::GraphDef> forward,
     const std::string& source) {
@@ -259,15 +261,7 @@ absl::StatusOr<ModelChoice> ParseImportedModelFlags(
           "--mode in-graph needs --devices, e.g. cpu:0,cpu:1");
     }
     WEFT_ASSIGN_OR_RETURN(c.devices, ParseDeviceList(cl.Get("devices")));
-    c.param_device = c.devices[0];
-    if (cl.Has("param-device")) {
-      WEFT_ASSIGN_OR_RETURN(std::vector<std::string> p,
-                            ParseDeviceList(cl.Get("param-device")));
-      if (p.size() != 1) {
-        return absl::InvalidArgumentError("--param-device takes one device");
-      }
-      c.param_device = p[0];
-    }
+    WEFT_ASSIGN_OR_RETURN(c.param_device, ParamDevice(cl, c.devices[0]));
   } else if (cl.Has("devices") || cl.Has("param-device")) {
     return absl::InvalidArgumentError(absl::StrCat(
         "--devices and --param-device go with --mode in-graph or "

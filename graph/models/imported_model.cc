@@ -212,6 +212,16 @@ struct Prepared {
   ImportedModelOptions options;
   ImportedTrainingGraph graph;
   std::vector<Operation> side_effects;
+  NodeMap nodes;  // the forward graph's nodes by name (its NodeDefs)
+  absl::flat_hash_set<std::string> initializing;  // the initializer's nodes
+
+  // What a training step runs of the forward graph: the loss and the side
+  // effects.
+  std::vector<std::string> StepRoots() const {
+    std::vector<std::string> roots = {graph.loss.node};
+    for (const Operation& op : side_effects) roots.push_back(op.node);
+    return roots;
+  }
 };
 
 absl::StatusOr<Prepared> Prepare(tensorflow::GraphDef* forward,
@@ -222,28 +232,24 @@ absl::StatusOr<Prepared> Prepare(tensorflow::GraphDef* forward,
   o = options;
   absl::flat_hash_set<std::string> names;
   for (const tensorflow::NodeDef& n : forward->node()) names.insert(n.name());
-  auto rename = [&](const std::string& from, const std::string& base,
-                    std::string* field) {
+  // Renames node `from` to `base` (made unique), and every option naming it.
+  auto rename = [&](const std::string& from, const std::string& base) {
     std::string to = base;
     for (int i = 1; names.contains(to); ++i) to = absl::StrCat(base, "_", i);
     RenameNode(forward, from, to);
     names.insert(to);
-    if (*field == from || absl::StartsWith(*field, from + ":")) {
-      *field = absl::StrCat(to, field->substr(from.size()));
+    for (std::string* field : {&o.init, &o.loss, &o.train_op}) {
+      if (*field == from || absl::StartsWith(*field, from + ":")) {
+        *field = absl::StrCat(to, field->substr(from.size()));
+      }
     }
   };
   if ((o.init.empty() || o.init == "init") && names.contains("init")) {
-    std::string init = "init";
-    rename("init", "init_model", &init);
-    if (o.loss == "init" || absl::StartsWith(o.loss, "init:")) {
-      o.loss = absl::StrCat(init, o.loss.substr(4));
-    }
-    o.init = init;
+    o.init = "init";
+    rename("init", "init_model");
   }
-  if (rename_loss && names.contains("loss")) {
-    rename("loss", "loss_model", &o.loss);
-  }
-  if (o.train_op == "train_op") rename("train_op", "train_op_model", &o.train_op);
+  if (rename_loss && names.contains("loss")) rename("loss", "loss_model");
+  if (o.train_op == "train_op") rename("train_op", "train_op_model");
   WEFT_ASSIGN_OR_RETURN(p.graph, InspectForwardGraph(*forward, o));
   const bool loss_is_named_loss = p.graph.loss.node == "loss" && p.graph.loss.index == 0;
   for (const tensorflow::NodeDef& n : forward->node()) {
@@ -254,16 +260,14 @@ absl::StatusOr<Prepared> Prepare(tensorflow::GraphDef* forward,
           "graph gives its own node: rename it when exporting"));
     }
   }
-  NodeMap nodes;
-  for (const tensorflow::NodeDef& n : forward->node()) nodes[n.name()] = &n;
-  const absl::flat_hash_set<std::string> initializing =
-      Ancestors(nodes, o.init, /*with_control=*/true);
+  for (const tensorflow::NodeDef& n : forward->node()) p.nodes[n.name()] = &n;
+  p.initializing = Ancestors(p.nodes, o.init, /*with_control=*/true);
   absl::flat_hash_set<std::string> consumed;
   for (const tensorflow::NodeDef& n : forward->node()) {
     for (const std::string& in : n.input()) consumed.insert(std::string(InputNode(in)));
   }
   for (const tensorflow::NodeDef& n : forward->node()) {
-    if (IsAssign(n.op()) && !initializing.contains(n.name()) &&
+    if (IsAssign(n.op()) && !p.initializing.contains(n.name()) &&
         !consumed.contains(n.name())) {
       p.side_effects.push_back(Operation{n.name()});
     }
@@ -309,10 +313,8 @@ absl::StatusOr<ImportedTrainingGraph> BuildImportedTrainingGraph(
   ImportedTrainingGraph& g = p.graph;
   const std::vector<std::string>& devices = options.layer_devices;
   if (!devices.empty()) {
-    std::vector<std::string> roots = {g.loss.node};
-    for (const Operation& op : p.side_effects) roots.push_back(op.node);
-    WEFT_ASSIGN_OR_RETURN(CostSplit split,
-                          SplitByCost(forward, roots, static_cast<int>(devices.size())));
+    WEFT_ASSIGN_OR_RETURN(CostSplit split, SplitByCost(forward, p.StepRoots(),
+                                                       static_cast<int>(devices.size())));
     for (tensorflow::NodeDef& n : *forward.mutable_node()) {
       auto it = split.part.find(n.name());
       if (it != split.part.end()) n.set_device(devices[it->second]);
@@ -369,17 +371,11 @@ absl::StatusOr<ImportedTrainingGraph> BuildImportedReplicatedTrainingGraph(
   ImportedTrainingGraph& g = p.graph;
   // What a tower copies: the forward computation of the loss and of the
   // side effects, without the variables, inputs and initializer.
-  NodeMap nodes;
-  for (const tensorflow::NodeDef& n : forward.node()) nodes[n.name()] = &n;
-  const absl::flat_hash_set<std::string> initializing =
-      Ancestors(nodes, p.options.init, /*with_control=*/true);
   absl::flat_hash_set<std::string> copied;
-  std::vector<std::string> roots = {g.loss.node};
-  for (const Operation& op : p.side_effects) roots.push_back(op.node);
-  for (const std::string& r : roots) {
-    for (const std::string& n : Ancestors(nodes, r, /*with_control=*/true)) {
-      auto it = nodes.find(n);
-      if (it == nodes.end() || initializing.contains(n)) continue;
+  for (const std::string& r : p.StepRoots()) {
+    for (const std::string& n : Ancestors(p.nodes, r, /*with_control=*/true)) {
+      auto it = p.nodes.find(n);
+      if (it == p.nodes.end() || p.initializing.contains(n)) continue;
       const std::string& op = it->second->op();
       if (op == "VarHandleOp" || op == "VariableV2" || op == "Variable" ||
           op == "Placeholder") {
