@@ -24,14 +24,6 @@ namespace weft {
 namespace {
 
 // The node an input string ("a", "a:1", "^a") refers to.
-std::string InputNode(const std::string& input) {
-  std::string name = input;
-  if (!name.empty() && name[0] == '^') name.erase(0, 1);
-  const size_t colon = name.find(':');
-  if (colon != std::string::npos) name.resize(colon);
-  return name;
-}
-
 std::string AttrDtype(const tensorflow::NodeDef& node, const char* attr) {
   auto it = node.attr().find(attr);
   if (it == node.attr().end()) return "?";
@@ -109,7 +101,9 @@ GraphSummary SummarizeGraph(const tensorflow::GraphDef& graph) {
 
   absl::flat_hash_set<std::string> consumed;
   for (const auto& node : graph.node()) {
-    for (const std::string& input : node.input()) consumed.insert(InputNode(input));
+    for (const std::string& input : node.input()) {
+      consumed.emplace(InputNodeName(input));
+    }
   }
 
   const OpRegistry& ops = GlobalOpRegistry();

@@ -8,6 +8,7 @@
 #include "absl/strings/match.h"
 #include "absl/strings/str_cat.h"
 #include "absl/strings/strip.h"
+#include "ops/framework/node_def_util.h"
 #include "runtime/core/device_name.h"
 #include "runtime/core/status.h"
 #include "runtime/core/types.h"
@@ -37,12 +38,6 @@ DeviceSpec FillFrom(DeviceSpec request, const DeviceSpec& fill) {
 }
 
 // The node an input names ("w", "w:0"); empty for a control input.
-absl::string_view InputNode(absl::string_view input) {
-  if (absl::StartsWith(input, "^")) return {};
-  const size_t colon = input.rfind(':');
-  return colon == absl::string_view::npos ? input : input.substr(0, colon);
-}
-
 // The nodes a node's "_class" attr colocates it with.
 std::vector<std::string> ColocatedWith(const tensorflow::NodeDef& node) {
   std::vector<std::string> out;
@@ -118,7 +113,8 @@ class Setter {
       if (it != placed_.end()) return &it->second;
     }
     for (const std::string& input : node.input()) {
-      auto it = placed_.find(InputNode(input));
+      if (absl::StartsWith(input, "^")) continue;  // only data inputs count
+      auto it = placed_.find(InputNodeName(input));
       if (it != placed_.end()) return &it->second;
     }
     return nullptr;

@@ -29,11 +29,6 @@ bool IsAssign(const std::string& op) {
 }
 
 // The node an input string names ("x", "x:1", "^x").
-absl::string_view InputNode(absl::string_view input) {
-  if (absl::StartsWith(input, "^")) input.remove_prefix(1);
-  return input.substr(0, input.find(':'));
-}
-
 // Every node `from` depends on: through data inputs only, or through
 // control inputs as well.
 absl::flat_hash_set<std::string> Ancestors(const NodeMap& nodes,
@@ -47,7 +42,7 @@ absl::flat_hash_set<std::string> Ancestors(const NodeMap& nodes,
     if (it == nodes.end()) continue;
     for (const std::string& in : it->second->input()) {
       if (!with_control && absl::StartsWith(in, "^")) continue;
-      std::string name(InputNode(in));
+      std::string name(InputNodeName(in));
       if (seen.insert(name).second) todo.push_back(std::move(name));
     }
   }
@@ -66,7 +61,7 @@ void RenameNode(tensorflow::GraphDef* graph, const std::string& from,
   for (tensorflow::NodeDef& n : *graph->mutable_node()) {
     if (n.name() == from) n.set_name(to);
     for (std::string& in : *n.mutable_input()) {
-      if (InputNode(in) != from) continue;
+      if (InputNodeName(in) != from) continue;
       const bool control = absl::StartsWith(in, "^");
       const size_t colon = in.find(':');
       in = absl::StrCat(control ? "^" : "", to,
@@ -128,14 +123,14 @@ absl::StatusOr<ImportedTrainingGraph> InspectForwardGraph(
   absl::flat_hash_set<std::string> assigned;
   for (const tensorflow::NodeDef& n : forward.node()) {
     if (IsAssign(n.op()) && n.input_size() > 0 && !initializing.contains(n.name())) {
-      assigned.insert(std::string(InputNode(n.input(0))));
+      assigned.insert(std::string(InputNodeName(n.input(0))));
     }
   }
   // The read of each variable the loss depends on: what it is trained by.
   absl::flat_hash_map<std::string, Output> reads;
   for (const tensorflow::NodeDef& n : forward.node()) {
     if (!on_path.contains(n.name()) || n.input_size() == 0) continue;
-    const std::string var(InputNode(n.input(0)));
+    const std::string var(InputNodeName(n.input(0)));
     auto it = nodes.find(var);
     if (it == nodes.end()) continue;
     const std::string& var_op = it->second->op();
@@ -264,7 +259,7 @@ absl::StatusOr<Prepared> Prepare(tensorflow::GraphDef* forward,
   p.initializing = Ancestors(p.nodes, o.init, /*with_control=*/true);
   absl::flat_hash_set<std::string> consumed;
   for (const tensorflow::NodeDef& n : forward->node()) {
-    for (const std::string& in : n.input()) consumed.insert(std::string(InputNode(in)));
+    for (const std::string& in : n.input()) consumed.insert(std::string(InputNodeName(in)));
   }
   for (const tensorflow::NodeDef& n : forward->node()) {
     if (IsAssign(n.op()) && !p.initializing.contains(n.name()) &&
@@ -410,11 +405,11 @@ absl::StatusOr<ImportedTrainingGraph> BuildImportedReplicatedTrainingGraph(
       c->set_name(prefix + n.name());
       c->set_device(tower_devices[index]);
       for (std::string& in : *c->mutable_input()) {
-        const std::string node(InputNode(in));
+        const std::string node(InputNodeName(in));
         const bool control = absl::StartsWith(in, "^");
         auto slice = input_slice.find(node);
         if (slice != input_slice.end()) {
-          in = control ? absl::StrCat("^", InputNode(slice->second)) : slice->second;
+          in = control ? absl::StrCat("^", InputNodeName(slice->second)) : slice->second;
         } else if (copied.contains(node)) {
           in = absl::StrCat(control ? "^" : "", prefix, in.substr(control ? 1 : 0));
         }

@@ -64,7 +64,9 @@ absl::Status CheckImageSize(const DecodeRequest& r, const char* format,
 // Allocates output 0 for a decoded 8-bit image (with a leading frame
 // dimension when r.frame_dim) and returns where to decode it: the output's
 // own buffer when r.dtype is uint8, else `scratch`, which WidenDecoded then
-// converts into the output (uint16: x * 257; float: x / 255).
+// converts into the output as TensorFlow's DecodeImage does for JPEG, GIF
+// and BMP data (uint16: x * 256; float: x / 255). PNG widens on its own
+// (x * 257, libpng's expansion).
 absl::Status AllocateDecoded(OpKernelContext* c, const DecodeRequest& r,
                              int64_t frames, int64_t height, int64_t width,
                              int64_t channels, Tensor* scratch, Tensor** out,

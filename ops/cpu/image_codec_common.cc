@@ -2,7 +2,7 @@
 // bytes, the size bound every decoder checks before allocating, the
 // decoded image's output (an 8-bit decoder writes straight into a uint8
 // output) and the widening of 8-bit pixels into uint16/float outputs, with
-// TensorFlow's scales (x * 257, x * (1/255)), threaded over rows; and
+// TensorFlow's scales for JPEG, GIF and BMP (x * 256, x * (1/255)), threaded over rows; and
 // RegisterImageCodecKernels, which calls the per-file registrations.
 #include <cstring>
 
@@ -106,7 +106,7 @@ void WidenDecoded(OpKernelContext* c, const Tensor& scratch, Tensor* out) {
   if (out->dtype() == DT_UINT16) {
     uint16_t* dst = out->data<uint16_t>();
     ParallelRange(c, n, 2, [&](int64_t b, int64_t e) {
-      for (int64_t i = b; i < e; ++i) dst[i] = static_cast<uint16_t>(src[i] * 257);
+      for (int64_t i = b; i < e; ++i) dst[i] = static_cast<uint16_t>(src[i] << 8);
     });
     return;
   }

@@ -327,6 +327,11 @@ absl::Status GetNodeAttr(const NodeDef& node, absl::string_view name,
   return absl::OkStatus();
 }
 
+absl::string_view InputNodeName(absl::string_view input) {
+  absl::ConsumePrefix(&input, "^");
+  return input.substr(0, input.find(':'));
+}
+
 absl::StatusOr<TensorId> ParseTensorName(absl::string_view name) {
   TensorId id;
   absl::string_view rest = name;

@@ -90,6 +90,11 @@ struct TensorId {
 };
 absl::StatusOr<TensorId> ParseTensorName(absl::string_view name);
 
+// The node an input string names, without validating it: "node", "node:3"
+// and "^node" all name "node", and so does a function body's "node:out:0".
+// The view points into `input`.
+absl::string_view InputNodeName(absl::string_view input);
+
 }  // namespace weft
 
 #endif  // WEFT_OPS_FRAMEWORK_NODE_DEF_UTIL_H_
