@@ -61,7 +61,8 @@
 #include "tools/command_line.h"
 #include "tools/commands.h"
 #include "tools/compare_plots_py.h"
-#include "tools/compare_projection.h"
+#include "tools/compare/projection.h"
+#include "tools/compare/projection_report.h"
 #include "tools/json_text.h"
 #include "tools/local_processes.h"
 #include "tools/step_feeds.h"
@@ -108,8 +109,10 @@ constexpr char kUsage[] =
     "  --project LIST    also project each distributed mode's throughput at\n"
     "                    these worker counts (8,32,128), one machine per task,\n"
     "                    from a cost model fitted to the runs (needs single)\n"
-    "  --project-link R  the link of the projection (default: --link-rate,\n"
-    "                    else 10gbit)\n"
+    "  --project-link R  the projected link's rate (tc units; default:\n"
+    "                    --link-rate, else it must be given)\n"
+    "  --project-latency T  the projected link's one-way latency per message\n"
+    "                    (50us, 0.2ms; 0 leaves latency out); needed\n"
     "  --out DIR         where the report and logs go (default: a new\n"
     "                    directory under /tmp)\n";
 
@@ -259,9 +262,10 @@ struct Flags {
   int64_t steps = 200, batch = 64;
   std::vector<std::string> modes;
   std::vector<int> workers, ps, project;
-  std::string project_link;
-  // With --project: the two links in bytes per second (0: unshaped).
-  double link_bytes_per_s = 0, project_link_bytes_per_s = 0;
+  // With --project: the projected link as stated, and parsed.
+  std::string project_link_text, project_latency_text;
+  ProjectedLink project_link;
+  double link_bytes_per_s = 0;  // --link-rate's (0: unshaped)
   std::optional<double> target_loss;
   absl::Duration run_timeout;
 };
@@ -601,9 +605,9 @@ std::string Bytes(double b) {
   return absl::StrFormat("%.2f MiB", b / (1024 * 1024));
 }
 
-// --project: the cost model (compare_projection.h) fitted to the runs, its
-// check against them and its projection, printed and returned for the
-// report; null without --project.
+// --project: the cost model (tools/compare/projection.h) fitted to the
+// runs, its check against them and its projection, printed and returned
+// for the report; null without --project.
 nlohmann::json Projections(const Flags& f, const std::vector<RunResult>& results) {
   if (f.project.empty()) return nullptr;
   std::vector<MeasuredRun> runs;
@@ -620,67 +624,15 @@ nlohmann::json Projections(const Flags& f, const std::vector<RunResult>& results
   setting.global_batch = static_cast<double>(f.batch);
   setting.cores = static_cast<double>(sysconf(_SC_NPROCESSORS_ONLN));
   setting.link_bytes_per_s = f.link_bytes_per_s;
-  nlohmann::json out;
-  absl::StatusOr<CostModel> model = FitCostModel(runs, setting);
-  if (!model.ok()) {
-    std::printf("\nno projection: %s\n", std::string(model.status().message()).c_str());
-    out["error"] = std::string(model.status().message());
-    return out;
-  }
-  const double per_worker = static_cast<double>(f.batch) / most_workers;
-  std::printf(
-      "\nprojected (cost model, NOT measured): one machine per task like this "
-      "one, %s links, %g examples per worker per step\n%-14s %7s %3s %11s "
-      "%9s %11s\n",
-      f.project_link.c_str(), per_worker, "mode", "workers", "ps", "examples/s",
-      "step ms", "network ms");
-  out["measured"] = false;
-  out["link"] = f.project_link;
-  out["per_worker_batch"] = per_worker;
-  out["model"] = {
-      {"formula", "step_s = slowdown * (fixed_s + per_worker_s * n(workers) + "
-                  "compute_s_per_example * batch) + busiest_link_bytes / "
-                  "link_bytes_per_s (compare_projection.h)"},
-      {"compute_s_per_example", model->compute_s_per_example},
-      {"modes", nlohmann::json::array()}};
-  for (const ModeFit& m : model->modes) {
-    out["model"]["modes"].push_back(
-        {{"mode", m.mode}, {"fixed_s", m.fixed_s}, {"per_worker_s", m.per_worker_s},
-         {"model_bytes", m.model_bytes}});
-  }
-  out["runs"] = nlohmann::json::array();
-  for (const Projection& p :
-       Project(*model, runs, f.project, per_worker, f.project_link_bytes_per_s)) {
-    std::printf("%-14s %7d %3d %11.0f %9.2f %11.2f\n", p.mode.c_str(), p.workers,
-                p.ps, p.examples_per_s, p.step_s * 1e3, p.network_s * 1e3);
-    out["runs"].push_back({{"mode", p.mode}, {"workers", p.workers}, {"ps", p.ps},
-                           {"examples_per_s", p.examples_per_s},
-                           {"step_s", p.step_s}, {"network_s", p.network_s},
-                           {"measured", false}});
-  }
-  std::printf("model check, each measured run predicted from the other runs of "
-              "its mode:\n");
-  out["check"] = nlohmann::json::array();
-  for (const ModelCheck& c : CheckCostModel(runs, setting)) {
-    if (!c.modelled) {
-      std::printf("  %-14s %2d workers %d ps: measured %.0f examples/s, not modelled "
-                  "(a ring of one worker averages with nobody)\n",
-                  c.mode.c_str(), c.workers, c.ps, c.measured);
-      out["check"].push_back({{"mode", c.mode}, {"workers", c.workers}, {"ps", c.ps},
-                              {"measured", c.measured}, {"modelled", false}});
-      continue;
-    }
-    const double error = c.measured > 0 ? c.predicted / c.measured - 1 : 0;
-    std::printf("  %-14s %2d workers %d ps: measured %.0f, predicted %.0f "
-                "examples/s (%+.0f%%%s)\n",
-                c.mode.c_str(), c.workers, c.ps, c.measured, c.predicted,
-                error * 100, c.in_sample ? ", in-sample: its mode's only run" : "");
-    out["check"].push_back({{"mode", c.mode}, {"workers", c.workers}, {"ps", c.ps},
-                            {"measured", c.measured}, {"predicted", c.predicted},
-                            {"relative_error", error}, {"in_sample", c.in_sample},
-                            {"modelled", true}});
-  }
-  return out;
+  ProjectionRequest request;
+  request.workers = f.project;
+  request.per_worker_batch = static_cast<double>(f.batch) / most_workers;
+  request.link = f.project_link;
+  request.link_text = f.project_link_text;
+  request.latency_text = f.project_latency_text;
+  ProjectionReport report = BuildProjectionReport(runs, setting, request);
+  std::fputs(report.text.c_str(), stdout);
+  return report.json;
 }
 
 }  // namespace
@@ -692,7 +644,7 @@ int CompareCommand(int argc, char** argv) {
   for (const char* name :
        {"model", "modes", "workers", "ps", "steps", "batch", "data", "optimizer",
         "lr", "hidden", "seed", "target-loss", "link-rate", "run-timeout-s", "out",
-        "project", "project-link", "graph", "loss", "init", "train-op"}) {
+        "project", "project-link", "project-latency", "graph", "loss", "init", "train-op"}) {
     flag_kinds[name] = kValue;
   }
   flag_kinds["input"] = kRepeated;
@@ -821,16 +773,30 @@ int CompareCommand(int argc, char** argv) {
       return usage("--project needs the single run in --modes (its compute "
                    "time per example is the cost model's)");
     }
-    f.project_link = cl.Get("project-link", f.link_rate.empty() ? "10gbit" : f.link_rate);
-    for (auto [rate, bytes] : {std::pair{&f.project_link, &f.project_link_bytes_per_s},
-                               std::pair{&f.link_rate, &f.link_bytes_per_s}}) {
+    // The projected link is stated, never guessed (projection.h).
+    f.project_link_text = cl.Get("project-link", f.link_rate);
+    if (f.project_link_text.empty()) {
+      return usage("--project needs the projected link's rate: --project-link "
+                   "R (e.g. 10gbit; --link-rate's is taken when given)");
+    }
+    if (!cl.Has("project-latency")) {
+      return usage("--project needs the projected link's one-way latency per "
+                   "message: --project-latency T (e.g. 50us; 0 leaves it out)");
+    }
+    f.project_latency_text = cl.Get("project-latency");
+    for (auto [rate, bytes] :
+         {std::pair{&f.project_link_text, &f.project_link.bytes_per_s},
+          std::pair{&f.link_rate, &f.link_bytes_per_s}}) {
       if (rate->empty()) continue;
       absl::StatusOr<double> parsed = ParseLinkRate(*rate);
       if (!parsed.ok()) return ReportUsage(parsed.status(), kUsage);
       *bytes = *parsed;
     }
-  } else if (cl.Has("project-link")) {
-    return usage("--project-link goes with --project");
+    absl::StatusOr<double> latency = ParseLatency(f.project_latency_text);
+    if (!latency.ok()) return ReportUsage(latency.status(), kUsage);
+    f.project_link.latency_s = *latency;
+  } else if (cl.Has("project-link") || cl.Has("project-latency")) {
+    return usage("--project-link and --project-latency go with --project");
   }
   for (int w : f.workers) {
     if (f.batch % w != 0) {

@@ -44,6 +44,7 @@ done
 # clusters (1 ps, 2 workers) started and stopped by weft compare itself.
 compare_out=$(mktemp -d /tmp/weft-demo-compare-XXXXXX)
 run compare --model mlp --data digits --workers 2 --ps 1 --steps 300 \
-  --optimizer adam --project 8,32,128 --out "$compare_out"
+  --optimizer adam --project 8,32,128 --project-link 10gbit \
+  --project-latency 50us --out "$compare_out"
 echo
 echo "The comparison's report and pictures are in $compare_out"

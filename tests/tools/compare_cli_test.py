@@ -158,7 +158,7 @@ def test_project():
     out = os.path.join(WORK, "project")
     r = compare(out, "--modes", "single,between-sync,allreduce", "--workers", "1,2,3,4",
                 "--batch", "96", "--steps", "60", "--project", "8,32",
-                "--project-link", "1gbit", timeout=600)
+                "--project-link", "1gbit", "--project-latency", "50us", timeout=600)
     path = os.path.join(out, "report.json")
     report = json.load(open(path)) if os.path.exists(path) else {}
     p = report.get("projection") or {}
@@ -186,6 +186,16 @@ def test_project():
     net = {x["mode"]: x["network_s"] for x in p.get("runs", []) if x["workers"] == 32}
     check("projected at 32 workers, the ring's link time is below the ps's",
           net and net["allreduce"] < net["between-sync"], f"{net}")
+    # The ring's 2 (W-1) hops of 50 us: 62 at 32 workers, 14 at 8.
+    lat = {(x["mode"], x["workers"]): x["latency_s"] for x in p.get("runs", [])}
+    check("the ring's latency term is its 2 (W-1) hops of the stated latency",
+          lat and abs(lat[("allreduce", 32)] - 62 * 50e-6) < 1e-9
+          and abs(lat[("allreduce", 8)] - 14 * 50e-6) < 1e-9, f"{lat}")
+    sources = [t.get("source", "") for t in p.get("terms", [])]
+    check("the report says which terms were stated",
+          "stated: --project-link 1gbit" in sources
+          and "stated: --project-latency 50us" in sources
+          and "fitted from 4 runs (1, 2, 3, 4 workers)" in r.stdout, f"{sources}")
 
 
 def test_link_rate():
@@ -240,8 +250,16 @@ def test_usage_errors():
         (["--link-rate", "1 gbit; rm"], "--link-rate takes a tc rate"),
         (["--workers", "0"], "--workers takes a list of counts"),
         (["--modes", "allreduce", "--project", "8"], "--project needs the single run"),
-        (["--project", "8", "--project-link", "fast"], "is not a link rate"),
-        (["--project-link", "1gbit"], "--project-link goes with --project"),
+        (["--project", "8", "--project-link", "fast", "--project-latency", "0"],
+         "is not a link rate"),
+        (["--project", "8", "--project-link", "1gbit", "--project-latency", "soon"],
+         "is not a latency"),
+        (["--project", "8", "--project-latency", "50us"],
+         "--project needs the projected link's rate: --project-link"),
+        (["--project", "8", "--project-link", "1gbit"],
+         "--project needs the projected link's one-way latency per message: "
+         "--project-latency"),
+        (["--project-link", "1gbit"], "--project-link and --project-latency go with --project"),
     ]
     for args, want in cases:
         r = compare(os.path.join(WORK, "usage"), *args, timeout=30)

@@ -1,12 +1,16 @@
-// weft compare's cost model (tools/compare_projection.h): runs generated
-// from known costs give those costs back, the leave-one-out check predicts
-// them, the projection follows the model's formula, and the link rates
-// parse as tc writes them.
-#include "tools/compare_projection.h"
+// weft compare's cost model (tools/compare/projection.h) and its report
+// (projection_report.h): runs generated from known costs give those costs
+// back, the leave-one-out check predicts them, the projection follows the
+// model's latency-bandwidth formula, terms nothing determines are refused
+// by name, the report says which terms were fitted, assumed or stated, and
+// link rates and latencies parse as users write them.
+#include "tools/compare/projection.h"
+#include "tools/compare/projection_report.h"
 
 #include <gtest/gtest.h>
 
 #include <cmath>
+#include <map>
 #include <string>
 #include <vector>
 
@@ -90,18 +94,33 @@ TEST(CompareProjectionTest, FitsTheCostsTheRunsCameFrom) {
     EXPECT_EQ(c.in_sample, c.mode == "in-graph") << c.mode;
   }
 
-  // 8 workers of 16 examples on 1 Gbit/s, a machine each.
-  std::vector<Projection> p = Project(*model, runs, {8}, 16, 1.25e8);
+  // Two worker counts or more fit the growth; in-graph's one does not.
+  EXPECT_TRUE(Find(*model, "between-sync")->growth_fitted);
+  EXPECT_TRUE(Find(*model, "allreduce")->growth_fitted);
+  EXPECT_FALSE(Find(*model, "in-graph")->growth_fitted);
+  EXPECT_EQ(Find(*model, "allreduce")->worker_counts, (std::vector<int>{2, 3, 4}));
+
+  // 8 workers of 16 examples on 1 Gbit/s with 50 us per message, a machine
+  // each.
+  const double lambda = 50e-6;
+  absl::StatusOr<std::vector<Projection>> projected =
+      Project(*model, runs, {8}, 16, ProjectedLink{1.25e8, lambda});
+  ASSERT_TRUE(projected.ok()) << projected.status();
+  const std::vector<Projection>& p = *projected;
   ASSERT_EQ(p.size(), 3u);
   for (const Projection& x : p) {
-    const double net = x.mode == "allreduce" ? 2 * 4e5 * 7 / 8 / 1.25e8
-                                             : 4e5 * 8 / 1.25e8;
+    const bool ring = x.mode == "allreduce";
+    const double net = ring ? 2 * 4e5 * 7 / 8 / 1.25e8 : 4e5 * 8 / 1.25e8;
+    const double hops = ring ? 14 : x.mode == "in-graph" ? 6 : 8;
     const ModeFit* f = Find(*model, x.mode);
-    EXPECT_EQ(x.ps, x.mode == "allreduce" ? 0 : 1);
+    EXPECT_EQ(x.ps, ring ? 0 : 1);
     EXPECT_NEAR(x.network_s, net, 1e-12) << x.mode;
-    const double n = x.mode == "allreduce" ? 7 : 8;  // ring hops / 2, or W
+    EXPECT_NEAR(x.latency_s, hops * lambda, 1e-12) << x.mode;
+    const double n = ring ? 7 : 8;  // ring hops / 2, or W
     EXPECT_NEAR(x.examples_per_s,
-                8 * 16 / (f->fixed_s + f->per_worker_s * n + kC * 16 + net), 1e-6)
+                8 * 16 / (f->fixed_s + f->per_worker_s * n + kC * 16 + net +
+                          hops * lambda),
+                1e-6)
         << x.mode;
   }
   // The ring's busiest link carries less than the ps's at 8 workers.
@@ -128,6 +147,85 @@ TEST(CompareProjectionTest, AnUnshapedLoopbackLeavesTheNetworkToTheFixedCost) {
   EXPECT_GT(checks[2].predicted, 1.5 * checks[2].measured);
 }
 
+// With one worker count measured, the old model projected perfect scaling;
+// the ring's 2 (W-1) hops of stated latency now slow it as it grows.
+TEST(CompareProjectionTest, OneWorkerCountStillScalesByLatencyAndBandwidth) {
+  MeasuredSetting s{kBatch, kCores, 0};
+  std::vector<MeasuredRun> runs = {Single(), Synthetic("allreduce", 2, 0, 1e-3, 0, 1e6, s)};
+  auto model = FitCostModel(runs, s);
+  ASSERT_TRUE(model.ok()) << model.status();
+  ASSERT_FALSE(model->modes[0].growth_fitted);
+  auto p = Project(*model, runs, {8, 128}, 32, ProjectedLink{1.25e9, 20e-6});
+  ASSERT_TRUE(p.ok()) << p.status();
+  ASSERT_EQ(p->size(), 2u);
+  EXPECT_NEAR((*p)[1].latency_s, 254 * 20e-6, 1e-12);
+  EXPECT_GT((*p)[1].step_s, (*p)[0].step_s + 2e-3);
+  // Per worker, 128 workers run slower than 8.
+  EXPECT_LT((*p)[1].examples_per_s / 128, (*p)[0].examples_per_s / 8);
+}
+
+TEST(CompareProjectionTest, RefusesTermsNothingDetermines) {
+  MeasuredSetting s{kBatch, kCores, 0};
+  std::vector<MeasuredRun> runs = {Single(), Synthetic("between-async", 2, 1, 1e-3, 0, 1e5, s)};
+  auto model = FitCostModel(runs, s);
+  ASSERT_TRUE(model.ok()) << model.status();
+  auto no_rate = Project(*model, runs, {8}, 16, ProjectedLink{0, 1e-5});
+  ASSERT_FALSE(no_rate.ok());
+  EXPECT_NE(std::string(no_rate.status().message()).find("--project-link"),
+            std::string::npos);
+  auto no_latency = Project(*model, runs, {8}, 16, ProjectedLink{1.25e8, -1});
+  ASSERT_FALSE(no_latency.ok());
+  EXPECT_NE(std::string(no_latency.status().message()).find("--project-latency"),
+            std::string::npos);
+  // Bytes not measured (no private network namespace): G is unknown.
+  runs[1].bytes_per_step = -1;
+  model = FitCostModel(runs, s);
+  ASSERT_TRUE(model.ok()) << model.status();
+  auto no_bytes = Project(*model, runs, {8}, 16, ProjectedLink{1.25e8, 0});
+  ASSERT_FALSE(no_bytes.ok());
+  EXPECT_EQ(no_bytes.status().code(), absl::StatusCode::kFailedPrecondition);
+  EXPECT_NE(std::string(no_bytes.status().message()).find("between-async"),
+            std::string::npos);
+  // The report refuses with the same words, and says so in the JSON.
+  ProjectionRequest request{{8}, 16, ProjectedLink{1.25e8, 0}, "1gbit", "0"};
+  ProjectionReport report = BuildProjectionReport(runs, s, request);
+  EXPECT_FALSE(report.ok);
+  EXPECT_NE(report.text.find("no projection: cannot project between-async"),
+            std::string::npos)
+      << report.text;
+  EXPECT_TRUE(report.json.contains("error"));
+}
+
+TEST(CompareProjectionTest, TheReportSaysWhereEachTermCameFrom) {
+  MeasuredSetting s{kBatch, kCores, 0};
+  std::vector<MeasuredRun> runs = {Single()};
+  for (int w : {2, 4}) runs.push_back(Synthetic("allreduce", w, 0, 1e-3, 2e-4, 1e5, s));
+  runs.push_back(Synthetic("between-sync", 2, 1, 2e-3, 0, 1e5, s));
+  ProjectionRequest request{{8, 32}, 16, ProjectedLink{1.25e9, 5e-5}, "10gbit", "50us"};
+  ProjectionReport report = BuildProjectionReport(runs, s, request);
+  ASSERT_TRUE(report.ok) << report.text;
+  const nlohmann::json& j = report.json;
+  EXPECT_EQ(j["measured"], false);
+  ASSERT_EQ(j["runs"].size(), 4u);
+  for (const auto& row : j["runs"]) EXPECT_EQ(row["measured"], false);
+  std::map<std::string, std::string> growth;
+  for (const auto& m : j["model"]["modes"]) {
+    growth[m["mode"]] = m["terms"][1]["source"];
+  }
+  EXPECT_EQ(growth["allreduce"].rfind("fitted from 2 runs (2, 4 workers)", 0), 0u)
+      << growth["allreduce"];
+  EXPECT_EQ(growth["between-sync"].rfind("ASSUMED 0", 0), 0u) << growth["between-sync"];
+  bool rate_stated = false, latency_stated = false;
+  for (const auto& t : j["terms"]) {
+    rate_stated |= t["source"] == "stated: --project-link 10gbit";
+    latency_stated |= t["source"] == "stated: --project-latency 50us";
+  }
+  EXPECT_TRUE(rate_stated && latency_stated) << j["terms"].dump();
+  EXPECT_NE(report.text.find("projected (cost model, NOT measured)"), std::string::npos);
+  EXPECT_NE(report.text.find("ASSUMED 0: one worker count measured"), std::string::npos);
+  ASSERT_EQ(j["check"].size(), 3u);
+}
+
 TEST(CompareProjectionTest, NeedsTheSingleRun) {
   MeasuredSetting s{kBatch, kCores, 0};
   auto model = FitCostModel({Synthetic("allreduce", 2, 0, 1e-3, 0, 1e5, s)}, s);
@@ -143,6 +241,15 @@ TEST(CompareProjectionTest, LinkRatesInTcUnits) {
   EXPECT_DOUBLE_EQ(ParseLinkRate("10mbps").value(), 1e7);
   for (const char* bad : {"", "fast", "0gbit", "1 gbit", "gbit", "1gb"}) {
     EXPECT_FALSE(ParseLinkRate(bad).ok()) << bad;
+  }
+}
+
+TEST(CompareProjectionTest, Latencies) {
+  EXPECT_DOUBLE_EQ(ParseLatency("50us").value(), 50e-6);
+  EXPECT_DOUBLE_EQ(ParseLatency("0.2ms").value(), 2e-4);
+  EXPECT_DOUBLE_EQ(ParseLatency("0").value(), 0);
+  for (const char* bad : {"", "fast", "-1ms", "50", "1h"}) {
+    EXPECT_FALSE(ParseLatency(bad).ok()) << bad;
   }
 }
 

@@ -1,10 +1,12 @@
-#include "tools/compare_projection.h"
+#include "tools/compare/projection.h"
 
 #include <algorithm>
 #include <cctype>
+#include <set>
 
 #include "absl/strings/numbers.h"
 #include "absl/strings/str_cat.h"
+#include "absl/time/time.h"
 
 namespace weft {
 namespace {
@@ -64,6 +66,12 @@ ModeFit FitMode(const std::string& mode, const std::vector<const MeasuredRun*>& 
     }
   }
   fit.model_bytes = with_bytes > 0 ? g / with_bytes : 0;
+  fit.bytes_measured = with_bytes > 0;
+  std::set<int> counts;
+  for (const MeasuredRun* r : runs) counts.insert(r->workers);
+  fit.worker_counts.assign(counts.begin(), counts.end());
+  fit.runs = static_cast<int>(runs.size());
+  fit.growth_fitted = counts.size() >= 2;
   // What is left of each run's step for a_m + d_m n(W): least squares.
   std::vector<std::pair<double, double>> points;  // (growth, residual)
   for (const MeasuredRun* r : runs) {
@@ -126,6 +134,13 @@ absl::StatusOr<double> ComputePerExample(const std::vector<MeasuredRun>& runs) {
 
 }  // namespace
 
+int CriticalPathMessages(const std::string& mode, int workers) {
+  if (Ring(mode)) return 2 * std::max(workers - 1, 0);
+  if (mode == "in-graph") return 6;
+  if (mode == "between-sync") return 8;
+  return 4;
+}
+
 absl::StatusOr<CostModel> FitCostModel(const std::vector<MeasuredRun>& runs,
                                        const MeasuredSetting& setting) {
   CostModel model;
@@ -173,12 +188,31 @@ std::vector<ModelCheck> CheckCostModel(const std::vector<MeasuredRun>& runs,
   return out;
 }
 
-std::vector<Projection> Project(const CostModel& model,
-                                const std::vector<MeasuredRun>& runs,
-                                const std::vector<int>& workers,
-                                double per_worker_batch, double link_bytes_per_s) {
+absl::StatusOr<std::vector<Projection>> Project(const CostModel& model,
+                                                const std::vector<MeasuredRun>& runs,
+                                                const std::vector<int>& workers,
+                                                double per_worker_batch,
+                                                const ProjectedLink& link) {
+  if (!(link.bytes_per_s > 0)) {
+    return absl::InvalidArgumentError(
+        "--project needs the projected link's rate, which nothing measured "
+        "here can tell: state it with --project-link (e.g. 10gbit)");
+  }
+  if (link.latency_s < 0) {
+    return absl::InvalidArgumentError(
+        "--project needs the projected link's one-way latency per message, "
+        "which a loopback cannot measure: state it with --project-latency "
+        "(e.g. 50us within a rack, 0 to leave latency out)");
+  }
   std::vector<Projection> out;
   for (const ModeFit& fit : model.modes) {
+    if (!fit.bytes_measured) {
+      return absl::FailedPreconditionError(absl::StrCat(
+          "cannot project ", fit.mode, ": its runs' bytes per step were not "
+          "measured (weft compare counts them on a private network namespace "
+          "per run, which needs CAP_NET_ADMIN here), so the network term has "
+          "no model size; run as root or leave out --project"));
+    }
     int ps = 0;
     for (const MeasuredRun* r : RunsOf(runs, fit.mode)) ps = std::max(ps, r->ps);
     for (int w : workers) {
@@ -186,9 +220,11 @@ std::vector<Projection> Project(const CostModel& model,
       p.mode = fit.mode;
       p.workers = w;
       p.ps = ps;
-      p.network_s = NetworkTime(fit.mode, w, ps, fit.model_bytes, link_bytes_per_s);
+      p.network_s = NetworkTime(fit.mode, w, ps, fit.model_bytes, link.bytes_per_s);
+      p.latency_s = CriticalPathMessages(fit.mode, w) * link.latency_s;
       p.step_s = fit.fixed_s + fit.per_worker_s * Growth(fit.mode, w) +
-                 model.compute_s_per_example * per_worker_batch + p.network_s;
+                 model.compute_s_per_example * per_worker_batch + p.network_s +
+                 p.latency_s;
       p.examples_per_s = p.step_s > 0 ? w * per_worker_batch / p.step_s : 0;
       out.push_back(p);
     }
@@ -219,6 +255,16 @@ absl::StatusOr<double> ParseLinkRate(const std::string& rate) {
   return absl::InvalidArgumentError(absl::StrCat(
       "'", rate, "' is not a link rate such as 1gbit, 100mbit or 10gbit (tc's "
       "units: bit, kbit, mbit, gbit; bps... for bytes)"));
+}
+
+absl::StatusOr<double> ParseLatency(const std::string& latency) {
+  absl::Duration d;
+  if (absl::ParseDuration(latency, &d) && d >= absl::ZeroDuration() &&
+      d < absl::Seconds(10)) {
+    return absl::ToDoubleSeconds(d);
+  }
+  return absl::InvalidArgumentError(absl::StrCat(
+      "'", latency, "' is not a latency such as 50us, 0.2ms or 0 (under 10s)"));
 }
 
 }  // namespace weft
