@@ -14,7 +14,7 @@
 //
 // Why hand-written: the portable build compiles Eigen for SSE2, where the
 // two took 16% of a Keras LSTM's kernel time, about 1 ns an element
-// (BENCHMARKS.md, "TensorFlow 2.x recurrent graphs").
+// (doc/benchmarks.md, "TensorFlow 2.x recurrent graphs").
 //
 // `y` may be `x`; otherwise the arrays may not overlap. Thread-safe.
 #ifndef WEFT_OPS_CPU_ACTIVATION_SIMD_H_

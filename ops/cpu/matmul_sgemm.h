@@ -17,7 +17,7 @@
 // just enough registers for the two B vectors and one A broadcast that
 // feed 2 x rows FMAs a step. Why a GEMM of our own: Eigen 3.4's reaches
 // ~80% of the FMA peak per core and scales poorly over two threads (on the
-// Zen 3 machine of BENCHMARKS.md, at 1024 and 2048, 0.7-1.0x TensorFlow's
+// Zen 3 machine of doc/benchmarks.md, at 1024 and 2048, 0.7-1.0x TensorFlow's
 // speed against 0.9-1.4x for this one). Why two instances: an AVX2 kernel
 // on an AVX-512 machine would leave half of each vector unused. Other CPUs
 // (no AVX2 + FMA) get Eigen's GEMM through MatMul.

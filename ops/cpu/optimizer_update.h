@@ -21,7 +21,7 @@
 // Why not Eigen alone: the portable build compiles Eigen for SSE2, four
 // lanes a sqrt and a division; Adam over the MLP's 270k parameters then
 // cost 5-7% of a whole training step against the AVX-512 build
-// (BENCHMARKS.md, "Portable binaries against native ones").
+// (doc/benchmarks.md, "Portable binaries against native ones").
 //
 // The arrays may not overlap, except that grad is only read. Thread-safe;
 // no state.

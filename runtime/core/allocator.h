@@ -57,7 +57,7 @@ struct Counters {
 // above its mmap threshold) afresh and the kernel faults in and zeroes its
 // pages on each use: a step moving a 64 MiB tensor between two tasks spent
 // a third of its time in page faults (RecvTensor 0.48 GB/s, 0.8 with reuse;
-// BENCHMARKS.md). Small blocks stay lock-free; large ones take one mutex,
+// doc/benchmarks.md). Small blocks stay lock-free; large ones take one mutex,
 // and ask for an alignment of at most 4096 (nullptr otherwise).
 // Under AddressSanitizer nothing is kept, so a stale pointer is caught.
 class TrackingCpuAllocator final : public Allocator {

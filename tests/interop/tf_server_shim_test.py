@@ -8,8 +8,8 @@ against `weft server` processes and must pass:
     both workers' sessions,
   - a step blocked on a queue ends, when its session closes, with
     TensorFlow's "Session::Close" wording.
-TensorFlow's own test files are run the same way by hand (README: "TensorFlow's
-distributed tests"); their code never enters this repository.
+TensorFlow's own test files are run the same way by hand (doc/testing.md:
+"TensorFlow's distributed tests"); their code never enters this repository.
 
 usage: tf_server_shim_test.py PATH_TO_WEFT
 Prints 'SKIPPED: ...' and exits 0 when TensorFlow is not installed.

@@ -338,7 +338,7 @@ TEST(ExecutorTest, AsyncKernelCompletedByAnotherThreadsWorkContinuesOnPool) {
   // kernel, on its own thread. The _Recv's successors must not run there:
   // that thread has its partition's next nodes to run, and running them
   // inline made a multi-device step run one device's work after the other's
-  // (BENCHMARKS.md, several CPU devices). Here the sender raises the signal
+  // (doc/benchmarks.md, several CPU devices). Here the sender raises the signal
   // the successor waits for only once its Send has returned, so running the
   // successor inside the Send deadlocks until WaitForSignal's 10 s deadline.
   testing::ResetSignals();
