@@ -19,6 +19,7 @@ DEBIAN_PACKAGES=(
   zlib1g-dev
   libpng-dev
   libjpeg62-turbo-dev
+  libgif-dev
   libabsl-dev
   libeigen3-dev
   libgtest-dev

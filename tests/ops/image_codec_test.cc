@@ -1,11 +1,13 @@
 // The image codec kernels (ops/cpu/image_codec_*.cc): round trips through
 // EncodePng/DecodePng (uint8 and uint16, every channel count, batches) and
-// EncodeJpeg/DecodeJpeg, channel conversions, BMP rows both ways up,
+// EncodeJpeg/DecodeJpeg, channel conversions, BMP rows both ways up, GIF
+// animations composed frame over frame (partial, transparent, interlaced),
 // DecodeImage's sniffing and float output, and the hostile inputs a server
 // sees: truncated files, random bytes, a PNG and a JPEG claiming sizes no
 // tensor should hold (refused before allocating), bad attrs and shapes.
 // The values against TensorFlow itself are in
 // tests/conformance/image_codec_test.py.
+#include <gif_lib.h>
 #include <zlib.h>
 
 #include <cstdint>
@@ -315,6 +317,162 @@ TEST(ImageCodec, DecodeImageSniffsAndConverts) {
   ExpectError(RunStatus(Decode("DecodePng"),
                         {MakeTensor<std::string>({1}, {png})}),
               "`contents` must be scalar");
+}
+
+// A GIF written by giflib's encoder: a logical screen and frames, each a
+// rectangle of palette indices with an optional transparent index.
+struct GifFrame {
+  int left = 0, top = 0, width = 0, height = 0;
+  std::vector<uint8_t> indices;  // height x width
+  int transparent = NO_TRANSPARENT_COLOR;
+  bool interlace = false;
+};
+
+int AppendGifBytes(GifFileType* gif, const GifByteType* data, int size) {
+  static_cast<std::string*>(gif->UserData)->append(reinterpret_cast<const char*>(data),
+                                                  size);
+  return size;
+}
+
+// Palette entry i is (i, 2i, 255 - i), 16 entries.
+GifColorType PaletteColor(int i) {
+  return {static_cast<GifByteType>(i), static_cast<GifByteType>(2 * i),
+          static_cast<GifByteType>(255 - i)};
+}
+
+std::string Gif(int width, int height, const std::vector<GifFrame>& frames) {
+  std::string out;
+  int error = 0;
+  GifFileType* gif = EGifOpen(&out, AppendGifBytes, &error);
+  EXPECT_NE(gif, nullptr);
+  std::vector<GifColorType> colors;
+  for (int i = 0; i < 16; ++i) colors.push_back(PaletteColor(i));
+  ColorMapObject* map = GifMakeMapObject(16, colors.data());
+  EGifSetGifVersion(gif, true);
+  EXPECT_EQ(EGifPutScreenDesc(gif, width, height, 8, 0, map), GIF_OK);
+  for (const GifFrame& f : frames) {
+    if (f.transparent != NO_TRANSPARENT_COLOR) {
+      GraphicsControlBlock gcb{};
+      gcb.TransparentColor = f.transparent;
+      GifByteType ext[4];
+      const size_t n = EGifGCBToExtension(&gcb, ext);
+      EXPECT_EQ(EGifPutExtension(gif, GRAPHICS_EXT_FUNC_CODE, static_cast<int>(n), ext),
+                GIF_OK);
+    }
+    EXPECT_EQ(EGifPutImageDesc(gif, f.left, f.top, f.width, f.height, f.interlace,
+                               nullptr),
+              GIF_OK);
+    std::vector<int> rows;
+    if (f.interlace) {
+      for (auto [start, step] : {std::pair{0, 8}, {4, 8}, {2, 4}, {1, 2}}) {
+        for (int y = start; y < f.height; y += step) rows.push_back(y);
+      }
+    } else {
+      for (int y = 0; y < f.height; ++y) rows.push_back(y);
+    }
+    for (int y : rows) {
+      std::vector<GifPixelType> line(f.indices.begin() + y * f.width,
+                                     f.indices.begin() + (y + 1) * f.width);
+      EXPECT_EQ(EGifPutLine(gif, line.data(), f.width), GIF_OK);
+    }
+  }
+  EGifCloseFile(gif, &error);
+  GifFreeMapObject(map);
+  return out;
+}
+
+GifFrame Frame(int left, int top, int width, int height, uint32_t seed) {
+  GifFrame f{left, top, width, height, {}};
+  std::mt19937 gen(seed);
+  for (int i = 0; i < width * height; ++i) f.indices.push_back(gen() % 16);
+  return f;
+}
+
+// The frames TensorFlow's composition gives: frame k over frame k-1 (frame
+// 0 over black), clipped to the screen, transparent indices see through.
+Tensor Composed(int width, int height, const std::vector<GifFrame>& frames) {
+  const int64_t n = static_cast<int64_t>(frames.size());
+  Tensor t(DT_UINT8, TensorShape({n, height, width, 3}));
+  uint8_t* p = t.data<uint8_t>();
+  std::fill(p, p + t.NumElements(), 0);
+  for (int64_t k = 0; k < n; ++k) {
+    uint8_t* canvas = p + k * height * width * 3;
+    if (k > 0) std::copy(canvas - height * width * 3, canvas, canvas);
+    const GifFrame& f = frames[k];
+    for (int y = 0; y < f.height; ++y) {
+      for (int x = 0; x < f.width; ++x) {
+        const int cy = f.top + y, cx = f.left + x, index = f.indices[y * f.width + x];
+        if (cy >= height || cx >= width || index == f.transparent) continue;
+        const GifColorType c = PaletteColor(index);
+        uint8_t* px = canvas + (cy * width + cx) * 3;
+        px[0] = c.Red;
+        px[1] = c.Green;
+        px[2] = c.Blue;
+      }
+    }
+  }
+  return t;
+}
+
+TEST(ImageCodec, GifFramesComposeOverTheLastOne) {
+  std::vector<GifFrame> frames = {Frame(0, 0, 7, 5, 1)};
+  ExpectTensorEqual(RunOk(Decode("DecodeGif"), {Bytes(Gif(7, 5, frames))}),
+                    Composed(7, 5, frames));
+  // A partial first frame over black; a transparent second frame; a third
+  // past the screen's edge (clipped); an interlaced fourth.
+  frames = {Frame(2, 1, 4, 3, 2), Frame(0, 0, 9, 6, 3), Frame(5, 3, 6, 6, 4),
+            Frame(0, 0, 9, 6, 5)};
+  frames[1].transparent = 7;
+  frames[3].interlace = true;
+  frames[3].transparent = 0;
+  const std::string gif = Gif(9, 6, frames);
+  Tensor want = Composed(9, 6, frames);
+  ExpectTensorEqual(RunOk(Decode("DecodeGif"), {Bytes(gif)}), want);
+  ExpectTensorEqual(RunOk(Decode("DecodeImage"), {Bytes(gif)}), want);
+  // Without expand_animations, the first frame as [h, w, 3]; uint16 is
+  // x * 256 and float x / 255, as TensorFlow widens GIF, JPEG and BMP.
+  Tensor first = RunOk(Decode("DecodeImage").Attr("expand_animations", false), {Bytes(gif)});
+  ASSERT_EQ(first.shape(), TensorShape({6, 9, 3}));
+  Tensor wide = RunOk(Decode("DecodeImage").Attr("dtype", DT_UINT16), {Bytes(gif)});
+  Tensor f = RunOk(Decode("DecodeImage").Attr("dtype", DT_FLOAT), {Bytes(gif)});
+  for (int64_t i = 0; i < want.NumElements(); ++i) {
+    const int v = want.data<uint8_t>()[i];
+    if (i < first.NumElements()) ASSERT_EQ(first.data<uint8_t>()[i], v);
+    ASSERT_EQ(wide.data<uint16_t>()[i], v * 256) << i;
+    ASSERT_EQ(f.data<float>()[i], static_cast<float>(v) * (1.0f / 255.0f)) << i;
+  }
+  ExpectError(RunStatus(Decode("DecodeImage", 1), {Bytes(gif)}),
+              "channels must be 0 or 3 for GIF, got 1");
+}
+
+TEST(ImageCodec, HostileGifs) {
+  const std::string gif = Gif(8, 8, {Frame(0, 0, 8, 8, 6), Frame(0, 0, 8, 8, 7)});
+  for (size_t cut : {size_t{6}, size_t{13}, size_t{40}, gif.size() / 2}) {
+    ExpectError(RunStatus(Decode("DecodeGif"), {Bytes(gif.substr(0, cut))}),
+                "Invalid GIF data");
+  }
+  // A screen of 60000 x 60000 in a few bytes: refused before allocating.
+  std::string huge = gif;
+  huge[6] = huge[8] = static_cast<char>(0x60);
+  huge[7] = huge[9] = static_cast<char>(0xea);
+  ExpectError(RunStatus(Decode("DecodeGif"), {Bytes(huge)}), "GIF size too large");
+  // A frame descriptor claiming 65535 x 65535 inside a small screen.
+  std::string frame = Gif(4, 4, {Frame(0, 0, 4, 4, 8)});
+  const size_t desc = frame.find(',');  // the image separator
+  ASSERT_NE(desc, std::string::npos);
+  frame[desc + 5] = frame[desc + 6] = frame[desc + 7] = frame[desc + 8] =
+      static_cast<char>(0xff);
+  ExpectError(RunStatus(Decode("DecodeGif"), {Bytes(frame)}), "GIF frame size too large");
+  // Indices past the palette: the global map cut to 2 colours (the pixels
+  // still carry 4 bits each).
+  std::string small = Gif(4, 4, {Frame(0, 0, 4, 4, 9)});
+  small[10] = static_cast<char>(small[10] & ~0x07);
+  small.erase(13 + 6, 48 - 6);
+  ExpectError(RunStatus(Decode("DecodeGif"), {Bytes(small)}),
+              "outside of color map range 2");
+  // A screen with no image at all.
+  ExpectError(RunStatus(Decode("DecodeGif"), {Bytes(Gif(4, 4, {}))}),
+              "does not contain any image");
 }
 
 }  // namespace
