@@ -1,6 +1,7 @@
 """Conformance: the tf.data transformations of TensorFlow 1.x/2.x input
 pipelines beyond map and batch (shuffle with its seed generators, prefetch,
-padded_batch, unbatch, shard, cache, map_and_batch, interleave,
+padded_batch, unbatch, shard, cache (in memory and in TensorFlow's files,
+each side reading the other's), map_and_batch, interleave,
 parallel_interleave, parallel map), built by a TensorFlow 2.21 client
 (tf.compat.v1 graph mode, or tf.raw_ops where no Python API reaches the op),
 run in local TensorFlow and in a session on a `weft server` task. Every
@@ -27,7 +28,7 @@ except ImportError as e:  # pragma: no cover
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 sys.path.insert(0, HERE)
-from dataset_ops_test import (OPTIONS, WEFT, WORK, compare, read_all,  # noqa: E402
+from dataset_ops_test import (OPTIONS, WEFT, WORK, compare, read_all, same,  # noqa: E402
                               tf1)
 from tf_compare import check, clip, summary_exit_code  # noqa: E402
 import local_cluster  # noqa: E402
@@ -379,16 +380,7 @@ def test_batching_and_selection(target):
     compare("cache/partial_first_pass", lambda: one_shot(
         tf.data.Dataset.range(6).cache().take(2).concatenate(
             tf.data.Dataset.range(3).cache())), target)
-    g = tf1.Graph()
-    with g.as_default():
-        fetch, _, _ = one_shot(tf.data.Dataset.range(3).cache(os.path.join(WORK, "c")))
-        with tf1.Session(target, graph=g) as sess:
-            try:
-                sess.run(fetch, options=OPTIONS)
-                check("cache/file_cache_unimplemented", False, "no error")
-            except tf.errors.UnimplementedError as e:
-                check("cache/file_cache_unimplemented", "caching to a file" in str(e),
-                      str(e)[:300])
+    test_file_cache(target)
     from tensorflow.python.data.experimental.ops import batching
     for calls, drop in ((1, False), (3, True), (-1, False)):
         compare(f"map_and_batch/calls_{calls}_drop_{drop}",
@@ -400,6 +392,91 @@ def test_batching_and_selection(target):
         tf.data.Dataset.range(10).apply(batching.map_and_batch(
             lambda v: tf1.debugging.check_numerics(
                 tf.sqrt(tf.cast(v, tf.float32) - 4.0), "negative")[None], 3))), target)
+
+
+def cached(path, source=None):
+    """Elements of three components, cached to `path`, read twice (the
+    second pass reads the cache); `source` replaces the input (a reader of
+    a finished cache never looks at it)."""
+    ds = source if source is not None else tf.data.Dataset.range(7).map(
+        lambda v: (v, word(v), tf.fill([2, 3], tf.cast(v, tf.float32) / 3)))
+    return one_shot(ds.cache(path).repeat(2))
+
+
+def read_in(where, build):
+    g = tf1.Graph()
+    with g.as_default():
+        fetch, init, _ = build()
+        with tf1.Session(where, graph=g) as sess:
+            try:
+                return read_all(sess, fetch, init)
+            except Exception as e:  # noqa: BLE001 - compared by the caller
+                return e
+
+
+def test_file_cache(target):
+    """dataset.cache(filename): TensorFlow's files, written and read by
+    either side."""
+    def path(name):
+        return os.path.join(WORK, "file_cache", name, "cache")
+
+    for name in ("tf", "weft", "locked", "stopped"):
+        os.makedirs(os.path.dirname(path(name)))
+    tf_first = read_in("", lambda: cached(path("tf")))
+    weft_first = read_in(target, lambda: cached(path("weft")))
+    check("cache/file_first_run_writes_then_reads", not isinstance(weft_first, Exception)
+          and same(tf_first, weft_first) and len(weft_first) == 14,
+          f"weft: {str(weft_first)[:800]}\n tf: {str(tf_first)[:300]}")
+    files = sorted(os.listdir(os.path.dirname(path("weft"))))
+    check("cache/file_leaves_tensorflows_files", files == [
+        "cache.data-00000-of-00001", "cache.index"], f"{files}")
+    # Each reads the other's finished cache, not its (different) input.
+    other = lambda p: cached(p, tf.data.Dataset.range(100).map(  # noqa: E731
+        lambda v: (v, word(v), tf.zeros([2, 3]))))
+    tf_reads_weft = read_in("", lambda: other(path("weft")))
+    weft_reads_tf = read_in(target, lambda: other(path("tf")))
+    check("cache/file_tensorflow_reads_weft_cache", not isinstance(tf_reads_weft, Exception)
+          and same(tf_reads_weft, tf_first), str(tf_reads_weft)[:600])
+    check("cache/file_weft_reads_tensorflow_cache", not isinstance(weft_reads_tf, Exception)
+          and same(weft_reads_tf, tf_first), str(weft_reads_tf)[:600])
+    # A cache whose components do not match the pipeline reading it.
+    wrong = read_in(target, lambda: cached(path("tf"), tf.data.Dataset.range(3).map(
+        lambda v: (tf.cast(v, tf.float64), word(v), tf.zeros([2, 3])))))
+    check("cache/file_of_another_pipeline_is_an_error",
+          isinstance(wrong, tf.errors.OpError) and "does not equal original dtype" in str(wrong)
+          and "cache" in str(wrong), str(wrong)[:400])
+    # A directory that does not exist: not created, as in TensorFlow.
+    for where, name in (("", "tf"), (target, "weft")):
+        e = read_in(where, lambda: cached(path("missing")))
+        check(f"cache/file_in_a_missing_directory_{name}",
+              isinstance(e, tf.errors.NotFoundError), str(e)[:300])
+    # Another writer's lock: TensorFlow's error, naming the lock.
+    for where, name in (("", "tf"), (target, "weft")):
+        # (TensorFlow's failed writer deletes the lock it found: write it
+        # again for each.)
+        with open(path("locked") + "_0.lockfile", "w") as f:
+            f.write("Created at: 1")
+        e = read_in(where, lambda: cached(path("locked")))
+        check(f"cache/file_locked_by_another_writer_{name}",
+              isinstance(e, tf.errors.AlreadyExistsError)
+              and "There appears to be a concurrent caching iterator running" in str(e)
+              and "cache_0.lockfile" in str(e), str(e)[:400])
+    # A pass stopped early (take) leaves no cache and no lock behind.
+    stopped = read_in(target, lambda: one_shot(
+        tf.data.Dataset.range(7).cache(path("stopped")).take(3)))
+    deadline = time.time() + 10
+    left = None
+    while time.time() < deadline:
+        left = sorted(os.listdir(os.path.dirname(path("stopped"))))
+        if not left:
+            break
+        time.sleep(0.1)
+    check("cache/file_partial_pass_leaves_nothing", stopped == [0, 1, 2] and left == [],
+          f"{stopped} {left}")
+    # Outside the server's --file-root.
+    e = read_in(target, lambda: cached("/tmp/weft_not_allowed/cache"))
+    check("cache/file_outside_file_root_is_refused",
+          isinstance(e, tf.errors.PermissionDeniedError), str(e)[:300])
 
 
 def test_hostile_sizes(target):
@@ -470,7 +547,9 @@ def test_interleave(target):
 
 def main():
     tf1.disable_eager_execution()
-    cluster = local_cluster.Cluster(WEFT, WORK, {"local": 1})
+    # Files only under WORK (the file caches).
+    cluster = local_cluster.Cluster(WEFT, WORK, {"local": 1},
+                                    server_flags=("--file-root", WORK))
     try:
         target = cluster.target("local", 0)
         for test in TESTS:
