@@ -29,8 +29,9 @@ absl::Status SameAsInput0(InferenceContext* c) {
 }
 
 // Images of rank >= 3 whose last dim, when known, is 3.
-absl::Status ColorShape(InferenceContext* c) {
-  WEFT_RETURN_IF_ERROR(c->WithRankAtLeast(0, 3));
+// The images unchanged, of rank `min_rank` or more and 3 channels.
+absl::Status ThreeChannels(InferenceContext* c, int min_rank) {
+  WEFT_RETURN_IF_ERROR(c->WithRankAtLeast(0, min_rank));
   const PartialShape& in = c->input(0);
   if (in.known_rank() && in.dim(in.rank() - 1) >= 0 &&
       in.dim(in.rank() - 1) != 3) {
@@ -41,6 +42,12 @@ absl::Status ColorShape(InferenceContext* c) {
   c->set_output(0, in);
   return absl::OkStatus();
 }
+
+// AdjustHue, AdjustSaturation: images of rank 3 or more.
+absl::Status ColorShape(InferenceContext* c) { return ThreeChannels(c, 3); }
+
+// RGBToHSV, HSVToRGB: any rank from 1 (a single pixel is [3]).
+absl::Status ColorspaceShape(InferenceContext* c) { return ThreeChannels(c, 1); }
 
 // Two int32 values of input i when constant, else -1s.
 void ConstPair(InferenceContext* c, int i, int64_t* a, int64_t* b) {
@@ -213,7 +220,7 @@ void RegisterColorOps(OpRegistry* r) {
                     .Input("images: T")
                     .Output("output: T")
                     .Attr("T: {half, bfloat16, float, double} = DT_FLOAT"),
-                ColorShape);
+                ColorspaceShape);
   }
   for (const char* op : {"DrawBoundingBoxes", "DrawBoundingBoxesV2"}) {
     OpDefBuilder b(op);

@@ -1,7 +1,10 @@
 // ParseExampleV2 and ParseSingleExample: serialized tf.train.Example protos
 // (proto/example.proto) into tensors. Dense features fill a fixed shape
 // per example (from the feature's values, or the default when the feature
-// is missing; an empty default makes it required); sparse features become
+// is missing; an empty default makes it required); a dense shape whose
+// first dimension is unknown (tf.io.FixedLenSequenceFeature) takes as many
+// rows as each example has, padded to the batch's longest with the default
+// (a scalar; zero or "" when empty); sparse features become
 // (indices, values, dense shape) triples; ragged features (ParseExampleV2)
 // values and row splits. Messages use TensorFlow's wording ("Name: <unknown>,
 // Key: k, Index: 0.  Data types don't match. ...").
@@ -76,6 +79,29 @@ void CopyValues(const tensorflow::Feature& f, Tensor* dst, int64_t at) {
       break;
     }
     default: break;
+  }
+}
+
+// `count` copies of scalar `value` (zero, or "", when it is empty) into
+// dst's flat elements from `at`.
+void FillPadding(const Tensor& value, Tensor* dst, int64_t at, int64_t count) {
+  const bool given = value.NumElements() > 0;
+  switch (dst->dtype()) {
+    case DT_FLOAT: {
+      const float v = given ? value.flat<float>()[0] : 0.0f;
+      std::fill_n(dst->flat<float>().data() + at, count, v);
+      break;
+    }
+    case DT_INT64: {
+      const int64_t v = given ? value.flat<int64_t>()[0] : 0;
+      std::fill_n(dst->flat<int64_t>().data() + at, count, v);
+      break;
+    }
+    default: {
+      const std::string v = given ? value.flat<std::string>()[0] : std::string();
+      for (int64_t i = 0; i < count; ++i) dst->flat<std::string>()[at + i] = v;
+      break;
+    }
   }
 }
 
@@ -162,6 +188,7 @@ class ExampleParser {
 
   absl::Status Dense(size_t d, int out_index, const Tensor& def) {
     const DenseSpec& spec = config_.dense[d];
+    if (IsVariableLength(spec.shape)) return VariableLengthDense(d, out_index, def);
     if (!spec.shape.IsFullyDefined()) {
       return absl::UnimplementedError(absl::StrCat(
           "dense feature '", spec.key, "' has shape ", spec.shape.DebugString(),
@@ -201,6 +228,67 @@ class ExampleParser {
             FeatureSize(*f), " but output shape: ", shape.DebugString()));
       }
       CopyValues(*f, out, b * stride);
+    }
+    return absl::OkStatus();
+  }
+
+  // [-1, d1, d2, ...] with every d known: rows of d1 x d2 x ... values.
+  static bool IsVariableLength(const PartialShape& shape) {
+    if (!shape.known_rank() || shape.rank() < 1 || shape.dim(0) >= 0) return false;
+    for (int i = 1; i < shape.rank(); ++i) {
+      if (shape.dim(i) < 0) return false;
+    }
+    return true;
+  }
+
+  // A FixedLenSequenceFeature: each example's rows, padded to the longest.
+  absl::Status VariableLengthDense(size_t d, int out_index, const Tensor& def) {
+    const DenseSpec& spec = config_.dense[d];
+    TensorShape row;
+    std::string shown = "[?";  // TensorFlow's "[?,2]"
+    for (int i = 1; i < spec.shape.rank(); ++i) {
+      row.AddDim(spec.shape.dim(i));
+      absl::StrAppend(&shown, ",", spec.shape.dim(i));
+    }
+    shown += "]";
+    const int64_t stride = row.num_elements();
+    if (def.dtype() != spec.dtype || def.NumElements() > 1) {
+      return absl::InvalidArgumentError(absl::StrCat(
+          "dense_defaults[", d, "] (", DataTypeString(def.dtype()), " ",
+          def.shape().DebugString(), ") of the variable-length feature '", spec.key,
+          "' must be empty or one ", DataTypeString(spec.dtype), " value (the padding)"));
+    }
+    std::vector<const tensorflow::Feature*> found;
+    int64_t rows = 0;
+    for (int64_t b = 0; b < static_cast<int64_t>(examples_.size()); ++b) {
+      WEFT_ASSIGN_OR_RETURN(const tensorflow::Feature* f, Find(b, spec.key, spec.dtype));
+      found.push_back(f);
+      const int64_t size = f == nullptr ? 0 : FeatureSize(*f);
+      if (stride == 0 ? size != 0 : size % stride != 0) {
+        if (serialized_.dims() == 0) {
+          return absl::InvalidArgumentError(absl::StrCat(
+              "Error while parsing feature with key ", spec.key,
+              ": number of elements should be divisible by ", stride, ", found ",
+              size, " instead"));
+        }
+        return absl::InvalidArgumentError(absl::StrCat(
+            Where(b, spec.key), "Number of ", DataTypeString(spec.dtype),
+            " values is not a multiple of stride length. Saw ", size,
+            " values but output shape is: ", shown));
+      }
+      if (stride > 0) rows = std::max(rows, size / stride);
+    }
+    TensorShape out_shape = Batch();
+    out_shape.AddDim(rows);
+    for (int64_t dim : row.dim_sizes()) out_shape.AddDim(dim);
+    Tensor* out = nullptr;
+    WEFT_RETURN_IF_ERROR(c_->allocate_output(out_index, out_shape, &out));
+    const int64_t per_example = rows * stride;
+    for (size_t b = 0; b < found.size(); ++b) {
+      const int64_t at = static_cast<int64_t>(b) * per_example;
+      const int64_t size = found[b] == nullptr ? 0 : FeatureSize(*found[b]);
+      if (size > 0) CopyValues(*found[b], out, at);
+      FillPadding(def, out, at + size, per_example - size);
     }
     return absl::OkStatus();
   }

@@ -216,6 +216,35 @@ def parse_example_sparse_ragged():
     return fetch, None
 
 
+SEQUENCES = {  # tf.io.FixedLenSequenceFeature: rows padded to the longest
+    "v": tf.io.FixedLenSequenceFeature([], tf.int64, allow_missing=True),
+    "w": tf.io.FixedLenSequenceFeature([], tf.float32, allow_missing=True,
+                                       default_value=-1.0),
+    "tags": tf.io.FixedLenSequenceFeature([], tf.string, allow_missing=True,
+                                          default_value=b"pad"),
+    "f": tf.io.FixedLenSequenceFeature([3], tf.float32, allow_missing=True),
+}
+
+
+def parse_example_sequences():
+    ds = tf.data.TFRecordDataset(path("plain.tfrecord")).batch(4)
+    return one_shot(ds.map(lambda s: tf.io.parse_example(s, SEQUENCES)))
+
+
+def parse_single_sequences():
+    ds = tf.data.TFRecordDataset(path("plain.tfrecord"))
+    return one_shot(ds.map(lambda r: tf.io.parse_single_example(r, SEQUENCES))
+                    .padded_batch(3))
+
+
+def sequence_not_a_multiple(single):
+    feature = {"v": tf.io.FixedLenSequenceFeature([2], tf.int64, allow_missing=True)}
+    ds = tf.data.TFRecordDataset(path("plain.tfrecord"))
+    if single:
+        return one_shot(ds.map(lambda r: tf.io.parse_single_example(r, feature)))
+    return one_shot(ds.batch(5).map(lambda s: tf.io.parse_example(s, feature)))
+
+
 def parse_single_sparse():
     ds = tf.data.TFRecordDataset(path("plain.tfrecord"))
     r = tf1.data.make_one_shot_iterator(ds).get_next()
@@ -282,6 +311,13 @@ def test_pipelines(target):
     compare("tfrecord/gzip_two_files_small_buffer", two_compressed_files, target)
     compare("parse_example/sparse_and_ragged", parse_example_sparse_ragged, target)
     compare("parse_single_example/sparse", parse_single_sparse, target)
+    compare("parse_example/fixed_len_sequence_padded", parse_example_sequences, target)
+    compare("parse_single_example/fixed_len_sequence_padded_batch",
+            parse_single_sequences, target)
+    for single in (False, True):
+        compare(f"parse_{'single_' if single else ''}example/sequence_not_a_multiple_of_its_row",
+                lambda single=single: sequence_not_a_multiple(single), target,
+                prefix_only=True)
     compare("text_line/three_files_crlf_empty_no_final_newline", text_lines, target)
     compare("text_line/gzip/batch", text_lines_gzip, target)
     compare("fixed_length/header_footer_partial_record_refused",
@@ -293,6 +329,11 @@ def test_pipelines(target):
             once=True)
     compare("matching_files/flat_map_text_line", list_files_flat_map, target)
     compare("matching_files_dataset", matching_files_dataset, target)
+    compare("list_files/unshuffled_then_lines", lambda: one_shot(
+        tf.data.Dataset.list_files(path("[ab].txt"), shuffle=False)
+        .interleave(tf.data.TextLineDataset, cycle_length=2)), target)
+    compare("list_files/no_match", lambda: one_shot(
+        tf.data.Dataset.list_files(path("none*.txt"), shuffle=False)), target)
 
 
 def test_errors(target):

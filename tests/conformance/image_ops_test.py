@@ -168,6 +168,15 @@ def colorspace_case(dtype):
 for dt in (np.float32, np.float64, np.float16, tf.bfloat16):
     colorspace_case(dt)
 
+# Rank 1 and 2: one pixel, a row of pixels.
+g = tf1.Graph()
+with g.as_default():
+    fetches = [out(raw.RGBToHSV(images=const(np.array([0.2, 0.7, 0.4], np.float32))),
+                   "hsv_pixel"),
+               out(raw.HSVToRGB(images=const(rng.uniform(0, 1, (4, 3)).astype(np.float32))),
+                   "rgb_row")]
+run_case("colorspace_rank_1_and_2", g, fetches)
+
 # Hue and saturation (float; TensorFlow's CPU kernels are float only).
 g = tf1.Graph()
 with g.as_default():
