@@ -19,26 +19,19 @@ Prints 'SKIPPED: ...' and exits 0 when TensorFlow is not installed.
 import os
 import subprocess
 import sys
-import tempfile
-
-try:
-    import numpy as np
-    import tensorflow as tf
-    from tensorflow.python.framework.convert_to_constants import (
-        convert_variables_to_constants_v2)
-    from tensorflow.python.ops import control_flow_util
-except ImportError as e:  # pragma: no cover
-    print(f"SKIPPED: tensorflow not installed ({e})")
-    sys.exit(0)
 
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "interop"))
+from tf_compare import start_conformance  # noqa: E402
 from tf_compare import (check, clip, compare_fetches, feed_arg, run_weft,  # noqa: E402
                         summary_exit_code)
 
+np, tf, WEFT, WORK = start_conformance("functions")
+from tensorflow.python.framework.convert_to_constants import (  # noqa: E402
+    convert_variables_to_constants_v2)
+from tensorflow.python.ops import control_flow_util  # noqa: E402
+
 tf1 = tf.compat.v1
 keras = tf.keras
-WEFT = os.path.abspath(sys.argv[1])
-WORK = tempfile.mkdtemp(prefix="weft_functions_", dir=os.environ.get("TEST_TMPDIR"))
 FUNCTIONAL = {"PartitionedCall", "StatefulPartitionedCall", "If", "StatelessIf",
               "While", "StatelessWhile", "Case", "StatelessCase"}
 WHILE = ("While", "StatelessWhile")

@@ -25,28 +25,21 @@ import io
 import os
 import struct
 import sys
-import tempfile
 
 os.environ["TF_ENABLE_ONEDNN_OPTS"] = "0"
 os.environ.setdefault("TF_CPP_MIN_LOG_LEVEL", "2")
 
-try:
-    import numpy as np
-    import tensorflow as tf
-    from PIL import Image
-except ImportError as e:  # pragma: no cover
-    print(f"SKIPPED: tensorflow or Pillow not installed ({e})")
-    sys.exit(0)
-
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "interop"))
+from tf_compare import start_conformance  # noqa: E402
 from tf_compare import compare_tf1_graph, summary_exit_code  # noqa: E402
+
+np, tf, WEFT, WORK = start_conformance("image_codec", also=("PIL",))
+from PIL import Image  # noqa: E402
 
 tf1 = tf.compat.v1
 tf1.disable_eager_execution()
 raw = tf.raw_ops
 
-WEFT = os.path.abspath(sys.argv[1])
-WORK = tempfile.mkdtemp(prefix="weft_image_codec_", dir=os.environ.get("TEST_TMPDIR"))
 rng = np.random.RandomState(31)
 
 

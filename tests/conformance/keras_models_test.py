@@ -20,27 +20,20 @@ Prints 'SKIPPED: ...' and exits 0 when TensorFlow is not installed.
 """
 import os
 import sys
-import tempfile
 import zlib
 
 os.environ.setdefault("TF_CPP_MIN_LOG_LEVEL", "2")
-try:
-    import numpy as np
-    import tensorflow as tf
-    from tensorflow.python.framework.convert_to_constants import (
-        convert_variables_to_constants_v2)
-except ImportError as e:  # pragma: no cover
-    print(f"SKIPPED: tensorflow not installed ({e})")
-    sys.exit(0)
-
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "interop"))
+from tf_compare import start_conformance  # noqa: E402
 from tf_compare import check, compare_fetches, run_weft, summary_exit_code  # noqa: E402
+
+np, tf, WEFT, WORK = start_conformance("keras")
+from tensorflow.python.framework.convert_to_constants import (  # noqa: E402
+    convert_variables_to_constants_v2)
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "..", "tools"))
 from export_keras_graph import variable_graph  # noqa: E402
 
-WEFT = os.path.abspath(sys.argv[1])
 ONLY = set(sys.argv[2:])
-WORK = tempfile.mkdtemp(prefix="weft_keras_", dir=os.environ.get("TEST_TMPDIR"))
 K = tf.keras
 tf.random.set_seed(1)
 np.random.seed(1)

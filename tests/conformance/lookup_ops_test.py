@@ -16,26 +16,19 @@ Prints 'SKIPPED: ...' and exits 0 when TensorFlow is not installed.
 """
 import os
 import sys
-import tempfile
-
-try:
-    import numpy as np
-    import tensorflow as tf
-except ImportError as e:  # pragma: no cover
-    print(f"SKIPPED: tensorflow not installed ({e})")
-    sys.exit(0)
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 sys.path.insert(0, os.path.join(HERE, "..", "interop"))
 sys.path.insert(0, os.path.join(HERE, "..", "..", "tools"))
+from tf_compare import start_conformance  # noqa: E402
 from tf_compare import check, clip, compare_tf1_graph, run_weft, summary_exit_code  # noqa: E402
+
+np, tf, WEFT, WORK = start_conformance("lookup")
 import local_cluster  # noqa: E402
 
 tf1 = tf.compat.v1
 R = tf.raw_ops
 S, I64, I32, F32, F64 = tf.string, tf.int64, tf.int32, tf.float32, tf.float64
-WEFT = os.path.abspath(sys.argv[1])
-WORK = tempfile.mkdtemp(prefix="weft_lookup_", dir=os.environ.get("TEST_TMPDIR"))
 DATA = os.path.join(WORK, "data")
 OPTIONS = tf1.RunOptions(timeout_in_ms=60000)
 

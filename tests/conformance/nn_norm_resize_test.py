@@ -38,26 +38,19 @@ Prints 'SKIPPED: ...' and exits 0 when TensorFlow is not installed.
 import json
 import os
 import sys
-import tempfile
 
 os.environ["TF_ENABLE_ONEDNN_OPTS"] = "0"  # TensorFlow's Eigen kernels
 os.environ.setdefault("TF_CPP_MIN_LOG_LEVEL", "2")
 
-try:
-    import numpy as np
-    import tensorflow as tf
-except ImportError as e:  # pragma: no cover
-    print(f"SKIPPED: tensorflow not installed ({e})")
-    sys.exit(0)
-
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "interop"))
+from tf_compare import start_conformance  # noqa: E402
 from tf_compare import check, clip, compare_fetches, decode, run_weft, summary_exit_code  # noqa: E402
+
+np, tf, WEFT, WORK = start_conformance("nn_norm_resize")
 
 tf1 = tf.compat.v1
 tf1.disable_eager_execution()
 
-WEFT = os.path.abspath(sys.argv[1])
-WORK = tempfile.mkdtemp(prefix="weft_nn_norm_resize_", dir=os.environ.get("TEST_TMPDIR"))
 rng = np.random.RandomState(11)
 
 

@@ -24,26 +24,19 @@ Prints 'SKIPPED: ...' and exits 0 when TensorFlow is not installed.
 import gzip
 import os
 import sys
-import tempfile
 
 os.environ.setdefault("TF_CPP_MIN_LOG_LEVEL", "2")
-try:
-    import numpy as np
-    import tensorflow as tf
-except ImportError as e:  # pragma: no cover
-    print(f"SKIPPED: tensorflow not installed ({e})")
-    sys.exit(0)
-
 HERE = os.path.dirname(os.path.abspath(__file__))
 sys.path.insert(0, os.path.join(HERE, "..", "interop"))
 sys.path.insert(0, os.path.join(HERE, "..", "..", "tools"))
+from tf_compare import start_conformance  # noqa: E402
 from tf_compare import check, clip, compare_tf1_graph, summary_exit_code  # noqa: E402
+
+np, tf, WEFT, WORK = start_conformance("readers")
 import local_cluster  # noqa: E402
 from dataset_files_test import first_line  # noqa: E402
 
 tf1 = tf.compat.v1
-WEFT = os.path.abspath(sys.argv[1])
-WORK = tempfile.mkdtemp(prefix="weft_readers_", dir=os.environ.get("TEST_TMPDIR"))
 DATA = os.path.realpath(os.path.join(WORK, "data"))
 OUTSIDE = os.path.realpath(os.path.join(WORK, "outside"))
 OPTIONS = tf1.RunOptions(timeout_in_ms=60000)

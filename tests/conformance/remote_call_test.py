@@ -17,28 +17,21 @@ import json
 import os
 import subprocess
 import sys
-import tempfile
 
 os.environ.setdefault("TF_CPP_MIN_LOG_LEVEL", "2")
-try:
-    import numpy as np
-    import tensorflow as tf
-    from tensorflow.python.framework import function
-    from tensorflow.python.ops import functional_ops
-except ImportError as e:  # pragma: no cover
-    print(f"SKIPPED: tensorflow not installed ({e})")
-    sys.exit(0)
-
 HERE = os.path.dirname(os.path.abspath(__file__))
 sys.path.insert(0, os.path.join(HERE, "..", "interop"))
 sys.path.insert(0, os.path.join(HERE, "..", "..", "tools"))
+from tf_compare import start_conformance  # noqa: E402
 from tf_compare import check, decode, summary_exit_code  # noqa: E402
+
+np, tf, WEFT, WORK = start_conformance("remote_call")
+from tensorflow.python.framework import function  # noqa: E402
+from tensorflow.python.ops import functional_ops  # noqa: E402
 import local_cluster  # noqa: E402
 
 tf1 = tf.compat.v1
 tf1.disable_eager_execution()
-WEFT = os.path.abspath(sys.argv[1])
-WORK = tempfile.mkdtemp(prefix="weft_remote_call_", dir=os.environ.get("TEST_TMPDIR"))
 OPTIONS = tf1.RunOptions(timeout_in_ms=60000)
 WORKER0 = "/job:worker/replica:0/task:0"
 WORKER1 = "/job:worker/replica:0/task:1"

@@ -14,24 +14,17 @@ Prints 'SKIPPED: ...' and exits 0 when TensorFlow is not installed.
 """
 import os
 import sys
-import tempfile
-
-try:
-    import numpy as np
-    import tensorflow as tf
-except ImportError as e:  # pragma: no cover
-    print(f"SKIPPED: tensorflow not installed ({e})")
-    sys.exit(0)
 
 # tf_compare.py comes from //tests/interop, next to this file in runfiles.
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "interop"))
+from tf_compare import start_conformance  # noqa: E402
 from tf_compare import compare_tf1_graph, summary_exit_code  # noqa: E402
+
+np, tf, WEFT, WORK = start_conformance("state_ops")
 
 tf1 = tf.compat.v1
 tf1.disable_eager_execution()
 
-WEFT = os.path.abspath(sys.argv[1])
-WORK = tempfile.mkdtemp(prefix="weft_state_ops_", dir=os.environ.get("TEST_TMPDIR"))
 
 
 def compare(case, graph, fetches, init=(), steps=1, rtol=1e-6, atol=1e-6):

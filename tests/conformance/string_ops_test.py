@@ -15,22 +15,16 @@ import subprocess
 import sys
 import tempfile
 
-try:
-    import numpy as np
-    import tensorflow as tf
-except ImportError as e:  # pragma: no cover
-    print(f"SKIPPED: tensorflow not installed ({e})")
-    sys.exit(0)
-
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "interop"))
+from tf_compare import start_conformance  # noqa: E402
 from tf_compare import check, clip, compare_tf1_graph, run_weft, summary_exit_code  # noqa: E402
+
+np, tf, WEFT, WORK = start_conformance("string_ops")
 
 tf1 = tf.compat.v1
 tf1.disable_eager_execution()
 R = tf.raw_ops
 
-WEFT = os.path.abspath(sys.argv[1])
-WORK = tempfile.mkdtemp(prefix="weft_string_ops_", dir=os.environ.get("TEST_TMPDIR"))
 
 rng = np.random.RandomState(7)
 # Strings of every length 0..130 (the hash's length classes and the

@@ -2,13 +2,36 @@
 compare the fetches with TensorFlow's (tf_reference_test.py and the
 conformance suites). numpy only: importing this needs no TensorFlow.
 """
+import importlib
 import json
 import os
 import subprocess
+import sys
+import tempfile
 
 import numpy as np
 
 results = {"passed": 0, "failed": 0}
+
+
+def start_conformance(name, also=()):
+    """The start of a conformance test run as `<name>_test.py PATH_TO_WEFT`:
+    imports numpy and TensorFlow (and the modules named in `also`), or
+    prints 'SKIPPED: ...' and exits 0 when one is missing. Returns (numpy,
+    tensorflow, the weft binary's absolute path, a fresh work directory
+    under the test's TEST_TMPDIR)."""
+    try:
+        np_module = importlib.import_module("numpy")
+        tf_module = importlib.import_module("tensorflow")
+        for module in also:
+            importlib.import_module(module)
+    except ImportError as e:  # pragma: no cover
+        print(f"SKIPPED: {', '.join(('numpy', 'tensorflow') + tuple(also))} not all "
+              f"installed ({e})")
+        sys.exit(0)
+    weft = os.path.abspath(sys.argv[1])
+    work = tempfile.mkdtemp(prefix=f"weft_{name}_", dir=os.environ.get("TEST_TMPDIR"))
+    return np_module, tf_module, weft, work
 
 
 def check(case, ok, detail=""):
