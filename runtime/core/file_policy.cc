@@ -77,26 +77,35 @@ absl::StatusOr<std::string> ResolveHostPath(absl::string_view path) {
   // appended as written (it holds no "..", so it cannot climb back out).
   for (size_t n = parts.size();; --n) {
     const std::string prefix = Join(parts, n);
-    char resolved[PATH_MAX];
-    if (realpath(prefix.c_str(), resolved) != nullptr) {
-      std::string out = resolved;
-      for (size_t i = n; i < parts.size(); ++i) {
-        if (out != "/") out += "/";
-        out += parts[i];
+    // A prefix another process creates between realpath and lstat (ps
+    // tasks making one checkpoint's directory at once) resolves on a
+    // second look.
+    bool missing = false;
+    for (int look = 0; look < 3 && !missing; ++look) {
+      char resolved[PATH_MAX];
+      if (realpath(prefix.c_str(), resolved) != nullptr) {
+        std::string out = resolved;
+        for (size_t i = n; i < parts.size(); ++i) {
+          if (out != "/") out += "/";
+          out += parts[i];
+        }
+        return out;
       }
-      return out;
+      // Only a component that does not exist may be appended unresolved:
+      // a dangling link would be followed by whatever opens the path.
+      struct stat st;
+      if (lstat(prefix.c_str(), &st) == 0) {
+        if (S_ISLNK(st.st_mode)) {
+          return absl::InvalidArgumentError("the path goes through a dangling link");
+        }
+        continue;  // it exists now: look again
+      }
+      if (errno != ENOENT) {
+        return absl::InvalidArgumentError("the path cannot be resolved");
+      }
+      missing = true;
     }
-    // Only a component that does not exist may be appended unresolved: a
-    // dangling link would be followed by whatever opens the path.
-    struct stat st;
-    if (lstat(prefix.c_str(), &st) == 0) {
-      return absl::InvalidArgumentError(
-          S_ISLNK(st.st_mode) ? "the path goes through a dangling link"
-                              : "the path cannot be resolved");
-    }
-    if (errno != ENOENT) {
-      return absl::InvalidArgumentError("the path cannot be resolved");
-    }
+    if (!missing) return absl::InvalidArgumentError("the path cannot be resolved");
     if (n == 0) break;
   }
   return absl::InvalidArgumentError("the path cannot be resolved");
