@@ -5,10 +5,7 @@
 
 #include "absl/strings/numbers.h"
 #include "absl/strings/str_cat.h"
-#include "absl/strings/str_join.h"
-#include "graph/builder/allreduce.h"
 #include "graph/builder/optimizers.h"
-#include "graph/builder/sync_replicas.h"
 #include "runtime/core/device_name.h"
 #include "runtime/core/status.h"
 #include "tools/local_devices.h"
@@ -89,7 +86,7 @@ absl::Status ParseParallelFlags(const CommandLine& cl, ModelChoice* c) {
     return ValidateModelOptions(c->kind, c->options);
   }
   if (IsBetweenGraph(*c)) {
-    // Placement comes from the cluster (tools/train_between.h).
+    // Placement comes from the cluster (distributed/training/trainer.h).
     if (n > 0 || cl.Has("param-device")) {
       return absl::InvalidArgumentError(absl::StrCat(
           "--mode ", c->mode, c->mode == "allreduce"
@@ -139,26 +136,6 @@ absl::Status ParseParallelFlags(const CommandLine& cl, ModelChoice* c) {
   return absl::OkStatus();
 }
 
-// The optimizer --optimizer and --lr name, wrapped for the mode: sync
-// replicas aggregate on the ps, allreduce averages round the ring.
-absl::StatusOr<std::unique_ptr<Optimizer>> ModeOptimizer(const ModelChoice& c) {
-  WEFT_ASSIGN_OR_RETURN(std::unique_ptr<Optimizer> opt,
-                        NewOptimizerByName(c.optimizer, c.learning_rate));
-  if (c.mode == "between-sync") {
-    SyncReplicasOptions sync;
-    sync.total_num_replicas = c.total_replicas;
-    sync.replicas_to_aggregate =
-        c.replicas_to_aggregate > 0 ? c.replicas_to_aggregate : c.total_replicas;
-    opt = std::make_unique<SyncReplicasOptimizer>(std::move(opt), sync);
-  } else if (AveragesOverRing(c)) {
-    AllReduceOptions all;
-    all.group_tasks = c.group_tasks;
-    all.rank = c.rank;
-    opt = std::make_unique<AllReduceOptimizer>(std::move(opt), all);
-  }
-  return opt;
-}
-
 // --optimizer and --lr.
 absl::Status ParseOptimizerFlags(const CommandLine& cl, ModelChoice* c) {
   c->optimizer = cl.Get("optimizer", "sgd");
@@ -193,14 +170,6 @@ absl::StatusOr<ModelChoice> ParseModelFlags(const CommandLine& cl) {
   WEFT_RETURN_IF_ERROR(ParseParallelFlags(cl, &c));
   WEFT_RETURN_IF_ERROR(ValidateModelOptions(c.options));
   return c;
-}
-
-bool IsBetweenGraph(const ModelChoice& c) {
-  return c.mode == "between-async" || c.mode == "between-sync" || AveragesOverRing(c);
-}
-
-bool AveragesOverRing(const ModelChoice& c) {
-  return c.mode == "allreduce" || c.mode == "hybrid";
 }
 
 absl::StatusOr<ModelChoice> ParseImportedModelFlags(
@@ -272,69 +241,6 @@ absl::StatusOr<ModelChoice> ParseImportedModelFlags(
   WEFT_RETURN_IF_ERROR(
       WithContext(InspectForwardGraph(*c.forward, c.imported).status(), source));
   return c;
-}
-
-absl::StatusOr<tensorflow::GraphDef> BuildModelGraph(const ModelChoice& c) {
-  WEFT_ASSIGN_OR_RETURN(std::unique_ptr<Optimizer> opt, ModeOptimizer(c));
-  if (c.forward != nullptr) {
-    Scope root = Scope::NewRoot();
-    const absl::Status built =
-        c.mode == "in-graph"
-            ? BuildImportedReplicatedTrainingGraph(root, *c.forward, c.imported, opt.get(),
-                                                   c.devices, c.param_device)
-                  .status()
-            : BuildImportedTrainingGraph(root, *c.forward, c.imported, opt.get()).status();
-    WEFT_RETURN_IF_ERROR(WithContext(built, c.source));
-    return root.ToGraphDef();
-  }
-  Scope root = Scope::NewRoot();
-  if (c.mode == "in-graph") {
-    WEFT_RETURN_IF_ERROR(BuildReplicatedTrainingGraph(root, c.kind, c.options,
-                                                      opt.get(), c.devices,
-                                                      c.param_device)
-                             .status());
-  } else {
-    // "single" on one named device pins everything there; model-parallel
-    // has its layer_devices set.
-    const Scope at = c.mode == "single" && !c.devices.empty()
-                         ? root.WithDevice(c.devices[0])
-                         : root;
-    WEFT_RETURN_IF_ERROR(
-        BuildTrainingGraph(at, c.kind, c.options, opt.get()).status());
-  }
-  return root.ToGraphDef();
-}
-
-std::string DescribeModel(const ModelChoice& c) {
-  if (c.forward != nullptr) {
-    return absl::StrCat(
-        c.source, " (loss ", c.imported.loss, "), ",
-        c.imported.train_op.empty()
-            ? absl::StrCat(c.optimizer, " (lr ", c.learning_rate, ")")
-            : absl::StrCat("its own train op ", c.imported.train_op),
-        c.mode == "in-graph"
-            ? absl::StrCat(", in-graph over ", absl::StrJoin(c.devices, ","),
-                           " (parameters on ", c.param_device, ")")
-        : c.mode == "model-parallel"
-            ? absl::StrCat(", split by estimated cost over ", absl::StrJoin(c.devices, ","))
-            : "");
-  }
-  return absl::StrCat(
-      ModelKindName(c.kind), ", batch ", c.options.batch, ", ",
-      c.options.image_rows * c.options.image_cols, " features, ",
-      c.options.num_classes, " classes, ", c.optimizer, " (lr ",
-      c.learning_rate, "), ",
-      c.options.variable_kind == VariableKind::kRef ? "ref" : "resource",
-      " variables",
-      c.mode == "in-graph"
-          ? absl::StrCat(", in-graph over ", c.devices.size(),
-                         " devices (", absl::StrJoin(c.devices, ","),
-                         "; parameters on ", c.param_device, ")")
-      : c.mode == "model-parallel" || c.mode == "hybrid"
-          ? absl::StrCat(", model-parallel over ", c.devices.size(),
-                         " devices (", absl::StrJoin(c.devices, ","), ")")
-      : c.devices.empty() ? std::string()
-                          : absl::StrCat(", on ", c.devices[0]));
 }
 
 }  // namespace weft

@@ -13,7 +13,8 @@
 //   slices of one global batch, in the same order as one process training
 //   on batches of B * W would.
 //
-// A StepFeeds is used from one thread. Errors name the flag, file or input.
+// The StepFeeds the CLI's flags describe. A StepFeeds is used from one
+// thread. Errors name the flag, file or input.
 #ifndef WEFT_TOOLS_STEP_FEEDS_H_
 #define WEFT_TOOLS_STEP_FEEDS_H_
 
@@ -25,6 +26,7 @@
 #include <vector>
 
 #include "absl/status/statusor.h"
+#include "distributed/training/step_feeds.h"
 #include "graph/models/imported_model.h"
 #include "tools/model_flags.h"
 #include "proto/graph.pb.h"
@@ -32,16 +34,7 @@
 
 namespace weft {
 
-class StepFeeds {
- public:
-  virtual ~StepFeeds() = default;
-  // Examples one step of this worker trains on.
-  virtual int64_t batch() const = 0;
-  // "synthetic data (2000 examples)", for the first progress line.
-  virtual std::string Describe() const = 0;
-  // The feeds of the next step.
-  virtual absl::StatusOr<std::vector<std::pair<std::string, Tensor>>> Next() = 0;
-};
+// class StepFeeds: distributed/training/step_feeds.h.
 
 struct FeedOptions {
   std::string data = "synthetic";  // built-in graphs: synthetic or digits

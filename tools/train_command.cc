@@ -24,13 +24,13 @@
 #include "tools/commands.h"
 #include "tools/graph_file.h"
 #include "distributed/rpc/grpc_session.h"
+#include "distributed/training/trainer.h"
 #include "tools/cluster_flags.h"
 #include "tools/local_devices.h"
 #include "tools/model_flags.h"
 #include "runtime/events/event_writer.h"
 #include "tools/step_feeds.h"
 #include "tools/train_common.h"
-#include "tools/train_between.h"
 
 namespace weft {
 namespace {
@@ -253,6 +253,77 @@ int Train(const tensorflow::GraphDef& graph, const std::string& source,
   return kExitOk;
 }
 
+// --mode between-async, between-sync, allreduce or hybrid: this process
+// is one worker task (distributed/training/trainer.h); the flags become
+// its options, its progress lines go to stdout and its log to stderr
+// ("weft train: /job:worker/task:I: ...").
+int TrainWorker(const CommandLine& cl, const std::string& usage,
+                const ModelChoice& choice, const Options& o,
+                const FeedOptions& feed) {
+  TrainerOptions b;
+  absl::StatusOr<ClusterAndTask> where = ClusterAndTaskFromFlags(cl);
+  if (!where.ok()) return ReportUsage(where.status(), usage.c_str());
+  b.cluster = std::move(where->cluster);
+  b.task = std::move(where->task);
+  b.mode = ParseReplicationMode(choice.mode).value_or(ReplicationMode::kBetweenAsync);
+  b.model = choice;
+  if (absl::Status s = ParsePsStrategy(cl.Get("ps-strategy", "round-robin"),
+                                       &b.strategy);
+      !s.ok()) {
+    return ReportUsage(s, usage.c_str());
+  }
+  absl::StatusOr<int64_t> wait_chief = cl.GetPositiveInt("wait-for-chief-s", 120);
+  absl::StatusOr<int64_t> wait_tasks = cl.GetPositiveInt("wait-for-tasks-s", 120);
+  absl::StatusOr<int64_t> every = cl.GetPositiveInt("checkpoint-every", 0);
+  absl::StatusOr<int64_t> step_timeout = cl.GetPositiveInt("step-timeout-s", 60, 1 << 20);
+  absl::StatusOr<int64_t> to_aggregate =
+      cl.GetPositiveInt("replicas-to-aggregate", 0, 1 << 20);
+  absl::StatusOr<std::shared_ptr<const Security>> security = SecurityFromFlags(cl);
+  for (const absl::Status& s :
+       {wait_chief.status(), wait_tasks.status(), every.status(),
+        step_timeout.status(), to_aggregate.status(), security.status()}) {
+    if (!s.ok()) return ReportUsage(s, usage.c_str());
+  }
+  b.wait_for_chief = absl::Seconds(*wait_chief);
+  b.wait_for_tasks = absl::Seconds(*wait_tasks);
+  b.step_timeout = absl::Seconds(*step_timeout);
+  b.replicas_to_aggregate = static_cast<int>(*to_aggregate);
+  b.security = *security;
+  b.local_socket = cl.Get("no-local-socket") != "true";
+  if (cl.Has("checkpoint-every") && !cl.Has("checkpoint-dir")) {
+    return ReportUsage(
+        absl::InvalidArgumentError("--checkpoint-every goes with --checkpoint-dir"),
+        usage.c_str());
+  }
+  b.checkpoint_dir = cl.Get("checkpoint-dir", "");
+  b.checkpoint_every = *every;
+  b.check_numerics = cl.Get("no-check-numerics") != "true";
+  b.steps = o.steps;
+  b.log_every = o.log_every;
+  b.logdir = o.logdir;
+  b.metrics_path = o.metrics_out;
+  // --data or --input, this worker's shard of it.
+  b.feeds = [feed, choice](const tensorflow::GraphDef& graph, int shards, int shard) {
+    FeedOptions f = feed;
+    f.shards = shards;
+    f.shard = shard;
+    return choice.forward != nullptr ? ModelFeeds(choice, f)
+                                     : DatasetFeeds(graph, "the model", f);
+  };
+  const bool tty = isatty(fileno(stdout)) != 0;
+  b.progress_every_step = tty;
+  b.progress = [tty](absl::string_view line) {
+    PrintProgressLine(std::string(line), tty);
+  };
+  b.log = [task = b.task.ToString()](absl::string_view line) {
+    std::fprintf(stderr, "weft train: %s: %s\n", task.c_str(),
+                 std::string(line).c_str());
+    std::fflush(stderr);
+  };
+  if (absl::Status s = TrainBetweenGraph(b); !s.ok()) return ReportError(s);
+  return kExitOk;
+}
+
 }  // namespace
 
 int TrainCommand(int argc, char** argv) {
@@ -403,45 +474,7 @@ int TrainCommand(int argc, char** argv) {
           "it: give --cluster, --job worker and --task (or TF_CONFIG), not "
           "--target"));
     }
-    BetweenGraphOptions b;
-    absl::StatusOr<ClusterAndTask> where = ClusterAndTaskFromFlags(cl);
-    if (!where.ok()) return ReportUsage(where.status(), usage.c_str());
-    b.where = *std::move(where);
-    if (absl::Status s = ParsePsStrategy(cl.Get("ps-strategy", "round-robin"),
-                                         &b.strategy);
-        !s.ok()) {
-      return ReportUsage(s, usage.c_str());
-    }
-    absl::StatusOr<int64_t> wait_chief = cl.GetPositiveInt("wait-for-chief-s", 120);
-    absl::StatusOr<int64_t> wait_tasks = cl.GetPositiveInt("wait-for-tasks-s", 120);
-    absl::StatusOr<int64_t> every = cl.GetPositiveInt("checkpoint-every", 0);
-    absl::StatusOr<int64_t> step_timeout = cl.GetPositiveInt("step-timeout-s", 60, 1 << 20);
-    absl::StatusOr<int64_t> to_aggregate =
-        cl.GetPositiveInt("replicas-to-aggregate", 0, 1 << 20);
-    absl::StatusOr<std::shared_ptr<const Security>> security = SecurityFromFlags(cl);
-    for (const absl::Status& s :
-         {wait_chief.status(), wait_tasks.status(), every.status(),
-          step_timeout.status(), to_aggregate.status(), security.status()}) {
-      if (!s.ok()) return ReportUsage(s, usage.c_str());
-    }
-    b.wait_for_chief = absl::Seconds(*wait_chief);
-    b.wait_for_tasks = absl::Seconds(*wait_tasks);
-    b.step_timeout = absl::Seconds(*step_timeout);
-    choice->replicas_to_aggregate = static_cast<int>(*to_aggregate);
-    b.security = *security;
-    b.local_socket = cl.Get("no-local-socket") != "true";
-    if (cl.Has("checkpoint-every") && !cl.Has("checkpoint-dir")) {
-      return usage_error("--checkpoint-every goes with --checkpoint-dir");
-    }
-    b.checkpoint_dir = cl.Get("checkpoint-dir", "");
-    b.checkpoint_every = *every;
-    b.check_numerics = cl.Get("no-check-numerics") != "true";
-    b.steps = o.steps;
-    b.log_every = o.log_every;
-    b.logdir = o.logdir;
-    b.metrics_out = o.metrics_out;
-    b.feeds = feed;
-    return TrainBetweenGraph(*choice, b);
+    return TrainWorker(cl, usage, *choice, o, feed);
   }
   std::vector<std::string> devices = choice->devices;
   if (!choice->param_device.empty()) devices.push_back(choice->param_device);

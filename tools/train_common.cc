@@ -1,14 +1,13 @@
 #include "tools/train_common.h"
 
-#include <cerrno>
-#include <cstring>
+#include <cstdio>
 #include <map>
 #include <utility>
 #include <vector>
 
+#include "absl/strings/match.h"
 #include "absl/strings/str_cat.h"
 #include "runtime/core/status.h"
-#include "runtime/events/event_writer.h"
 
 namespace weft {
 
@@ -40,16 +39,6 @@ absl::StatusOr<GraphInfo> InspectGraph(const tensorflow::GraphDef& graph,
   return info;
 }
 
-absl::StatusOr<double> ScalarMetric(const Tensor& value, const char* node) {
-  if (value.dtype() != DT_FLOAT || value.NumElements() != 1) {
-    return absl::InvalidArgumentError(absl::StrCat(
-        "node '", node, "' is ", DataTypeString(value.dtype()), " ",
-        value.shape().DebugString(),
-        "; weft train reports it and needs one float32 value (a scalar)"));
-  }
-  return value.flat<float>()[0];
-}
-
 absl::StatusOr<Dataset> LoadData(const std::string& which, int64_t features,
                                  uint64_t seed) {
   if (which == "digits") {
@@ -70,36 +59,20 @@ absl::StatusOr<Dataset> LoadData(const std::string& which, int64_t features,
   return MakeSyntheticDataset(o);
 }
 
-absl::Status WriteStepScalars(EventWriter& events, int64_t step, double loss,
-                              bool has_accuracy, double accuracy,
-                              double examples_per_s) {
-  std::vector<std::pair<std::string, double>> scalars = {
-      {"loss", loss}, {"examples_per_sec", examples_per_s}};
-  if (has_accuracy) scalars.emplace_back("accuracy", accuracy);
-  return events.WriteScalars(step, scalars);
-}
-
-absl::StatusOr<std::unique_ptr<MetricsLog>> MetricsLog::Create(
-    const std::string& path) {
-  std::FILE* f = std::fopen(path.c_str(), "w");
-  if (f == nullptr) {
-    return absl::InvalidArgumentError(absl::StrCat(
-        "--metrics-out: cannot write '", path, "': ", std::strerror(errno)));
+void PrintProgressLine(const std::string& line, bool rewrite) {
+  // On a terminal: whether the last line printed is a progress line still
+  // open (no newline after it).
+  static bool open = false;
+  const bool progress = absl::StartsWith(line, "step ");
+  if (rewrite && progress) {
+    std::printf("\r%s\033[K", line.c_str());
+    open = true;
+  } else {
+    if (open) std::printf("\n");
+    open = false;
+    std::printf("%s\n", line.c_str());
   }
-  return std::unique_ptr<MetricsLog>(new MetricsLog(f));
-}
-
-MetricsLog::~MetricsLog() { std::fclose(f_); }
-
-void MetricsLog::Write(int64_t step, double wall_s, double step_s, double loss,
-                       bool has_accuracy, double accuracy, int64_t examples) {
-  std::string line = absl::StrFormat(
-      "{\"step\": %d, \"wall_s\": %.6f, \"step_s\": %.6f, \"loss\": %.9g",
-      step, wall_s, step_s, loss);
-  if (has_accuracy) absl::StrAppendFormat(&line, ", \"accuracy\": %.6g", accuracy);
-  absl::StrAppendFormat(&line, ", \"examples\": %d}\n", examples);
-  std::fputs(line.c_str(), f_);
-  std::fflush(f_);
+  std::fflush(stdout);
 }
 
 }  // namespace weft

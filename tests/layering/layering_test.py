@@ -14,6 +14,7 @@ graphs never reach into kernels, and gRPC stays behind distributed/rpc.
   runtime                    the executor and the local session
   distributed                master, worker, the client session (no gRPC)
   distributed/rpc            gRPC services and clients
+  distributed/training       the between-graph trainer (weft train --cluster)
   tools, tools/compare       the weft command and its libraries
 
 A directory's allowed list is exact: a new edge between layers means
@@ -50,8 +51,10 @@ LAYERS = {
                        "runtime/events"},
     "distributed": ENGINE,
     "distributed/rpc": ENGINE | {"distributed"},
+    "distributed/training": ENGINE | {"distributed", "distributed/rpc"},
     "tools/compare": BASE,
-    "tools": ENGINE | {"distributed", "distributed/rpc", "tools/compare"},
+    "tools": ENGINE | {"distributed", "distributed/rpc", "distributed/training",
+                       "tools/compare"},
 }
 # System headers only one layer may use.
 GUARDED = [

@@ -14,8 +14,8 @@
 // The other workers watch the chief's counter, and at the end wait for
 // its `chief_done` mark, so that a dead chief is named rather than the job
 // reported done.
-#ifndef WEFT_TOOLS_WORKER_PROGRESS_H_
-#define WEFT_TOOLS_WORKER_PROGRESS_H_
+#ifndef WEFT_DISTRIBUTED_TRAINING_WORKER_PROGRESS_H_
+#define WEFT_DISTRIBUTED_TRAINING_WORKER_PROGRESS_H_
 
 #include <cstdint>
 #include <deque>
@@ -87,4 +87,4 @@ std::string BehindNote(const std::vector<int64_t>& now,
 
 }  // namespace weft
 
-#endif  // WEFT_TOOLS_WORKER_PROGRESS_H_
+#endif  // WEFT_DISTRIBUTED_TRAINING_WORKER_PROGRESS_H_

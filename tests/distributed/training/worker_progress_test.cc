@@ -1,4 +1,4 @@
-#include "tools/worker_progress.h"
+#include "distributed/training/worker_progress.h"
 
 #include <string>
 #include <vector>

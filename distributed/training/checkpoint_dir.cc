@@ -1,4 +1,4 @@
-#include "tools/checkpoint_dir.h"
+#include "distributed/training/checkpoint_dir.h"
 
 
 #include <algorithm>

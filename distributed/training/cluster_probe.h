@@ -1,7 +1,7 @@
 // Which tasks of a cluster answer: what a tool says after a step timed out,
 // so the message names the task that died instead of "deadline exceeded".
-#ifndef WEFT_TOOLS_CLUSTER_PROBE_H_
-#define WEFT_TOOLS_CLUSTER_PROBE_H_
+#ifndef WEFT_DISTRIBUTED_TRAINING_CLUSTER_PROBE_H_
+#define WEFT_DISTRIBUTED_TRAINING_CLUSTER_PROBE_H_
 
 #include <memory>
 #include <string>
@@ -22,4 +22,4 @@ std::vector<std::string> UnansweringTasks(
 
 }  // namespace weft
 
-#endif  // WEFT_TOOLS_CLUSTER_PROBE_H_
+#endif  // WEFT_DISTRIBUTED_TRAINING_CLUSTER_PROBE_H_

@@ -1,4 +1,4 @@
-#include "tools/cluster_probe.h"
+#include "distributed/training/cluster_probe.h"
 
 #include "absl/strings/str_cat.h"
 #include "absl/synchronization/notification.h"

@@ -9,8 +9,8 @@
 //
 // Thread safety: one writer per directory (the chief); functions are
 // otherwise independent.
-#ifndef WEFT_TOOLS_CHECKPOINT_DIR_H_
-#define WEFT_TOOLS_CHECKPOINT_DIR_H_
+#ifndef WEFT_DISTRIBUTED_TRAINING_CHECKPOINT_DIR_H_
+#define WEFT_DISTRIBUTED_TRAINING_CHECKPOINT_DIR_H_
 
 #include <cstdint>
 #include <optional>
@@ -40,4 +40,4 @@ absl::Status RestoreCheckpoint(Session* session, const SaverNodes& saver,
 
 }  // namespace weft
 
-#endif  // WEFT_TOOLS_CHECKPOINT_DIR_H_
+#endif  // WEFT_DISTRIBUTED_TRAINING_CHECKPOINT_DIR_H_
