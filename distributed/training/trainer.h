@@ -52,9 +52,8 @@
 // session, the sync update and watch threads) and stops all of it before
 // it returns, on success and on error. It calls the sinks and
 // options.feeds from its own thread only, except `log`, which the task's
-// server may also call from its threads (so it must be thread-safe). Two
-// calls may run at once in one process only for different tasks (each
-// serves its own address).
+// server may also call from its threads (so it must be thread-safe). The
+// options are read, never kept: they may go once the call returns.
 //
 // What a failed call leaves behind. The error (an absl::Status) names this
 // task, the task or address at fault and what to do next, as the messages
