@@ -28,7 +28,8 @@ MeasuredRun Synthetic(const std::string& mode, int w, int ps, double a, double d
   r.workers = w;
   r.ps = ps;
   const bool ring = mode == "allreduce";
-  const double link = ring ? 2 * g * (w - 1) / w : g * w / ps;
+  // Measured on one shaped loopback: all the step's bytes cross it.
+  const double link = ring ? 2 * g * (w - 1) : 2 * g * w;
   const double tasks = w + ps + (mode == "in-graph" ? 1 : 0);
   const double t = std::max(1.0, tasks / kCores) * (a + d * (ring ? w - 1 : w) +
                                                     kC * (kBatch / w)) +

@@ -46,9 +46,17 @@ double Slowdown(const MeasuredRun& r, double cores) {
 }
 
 // Seconds a step spends on the busiest link of `link` bytes per second (0:
-// an unshaped loopback, no network term).
+// an unshaped loopback, no network term): a machine per task.
 double NetworkTime(const std::string& mode, int workers, int ps, double g, double link) {
   return link > 0 ? BusiestLinkBytes(mode, workers, ps, g) / link : 0;
+}
+
+// The same while measuring: every task of a run shares the one shaped
+// loopback, so all the step's bytes (2 W G, resp. 2 G (W-1)) cross it.
+double MeasuredNetworkTime(const std::string& mode, int workers, double g, double link) {
+  if (link <= 0) return 0;
+  const double bytes = Ring(mode) ? 2 * g * (workers - 1) : 2 * g * workers;
+  return bytes / link;
 }
 
 // a_m, d_m and G over `runs` (all of one mode, measured under `s`).
@@ -77,7 +85,7 @@ ModeFit FitMode(const std::string& mode, const std::vector<const MeasuredRun*>& 
   for (const MeasuredRun* r : runs) {
     const double measured = s.global_batch / r->examples_per_s;
     const double network =
-        NetworkTime(mode, r->workers, r->ps, fit.model_bytes, s.link_bytes_per_s);
+        MeasuredNetworkTime(mode, r->workers, fit.model_bytes, s.link_bytes_per_s);
     const double left = (measured - network) / Slowdown(*r, s.cores) -
                         c * s.global_batch / r->workers;
     points.emplace_back(Growth(mode, r->workers), left);
@@ -103,7 +111,7 @@ double PredictedStep(const MeasuredRun& r, const ModeFit& fit, double c,
                      const MeasuredSetting& s) {
   return Slowdown(r, s.cores) * (fit.fixed_s + fit.per_worker_s * Growth(r.mode, r.workers) +
                                  c * s.global_batch / r.workers) +
-         NetworkTime(r.mode, r.workers, r.ps, fit.model_bytes, s.link_bytes_per_s);
+         MeasuredNetworkTime(r.mode, r.workers, fit.model_bytes, s.link_bytes_per_s);
 }
 
 // A ring of one worker averages with nobody: it has none of a ring's

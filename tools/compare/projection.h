@@ -30,7 +30,9 @@
 //        tasks every worker pushes G bytes of gradients and pulls G of
 //        parameters, X = W G / P; round a ring every member sends
 //        2 G (W-1) / W. G is fitted from the bytes the runs' private
-//        loopback carried (2 W G, resp. 2 G (W-1), per step);
+//        loopback carried (2 W G, resp. 2 G (W-1), per step). While
+//        measuring, every task of a run shares that one loopback, so X is
+//        all of those bytes;
 //   L    the link's bytes per second: --link-rate when measuring (unshaped
 //        loopback: no network term); STATED for the projection
 //        (--project-link).
