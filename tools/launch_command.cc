@@ -36,7 +36,7 @@
 #include "tools/cluster_flags.h"
 #include "tools/command_line.h"
 #include "tools/commands.h"
-#include "tools/local_processes.h"
+#include "tools/compare/local_processes.h"
 
 namespace weft {
 namespace {

@@ -52,7 +52,7 @@ LAYERS = {
     "distributed": ENGINE,
     "distributed/rpc": ENGINE | {"distributed"},
     "distributed/training": ENGINE | {"distributed", "distributed/rpc"},
-    "tools/compare": BASE,
+    "tools/compare": BASE | {"distributed"},
     "tools": ENGINE | {"distributed", "distributed/rpc", "distributed/training",
                        "tools/compare"},
 }

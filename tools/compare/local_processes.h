@@ -1,12 +1,14 @@
 // Child `weft` processes on this machine, for the commands that start a
 // local cluster (weft launch, weft compare): free loopback ports, spawning
-// a subcommand with its output to a log, and stopping them all.
+// a subcommand with its output to a log, and stopping them all. It lives
+// with weft compare's libraries, below the CLI, so that the runner
+// (runner.h) can use it; weft launch uses it from tools/.
 //
 // Children get SIGTERM when the parent dies (PR_SET_PDEATHSIG), so a killed
 // launcher leaves no task behind. Not thread-safe: one thread spawns,
 // waits and stops.
-#ifndef WEFT_TOOLS_LOCAL_PROCESSES_H_
-#define WEFT_TOOLS_LOCAL_PROCESSES_H_
+#ifndef WEFT_TOOLS_COMPARE_LOCAL_PROCESSES_H_
+#define WEFT_TOOLS_COMPARE_LOCAL_PROCESSES_H_
 
 #include <signal.h>
 #include <sys/types.h>
@@ -67,4 +69,4 @@ void StopAll(std::vector<Child>* children,
 
 }  // namespace weft
 
-#endif  // WEFT_TOOLS_LOCAL_PROCESSES_H_
+#endif  // WEFT_TOOLS_COMPARE_LOCAL_PROCESSES_H_

@@ -1,4 +1,4 @@
-#include "tools/local_processes.h"
+#include "tools/compare/local_processes.h"
 
 #include <fcntl.h>
 #include <netinet/in.h>
