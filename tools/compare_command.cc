@@ -114,36 +114,6 @@ absl::StatusOr<std::vector<int>> IntList(const CommandLine& cl,
   return out;
 }
 
-// --project: the cost model (tools/compare/projection.h) fitted to the
-// runs, its check against them and its projection, printed and returned
-// for the report; null without --project.
-nlohmann::json Projections(const Flags& f, const std::vector<RunResult>& results) {
-  if (f.project.empty()) return nullptr;
-  std::vector<MeasuredRun> runs;
-  int most_workers = 1;
-  for (const RunResult& r : results) {
-    if (!r.ok) continue;
-    runs.push_back({r.spec.mode, r.spec.workers, r.spec.ps, r.numbers.examples_per_s,
-                    r.numbers.bytes_per_step});
-    if (r.spec.mode != "single" && r.spec.mode != "model-parallel") {
-      most_workers = std::max(most_workers, r.spec.workers);
-    }
-  }
-  MeasuredSetting setting;
-  setting.global_batch = static_cast<double>(f.run.batch);
-  setting.cores = static_cast<double>(sysconf(_SC_NPROCESSORS_ONLN));
-  setting.link_bytes_per_s = f.link_bytes_per_s;
-  ProjectionRequest request;
-  request.workers = f.project;
-  request.per_worker_batch = static_cast<double>(f.run.batch) / most_workers;
-  request.link = f.project_link;
-  request.link_text = f.project_link_text;
-  request.latency_text = f.project_latency_text;
-  ProjectionReport report = BuildProjectionReport(runs, setting, request);
-  std::fputs(report.text.c_str(), stdout);
-  return report.json;
-}
-
 }  // namespace
 
 int CompareCommand(int argc, char** argv) {
@@ -329,20 +299,7 @@ int CompareCommand(int argc, char** argv) {
   }
   mkdir((o.out + "/tensorboard").c_str(), 0755);  // every run's events
 
-  std::vector<RunSpec> plan;
-  for (const std::string& m : f.modes) {
-    if (m == "single" || m == "model-parallel") {
-      plan.push_back({m, 1, 0});
-    } else if (m == "in-graph") {
-      for (int w : f.workers) plan.push_back({m, w, 1});
-    } else if (m == "allreduce" || m == "hybrid") {
-      for (int w : f.workers) plan.push_back({m, w, 0});
-    } else {
-      for (int w : f.workers) {
-        for (int p : f.ps) plan.push_back({m, w, p});
-      }
-    }
-  }
+  const std::vector<RunSpec> plan = PlanRuns(f.modes, f.workers, f.ps);
   std::printf("weft compare: %s, global batch %lld, %lld steps, %zu runs; "
               "logs and report in %s\n",
               tm.model.c_str(), static_cast<long long>(o.batch),
@@ -391,7 +348,20 @@ int CompareCommand(int argc, char** argv) {
   }
   std::fputs(RunsTable(results, setting).c_str(), stdout);
 
-  const nlohmann::json projection = Projections(f, results);
+  // --project: the cost model fitted to the runs, its check against them
+  // and its projection, printed, and for the report.
+  nlohmann::json projection = nullptr;
+  if (!f.project.empty()) {
+    ProjectionRequest request;
+    request.workers = f.project;
+    request.link = f.project_link;
+    request.link_text = f.project_link_text;
+    request.latency_text = f.project_latency_text;
+    ProjectionReport report =
+        ProjectRuns(results, o.batch, f.link_bytes_per_s, std::move(request));
+    std::fputs(report.text.c_str(), stdout);
+    projection = std::move(report.json);
+  }
   const std::string report_path = o.out + "/report.json";
   if (absl::Status s = WriteReport(ReportJson(results, setting, projection), report_path);
       !s.ok()) {

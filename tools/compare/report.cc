@@ -105,6 +105,26 @@ nlohmann::json ReportJson(const std::vector<RunResult>& runs, const ReportSettin
   return report;
 }
 
+ProjectionReport ProjectRuns(const std::vector<RunResult>& runs, int64_t batch,
+                             double link_bytes_per_s, ProjectionRequest request) {
+  std::vector<MeasuredRun> measured;
+  int most_workers = 1;
+  for (const RunResult& r : runs) {
+    if (!r.ok) continue;
+    measured.push_back({r.spec.mode, r.spec.workers, r.spec.ps,
+                        r.numbers.examples_per_s, r.numbers.bytes_per_step});
+    if (r.spec.mode != "single" && r.spec.mode != "model-parallel") {
+      most_workers = std::max(most_workers, r.spec.workers);
+    }
+  }
+  MeasuredSetting setting;
+  setting.global_batch = static_cast<double>(batch);
+  setting.cores = static_cast<double>(sysconf(_SC_NPROCESSORS_ONLN));
+  setting.link_bytes_per_s = link_bytes_per_s;
+  request.per_worker_batch = static_cast<double>(batch) / most_workers;
+  return BuildProjectionReport(measured, setting, request);
+}
+
 absl::Status WriteReport(const nlohmann::json& report, const std::string& path) {
   std::ofstream out(path);
   // As tools/json_text.h writes JSON (invalid UTF-8 replaced), which this

@@ -4,7 +4,7 @@
 // the embedded compare_plots.py with python3 and matplotlib).
 //
 // RunsTable, ReportJson, Bytes and TargetLoss are pure; Machine reads
-// /proc/cpuinfo; WriteReport and DrawPlots write files. Thread-compatible.
+// /proc/cpuinfo, ProjectRuns the count of cores; WriteReport and DrawPlots write files. Thread-compatible.
 #ifndef WEFT_TOOLS_COMPARE_REPORT_H_
 #define WEFT_TOOLS_COMPARE_REPORT_H_
 
@@ -15,6 +15,7 @@
 
 #include "absl/status/status.h"
 #include "nlohmann/json.hpp"
+#include "tools/compare/projection_report.h"
 #include "tools/compare/runner.h"
 
 namespace weft {
@@ -44,6 +45,14 @@ std::string RunsTable(const std::vector<RunResult>& runs, const ReportSetting& s
 // null without --project, and then every figure is measured.
 nlohmann::json ReportJson(const std::vector<RunResult>& runs, const ReportSetting& s,
                           const nlohmann::json& projection);
+
+// --project's report (projection_report.h) on the runs that succeeded,
+// measured with global batch `batch` on this machine's cores and a
+// loopback shaped to `link_bytes_per_s` (0: unshaped); each projected
+// worker takes the batch the most workers of a distributed run took.
+// `request`'s per_worker_batch is set so.
+ProjectionReport ProjectRuns(const std::vector<RunResult>& runs, int64_t batch,
+                             double link_bytes_per_s, ProjectionRequest request);
 
 // `report` as text to `path`. FAILED_PRECONDITION "cannot write PATH"; the
 // file may be left partly written then.

@@ -18,8 +18,21 @@
 namespace weft {
 namespace {
 
-// weft train's flags for the model, each trainer taking `batch` examples.
-std::vector<std::string> ModelArgs(const TrainerModel& m, int64_t batch) {
+// The every-trainer examples once the chief is past its first step;
+// nullopt before.
+std::optional<int64_t> ExamplesOnceStarted(const std::vector<std::string>& metrics) {
+  int64_t examples = 0;
+  for (size_t i = 0; i < metrics.size(); ++i) {
+    std::vector<Metric> v = ReadMetrics(metrics[i]);
+    if (i == 0 && v.size() < 2) return std::nullopt;
+    if (!v.empty()) examples += v.back().examples;
+  }
+  return examples;
+}
+
+}  // namespace
+
+std::vector<std::string> TrainerArgs(const TrainerModel& m, int64_t batch) {
   std::vector<std::string> a = {"--batch", absl::StrCat(batch)};
   if (m.graph.empty()) {
     a.insert(a.end(), {"--model", m.model, "--data", m.data});
@@ -37,19 +50,25 @@ std::vector<std::string> ModelArgs(const TrainerModel& m, int64_t batch) {
   return a;
 }
 
-// The every-trainer examples once the chief is past its first step;
-// nullopt before.
-std::optional<int64_t> ExamplesOnceStarted(const std::vector<std::string>& metrics) {
-  int64_t examples = 0;
-  for (size_t i = 0; i < metrics.size(); ++i) {
-    std::vector<Metric> v = ReadMetrics(metrics[i]);
-    if (i == 0 && v.size() < 2) return std::nullopt;
-    if (!v.empty()) examples += v.back().examples;
+std::vector<RunSpec> PlanRuns(const std::vector<std::string>& modes,
+                              const std::vector<int>& workers,
+                              const std::vector<int>& ps) {
+  std::vector<RunSpec> plan;
+  for (const std::string& m : modes) {
+    if (m == "single" || m == "model-parallel") {
+      plan.push_back({m, 1, 0});
+    } else if (m == "in-graph") {
+      for (int w : workers) plan.push_back({m, w, 1});
+    } else if (m == "allreduce" || m == "hybrid") {
+      for (int w : workers) plan.push_back({m, w, 0});
+    } else {
+      for (int w : workers) {
+        for (int p : ps) plan.push_back({m, w, p});
+      }
+    }
   }
-  return examples;
+  return plan;
 }
-
-}  // namespace
 
 absl::StatusOr<RunResult> CompareRunner::Run(const RunSpec& spec) {
   const RunOptions& o = options_;
@@ -108,7 +127,7 @@ absl::StatusOr<RunResult> CompareRunner::Run(const RunSpec& spec) {
     return metrics.back();
   };
   auto with_model = [&](std::vector<std::string> a, int64_t batch) {
-    for (auto& x : ModelArgs(o.model, batch)) a.push_back(std::move(x));
+    for (auto& x : TrainerArgs(o.model, batch)) a.push_back(std::move(x));
     return a;
   };
   // TensorBoard events of the run's chief, a directory per run under

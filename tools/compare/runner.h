@@ -52,6 +52,20 @@ struct TrainerModel {
   std::string optimizer, lr, hidden, seed;
 };
 
+// weft train's flags for `model`, each trainer taking `batch` examples:
+// "--batch B", then --model/--data or --graph/--loss (with --init,
+// --train-op and an --input per input when set), then --optimizer, --lr,
+// --hidden and --seed where set.
+std::vector<std::string> TrainerArgs(const TrainerModel& model, int64_t batch);
+
+// The runs of a comparison, in order: each of `modes` once for single and
+// model-parallel; per count of `workers` for in-graph (1 ps), allreduce
+// and hybrid (no ps); per count of `workers` and of `ps` for the
+// between-graph modes.
+std::vector<RunSpec> PlanRuns(const std::vector<std::string>& modes,
+                              const std::vector<int>& workers,
+                              const std::vector<int>& ps);
+
 struct RunOptions {
   TrainerModel model;
   std::string out;  // each run's logs go to out/MODE-Ww-Pps, its chief's
