@@ -213,12 +213,11 @@ int CompareCommand(int argc, char** argv) {
                                           "between-async", "between-sync",
                                           "allreduce", "hybrid"};
   // The transformer has no layers to split (graph/models/models.h); a
-  // user's graph is split by cost, but not yet in hybrid.
+  // user's graph is split by estimated cost.
   std::vector<std::string> defaults = known;
   const bool own_graph = !tm.graph.empty();
   for (const char* split : {"model-parallel", "hybrid"}) {
-    const bool hybrid = std::string(split) == "hybrid";
-    if (tm.model == "transformer" || (own_graph && hybrid)) {
+    if (tm.model == "transformer") {
       defaults.erase(std::find(defaults.begin(), defaults.end(), split));
     }
   }

@@ -57,6 +57,31 @@ absl::StatusOr<std::string> ParamDevice(const CommandLine& cl, const std::string
   return p[0];
 }
 
+// --mode hybrid's --devices: this worker's own (cpu:0,cpu:1 when not
+// given), at least 2, without a job or task.
+absl::StatusOr<std::vector<std::string>> HybridDevices(const CommandLine& cl) {
+  if (cl.Has("param-device")) {
+    return absl::InvalidArgumentError("--param-device goes with --mode in-graph");
+  }
+  std::vector<std::string> devices = {"/device:CPU:0", "/device:CPU:1"};
+  if (cl.Has("devices")) {
+    WEFT_ASSIGN_OR_RETURN(devices, ParseDeviceList(cl.Get("devices")));
+  }
+  for (const std::string& d : devices) {
+    WEFT_ASSIGN_OR_RETURN(DeviceSpec spec, ParseDeviceSpec(d));
+    if (spec.job || spec.replica || spec.task) {
+      return absl::InvalidArgumentError(absl::StrCat(
+          "--mode hybrid spreads each worker's layers over its own devices: "
+          "give them without a job or task (cpu:0,cpu:1), not '", d, "'"));
+    }
+  }
+  if (devices.size() < 2) {
+    return absl::InvalidArgumentError(
+        "--mode hybrid needs 2 or more --devices to split the layers over");
+  }
+  return devices;
+}
+
 absl::Status ParseParallelFlags(const CommandLine& cl, ModelChoice* c) {
   if (cl.Has("devices")) {
     WEFT_ASSIGN_OR_RETURN(c->devices, ParseDeviceList(cl.Get("devices")));
@@ -65,23 +90,7 @@ absl::Status ParseParallelFlags(const CommandLine& cl, ModelChoice* c) {
   c->mode = cl.Get("mode", n > 1 ? "" : "single");
   if (c->mode == "hybrid") {
     // Layers over this worker's own devices; the rest as allreduce.
-    if (cl.Has("param-device")) {
-      return absl::InvalidArgumentError(
-          "--param-device goes with --mode in-graph");
-    }
-    if (n == 0) c->devices = {"/device:CPU:0", "/device:CPU:1"};
-    for (const std::string& d : c->devices) {
-      WEFT_ASSIGN_OR_RETURN(DeviceSpec spec, ParseDeviceSpec(d));
-      if (spec.job || spec.replica || spec.task) {
-        return absl::InvalidArgumentError(absl::StrCat(
-            "--mode hybrid spreads each worker's layers over its own devices: "
-            "give them without a job or task (cpu:0,cpu:1), not '", d, "'"));
-      }
-    }
-    if (c->devices.size() < 2) {
-      return absl::InvalidArgumentError(
-          "--mode hybrid needs 2 or more --devices to split the layers over");
-    }
+    WEFT_ASSIGN_OR_RETURN(c->devices, HybridDevices(cl));
     c->options.layer_devices = c->devices;
     return ValidateModelOptions(c->kind, c->options);
   }
@@ -206,13 +215,18 @@ absl::StatusOr<ModelChoice> ParseImportedModelFlags(
     }
   }
   if (c.mode != "single" && c.mode != "in-graph" && c.mode != "model-parallel" &&
-      c.mode != "between-async" && c.mode != "between-sync" && c.mode != "allreduce") {
+      c.mode != "between-async" && c.mode != "between-sync" && c.mode != "allreduce" &&
+      c.mode != "hybrid") {
     return absl::InvalidArgumentError(absl::StrCat(
-        "--mode ", c.mode, " is not available for a --graph model yet: use "
-        "single, in-graph, model-parallel, between-async, between-sync or "
-        "allreduce"));
+        "--mode must be single, in-graph, model-parallel, between-async, "
+        "between-sync, allreduce or hybrid, not '", c.mode, "'"));
   }
-  if (c.mode == "model-parallel") {
+  if (c.mode == "hybrid") {
+    // All-reduce over the workers, each worker's copy cut by estimated
+    // cost over its own devices.
+    WEFT_ASSIGN_OR_RETURN(c.devices, HybridDevices(cl));
+    c.imported.layer_devices = c.devices;
+  } else if (c.mode == "model-parallel") {
     // The forward computation cut by estimated cost, a piece per device.
     if (cl.Has("param-device")) {
       return absl::InvalidArgumentError("--param-device goes with --mode in-graph");

@@ -85,7 +85,7 @@ std::string DescribeModel(const TrainingModel& c) {
         c.mode == "in-graph"
             ? absl::StrCat(", in-graph over ", absl::StrJoin(c.devices, ","),
                            " (parameters on ", c.param_device, ")")
-        : c.mode == "model-parallel"
+        : c.mode == "model-parallel" || c.mode == "hybrid"
             ? absl::StrCat(", split by estimated cost over ", absl::StrJoin(c.devices, ","))
             : "");
   }

@@ -121,10 +121,15 @@ absl::StatusOr<WorkerGraph> BuildWorkerGraph(const WorkerContext& w) {
   if (w.ring) SetRing(w.o.cluster, w.task, &g.model);
   const std::string worker_device = absl::StrCat("/job:worker/task:", w.task.index);
   if (w.o.mode == ReplicationMode::kHybrid) {
-    for (std::string& d : g.model.options.layer_devices) {
-      const DeviceSpec spec = ParseDeviceSpec(d).value_or(DeviceSpec());
-      if (spec.type == "CPU" && spec.id) g.cpus = std::max(g.cpus, *spec.id + 1);
-      d = worker_device + d;  // "/job:worker/task:I/device:CPU:1"
+    // The layers (a built-in model's) or the pieces (a user's graph split
+    // by cost) go to this task's own devices.
+    for (std::vector<std::string>* devices :
+         {&g.model.options.layer_devices, &g.model.imported.layer_devices}) {
+      for (std::string& d : *devices) {
+        const DeviceSpec spec = ParseDeviceSpec(d).value_or(DeviceSpec());
+        if (spec.type == "CPU" && spec.id) g.cpus = std::max(g.cpus, *spec.id + 1);
+        d = worker_device + d;  // "/job:worker/task:I/device:CPU:1"
+      }
     }
   }
   WEFT_ASSIGN_OR_RETURN(g.graph, BuildModelGraph(g.model));
