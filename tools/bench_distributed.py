@@ -21,6 +21,12 @@ the same TensorFlow client driving both (bench_vs_tf.sh --only distributed).
   between-graph sync     the same with SyncReplicasOptimizer (2 of 2
                          gradients per step) under MonitoredTrainingSession:
                          examples of the applied global steps per second
+  TF1 program            a program as TensorFlow 1.x users wrote them:
+                         reference variables on the ps, each worker's input
+                         a tf.data pipeline over a TFRecord file (shard,
+                         shuffle, repeat, batch, parse, prefetch) on its
+                         task, two async workers under
+                         MonitoredTrainingSession: examples per second
 
 Prints medians of --repeats runs and the ratio Weft / TensorFlow (higher
 is better for rates, lower for latency). Weft's tasks reach each other over
@@ -30,7 +36,7 @@ the Weft tasks on loopback TCP alone (weft server --no-local-socket), in
 the same interleaved repeats.
 
 usage: bench_distributed.py WEFT_BINARY [--repeats N] [--quick] [--only replication] [--tcp-too]
-(replication: the three replication rows only, 1 ps + 2 workers)
+(replication: the replication rows and the TF1 program only, 1 ps + 2 workers)
 """
 import argparse
 import os
@@ -146,13 +152,15 @@ def mlp_steps_per_s(target, towers):
         return 1.0 / timed(sess, train, feed, steps=50, warmup=5)
 
 
-def worker_mlp_loss(x, y):
+def worker_mlp_loss(x, y, ref=False):
     """The between-graph rows' MLP (64-256-256-10, seeded weights), built
-    in the caller's graph and device scope: its loss on inputs x, labels y."""
+    in the caller's graph and device scope: its loss on inputs x, labels y.
+    ref: TensorFlow 1.x's reference variables rather than resource ones."""
     init_rng = np.random.RandomState(0)
-    w1 = tf1.Variable(init_rng.randn(64, 256).astype(np.float32) * 0.1)
-    w2 = tf1.Variable(init_rng.randn(256, 256).astype(np.float32) * 0.1)
-    w3 = tf1.Variable(init_rng.randn(256, 10).astype(np.float32) * 0.1)
+    kind = {"use_resource": False} if ref else {}
+    w1 = tf1.Variable(init_rng.randn(64, 256).astype(np.float32) * 0.1, **kind)
+    w2 = tf1.Variable(init_rng.randn(256, 256).astype(np.float32) * 0.1, **kind)
+    w3 = tf1.Variable(init_rng.randn(256, 10).astype(np.float32) * 0.1, **kind)
     h = tf1.nn.relu(tf1.matmul(x, w1))
     h = tf1.nn.relu(tf1.matmul(h, w2))
     return tf1.reduce_mean(tf1.nn.sparse_softmax_cross_entropy_with_logits(
@@ -254,12 +262,90 @@ def between_sync_examples_per_s(cluster, steps=400, batch=32, warmup=5):
     return (s1 - s0) * 2 * batch / (t1 - t0)
 
 
+def tfrecord_file(n=2048):
+    """Examples of 64 float features and an int64 label, as a TFRecord file
+    (written once per run of this script)."""
+    path = os.path.join(WORK, "mlp.tfrecord")
+    if not os.path.exists(path):
+        rng = np.random.RandomState(3)
+        with tf.io.TFRecordWriter(path) as w:
+            for _ in range(n):
+                f = {"x": tf.train.Feature(float_list=tf.train.FloatList(
+                         value=rng.randn(64).astype(np.float32))),
+                     "y": tf.train.Feature(int64_list=tf.train.Int64List(
+                         value=[rng.randint(0, 10)]))}
+                w.write(tf.train.Example(features=tf.train.Features(feature=f))
+                        .SerializeToString())
+    return path
+
+
+def tf1_program_examples_per_s(cluster, steps=300, batch=32, warmup=10):
+    """A TensorFlow 1.x program as written for TF1: reference variables on
+    the ps (replica_device_setter), each worker's input a tf.data pipeline
+    over a TFRecord file on its own task (parse, shard per worker, shuffle,
+    repeat, batch, prefetch), two workers under MonitoredTrainingSession,
+    asynchronous: examples of the global steps per second."""
+    import threading
+    spec = tf.train.ClusterSpec(cluster.addresses)
+    path = tfrecord_file()
+    ready = threading.Barrier(2, timeout=120)
+    timing, errors = {}, []
+    features = {"x": tf.io.FixedLenFeature([64], tf.float32),
+                "y": tf.io.FixedLenFeature([], tf.int64)}
+
+    def work(k):
+        g = tf1.Graph()
+        with g.as_default():
+            with tf1.device(tf1.train.replica_device_setter(
+                    worker_device=f"/job:worker/task:{k}", cluster=spec)):
+                ds = (tf.data.TFRecordDataset(path).shard(2, k).repeat()
+                      .shuffle(256, seed=k).batch(batch, drop_remainder=True)
+                      .map(lambda s: tf.io.parse_example(s, features)).prefetch(2))
+                batch_in = tf1.data.make_one_shot_iterator(ds).get_next()
+                loss = worker_mlp_loss(batch_in["x"], batch_in["y"], ref=True)
+                step = tf1.train.get_or_create_global_step()
+                train = tf1.train.GradientDescentOptimizer(0.1).minimize(
+                    loss, global_step=step)
+            hooks = [tf1.train.StopAtStepHook(last_step=warmup + steps)]
+            config = tf1.ConfigProto(device_filters=["/job:ps", f"/job:worker/task:{k}"])
+            try:
+                if k == 1:
+                    ready.wait()  # after the chief's session: no 30 s readiness poll
+                with tf1.train.MonitoredTrainingSession(
+                        master=cluster.target("worker", k), is_chief=k == 0,
+                        hooks=hooks, config=config, stop_grace_period_secs=5) as sess:
+                    if k == 0:
+                        ready.wait()
+                    now = 0
+                    while not sess.should_stop():
+                        _, now = sess.run([train, step])
+                        if k == 0 and now >= warmup and "start" not in timing:
+                            timing["start"] = (time.perf_counter(), now)
+                    if k == 0:
+                        timing["end"] = (time.perf_counter(), now)
+            except Exception as e:  # noqa: BLE001 - raised below
+                errors.append(e)
+                ready.abort()
+
+    threads = [threading.Thread(target=work, args=(k,), daemon=True) for k in range(2)]
+    for t in threads:
+        t.start()
+    for t in threads:
+        t.join(300)
+    if errors or "end" not in timing:
+        raise RuntimeError(f"the TF1 program did not finish: {errors}")
+    (t0, s0), (t1, s1) = timing["start"], timing["end"]
+    return (s1 - s0) * batch / (t1 - t0)
+
+
 def measure(kind):
     jobs = {"ps": 1, "worker": 2}
     cluster = local_cluster.Cluster(
         args.weft, WORK, jobs, tf_jobs=("ps", "worker") if kind == "tf" else (),
         name=kind,
-        server_flags=("--no-local-socket",) if kind == "weft-tcp" else ())
+        # The TF1 program's workers read its TFRecord file under WORK.
+        server_flags=("--file-root", WORK) + (
+            ("--no-local-socket",) if kind == "weft-tcp" else ()))
     try:
         t = cluster.target()
         out = {}
@@ -277,6 +363,7 @@ def measure(kind):
             t, ["/job:worker/task:0", "/job:worker/task:1"])
         out["MLP between-async 2 workers (ex/s)"] = between_async_examples_per_s(cluster)
         out["MLP between-sync 2 workers (ex/s)"] = between_sync_examples_per_s(cluster)
+        out["TF1 program: ref vars, TFRecord (ex/s)"] = tf1_program_examples_per_s(cluster)
         return out
     finally:
         cluster.close()
