@@ -208,8 +208,12 @@ def between_async_examples_per_s(cluster, steps=600, batch=32):
     return 2 * steps * batch / seconds
 
 
-def between_sync_examples_per_s(cluster, steps=400, batch=32, warmup=5):
-    """Two between-graph workers training the MLP with SyncReplicasOptimizer."""
+def monitored_global_steps_per_s(cluster, build, what, steps, warmup):
+    """Two between-graph workers, each its graph from build(k) (which
+    returns its train op, its global step tensor and its extra hooks, built
+    under replica_device_setter), run under MonitoredTrainingSession until
+    the global step reaches warmup + steps: global steps per second, counted
+    by the chief from when the warm-up ends. `what` names the row in errors."""
     import threading
     spec = tf.train.ClusterSpec(cluster.addresses)
     ready = threading.Barrier(2, timeout=120)
@@ -220,16 +224,8 @@ def between_sync_examples_per_s(cluster, steps=400, batch=32, warmup=5):
         with g.as_default():
             with tf1.device(tf1.train.replica_device_setter(
                     worker_device=f"/job:worker/task:{k}", cluster=spec)):
-                rng = np.random.RandomState(1 + k)
-                loss = worker_mlp_loss(tf1.constant(rng.randn(batch, 64).astype(np.float32)),
-                                       tf1.constant(rng.randint(0, 10, batch)))
-                step = tf1.train.get_or_create_global_step()
-                opt = tf1.train.SyncReplicasOptimizer(
-                    tf1.train.GradientDescentOptimizer(0.1),
-                    replicas_to_aggregate=2, total_num_replicas=2)
-                train = opt.minimize(loss, global_step=step)
-            hooks = [opt.make_session_run_hook(k == 0),
-                     tf1.train.StopAtStepHook(last_step=warmup + steps)]
+                train, step, hooks = build(k)
+            hooks = hooks + [tf1.train.StopAtStepHook(last_step=warmup + steps)]
             config = tf1.ConfigProto(device_filters=["/job:ps", f"/job:worker/task:{k}"])
             try:
                 if k == 1:
@@ -239,7 +235,6 @@ def between_sync_examples_per_s(cluster, steps=400, batch=32, warmup=5):
                         hooks=hooks, config=config, stop_grace_period_secs=5) as sess:
                     if k == 0:
                         ready.wait()
-                    # Global steps are counted from when the warm-up ends.
                     now = 0
                     while not sess.should_stop():
                         _, now = sess.run([train, step])
@@ -257,9 +252,26 @@ def between_sync_examples_per_s(cluster, steps=400, batch=32, warmup=5):
     for t in threads:
         t.join(300)
     if errors or "end" not in timing:
-        raise RuntimeError(f"between-sync did not finish: {errors}")
+        raise RuntimeError(f"{what} did not finish: {errors}")
     (t0, s0), (t1, s1) = timing["start"], timing["end"]
-    return (s1 - s0) * 2 * batch / (t1 - t0)
+    return (s1 - s0) / (t1 - t0)
+
+
+def between_sync_examples_per_s(cluster, steps=400, batch=32, warmup=5):
+    """Two between-graph workers training the MLP with SyncReplicasOptimizer:
+    each applied global step holds both workers' batches."""
+    def build(k):
+        rng = np.random.RandomState(1 + k)
+        loss = worker_mlp_loss(tf1.constant(rng.randn(batch, 64).astype(np.float32)),
+                               tf1.constant(rng.randint(0, 10, batch)))
+        step = tf1.train.get_or_create_global_step()
+        opt = tf1.train.SyncReplicasOptimizer(
+            tf1.train.GradientDescentOptimizer(0.1),
+            replicas_to_aggregate=2, total_num_replicas=2)
+        return opt.minimize(loss, global_step=step), step, [opt.make_session_run_hook(k == 0)]
+
+    return 2 * batch * monitored_global_steps_per_s(cluster, build, "between-sync",
+                                                    steps, warmup)
 
 
 def tfrecord_file(n=2048):
@@ -284,58 +296,24 @@ def tf1_program_examples_per_s(cluster, steps=300, batch=32, warmup=10):
     the ps (replica_device_setter), each worker's input a tf.data pipeline
     over a TFRecord file on its own task (parse, shard per worker, shuffle,
     repeat, batch, prefetch), two workers under MonitoredTrainingSession,
-    asynchronous: examples of the global steps per second."""
-    import threading
-    spec = tf.train.ClusterSpec(cluster.addresses)
+    asynchronous: examples of the global steps per second (each one
+    worker's batch)."""
     path = tfrecord_file()
-    ready = threading.Barrier(2, timeout=120)
-    timing, errors = {}, []
     features = {"x": tf.io.FixedLenFeature([64], tf.float32),
                 "y": tf.io.FixedLenFeature([], tf.int64)}
 
-    def work(k):
-        g = tf1.Graph()
-        with g.as_default():
-            with tf1.device(tf1.train.replica_device_setter(
-                    worker_device=f"/job:worker/task:{k}", cluster=spec)):
-                ds = (tf.data.TFRecordDataset(path).shard(2, k).repeat()
-                      .shuffle(256, seed=k).batch(batch, drop_remainder=True)
-                      .map(lambda s: tf.io.parse_example(s, features)).prefetch(2))
-                batch_in = tf1.data.make_one_shot_iterator(ds).get_next()
-                loss = worker_mlp_loss(batch_in["x"], batch_in["y"], ref=True)
-                step = tf1.train.get_or_create_global_step()
-                train = tf1.train.GradientDescentOptimizer(0.1).minimize(
-                    loss, global_step=step)
-            hooks = [tf1.train.StopAtStepHook(last_step=warmup + steps)]
-            config = tf1.ConfigProto(device_filters=["/job:ps", f"/job:worker/task:{k}"])
-            try:
-                if k == 1:
-                    ready.wait()  # after the chief's session: no 30 s readiness poll
-                with tf1.train.MonitoredTrainingSession(
-                        master=cluster.target("worker", k), is_chief=k == 0,
-                        hooks=hooks, config=config, stop_grace_period_secs=5) as sess:
-                    if k == 0:
-                        ready.wait()
-                    now = 0
-                    while not sess.should_stop():
-                        _, now = sess.run([train, step])
-                        if k == 0 and now >= warmup and "start" not in timing:
-                            timing["start"] = (time.perf_counter(), now)
-                    if k == 0:
-                        timing["end"] = (time.perf_counter(), now)
-            except Exception as e:  # noqa: BLE001 - raised below
-                errors.append(e)
-                ready.abort()
+    def build(k):
+        ds = (tf.data.TFRecordDataset(path).shard(2, k).repeat()
+              .shuffle(256, seed=k).batch(batch, drop_remainder=True)
+              .map(lambda s: tf.io.parse_example(s, features)).prefetch(2))
+        batch_in = tf1.data.make_one_shot_iterator(ds).get_next()
+        loss = worker_mlp_loss(batch_in["x"], batch_in["y"], ref=True)
+        step = tf1.train.get_or_create_global_step()
+        train = tf1.train.GradientDescentOptimizer(0.1).minimize(loss, global_step=step)
+        return train, step, []
 
-    threads = [threading.Thread(target=work, args=(k,), daemon=True) for k in range(2)]
-    for t in threads:
-        t.start()
-    for t in threads:
-        t.join(300)
-    if errors or "end" not in timing:
-        raise RuntimeError(f"the TF1 program did not finish: {errors}")
-    (t0, s0), (t1, s1) = timing["start"], timing["end"]
-    return (s1 - s0) * batch / (t1 - t0)
+    return batch * monitored_global_steps_per_s(cluster, build, "the TF1 program",
+                                                steps, warmup)
 
 
 def measure(kind):
