@@ -24,13 +24,18 @@ double BusiestLinkBytes(const std::string& mode, int workers, int ps, double g) 
   return g * workers / std::max(ps, 1);
 }
 
+// All the bytes of one step, every task's, per byte of the model G: each
+// worker pushes G and pulls G through the ps (2 W), or the ring's members
+// send 2 G (W-1)/W each (2 (W-1)).
+double StepBytesPerModelByte(const std::string& mode, int workers) {
+  return Ring(mode) ? 2.0 * (workers - 1) : 2.0 * workers;
+}
+
 // G from a run's loopback bytes per step; < 0 when the run cannot tell.
 double ModelBytesOf(const MeasuredRun& r) {
-  if (r.bytes_per_step <= 0) return -1;
-  if (Ring(r.mode)) {
-    return r.workers < 2 ? -1 : r.bytes_per_step / (2.0 * (r.workers - 1));
-  }
-  return r.bytes_per_step / (2.0 * r.workers);
+  const double per = StepBytesPerModelByte(r.mode, r.workers);
+  if (r.bytes_per_step <= 0 || per <= 0) return -1;
+  return r.bytes_per_step / per;
 }
 
 // What the mode's per-step cost grows with: the workers a ps task serves,
@@ -52,11 +57,9 @@ double NetworkTime(const std::string& mode, int workers, int ps, double g, doubl
 }
 
 // The same while measuring: every task of a run shares the one shaped
-// loopback, so all the step's bytes (2 W G, resp. 2 G (W-1)) cross it.
+// loopback, so all the step's bytes cross it.
 double MeasuredNetworkTime(const std::string& mode, int workers, double g, double link) {
-  if (link <= 0) return 0;
-  const double bytes = Ring(mode) ? 2 * g * (workers - 1) : 2 * g * workers;
-  return bytes / link;
+  return link > 0 ? StepBytesPerModelByte(mode, workers) * g / link : 0;
 }
 
 // a_m, d_m and G over `runs` (all of one mode, measured under `s`).
