@@ -50,11 +50,16 @@ struct GifCloser {
   }
 };
 
+// TensorFlow's "Invalid GIF data (size N), <detail>", with the node.
+absl::Status InvalidGif(const DecodeRequest& r, size_t size, absl::string_view detail) {
+  return CorruptImage(r, absl::StrCat("Invalid GIF data (size ", size, ")"), detail);
+}
+
+// A giflib failure: what was being read and giflib's reason.
 absl::Status GifError(const DecodeRequest& r, size_t size, const char* what,
                       int code) {
   const char* reason = GifErrorString(code);
-  return CorruptImage(r, absl::StrCat("Invalid GIF data (size ", size, ")"),
-                      absl::StrCat(what, ": ", reason ? reason : "unknown error"));
+  return InvalidGif(r, size, absl::StrCat(what, ": ", reason ? reason : "unknown error"));
 }
 
 // The decoder's state between frames.
@@ -94,8 +99,7 @@ class GifComposer {
       if (first_frame_only) break;
     }
     if (frames_ == 0) {
-      return CorruptImage(r_, absl::StrCat("Invalid GIF data (size ", size_, ")"),
-                          "gif file does not contain any image");
+      return InvalidGif(r_, size_, "gif file does not contain any image");
     }
     return absl::OkStatus();
   }
@@ -154,8 +158,7 @@ class GifComposer {
     }
     const ColorMapObject* map = desc.ColorMap ? desc.ColorMap : gif_->SColorMap;
     if (map == nullptr) {
-      return CorruptImage(r_, absl::StrCat("Invalid GIF data (size ", size_, ")"),
-                          "missing color map");
+      return InvalidGif(r_, size_, "missing color map");
     }
     const int64_t top = std::max<int64_t>(desc.Top, 0);
     const int64_t left = std::max<int64_t>(desc.Left, 0);
@@ -168,10 +171,9 @@ class GifComposer {
         const int index = row[x - desc.Left];
         if (index == transparent_) continue;  // keeps what is under it
         if (index >= map->ColorCount) {
-          return CorruptImage(
-              r_, absl::StrCat("Invalid GIF data (size ", size_, ")"),
-              absl::StrCat("found color index ", index,
-                           " outside of color map range ", map->ColorCount));
+          return InvalidGif(r_, size_,
+                            absl::StrCat("found color index ", index,
+                                         " outside of color map range ", map->ColorCount));
         }
         const GifColorType& color = map->Colors[index];
         dst[x * 3 + 0] = color.Red;
