@@ -13,6 +13,8 @@ Benchmarks:
   models    inference of a Keras LSTM and a Keras GRU (sequence 32, width
             128, batch 16) exported as TensorFlow 2.x writes them: a
             functional While over TensorLists (tools/bench_rnn_graphs.py);
+            and of Keras ResNet50, MobileNetV2, EfficientNetB0 and
+            DenseNet121 frozen at 224x224, batch 1 (tools/bench_app_graphs.py);
             ms per batch
   devices   in-graph replicated MLP, global batch 256, K towers on K CPU
             devices (K = 1, 2, 4; steps/s), and the same graph with every
@@ -232,22 +234,38 @@ if args.only in (None, "kernels"):
 
 if args.only in (None, "models"):
     here = os.path.dirname(os.path.abspath(__file__))
-    listing = subprocess.run([sys.executable, os.path.join(here, "bench_rnn_graphs.py"), WORK],
-                             capture_output=True, text=True, timeout=600, check=True).stdout
-    for line in listing.split("\n"):
-        if not line.strip():
-            continue
-        name, fetch = line.split()
-        path = os.path.join(WORK, name + ".pb")
+
+    def graph_listing(script):
+        out = subprocess.run([sys.executable, os.path.join(here, script), WORK],
+                             capture_output=True, text=True, timeout=900, check=True).stdout
+        return [line.split() for line in out.split("\n") if line.strip()]
+
+    def load_graph(name):
         gd = tf1.GraphDef()
-        with open(path, "rb") as f:
+        with open(os.path.join(WORK, name + ".pb"), "rb") as f:
             gd.ParseFromString(f.read())
+        return gd
+
+    for name, fetch in graph_listing("bench_rnn_graphs.py"):
+        path, gd = os.path.join(WORK, name + ".pb"), load_graph(name)
         seq = np.load(os.path.join(WORK, name + "_seq.npy"))
         specs = [f"seq=@{os.path.join(WORK, name + '_seq.npy')}"]
         w, t = measure(name,
                        lambda: weft_step_us(path, fetch, 100, specs),
                        lambda: tf_step_us(gd, fetch, 100, {"seq:0": seq}))
         rows.append((f"model: Keras {name.upper()} 32x128, batch 16, inference (ms)",
+                     w / 1e3, t / 1e3, "lower"))
+    # Keras applications, frozen (bench_app_graphs.py): convolution-bound.
+    app_labels = {"resnet50": "ResNet50", "mobilenetv2": "MobileNetV2",
+                  "efficientnetb0": "EfficientNetB0", "densenet121": "DenseNet121"}
+    for name, fetch in graph_listing("bench_app_graphs.py"):
+        path, gd = os.path.join(WORK, name + ".pb"), load_graph(name)
+        image_path = os.path.join(WORK, name + "_image.npy")
+        image = np.load(image_path)
+        w, t = measure(name,
+                       lambda: weft_step_us(path, fetch, 30, [f"image=@{image_path}"]),
+                       lambda: tf_step_us(gd, fetch, 30, {"image:0": image}))
+        rows.append((f"model: Keras {app_labels[name]} 224x224, batch 1, inference (ms)",
                      w / 1e3, t / 1e3, "lower"))
 
 if args.only in (None, "devices"):

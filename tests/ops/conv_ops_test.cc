@@ -2,6 +2,7 @@
 // conv_golden.py): SAME / VALID / EXPLICIT, strides 1 and 2, dilation, odd
 // sizes, batch > 1. Also attr and shape errors, NCHW, and a timing of the
 // 32x28x28x1 -> 32 filters 5x5 Conv2D (printed, not asserted).
+#include <algorithm>
 #include <chrono>
 #include <cstdio>
 #include <string>
@@ -238,6 +239,71 @@ TEST(ConvOpsTest, Errors) {
                   .Attr("strides", Window(1)).Attr("padding", "VALID").Build(),
               {x}, absl::StatusCode::kInvalidArgument);
   EXPECT_NE(msg.find("ksize"), std::string::npos) << msg;
+}
+
+// Conv2D by its definition (double sums), SAME or VALID, NHWC / HWIO.
+std::vector<float> ReferenceConv(const std::vector<int64_t>& xs, const std::vector<float>& x,
+                                 const std::vector<int64_t>& ws, const std::vector<float>& w,
+                                 int stride, bool same, std::vector<int64_t>* out_shape) {
+  const int64_t batch = xs[0], ih = xs[1], iw = xs[2], c = xs[3];
+  const int64_t kh = ws[0], kw = ws[1], n = ws[3];
+  const int64_t oh = same ? (ih + stride - 1) / stride : (ih - kh) / stride + 1;
+  const int64_t ow = same ? (iw + stride - 1) / stride : (iw - kw) / stride + 1;
+  const int64_t pt = same ? std::max<int64_t>((oh - 1) * stride + kh - ih, 0) / 2 : 0;
+  const int64_t pl = same ? std::max<int64_t>((ow - 1) * stride + kw - iw, 0) / 2 : 0;
+  *out_shape = {batch, oh, ow, n};
+  std::vector<float> y(batch * oh * ow * n);
+  for (int64_t b = 0; b < batch; ++b)
+    for (int64_t r = 0; r < oh; ++r)
+      for (int64_t q = 0; q < ow; ++q)
+        for (int64_t o = 0; o < n; ++o) {
+          double sum = 0;
+          for (int64_t i = 0; i < kh; ++i)
+            for (int64_t j = 0; j < kw; ++j) {
+              const int64_t yy = r * stride + i - pt, xx = q * stride + j - pl;
+              if (yy < 0 || yy >= ih || xx < 0 || xx >= iw) continue;
+              for (int64_t ch = 0; ch < c; ++ch) {
+                sum += double{x[((b * ih + yy) * iw + xx) * c + ch]} *
+                       w[((i * kw + j) * c + ch) * n + o];
+              }
+            }
+          y[((b * oh + r) * ow + q) * n + o] = static_cast<float>(sum);
+        }
+  return y;
+}
+
+TEST(ConvOpsTest, FiltersLargerThanL2MatchReference) {
+  // Filters over the 512 KiB L2 budget take other paths (conv_im2col.h's
+  // column blocks, packed once per task, and a 1x1 as one packed GEMM);
+  // 160 and 300 columns leave a partial last block.
+  struct Case {
+    std::vector<int64_t> x, w;
+    int stride;
+    bool same;
+  };
+  const Case cases[] = {
+      {{1, 9, 7, 128}, {3, 3, 128, 160}, 1, true},
+      {{2, 8, 9, 128}, {3, 3, 128, 160}, 2, true},
+      {{1, 7, 7, 160}, {3, 3, 160, 96}, 1, false},
+      {{2, 6, 5, 512}, {1, 1, 512, 300}, 1, false},
+      {{1, 6, 6, 512}, {1, 1, 512, 300}, 2, false},
+  };
+  for (const Case& tc : cases) {
+    SCOPED_TRACE(testing::Message() << "filter " << tc.w[0] << "x" << tc.w[1] << "x"
+                                    << tc.w[2] << "x" << tc.w[3] << " stride " << tc.stride);
+    std::vector<float> xv(tc.x[0] * tc.x[1] * tc.x[2] * tc.x[3]);
+    std::vector<float> wv(tc.w[0] * tc.w[1] * tc.w[2] * tc.w[3]);
+    for (size_t i = 0; i < xv.size(); ++i) xv[i] = static_cast<float>((i * 7919) % 13) / 13 - 0.5f;
+    for (size_t i = 0; i < wv.size(); ++i) wv[i] = static_cast<float>((i * 104729) % 17) / 170 - 0.05f;
+    std::vector<int64_t> out_shape;
+    const std::vector<float> want = ReferenceConv(tc.x, xv, tc.w, wv, tc.stride, tc.same, &out_shape);
+    KernelRunner conv(NodeBuilder("c", "Conv2D").Attr("T", DT_FLOAT)
+                          .Attr("strides", Window(tc.stride))
+                          .Attr("padding", tc.same ? "SAME" : "VALID").Build());
+    auto y = conv.Run({MakeTensor<float>(tc.x, xv), MakeTensor<float>(tc.w, wv)});
+    ASSERT_TRUE(y.ok()) << y.status();
+    ExpectTensorNear(y->at(0), MakeTensor<float>(out_shape, want), 1e-4);
+  }
 }
 
 // Milliseconds per run of `r` on `in` (after one warm-up run).
