@@ -66,7 +66,7 @@ Test bodies are never changed.
 Runner:
 
   WEFT_BIN=/path/to/weft python3 tests/interop/tf_server_shim.py \\
-      [--baseline] [--v1] [--isolate] [--test-timeout S] \\
+      [--baseline] [--v1] [--sessions] [--isolate] [--test-timeout S] \\
       PATH_TO_TEST_FILE [Class | Class.method ...] [-k SUBSTRING ...]
 
   --baseline      do not install the shim: TensorFlow's own servers, the
@@ -77,6 +77,10 @@ Runner:
                   servers), killed with its process group after
                   --test-timeout seconds (default 300) and reported TIMEOUT
   -k SUBSTRING    only tests whose id contains SUBSTRING (repeatable)
+  --sessions      also run sessions created without a target (the test
+                  helpers' in-process sessions) on a local weft server
+                  (route_local_sessions), so graph-mode kernel tests run
+                  their ops on Weft; use with --v1
 
 Only the test methods the file itself defines are run (not, e.g.,
 TensorFlow's inherited `test_session` helper; benchmarks are not run).
@@ -454,6 +458,34 @@ def install():
     _installed = True
 
 
+_session_server = None
+
+
+def route_local_sessions(cpus=2):
+    """Makes every session created without a target (TensorFlow's
+    in-process runtime: `tf.compat.v1.Session()`, and through it the test
+    helpers `self.session()`, `cached_session()` and `evaluate()` in graph
+    mode) a session on one local `weft server` task instead, started on
+    first use with `cpus` CPU devices (job "localhost", as TensorFlow's
+    local devices are named). So TensorFlow's graph-mode kernel tests run
+    their ops on Weft, unchanged."""
+    from tensorflow.python.client import session as session_lib
+    original = session_lib.BaseSession.__init__
+
+    def init(self, target="", graph=None, config=None):
+        global _session_server
+        if not target:
+            if _session_server is None:
+                from tensorflow.core.protobuf import config_pb2
+                server_config = config_pb2.ConfigProto()
+                server_config.device_count["CPU"] = cpus
+                _session_server = WeftServer.create_local_server(config=server_config)
+            target = _session_server.target
+        original(self, target, graph, config)
+
+    session_lib.BaseSession.__init__ = init
+
+
 # ------------------------------------------------------------------- runner
 
 class _Result(unittest.TextTestResult):
@@ -585,7 +617,7 @@ def _run_isolated(argv0_flags, path, ids, timeout_s):
 
 
 def main(argv):
-    baseline = v1 = isolate = False
+    baseline = v1 = isolate = sessions = False
     timeout_s = 300.0
     names, patterns, rest = [], [], list(argv)
     path = None
@@ -597,6 +629,8 @@ def main(argv):
             v1 = True
         elif a == "--isolate":
             isolate = True
+        elif a == "--sessions":
+            sessions = True
         elif a == "--test-timeout":
             timeout_s = float(rest.pop(0))
         elif a == "-k":
@@ -624,6 +658,8 @@ def main(argv):
         tf.compat.v1.disable_v2_behavior()
     if not baseline:
         install()
+        if sessions:
+            route_local_sessions()
     from absl import flags
     if not flags.FLAGS.is_parsed():
         flags.FLAGS([sys.argv[0]])
@@ -631,13 +667,14 @@ def main(argv):
     module = _load_module(path)
     ids = _select(_test_ids(module), names, patterns)
     mode = ("TensorFlow servers" if baseline else "weft servers") + \
-        (", v1 graph mode" if v1 else ", TF2 behavior")
+        (", v1 graph mode" if v1 else ", TF2 behavior") + \
+        (", local sessions on weft" if sessions and not baseline else "")
     print(f"tf_server_shim: {os.path.basename(path)}: {len(ids)} test(s), "
           f"{mode}" + ("" if baseline or isolate else f", logs {log_dir()}"),
           flush=True)
     if isolate:
         flags_for_child = (["--baseline"] if baseline else []) + \
-            (["--v1"] if v1 else [])
+            (["--v1"] if v1 else []) + (["--sessions"] if sessions else [])
         return _run_isolated(flags_for_child, path, ids, timeout_s)
 
     loader = unittest.TestLoader()
