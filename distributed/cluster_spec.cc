@@ -104,8 +104,9 @@ absl::Status AddJsonJob(const std::string& job, const Json& tasks, absl::string_
     }
     return spec->AddTask({job, index}, address.get_ref<const std::string&>(), where);
   };
+  // A job with no tasks is allowed and adds nothing, as in TensorFlow's
+  // ClusterSpec ({"worker": [...], "ps": []} from a cluster of 0 ps).
   if (tasks.is_array()) {
-    if (tasks.empty()) return fail("has no tasks");
     for (size_t i = 0; i < tasks.size(); ++i) {
       if (i > static_cast<size_t>(INT32_MAX)) return fail("has too many tasks");
       WEFT_RETURN_IF_ERROR(add(static_cast<int>(i), tasks[i]));
@@ -113,7 +114,6 @@ absl::Status AddJsonJob(const std::string& job, const Json& tasks, absl::string_
     return absl::OkStatus();
   }
   if (tasks.is_object()) {
-    if (tasks.empty()) return fail("has no tasks");
     for (const auto& [key, address] : tasks.items()) {
       int index = -1;
       if (key.empty() || key.find_first_not_of("0123456789") != std::string::npos ||
@@ -139,6 +139,7 @@ absl::StatusOr<ClusterSpec> FromJson(const Json& cluster, absl::string_view wher
   for (const auto& [job, tasks] : cluster.items()) {
     WEFT_RETURN_IF_ERROR(AddJsonJob(job, tasks, where, &spec));
   }
+  if (spec.NumTasks() == 0) return Invalid(where, "has no tasks in any job");
   return spec;
 }
 
@@ -213,14 +214,12 @@ absl::StatusOr<ClusterSpec> ClusterSpec::FromClusterDef(const tensorflow::Cluste
     if (!spec.TaskIndices(job.name()).empty()) {
       return Invalid(where, absl::StrCat("job ", Quote(job.name()), " is given twice"));
     }
-    if (job.tasks().empty()) {
-      return Invalid(where, absl::StrCat("job ", Quote(job.name()), " has no tasks"));
-    }
+    // A job without tasks adds nothing (TensorFlow allows it).
     for (const auto& [index, address] : job.tasks()) {
       WEFT_RETURN_IF_ERROR(spec.AddTask({job.name(), index}, address, where));
     }
   }
-  if (spec.NumTasks() == 0) return Invalid(where, "has no jobs");
+  if (spec.NumTasks() == 0) return Invalid(where, "has no tasks in any job");
   return spec;
 }
 

@@ -81,10 +81,18 @@ TEST(ClusterSpecTest, ClusterDefRoundTrip) {
   absl::StatusOr<ClusterSpec> clash = ClusterSpec::FromClusterDef(bad);
   ASSERT_FALSE(clash.ok());
   EXPECT_THAT(clash.status().message(), HasSubstr("both have address 'b:2'"));
+  // A job without tasks adds nothing, as in TensorFlow; no tasks at all is
+  // an error.
   tensorflow::ClusterDef empty_job;
   empty_job.add_job()->set_name("ps");
   EXPECT_THAT(ClusterSpec::FromClusterDef(empty_job).status().message(),
-              HasSubstr("job 'ps' has no tasks"));
+              HasSubstr("has no tasks in any job"));
+  (*empty_job.add_job()->mutable_tasks())[0] = "w:1";
+  empty_job.mutable_job(1)->set_name("worker");
+  absl::StatusOr<ClusterSpec> worker_only = ClusterSpec::FromClusterDef(empty_job);
+  ASSERT_TRUE(worker_only.ok()) << worker_only.status();
+  EXPECT_EQ(worker_only->NumTasks(), 1);
+  EXPECT_TRUE(worker_only->TaskIndices("ps").empty());
 }
 
 TEST(ClusterSpecTest, MalformedFlagsNameWhatIsWrong) {
@@ -113,7 +121,11 @@ TEST(ClusterSpecTest, MalformedJsonNamesTheField) {
   EXPECT_THAT(Error("{"), HasSubstr("--cluster: not valid JSON: parse error at line 1"));
   EXPECT_THAT(Error("{}"), HasSubstr("has no jobs"));
   EXPECT_THAT(Error(R"({"ps": "a:1"})"), HasSubstr("job 'ps' is string; a job is a list"));
-  EXPECT_THAT(Error(R"({"ps": []})"), HasSubstr("job 'ps' has no tasks"));
+  EXPECT_THAT(Error(R"({"ps": []})"), HasSubstr("has no tasks in any job"));
+  EXPECT_THAT(Error(R"({"ps": {}})"), HasSubstr("has no tasks in any job"));
+  absl::StatusOr<ClusterSpec> no_ps = ParseClusterSpec(R"({"worker": ["a:1"], "ps": []})");
+  ASSERT_TRUE(no_ps.ok()) << no_ps.status();
+  EXPECT_THAT(no_ps->Jobs(), ElementsAre("worker"));
   EXPECT_THAT(Error(R"({"ps": [1]})"), HasSubstr("task 0's address is number"));
   EXPECT_THAT(Error(R"({"ps": {"x": "a:1"}})"), HasSubstr("task index 'x'"));
   EXPECT_THAT(Error(R"({"ps": {"-1": "a:1"}})"), HasSubstr("task index '-1'"));
