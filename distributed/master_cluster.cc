@@ -19,6 +19,7 @@
 #include "distributed/fanout.h"
 #include "distributed/device_filters.h"
 #include "distributed/master_session.h"
+#include "distributed/task_name.h"
 #include "runtime/core/device_name.h"
 #include "runtime/core/status.h"
 
@@ -170,18 +171,15 @@ absl::StatusOr<Master::Discovered> Master::DiscoverDevices(
     for (tensorflow::DeviceAttributes& d : p.devices) {
       // Name devices by the task the cluster spec says they are (a task
       // may have been started under another name).
-      absl::StatusOr<DeviceSpec> spec = ParseDeviceSpec(d.name());
-      if (!spec.ok() || !spec->IsFull()) {
+      absl::StatusOr<std::string> name = DeviceAsTask(d.name(), p.name);
+      if (!name.ok()) {
         return absl::InvalidArgumentError(absl::StrCat(
             "task ", p.name, " reported a device named '", d.name(),
             "'; GetStatus must give full device names"));
       }
-      spec->job = p.id.job;
-      spec->replica = 0;
-      spec->task = p.id.index;
-      d.set_name(spec->ToString());
+      d.set_name(*name);
       bool wanted = specs.empty() || p.name == view.task;
-      for (const DeviceSpec& f : specs) wanted |= f.Matches(*spec);
+      for (const DeviceSpec& f : specs) wanted |= f.Matches(*ParseDeviceSpec(*name));
       if (wanted) out.devices.push_back(std::move(d));
     }
   }

@@ -1,5 +1,7 @@
 #include "distributed/remote_function.h"
 
+#include "distributed/task_name.h"
+
 #include <utility>
 #include <vector>
 
@@ -8,6 +10,7 @@
 #include "distributed/fanout.h"
 #include "distributed/run_plan.h"
 #include "distributed/step_id.h"
+#include "distributed/task_name.h"
 #include "graph/graph_def_loader.h"
 #include "runtime/client_graph.h"
 #include "runtime/core/allocator.h"
@@ -204,6 +207,12 @@ absl::StatusOr<std::shared_ptr<const InstantiatedFunction>> Instantiate(
   ClusterPlacement placement;
   placement.devices.assign(status.device_attributes().begin(),
                            status.device_attributes().end());
+  // The task may have been started under another name than the session's
+  // cluster gives it.
+  for (tensorflow::DeviceAttributes& d : placement.devices) {
+    WEFT_ASSIGN_OR_RETURN(std::string name, DeviceAsTask(d.name(), task));
+    d.set_name(std::move(name));
+  }
   placement.client_device = device;
   placement.ops = options.ops;
   placement.kernels = options.kernels;

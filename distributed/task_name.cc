@@ -19,4 +19,21 @@ absl::StatusOr<std::string> TaskOfDevice(absl::string_view device) {
   return TaskName(*spec.job, *spec.replica, *spec.task);
 }
 
+absl::StatusOr<std::string> DeviceAsTask(absl::string_view device,
+                                         absl::string_view task) {
+  absl::StatusOr<DeviceSpec> spec = ParseDeviceSpec(device);
+  if (!spec.ok() || !spec->IsFull()) {
+    return absl::InvalidArgumentError(absl::StrCat(
+        "'", device, "' is not a full device name (/job:J/replica:R/task:T/device:TYPE:N)"));
+  }
+  WEFT_ASSIGN_OR_RETURN(DeviceSpec owner, ParseDeviceSpec(task));
+  if (!owner.job || !owner.replica || !owner.task || owner.type) {
+    return absl::InvalidArgumentError(absl::StrCat("'", task, "' is not a task name"));
+  }
+  spec->job = owner.job;
+  spec->replica = owner.replica;
+  spec->task = owner.task;
+  return spec->ToString();
+}
+
 }  // namespace weft
