@@ -1,5 +1,6 @@
 #include "runtime/session_graph.h"
 
+#include <algorithm>
 #include <utility>
 
 #include "absl/strings/str_cat.h"
@@ -20,19 +21,26 @@ absl::StatusOr<std::shared_ptr<const SessionGraph>> SessionGraph::Extend(
     const tensorflow::GraphDef& extension, const OpRegistry& ops) const {
   const tensorflow::VersionDef& have = def.versions();
   const tensorflow::VersionDef& add = extension.versions();
-  if (extension.has_versions() && def.has_versions() &&
-      (add.producer() != have.producer() ||
-       add.min_consumer() != have.min_consumer())) {
+  // As TensorFlow merges them: one producer; the stricter min_consumer (a
+  // client raises it when it adds, say, functions); every bad consumer.
+  if (extension.has_versions() && def.has_versions() && add.producer() != have.producer()) {
     return absl::InvalidArgumentError(absl::StrCat(
-        "Extend: the extension's versions (producer ", add.producer(),
-        ", min_consumer ", add.min_consumer(),
-        ") differ from the session graph's (producer ", have.producer(),
-        ", min_consumer ", have.min_consumer(), ")"));
+        "Can't extend GraphDef at version ", have.producer(), " with graph at version ",
+        add.producer(), " (Extend: the extension's producer differs from the session graph's)"));
   }
   auto state = std::make_shared<SessionGraph>();
   state->def = def;
   if (!def.has_versions() && extension.has_versions()) {
     *state->def.mutable_versions() = add;
+  } else if (extension.has_versions()) {
+    tensorflow::VersionDef* merged = state->def.mutable_versions();
+    merged->set_min_consumer(std::max(have.min_consumer(), add.min_consumer()));
+    for (int bad : add.bad_consumers()) {
+      if (std::find(have.bad_consumers().begin(), have.bad_consumers().end(), bad) ==
+          have.bad_consumers().end()) {
+        merged->add_bad_consumers(bad);
+      }
+    }
   }
   for (const tensorflow::NodeDef& node : extension.node()) {
     if (graph->FindNode(node.name()) != nullptr) {

@@ -30,9 +30,11 @@ struct SessionGraph {
       const tensorflow::GraphDef& def, const OpRegistry& ops);
 
   // This graph plus `extension`'s nodes and the functions it defines that
-  // this graph lacks. INVALID_ARGUMENT naming the node when the extension
-  // redefines one (Extend only adds), or when its versions differ from
-  // this graph's; the result is validated as a whole, as Create does.
+  // this graph lacks; versions merged as TensorFlow merges them (the larger
+  // min_consumer, every bad consumer). INVALID_ARGUMENT naming the node
+  // when the extension redefines one (Extend only adds), or when its
+  // producer differs from this graph's; the result is validated as a
+  // whole, as Create does.
   absl::StatusOr<std::shared_ptr<const SessionGraph>> Extend(
       const tensorflow::GraphDef& extension, const OpRegistry& ops) const;
 };

@@ -263,6 +263,7 @@ class IteratorFromStringHandleOp : public OpKernel {
  public:
   explicit IteratorFromStringHandleOp(OpKernelConstruction* c) : OpKernel(c) {
     if (c->HasAttr("output_types")) c->SetStatus(c->GetAttr("output_types", &dtypes_));
+    if (c->HasAttr("output_shapes")) c->SetStatus(c->GetAttr("output_shapes", &shapes_));
   }
   void Compute(OpKernelContext* c) override {
     const Tensor& s = c->input(0);
@@ -293,6 +294,14 @@ class IteratorFromStringHandleOp : public OpKernel {
                       KernelLabel(c), ": the iterator yields ",
                       DataTypeVectorString((*it)->output_dtypes()),
                       ", the op expects ", DataTypeVectorString(dtypes_))));
+      const std::vector<PartialShape>& have = (*it)->output_shapes();
+      for (size_t i = 0; i < shapes_.size() && i < have.size(); ++i) {
+        OP_REQUIRES(c, shapes_[i].IsCompatibleWith(have[i]),
+                    absl::InvalidArgumentError(absl::StrCat(
+                        KernelLabel(c), ": the iterator's component ", i, " has shape ",
+                        have[i].DebugString(), ", incompatible with the op's output_shapes ",
+                        shapes_[i].DebugString())));
+      }
     }
     h.device = c->device()->name();
     c->set_output(0, ResourceHandleTensor(h));
@@ -300,6 +309,7 @@ class IteratorFromStringHandleOp : public OpKernel {
 
  private:
   DataTypeVector dtypes_;
+  std::vector<PartialShape> shapes_;
 };
 
 class DatasetCardinalityOp : public OpKernel {

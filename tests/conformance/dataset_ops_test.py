@@ -157,6 +157,16 @@ def test_string_handle_and_sharing(target):
                 check("string_handle/end_of_the_validation_set", False, "no OutOfRangeError")
             except tf.errors.OutOfRangeError:
                 check("string_handle/end_of_the_validation_set", True)
+        # A handle whose iterator yields another shape than the feedable
+        # iterator declares is refused, as by TensorFlow.
+        vector_it = tf1.data.Iterator.from_string_handle(handle, tf.int64, [None])
+        with tf1.Session(target, graph=g) as sess:
+            th = sess.run(train_it.string_handle())
+            try:
+                sess.run(vector_it.get_next(), {handle: th})
+                check("string_handle/shape_mismatch_refused", False, "no error")
+            except tf.errors.InvalidArgumentError as e:
+                check("string_handle/shape_mismatch_refused", "incompatible" in str(e), str(e))
     # A shared_name'd iterator is one iterator for every session on the task.
     g = tf1.Graph()
     with g.as_default():

@@ -12,6 +12,7 @@
 
 #include "absl/strings/str_cat.h"
 #include "runtime/core/local_device_mgr.h"
+#include "runtime/session_graph.h"
 #include "tests/runtime/executor_test_ops.h"
 
 namespace weft {
@@ -161,6 +162,33 @@ TEST(LocalSessionTest, Extend) {
   broken.Op("c", "Neg", {"ghost"}, {{"T", DT_INT32}});
   EXPECT_FALSE(s->Extend(broken.Build()).ok());
   ASSERT_TRUE(s->Run({}, {"b"}, {}, &out).ok());  // old graph still there
+}
+
+TEST(LocalSessionTest, ExtendMergesVersionsAsTensorFlowDoes) {
+  // Clients send the graph's versions with every extension; adding
+  // functions raises min_consumer, which the merge keeps (the larger).
+  auto versioned = [](tensorflow::GraphDef def, int producer, int min_consumer) {
+    def.mutable_versions()->set_producer(producer);
+    def.mutable_versions()->set_min_consumer(min_consumer);
+    return def;
+  };
+  absl::StatusOr<std::shared_ptr<const SessionGraph>> g = SessionGraph::Create(
+      versioned(GraphDefBuilder().Const("a", 2).Build(), 2474, 0), testing::TestOps());
+  ASSERT_TRUE(g.ok()) << g.status();
+  absl::StatusOr<std::shared_ptr<const SessionGraph>> more = (*g)->Extend(
+      versioned(GraphDefBuilder().Const("b", 3).Build(), 2474, 12), testing::TestOps());
+  ASSERT_TRUE(more.ok()) << more.status();
+  EXPECT_EQ((*more)->def.versions().min_consumer(), 12);
+  absl::StatusOr<std::shared_ptr<const SessionGraph>> again = (*more)->Extend(
+      versioned(GraphDefBuilder().Const("c", 4).Build(), 2474, 0), testing::TestOps());
+  ASSERT_TRUE(again.ok()) << again.status();
+  EXPECT_EQ((*again)->def.versions().min_consumer(), 12);
+  absl::StatusOr<std::shared_ptr<const SessionGraph>> newer = (*again)->Extend(
+      versioned(GraphDefBuilder().Const("d", 5).Build(), 2475, 12), testing::TestOps());
+  ASSERT_FALSE(newer.ok());
+  EXPECT_EQ(newer.status().code(), absl::StatusCode::kInvalidArgument);
+  EXPECT_THAT(std::string(newer.status().message()),
+              HasSubstr("Can't extend GraphDef at version 2474 with graph at version 2475"));
 }
 
 TEST(LocalSessionTest, VariablesPersistAcrossRuns) {
