@@ -7,7 +7,10 @@ against `weft server` processes and must pass:
   - a local cluster of 2 workers and 1 ps: a variable on the ps, updated by
     both workers' sessions,
   - a step blocked on a queue ends, when its session closes, with
-    TensorFlow's "Session::Close" wording.
+    TensorFlow's "Session::Close" wording;
+and a kernel-test-style file (self.cached_session(), self.evaluate() in
+graph mode) runs through the shim's --sessions mode, its sessions on a
+weft server: values, and an op's error as TensorFlow's exception class.
 TensorFlow's own test files are run the same way by hand (doc/testing.md:
 "TensorFlow's distributed tests"); their code never enters this repository.
 
@@ -92,23 +95,56 @@ if __name__ == "__main__":
   tf.test.main()
 '''
 
+SESSIONS_FILE = '''
+import tensorflow as tf
+tf1 = tf.compat.v1
+
+
+class KernelStyleTest(tf.test.TestCase):
+
+  def testEvaluateRunsOnAWeftServer(self):
+    with self.cached_session() as sess:
+      self.assertTrue(tf.compat.as_str(sess.sess_str).startswith("grpc://"), sess.sess_str)
+      x = tf1.constant([[1.0, 2.0], [3.0, 4.0]])
+      self.assertAllClose([[7.0, 10.0], [15.0, 22.0]], self.evaluate(tf.matmul(x, x)))
+
+  def testAnOpErrorIsTensorFlowsException(self):
+    with self.cached_session():
+      with self.assertRaises(tf.errors.InvalidArgumentError):
+        self.evaluate(tf.gather(tf1.constant([1, 2, 3]), tf1.constant(7)))
+
+
+if __name__ == "__main__":
+  tf.test.main()
+'''
+
+
+def run_shim(work, name, text, flags):
+    path = os.path.join(work, name)
+    with open(path, "w") as f:
+        f.write(text)
+    env = dict(os.environ, WEFT_BIN=WEFT)
+    proc = subprocess.run(
+        [sys.executable, os.path.join(HERE, "tf_server_shim.py")] + flags + [path],
+        capture_output=True, text=True, timeout=600, env=env)
+    return proc, proc.stdout + proc.stderr
+
 
 def main():
     with tempfile.TemporaryDirectory(prefix="weft_shim_test_") as work:
-        path = os.path.join(work, "shim_selftest.py")
-        with open(path, "w") as f:
-            f.write(TEST_FILE)
-        env = dict(os.environ, WEFT_BIN=WEFT)
-        proc = subprocess.run(
-            [sys.executable, os.path.join(HERE, "tf_server_shim.py"), "--v1", path],
-            capture_output=True, text=True, timeout=600, env=env)
-        out = proc.stdout + proc.stderr
+        proc, out = run_shim(work, "shim_selftest.py", TEST_FILE, ["--v1"])
         for name in ("testLocalServerRunsAStepAndIsolatesASession",
                      "testClusterWithAParameterServer",
                      "testCloseCancelsABlockedStep"):
             check(f"through the shim on weft servers: {name}",
                   f"RESULT ShimTest.{name} PASS" in out, out[-3000:])
         check("the shim reports success", proc.returncode == 0, out[-1500:])
+        proc, out = run_shim(work, "shim_sessions_selftest.py", SESSIONS_FILE,
+                             ["--v1", "--sessions"])
+        for name in ("testEvaluateRunsOnAWeftServer", "testAnOpErrorIsTensorFlowsException"):
+            check(f"--sessions, test sessions on a weft server: {name}",
+                  f"RESULT KernelStyleTest.{name} PASS" in out, out[-3000:])
+        check("the shim reports success with --sessions", proc.returncode == 0, out[-1500:])
     return summary_exit_code()
 
 
