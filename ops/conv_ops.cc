@@ -347,6 +347,29 @@ void RegisterConvOps(OpRegistry* r) {
           /*use_cudnn_attr=*/false,
           DepthwiseConv2DShape});
 
+  // TensorFlow's grappler writes it into optimized graphs (Conv2D and the
+  // BiasAdd / FusedBatchNorm and activation after it, fused).
+  r->Register(OpDefBuilder("_FusedConv2D")
+                  .Input("input: T")
+                  .Input("filter: T")
+                  .Input("args: TArgs")
+                  .Input("host_args: num_host_args * float")
+                  .Output("output: T")
+                  .Attr("T: {half, float, double, int8, qint8}")
+                  .Attr("TArgs: list(type) >= 1")
+                  .Attr("num_args: int >= 0")
+                  .Attr("num_host_args: int >= 0 = 0")
+                  .Attr("strides: list(int)")
+                  .Attr("padding: {'SAME', 'VALID', 'EXPLICIT'}")
+                  .Attr("explicit_paddings: list(int) = []")
+                  .Attr("data_format: {'NHWC', 'NCHW', 'NCHW_VECT_C'} = 'NHWC'")
+                  .Attr("filter_format: {'HWIO', 'OIHW', 'OIHW_VECT_I'} = 'HWIO'")
+                  .Attr("dilations: list(int) = [1, 1, 1, 1]")
+                  .Attr("use_cudnn_on_gpu: bool = true")
+                  .Attr("fused_ops: list(string) = []")
+                  .Attr("epsilon: float = 0.0001")
+                  .Attr("leakyrelu_alpha: float = 0.2"),
+              Conv2DShape);
   for (const bool resize : {false, true}) {
     OpDefBuilder b(resize ? "FusedResizeAndPadConv2D" : "FusedPadConv2D");
     b.Input("input: T");

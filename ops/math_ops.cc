@@ -386,6 +386,21 @@ void RegisterMathOps(OpRegistry* r) {
                   .Attr("grad_a: bool = false")
                   .Attr("grad_b: bool = false"),
               MatMulShape);
+  // TensorFlow's grappler writes it into optimized graphs (MatMul and the
+  // BiasAdd and activation after it, fused).
+  r->Register(OpDefBuilder("_FusedMatMul")
+                  .Input("a: T")
+                  .Input("b: T")
+                  .Input("args: num_args * T")
+                  .Output("product: T")
+                  .Attr("transpose_a: bool = false")
+                  .Attr("transpose_b: bool = false")
+                  .Attr("T: {bfloat16, half, float}")
+                  .Attr("num_args: int >= 0")
+                  .Attr("fused_ops: list(string) = []")
+                  .Attr("epsilon: float = 0.0001")
+                  .Attr("leakyrelu_alpha: float = 0.2"),
+              MatMulShape);
 
   // Reductions.
   ReductionOp(r, "Sum", kSumTypes);

@@ -6,6 +6,7 @@
 // thread, so it never leaves that core's cache and the scratch stays small.
 #include <algorithm>
 #include <memory>
+#include <string>
 #include <type_traits>
 
 #include "absl/strings/str_cat.h"
@@ -14,6 +15,7 @@
 #include "ops/cpu/conv_im2col.h"
 #include "ops/cpu/conv_kernels.h"
 #include "ops/cpu/conv_gemm.h"
+#include "ops/cpu/fused_epilogue.h"
 #include "ops/cpu/matmul_gemm.h"
 #include "ops/framework/op_kernel.h"
 #include "ops/registration.h"
@@ -70,6 +72,29 @@ template absl::Status Conv2DForward<int32_t>(OpKernelContext*,
 
 namespace {
 
+// The output geometry of Conv2D (and _FusedConv2D) for these inputs;
+// INVALID_ARGUMENT naming the input at fault.
+absl::StatusOr<WindowDims> ConvDims(const WindowAttrs& attrs, const Tensor& input,
+                                    const Tensor& filter) {
+  if (filter.dims() != 4) {
+    return absl::InvalidArgumentError(absl::StrCat(
+        "filter must be 4-dimensional [rows, cols, in_depth, out_depth], got shape ",
+        filter.shape().DebugString()));
+  }
+  if (input.dims() != 4) {
+    return absl::InvalidArgumentError(absl::StrCat(
+        "input must be 4-dimensional (NHWC), got shape ", input.shape().DebugString()));
+  }
+  if (input.dim_size(3) != filter.dim_size(2)) {
+    return absl::InvalidArgumentError(absl::StrCat(
+        "input depth ", input.dim_size(3), " must equal the filter's in_depth ",
+        filter.dim_size(2), " (input ", input.shape().DebugString(), ", filter ",
+        filter.shape().DebugString(), "; grouped convolution is not supported on CPU)"));
+  }
+  return ComputeWindowDims(attrs, input.shape(), filter.dim_size(0), filter.dim_size(1),
+                           filter.dim_size(3));
+}
+
 template <typename T>
 class Conv2DOp : public OpKernel {
  public:
@@ -79,38 +104,56 @@ class Conv2DOp : public OpKernel {
   }
 
   void Compute(OpKernelContext* c) override {
-    const Tensor& input = c->input(0);
-    const Tensor& filter = c->input(1);
-    OP_REQUIRES(c, filter.dims() == 4,
-                absl::InvalidArgumentError(absl::StrCat(
-                    "filter must be 4-dimensional [rows, cols, in_depth, "
-                    "out_depth], got shape ", filter.shape().DebugString())));
-    OP_REQUIRES(c, input.dims() == 4,
-                absl::InvalidArgumentError(absl::StrCat(
-                    "input must be 4-dimensional (NHWC), got shape ",
-                    input.shape().DebugString())));
-    OP_REQUIRES(c, input.dim_size(3) == filter.dim_size(2),
-                absl::InvalidArgumentError(absl::StrCat(
-                    "input depth ", input.dim_size(3),
-                    " must equal the filter's in_depth ", filter.dim_size(2),
-                    " (input ", input.shape().DebugString(), ", filter ",
-                    filter.shape().DebugString(),
-                    "; grouped convolution is not supported on CPU)")));
-    absl::StatusOr<WindowDims> dims = ComputeWindowDims(
-        attrs_, input.shape(), filter.dim_size(0), filter.dim_size(1),
-        filter.dim_size(3));
+    absl::StatusOr<WindowDims> dims = ConvDims(attrs_, c->input(0), c->input(1));
     OP_REQUIRES_OK(c, dims.status());
     const WindowDims& d = *dims;
     Tensor* out;
     OP_REQUIRES_OK(c, c->allocate_output(
                           0, TensorShape({d.batch, d.out_rows, d.out_cols, d.out_depth}),
                           &out));
-    OP_REQUIRES_OK(c, Conv2DForward<T>(c, d, input.data<T>(),
-                                       filter.data<T>(), out->data<T>()));
+    OP_REQUIRES_OK(c, Conv2DForward<T>(c, d, c->input(0).data<T>(),
+                                       c->input(1).data<T>(), out->data<T>()));
   }
 
  private:
   WindowAttrs attrs_;
+};
+
+// _FusedConv2D: Conv2D, then the epilogue TensorFlow's remapper fused
+// after it (fused_epilogue.h) in one pass over the output. host_args
+// (quantized scales) are not read.
+template <typename T>
+class FusedConv2DOp : public OpKernel {
+ public:
+  explicit FusedConv2DOp(OpKernelConstruction* c) : OpKernel(c) {
+    c->SetStatus(ParseWindowAttrs(c, WindowKind::kConv, &attrs_));
+    std::string filter_format = "HWIO";
+    if (c->HasAttr("filter_format")) c->SetStatus(c->GetAttr("filter_format", &filter_format));
+    if (filter_format != "HWIO") {
+      c->SetStatus(absl::UnimplementedError(absl::StrCat(
+          "_FusedConv2D with filter_format ", filter_format, " is not supported on CPU (HWIO is)")));
+    }
+    c->SetStatus(ParseFusedEpilogue(c, /*allow_batch_norm=*/true, &epilogue_));
+    set_expensive(true);
+  }
+
+  void Compute(OpKernelContext* c) override {
+    absl::StatusOr<WindowDims> dims = ConvDims(attrs_, c->input(0), c->input(1));
+    OP_REQUIRES_OK(c, dims.status());
+    const WindowDims& d = *dims;
+    Tensor* out;
+    OP_REQUIRES_OK(c, c->allocate_output(
+                          0, TensorShape({d.batch, d.out_rows, d.out_cols, d.out_depth}),
+                          &out));
+    T* y = out->data<T>();
+    OP_REQUIRES_OK(c, Conv2DForward<T>(c, d, c->input(0).data<T>(), c->input(1).data<T>(), y));
+    OP_REQUIRES_OK(c, ApplyFusedEpilogue<T>(c, epilogue_, /*first_arg=*/2,
+                                            d.batch * d.out_rows * d.out_cols, d.out_depth, y));
+  }
+
+ private:
+  WindowAttrs attrs_;
+  FusedEpilogue epilogue_;
 };
 
 }  // namespace
@@ -122,6 +165,10 @@ void RegisterConvKernels(KernelRegistry* r) {
               MakeKernel<Conv2DOp<double>>);
   r->Register(KernelDef("Conv2D", kDeviceTypeCpu).TypeConstraint("T", DT_INT32),
               MakeKernel<Conv2DOp<int32_t>>);
+  r->Register(KernelDef("_FusedConv2D", kDeviceTypeCpu).TypeConstraint("T", DT_FLOAT),
+              MakeKernel<FusedConv2DOp<float>>);
+  r->Register(KernelDef("_FusedConv2D", kDeviceTypeCpu).TypeConstraint("T", DT_DOUBLE),
+              MakeKernel<FusedConv2DOp<double>>);
   RegisterConvBackpropKernels(r);
   RegisterDepthwiseConvKernels(r);
   RegisterPoolKernels(r);

@@ -1,8 +1,13 @@
-// MatMul: product = op(a) * op(b), op = transpose or not. This file checks
-// shapes; the arithmetic is Gemm() (matmul_gemm.h).
+// MatMul: product = op(a) * op(b), op = transpose or not; and _FusedMatMul,
+// the same then the epilogue TensorFlow's remapper fused after it
+// (fused_epilogue.h). This file checks shapes; the arithmetic is Gemm()
+// (matmul_gemm.h).
 #include <algorithm>
+#include <memory>
+#include <type_traits>
 
 #include "absl/strings/str_cat.h"
+#include "ops/cpu/fused_epilogue.h"
 #include "ops/cpu/matmul_gemm.h"
 #include "ops/registration.h"
 
@@ -12,9 +17,10 @@ namespace {
 template <typename T>
 class MatMulOp : public OpKernel {
  public:
-  explicit MatMulOp(OpKernelConstruction* c) : OpKernel(c) {
+  MatMulOp(OpKernelConstruction* c, bool fused) : OpKernel(c), fused_(fused) {
     c->SetStatus(c->GetAttr("transpose_a", &transpose_a_));
     c->SetStatus(c->GetAttr("transpose_b", &transpose_b_));
+    if (fused_) c->SetStatus(ParseFusedEpilogue(c, /*allow_batch_norm=*/false, &epilogue_));
     set_expensive(true);
   }
 
@@ -48,22 +54,38 @@ class MatMulOp : public OpKernel {
     T* o = out->data<T>();
     if (k == 0) {
       std::fill(o, o + m * n, T(0));
-      return;
+    } else {
+      OP_REQUIRES_OK(c, Gemm(c, transpose_a_, transpose_b_, m, n, k, a.data<T>(),
+                             b.data<T>(), o));
     }
-    OP_REQUIRES_OK(c, Gemm(c, transpose_a_, transpose_b_, m, n, k, a.data<T>(),
-                           b.data<T>(), o));
+    if constexpr (std::is_floating_point_v<T>) {
+      if (fused_) {
+        OP_REQUIRES_OK(c, ApplyFusedEpilogue<T>(c, epilogue_, /*first_arg=*/2, m, n, o));
+      }
+    }
   }
 
  private:
+  const bool fused_;
   bool transpose_a_ = false;
   bool transpose_b_ = false;
+  FusedEpilogue epilogue_;
 };
 
 template <typename T>
 void RegisterMatMul(KernelRegistry* r) {
   r->Register(KernelDef("MatMul", kDeviceTypeCpu)
                   .TypeConstraint("T", DataTypeToEnum<T>::value),
-              MakeKernel<MatMulOp<T>>);
+              [](OpKernelConstruction* c) -> std::unique_ptr<OpKernel> {
+                return std::make_unique<MatMulOp<T>>(c, /*fused=*/false);
+              });
+  if constexpr (std::is_same_v<T, float>) {
+    r->Register(KernelDef("_FusedMatMul", kDeviceTypeCpu)
+                    .TypeConstraint("T", DataTypeToEnum<T>::value),
+                [](OpKernelConstruction* c) -> std::unique_ptr<OpKernel> {
+                  return std::make_unique<MatMulOp<T>>(c, /*fused=*/true);
+                });
+  }
 }
 
 }  // namespace
