@@ -235,10 +235,15 @@ absl::StatusOr<PartialShape> MergeShapes(const PartialShape& a,
                                          absl::string_view what) {
   if (!a.known_rank()) return b;
   if (!b.known_rank()) return a;
+  if (a.rank() != b.rank()) {
+    return absl::InvalidArgumentError(
+        absl::StrCat("Incompatible ranks during merge: ", a.rank(), " vs. ",
+                     b.rank(), " (", what, ")"));
+  }
   if (!a.IsCompatibleWith(b)) {
     return absl::InvalidArgumentError(absl::StrCat(
-        what, ": shape ", a.DebugString(), " is incompatible with ",
-        b.DebugString()));
+        "Incompatible shapes during merge: ", a.DebugString(), " vs. ",
+        b.DebugString(), " (", what, ")"));
   }
   std::vector<int64_t> dims(a.rank());
   for (int i = 0; i < a.rank(); ++i) {
