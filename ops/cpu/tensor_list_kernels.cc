@@ -3,9 +3,12 @@
 // ...ElementShape, ...Resize, ...Concat(V2), ...Split, ...Gather,
 // ...Scatter(V2), ...ScatterIntoExistingList) and the variant forms of
 // ZerosLike and AddN that gradients through lists need. Semantics follow
-// TensorFlow's list_kernels; the list itself is ops/cpu/tensor_list.h.
+// TensorFlow's list_kernels, and so does the first clause of each error a
+// user's graph can cause (Weft's own detail follows it); the list itself is
+// ops/cpu/tensor_list.h.
 #include <algorithm>
 #include <memory>
+#include <numeric>
 #include <utility>
 #include <vector>
 
@@ -35,20 +38,110 @@ absl::Status CheckCount(int64_t n, absl::string_view what) {
   return absl::OkStatus();
 }
 
+// OK when `item` has the list's element dtype and a shape its element shape
+// allows; otherwise INVALID_ARGUMENT, a shape mismatch starting with
+// `shape_clause`.
 absl::Status CheckItem(const TensorList& list, const Tensor& item,
-                       absl::string_view what) {
+                       absl::string_view shape_clause) {
   if (item.dtype() != list.element_dtype) {
     return absl::InvalidArgumentError(absl::StrCat(
-        what, ": the list holds ", DataTypeString(list.element_dtype),
-        " but the item is ", DataTypeString(item.dtype())));
+        "Invalid data types; the list holds ",
+        DataTypeString(list.element_dtype), " but the item is ",
+        DataTypeString(item.dtype())));
   }
   if (!list.element_shape.IsCompatibleWith(item.shape())) {
     return absl::InvalidArgumentError(absl::StrCat(
-        what, ": item of shape ", item.shape().DebugString(),
-        " does not match the list's element shape ",
-        list.element_shape.DebugString()));
+        shape_clause, ": item shape ", item.shape().DebugString(),
+        ", the list's element shape ", list.element_shape.DebugString()));
   }
   return absl::OkStatus();
+}
+
+// The shape of an element input (`i` of `c`) merged with the list's own
+// element shape, the input's named first when they conflict.
+absl::StatusOr<PartialShape> ElementShapeInput(OpKernelContext* c, int i,
+                                               const TensorList& list,
+                                               absl::string_view what) {
+  WEFT_ASSIGN_OR_RETURN(PartialShape given,
+                        PartialShapeFromTensor(c->input(i), "element_shape"));
+  return MergeShapes(given, list.element_shape, what);
+}
+
+// `shape` merged with the shape of each set element at `indices`: how an
+// element that was never set learns its shape from the ones that were.
+absl::StatusOr<PartialShape> MergeSetElements(PartialShape shape,
+                                              const TensorList& list,
+                                              absl::Span<const int64_t> indices,
+                                              absl::string_view what) {
+  for (int64_t i : indices) {
+    const Tensor& t = list.tensors[i];
+    if (!t.IsInitialized()) continue;
+    WEFT_ASSIGN_OR_RETURN(
+        shape, MergeShapes(shape, PartialShape::FromShape(t.shape()),
+                           absl::StrCat(what, " element ", i)));
+  }
+  return shape;
+}
+
+std::vector<int64_t> AllIndices(const TensorList& list) {
+  std::vector<int64_t> all(list.tensors.size());
+  std::iota(all.begin(), all.end(), int64_t{0});
+  return all;
+}
+
+// Zeros of `shape`, which the caller has checked is fully defined.
+absl::StatusOr<Tensor> ZerosOf(DataType dtype, const PartialShape& shape) {
+  WEFT_ASSIGN_OR_RETURN(TensorShape full, TensorShape::Build(shape.dims()));
+  return ZerosTensor(dtype, full);
+}
+
+// Element `i`, or zeros of the shape `shape` and the set elements agree on
+// when it was never set.
+absl::StatusOr<Tensor> ReadElement(const TensorList& list, int64_t i,
+                                   const PartialShape& shape,
+                                   absl::string_view what) {
+  if (list.tensors[i].IsInitialized()) return list.tensors[i];
+  WEFT_ASSIGN_OR_RETURN(PartialShape merged,
+                        MergeSetElements(shape, list, AllIndices(list), what));
+  if (!merged.IsFullyDefined()) {
+    return absl::InvalidArgumentError(absl::StrCat(
+        "Trying to read an uninitialized tensor but element_shape is not "
+        "fully defined: ",
+        merged.DebugString(), " and no list element is set (", what,
+        " element ", i, ")"));
+  }
+  return ZerosOf(list.element_dtype, merged);
+}
+
+// The elements at `indices`, unset ones as zeros of `shape` (fully defined).
+absl::StatusOr<std::vector<Tensor>> ElementsAt(const TensorList& list,
+                                               absl::Span<const int64_t> indices,
+                                               const PartialShape& shape) {
+  std::vector<Tensor> items;
+  items.reserve(indices.size());
+  for (int64_t i : indices) {
+    if (list.tensors[i].IsInitialized()) {
+      items.push_back(list.tensors[i]);
+    } else {
+      WEFT_ASSIGN_OR_RETURN(Tensor zeros, ZerosOf(list.element_dtype, shape));
+      items.push_back(std::move(zeros));
+    }
+  }
+  return items;
+}
+
+// A variant tensor of `shape` holding `lists` in order.
+absl::StatusOr<Tensor> ListsTensor(
+    const TensorShape& shape,
+    std::vector<std::shared_ptr<const TensorList>> lists) {
+  Tensor t(DT_VARIANT, shape);
+  if (!t.IsInitialized()) {
+    return absl::ResourceExhaustedError("out of memory for list handles");
+  }
+  for (size_t j = 0; j < lists.size(); ++j) {
+    t.data<Variant>()[j].value = std::move(lists[j]);
+  }
+  return t;
 }
 
 // Every list kernel reads element_dtype (those that have it).
@@ -95,23 +188,29 @@ class NewListOp : public ListKernel {
   }
 };
 
+// The INVALID_ARGUMENT for a tensor of rank 0 where a list needs rows.
+absl::Status CheckAtLeastVector(const Tensor& t, absl::string_view what) {
+  if (t.dims() >= 1) return absl::OkStatus();
+  return absl::InvalidArgumentError(absl::StrCat(
+      "Tensor must be at least a vector, but saw shape: ",
+      t.shape().DebugString(), " (", what, ")"));
+}
+
 class FromTensorOp : public ListKernel {
  public:
   using ListKernel::ListKernel;
   void Compute(OpKernelContext* c) override {
     const Tensor& t = c->input(0);
-    OP_REQUIRES(c, t.dims() >= 1,
-                absl::InvalidArgumentError(absl::StrCat(
-                    "TensorListFromTensor needs a tensor of rank >= 1, got ",
-                    t.shape().DebugString())));
+    OP_REQUIRES_OK(c, CheckAtLeastVector(t, What()));
     auto shape = PartialShapeFromTensor(c->input(1), "element_shape");
     OP_REQUIRES_OK(c, shape.status());
     TensorShape row = t.shape();
     row.RemoveDim(0);
     OP_REQUIRES(c, shape->IsCompatibleWith(row),
                 absl::InvalidArgumentError(absl::StrCat(
-                    "TensorListFromTensor: rows of shape ", row.DebugString(),
-                    " do not match element_shape ", shape->DebugString())));
+                    "Specified a list with shape ", shape->DebugString(),
+                    " from a tensor with shape ", t.shape().DebugString(),
+                    ": its rows are ", row.DebugString())));
     auto list = std::make_shared<TensorList>();
     list->element_dtype = element_dtype_;
     list->element_shape = *shape;
@@ -133,34 +232,28 @@ class StackOp : public ListKernel {
   void Compute(OpKernelContext* c) override {
     auto list = GetInputList(c, 0, element_dtype_);
     OP_REQUIRES_OK(c, list.status());
-    auto given = PartialShapeFromTensor(c->input(1), "element_shape");
-    OP_REQUIRES_OK(c, given.status());
-    auto shape = MergeShapes((*list)->element_shape, *given, What());
-    OP_REQUIRES_OK(c, shape.status());
-    const auto& tensors = (*list)->tensors;
-    OP_REQUIRES(c, num_elements_ == -1 ||
-                       num_elements_ == static_cast<int64_t>(tensors.size()),
+    const TensorList& l = **list;
+    const int64_t size = static_cast<int64_t>(l.tensors.size());
+    OP_REQUIRES(c, num_elements_ == -1 || num_elements_ == size,
                 absl::InvalidArgumentError(absl::StrCat(
-                    "TensorListStack: num_elements is ", num_elements_,
-                    " but the list has ", tensors.size())));
-    // Unset elements take the shape of the set ones (or the known shape).
-    PartialShape elem = *shape;
-    for (const Tensor& t : tensors) {
-      if (t.IsInitialized()) {
-        auto merged = MergeShapes(elem, PartialShape::FromShape(t.shape()), What());
-        OP_REQUIRES_OK(c, merged.status());
-        elem = *merged;
-        break;
-      }
-    }
-    std::vector<Tensor> items;
-    items.reserve(tensors.size());
-    for (size_t i = 0; i < tensors.size(); ++i) {
-      auto e = ElementOrZeros(tensors, i, element_dtype_, elem, What());
-      OP_REQUIRES_OK(c, e.status());
-      items.push_back(*std::move(e));
-    }
-    OP_REQUIRES_OK(c, StackIntoOutput(c, 0, items, element_dtype_, elem, What()));
+                    "Operation expected a list with ", num_elements_,
+                    " elements but got a list with ", size, " elements.")));
+    auto given = ElementShapeInput(c, 1, l, What());
+    OP_REQUIRES_OK(c, given.status());
+    const std::vector<int64_t> all = AllIndices(l);
+    auto shape = MergeSetElements(*given, l, all, What());
+    OP_REQUIRES_OK(c, shape.status());
+    OP_REQUIRES(c, shape->IsFullyDefined(),
+                absl::InvalidArgumentError(absl::StrCat(
+                    size == 0 ? "Tried to stack elements of an empty list with"
+                              : "Tried to stack list which only contains "
+                                "uninitialized tensors and has a",
+                    " non-fully-defined element_shape: ",
+                    shape->DebugString())));
+    auto items = ElementsAt(l, all, *shape);
+    OP_REQUIRES_OK(c, items.status());
+    OP_REQUIRES_OK(c, StackIntoOutput(c, 0, *items, element_dtype_, *shape,
+                                      What()));
   }
 
  private:
@@ -175,20 +268,18 @@ class GetItemOp : public ListKernel {
     OP_REQUIRES_OK(c, list.status());
     auto index = ScalarInput(c, 1, "index");
     OP_REQUIRES_OK(c, index.status());
-    const auto& tensors = (*list)->tensors;
-    OP_REQUIRES(c, *index >= 0 && *index < static_cast<int64_t>(tensors.size()),
+    const int64_t size = static_cast<int64_t>((*list)->tensors.size());
+    OP_REQUIRES(c, *index >= 0 && *index < size,
                 absl::InvalidArgumentError(absl::StrCat(
-                    "TensorListGetItem: index ", *index,
-                    " is out of range for a list of ", tensors.size())));
-    if (tensors[*index].IsInitialized()) {
-      c->set_output(0, tensors[*index]);
+                    "Trying to access element ", *index, " in a list with ",
+                    size, " elements.")));
+    if ((*list)->tensors[*index].IsInitialized()) {
+      c->set_output(0, (*list)->tensors[*index]);
       return;
     }
-    auto given = PartialShapeFromTensor(c->input(2), "element_shape");
-    OP_REQUIRES_OK(c, given.status());
-    auto shape = MergeShapes((*list)->element_shape, *given, What());
+    auto shape = ElementShapeInput(c, 2, **list, What());
     OP_REQUIRES_OK(c, shape.status());
-    auto e = ElementOrZeros(tensors, *index, element_dtype_, *shape, What());
+    auto e = ReadElement(**list, *index, *shape, What());
     OP_REQUIRES_OK(c, e.status());
     c->set_output(0, *std::move(e));
   }
@@ -207,13 +298,25 @@ class SetItemOp : public ListKernel {
     auto index = ScalarInput(c, 1, "index");
     OP_REQUIRES_OK(c, index.status());
     const Tensor& item = c->input(2);
-    OP_REQUIRES_OK(c, CheckItem(**list, item, What()));
+    OP_REQUIRES_OK(c, CheckItem(**list, item,
+                                absl::StrCat("Tried to set a tensor with "
+                                             "incompatible shape at index ",
+                                             *index)));
     const int64_t size = static_cast<int64_t>((*list)->tensors.size());
+    const int64_t max = (*list)->max_num_elements;
+    const std::string clause = absl::StrCat(
+        "Trying to modify element ", *index, " in a list with ", size,
+        " elements.");
     OP_REQUIRES(c, *index >= 0 && (*index < size || resize_),
-                absl::InvalidArgumentError(absl::StrCat(
-                    "TensorListSetItem: index ", *index,
-                    " is out of range for a list of ", size)));
-    if (*index >= size) OP_REQUIRES_OK(c, CheckCount(*index + 1, "index + 1"));
+                absl::InvalidArgumentError(clause));
+    if (*index >= size) {
+      OP_REQUIRES(c, max == -1 || *index < max,
+                  absl::InvalidArgumentError(absl::StrCat(
+                      clause, " Growing it to fit the index would pass its "
+                              "max_num_elements of ",
+                      max)));
+      OP_REQUIRES_OK(c, CheckCount(*index + 1, "index + 1"));
+    }
     auto out = std::make_shared<TensorList>(**list);
     if (*index >= size) out->tensors.resize(*index + 1);
     out->tensors[*index] = item;
@@ -224,6 +327,16 @@ class SetItemOp : public ListKernel {
   bool resize_ = false;
 };
 
+// OK when one more element fits in `list`; `clause` starts the error.
+absl::Status CheckRoomForOne(const TensorList& list, absl::string_view clause) {
+  const int64_t size = static_cast<int64_t>(list.tensors.size());
+  if (list.max_num_elements != -1 && size >= list.max_num_elements) {
+    return absl::InvalidArgumentError(absl::StrCat(
+        clause, ": it holds its max_num_elements of ", list.max_num_elements));
+  }
+  return CheckCount(size + 1, "the list's length");
+}
+
 class PushBackOp : public ListKernel {
  public:
   using ListKernel::ListKernel;
@@ -231,15 +344,11 @@ class PushBackOp : public ListKernel {
     auto list = GetInputList(c, 0, element_dtype_);
     OP_REQUIRES_OK(c, list.status());
     const Tensor& item = c->input(1);
-    OP_REQUIRES_OK(c, CheckItem(**list, item, What()));
-    const int64_t size = static_cast<int64_t>((*list)->tensors.size());
-    const int64_t max = (*list)->max_num_elements;
-    OP_REQUIRES(c, max == -1 || size < max,
-                absl::InvalidArgumentError(absl::StrCat(
-                    "TensorListPushBack: the list is full: it holds its "
-                    "max_num_elements of ",
-                    max)));
-    OP_REQUIRES_OK(c, CheckCount(size + 1, "the list's length"));
+    OP_REQUIRES_OK(c, CheckItem(**list, item,
+                                "Tried to append a tensor with incompatible "
+                                "shape to a list"));
+    OP_REQUIRES_OK(c, CheckRoomForOne(**list,
+                                      "Tried to push item into a full list"));
     auto out = std::make_shared<TensorList>(**list);
     out->tensors.push_back(item);
     SetOutputList(c, 0, std::move(out));
@@ -270,13 +379,15 @@ class PushBackBatchOp : public ListKernel {
       const TensorList& list = *(*lists)[b];
       auto row = RowOf(items, static_cast<int64_t>(b));
       OP_REQUIRES_OK(c, row.status());
-      OP_REQUIRES_OK(c, CheckItem(list, *row, What(absl::StrCat(" list ", b))));
-      const int64_t size = static_cast<int64_t>(list.tensors.size());
-      OP_REQUIRES(c, list.max_num_elements == -1 || size < list.max_num_elements,
-                  absl::InvalidArgumentError(absl::StrCat(
-                      What(), ": list ", b, " is full: it holds its "
-                      "max_num_elements of ", list.max_num_elements)));
-      OP_REQUIRES_OK(c, CheckCount(size + 1, "the list's length"));
+      OP_REQUIRES_OK(c, CheckItem(list, *row,
+                                  absl::StrCat("Tried to push item with "
+                                               "incompatible shape to a list "
+                                               "at index ",
+                                               b)));
+      OP_REQUIRES_OK(c, CheckRoomForOne(
+                            list, absl::StrCat("Tried to push item into a "
+                                               "full list at index ",
+                                               b)));
       auto next = std::make_shared<TensorList>(list);
       next->tensors.push_back(*std::move(row));
       out.push_back(std::move(next));
@@ -284,7 +395,6 @@ class PushBackBatchOp : public ListKernel {
     SetOutputLists(c, 0, handles.shape(), std::move(out));
   }
 };
-
 // TensorListConcatLists(input_a, input_b): list j of a followed by list j
 // of b, for lists of the same shape of tensor (pfor's concatenation).
 class ConcatListsOp : public ListKernel {
@@ -330,18 +440,16 @@ class PopBackOp : public ListKernel {
   void Compute(OpKernelContext* c) override {
     auto list = GetInputList(c, 0, element_dtype_);
     OP_REQUIRES_OK(c, list.status());
-    const auto& tensors = (*list)->tensors;
-    OP_REQUIRES(c, !tensors.empty(),
+    const TensorList& l = **list;
+    OP_REQUIRES(c, !l.tensors.empty(),
                 absl::InvalidArgumentError(
-                    "TensorListPopBack: the list is empty"));
-    auto given = PartialShapeFromTensor(c->input(1), "element_shape");
-    OP_REQUIRES_OK(c, given.status());
-    auto shape = MergeShapes((*list)->element_shape, *given, What());
+                    "Trying to pop from an empty list."));
+    auto shape = ElementShapeInput(c, 1, l, What());
     OP_REQUIRES_OK(c, shape.status());
-    auto e = ElementOrZeros(tensors, tensors.size() - 1, element_dtype_,
-                            *shape, What());
+    auto e = ReadElement(l, static_cast<int64_t>(l.tensors.size()) - 1, *shape,
+                         What());
     OP_REQUIRES_OK(c, e.status());
-    auto out = std::make_shared<TensorList>(**list);
+    auto out = std::make_shared<TensorList>(l);
     out->tensors.pop_back();
     SetOutputList(c, 0, std::move(out));
     c->set_output(1, *std::move(e));
@@ -390,6 +498,10 @@ class ResizeOp : public ListKernel {
     OP_REQUIRES_OK(c, list.status());
     auto size = ScalarInput(c, 1, "size");
     OP_REQUIRES_OK(c, size.status());
+    OP_REQUIRES(c, *size >= 0,
+                absl::InvalidArgumentError(absl::StrCat(
+                    "TensorListSlice expects size to be non-negative. Got: ",
+                    *size)));
     OP_REQUIRES_OK(c, CheckCount(*size, "size"));
     auto out = std::make_shared<TensorList>(**list);
     out->tensors.resize(*size);
@@ -397,8 +509,17 @@ class ResizeOp : public ListKernel {
   }
 };
 
+// `shape` without its dim 0 (unknown when its rank is).
+PartialShape PastDimZero(const PartialShape& shape) {
+  if (!shape.known_rank()) return shape;
+  return PartialShape(shape.dims().subspan(1));
+}
+
 // TensorListConcat (element_shape attr) and TensorListConcatV2
-// (element_shape and leading_dims inputs).
+// (element_shape and leading_dims inputs). Every element is of rank >= 1
+// and they agree past dim 0; an unset element is zeros of leading_dims[i]
+// rows, or of as many rows as the element shape (merged with the set
+// elements') fixes.
 template <bool kV2>
 class ConcatOp : public ListKernel {
  public:
@@ -408,40 +529,109 @@ class ConcatOp : public ListKernel {
   void Compute(OpKernelContext* c) override {
     auto list = GetInputList(c, 0, element_dtype_);
     OP_REQUIRES_OK(c, list.status());
-    PartialShape given = attr_shape_;
+    const TensorList& l = **list;
     std::vector<int64_t> leading;
+    absl::StatusOr<PartialShape> shape = attr_shape_;
     if (kV2) {
-      auto s = PartialShapeFromTensor(c->input(1), "element_shape");
-      OP_REQUIRES_OK(c, s.status());
-      given = *s;
+      shape = ElementShapeInput(c, 1, l, What());
       OP_REQUIRES_OK(c, ReadIntVector(c->input(2), "leading_dims", &leading));
+    } else {
+      OP_REQUIRES(c, !attr_shape_.known_rank() || attr_shape_.rank() > 0,
+                  absl::InvalidArgumentError(
+                      "element_shape must not be empty: TensorListConcat's "
+                      "element_shape attr is a scalar shape"));
+      shape = MergeShapes(attr_shape_, l.element_shape, What());
     }
-    auto shape = MergeShapes((*list)->element_shape, given, What());
     OP_REQUIRES_OK(c, shape.status());
-    const auto& tensors = (*list)->tensors;
+    OP_REQUIRES(c, !shape->known_rank() || shape->rank() >= 1,
+                absl::InvalidArgumentError(absl::StrCat(
+                    "Concat requires elements to be at least vectors, found "
+                    "scalars instead (element_shape ",
+                    shape->DebugString(), ")")));
+    auto rest = RestOfElements(l, PastDimZero(*shape));
+    OP_REQUIRES_OK(c, rest.status());
     std::vector<Tensor> items;
-    items.reserve(tensors.size());
-    for (size_t i = 0; i < tensors.size(); ++i) {
-      if (tensors[i].IsInitialized()) {
-        items.push_back(tensors[i]);
+    items.reserve(l.tensors.size());
+    for (size_t i = 0; i < l.tensors.size(); ++i) {
+      if (l.tensors[i].IsInitialized()) {
+        items.push_back(l.tensors[i]);
         continue;
       }
-      // An unset element is zeros of leading_dims[i] rows.
-      PartialShape elem = *shape;
-      if (elem.known_rank() && elem.rank() >= 1 && i < leading.size()) {
-        std::vector<int64_t> dims(elem.dims().begin(), elem.dims().end());
-        dims[0] = leading[i];
-        elem = PartialShape(dims);
-      }
-      auto e = ElementOrZeros(tensors, i, element_dtype_, elem, What());
-      OP_REQUIRES_OK(c, e.status());
-      items.push_back(*std::move(e));
+      auto rows = UnsetRows(l, *shape, leading, i);
+      OP_REQUIRES_OK(c, rows.status());
+      std::vector<int64_t> dims = {*rows};
+      dims.insert(dims.end(), rest->dims().begin(), rest->dims().end());
+      auto zeros = ZerosOf(element_dtype_, PartialShape(dims));
+      OP_REQUIRES_OK(c, zeros.status());
+      items.push_back(*std::move(zeros));
     }
-    OP_REQUIRES_OK(c, ConcatIntoOutputs(c, 0, 1, items, element_dtype_, *shape,
-                                        What()));
+    // `rest` is known here: fully defined, or merged with a set element.
+    std::vector<int64_t> out_shape = {-1};
+    out_shape.insert(out_shape.end(), rest->dims().begin(), rest->dims().end());
+    OP_REQUIRES_OK(c, ConcatIntoOutputs(c, 0, 1, items, element_dtype_,
+                                        PartialShape(out_shape), What()));
   }
 
  private:
+  // The dims past 0 every element shares: `rest` merged with the set
+  // elements'; it must be fully defined when an element is unset or the
+  // list is empty.
+  absl::StatusOr<PartialShape> RestOfElements(const TensorList& l,
+                                              PartialShape rest) const {
+    if (l.tensors.empty() && !rest.IsFullyDefined()) {
+      return absl::InvalidArgumentError(absl::StrCat(
+          "All except the first dimension must be fully defined when "
+          "concating an empty tensor list. element_shape past dim 0: ",
+          rest.DebugString()));
+    }
+    bool any_unset = false;
+    for (size_t i = 0; i < l.tensors.size(); ++i) {
+      const Tensor& t = l.tensors[i];
+      if (!t.IsInitialized()) {
+        any_unset = true;
+        continue;
+      }
+      if (t.dims() < 1) {
+        return absl::InvalidArgumentError(absl::StrCat(
+            "Concat saw a scalar shape at index ", i,
+            " but requires at least vectors."));
+      }
+      WEFT_ASSIGN_OR_RETURN(
+          rest, MergeShapes(rest, PastDimZero(PartialShape::FromShape(t.shape())),
+                            What(absl::StrCat(" element ", i, " past dim 0"))));
+    }
+    if (any_unset && !rest.IsFullyDefined()) {
+      return absl::InvalidArgumentError(absl::StrCat(
+          "Trying to concat list with only uninitialized tensors but "
+          "element_shape_except_first_dim is not fully defined: ",
+          rest.DebugString()));
+    }
+    return rest;
+  }
+
+  // How many rows unset element `i` has: leading_dims[i] when given, else
+  // dim 0 of the element shape merged with the set elements' shapes.
+  absl::StatusOr<int64_t> UnsetRows(const TensorList& l,
+                                    const PartialShape& shape,
+                                    absl::Span<const int64_t> leading,
+                                    size_t i) const {
+    if (i < leading.size()) {
+      if (leading[i] < 0) {
+        return absl::InvalidArgumentError(absl::StrCat(
+            "leading_dims[", i, "] is ", leading[i], "; it must be >= 0"));
+      }
+      return leading[i];
+    }
+    auto merged = MergeSetElements(shape, l, AllIndices(l), What());
+    if (merged.ok() && merged->known_rank() && merged->dim(0) >= 0) {
+      return merged->dim(0);
+    }
+    return absl::InvalidArgumentError(absl::StrCat(
+        "List contains uninitialized tensor at index ", i,
+        " but leading_dims has only ", leading.size(),
+        " elements. The set elements do not fix its number of rows either."));
+  }
+
   PartialShape attr_shape_;
 };
 
@@ -450,35 +640,52 @@ class SplitOp : public ListKernel {
   using ListKernel::ListKernel;
   void Compute(OpKernelContext* c) override {
     const Tensor& t = c->input(0);
-    OP_REQUIRES(c, t.dims() >= 1,
-                absl::InvalidArgumentError(absl::StrCat(
-                    "TensorListSplit needs a tensor of rank >= 1, got ",
-                    t.shape().DebugString())));
+    OP_REQUIRES_OK(c, CheckAtLeastVector(t, What()));
     auto shape = PartialShapeFromTensor(c->input(1), "element_shape");
     OP_REQUIRES_OK(c, shape.status());
+    OP_REQUIRES(c, !shape->known_rank() || shape->rank() >= 1,
+                absl::InvalidArgumentError(absl::StrCat(
+                    "TensorListSplit requires element_shape to be at least of "
+                    "rank 1, but saw: ",
+                    shape->DebugString())));
+    TensorShape rows_shape = t.shape();
+    rows_shape.RemoveDim(0);
+    OP_REQUIRES(c, PastDimZero(*shape).IsCompatibleWith(rows_shape),
+                absl::InvalidArgumentError(absl::StrCat(
+                    "tensor shape ", t.shape().DebugString(),
+                    " is not compatible with element_shape ",
+                    shape->DebugString(), " past dim 0")));
+    const Tensor& lengths_t = c->input(2);
+    OP_REQUIRES(c, lengths_t.dims() == 1,
+                absl::InvalidArgumentError(absl::StrCat(
+                    "Expected lengths to be a vector, received shape: ",
+                    lengths_t.shape().DebugString())));
     std::vector<int64_t> lengths;
-    OP_REQUIRES_OK(c, ReadIntVector(c->input(2), "lengths", &lengths));
+    OP_REQUIRES_OK(c, ReadIntVector(lengths_t, "lengths", &lengths));
     OP_REQUIRES_OK(c, CheckCount(static_cast<int64_t>(lengths.size()),
                                  "the number of lengths"));
     auto list = std::make_shared<TensorList>();
     list->element_dtype = element_dtype_;
     list->element_shape = *shape;
+    const int64_t total = t.dim_size(0);
     int64_t begin = 0;
     for (int64_t n : lengths) {
-      OP_REQUIRES(c, n >= 0 && n <= t.dim_size(0) - begin,
+      OP_REQUIRES(c, n >= 0,
+                  absl::InvalidArgumentError(
+                      absl::StrCat("Invalid value in lengths: ", n)));
+      OP_REQUIRES(c, n <= total - begin,
                   absl::InvalidArgumentError(absl::StrCat(
-                      "TensorListSplit: lengths must be >= 0 and sum to the "
-                      "tensor's dim 0 (",
-                      t.dim_size(0), ")")));
+                      "Attempting to slice [", begin, ", ", begin + n,
+                      "] from tensor with length ", total)));
       auto rows = RowsOf(t, begin, n);
       OP_REQUIRES_OK(c, rows.status());
       list->tensors.push_back(*std::move(rows));
       begin += n;
     }
-    OP_REQUIRES(c, begin == t.dim_size(0),
+    OP_REQUIRES(c, begin == total,
                 absl::InvalidArgumentError(absl::StrCat(
-                    "TensorListSplit: lengths sum to ", begin,
-                    " but the tensor's dim 0 is ", t.dim_size(0))));
+                    "Unused values in tensor. Length of tensor: ", total,
+                    " Values used: ", begin)));
     SetOutputList(c, 0, std::move(list));
   }
 };
@@ -489,40 +696,69 @@ class GatherOp : public ListKernel {
   void Compute(OpKernelContext* c) override {
     auto list = GetInputList(c, 0, element_dtype_);
     OP_REQUIRES_OK(c, list.status());
+    const TensorList& l = **list;
     std::vector<int64_t> indices;
     OP_REQUIRES_OK(c, ReadIntVector(c->input(1), "indices", &indices));
-    auto given = PartialShapeFromTensor(c->input(2), "element_shape");
-    OP_REQUIRES_OK(c, given.status());
-    auto shape = MergeShapes((*list)->element_shape, *given, What());
-    OP_REQUIRES_OK(c, shape.status());
-    const auto& tensors = (*list)->tensors;
-    std::vector<Tensor> items;
-    items.reserve(indices.size());
+    const int64_t size = static_cast<int64_t>(l.tensors.size());
     for (int64_t i : indices) {
-      OP_REQUIRES(c, i >= 0 && i < static_cast<int64_t>(tensors.size()),
+      OP_REQUIRES(c, i >= 0 && i < size,
                   absl::InvalidArgumentError(absl::StrCat(
-                      "TensorListGather: index ", i,
-                      " is out of range for a list of ", tensors.size())));
-      auto e = ElementOrZeros(tensors, i, element_dtype_, *shape, What());
-      OP_REQUIRES_OK(c, e.status());
-      items.push_back(*std::move(e));
+                      "Trying to gather element ", i, " in a list with ", size,
+                      " elements.")));
     }
-    OP_REQUIRES_OK(c, StackIntoOutput(c, 0, items, element_dtype_, *shape, What()));
+    auto given = ElementShapeInput(c, 2, l, What());
+    OP_REQUIRES_OK(c, given.status());
+    auto shape = MergeSetElements(*given, l, indices, What());
+    OP_REQUIRES_OK(c, shape.status());
+    OP_REQUIRES(c, shape->IsFullyDefined(),
+                absl::InvalidArgumentError(absl::StrCat(
+                    size == 0 ? "Tried to gather elements from an empty list"
+                              : "Tried to gather uninitialized tensors from a "
+                                "list",
+                    " with non-fully-defined element_shape: ",
+                    shape->DebugString())));
+    auto items = ElementsAt(l, indices, *shape);
+    OP_REQUIRES_OK(c, items.status());
+    OP_REQUIRES_OK(c, StackIntoOutput(c, 0, *items, element_dtype_, *shape,
+                                      What()));
   }
 };
 
-// Sets list->tensors[indices[i]] = rows i of `t`, growing the list to fit.
-absl::Status ScatterRows(const Tensor& t, const Tensor& indices_t,
+// Sets list->tensors[indices[i]] = row i of `t`; an index past the list's
+// end grows it when `grow`, and is an error otherwise.
+absl::Status ScatterRows(const Tensor& t, const Tensor& indices_t, bool grow,
                          TensorList* list, absl::string_view what) {
+  WEFT_RETURN_IF_ERROR(CheckAtLeastVector(t, what));
   std::vector<int64_t> indices;
   WEFT_RETURN_IF_ERROR(ReadIntVector(indices_t, "indices", &indices));
-  if (t.dims() < 1 || t.dim_size(0) != static_cast<int64_t>(indices.size())) {
+  if (t.dim_size(0) != static_cast<int64_t>(indices.size())) {
     return absl::InvalidArgumentError(absl::StrCat(
-        what, ": the tensor of shape ", t.shape().DebugString(), " needs ",
-        "one row per index (", indices.size(), ")"));
+        "Invalid number of rows in input tensor. Expected: ", indices.size(),
+        " Actual: ", t.dim_size(0)));
+  }
+  TensorShape row_shape = t.shape();
+  row_shape.RemoveDim(0);
+  if (!list->element_shape.IsCompatibleWith(row_shape)) {
+    return absl::InvalidArgumentError(absl::StrCat(
+        "Tried to scatter rows of shape ", row_shape.DebugString(),
+        " into a list with element_shape ", list->element_shape.DebugString(),
+        " (", what, ")"));
+  }
+  const int64_t size = static_cast<int64_t>(list->tensors.size());
+  for (int64_t index : indices) {
+    if (index < 0) {
+      return absl::InvalidArgumentError(absl::StrCat(
+          "Indices in TensorListScatter must all be non-negative. Got ",
+          index, " (", what, ")"));
+    }
+    if (!grow && index >= size) {
+      return absl::InvalidArgumentError(absl::StrCat(
+          "TensorListScatter: Trying to scatter at index ", index,
+          " in list with size ", size));
+    }
+    WEFT_RETURN_IF_ERROR(CheckCount(index + 1, "the largest index + 1"));
   }
   for (size_t i = 0; i < indices.size(); ++i) {
-    WEFT_RETURN_IF_ERROR(CheckCount(indices[i], "an index"));
     if (indices[i] >= static_cast<int64_t>(list->tensors.size())) {
       list->tensors.resize(indices[i] + 1);
     }
@@ -531,7 +767,8 @@ absl::Status ScatterRows(const Tensor& t, const Tensor& indices_t,
   return absl::OkStatus();
 }
 
-// TensorListScatter and TensorListScatterV2 (with num_elements).
+// TensorListScatter and TensorListScatterV2 (with num_elements: the list's
+// length, or -1 for as long as the largest index needs).
 template <bool kV2>
 class ScatterOp : public ListKernel {
  public:
@@ -543,15 +780,21 @@ class ScatterOp : public ListKernel {
     auto list = std::make_shared<TensorList>();
     list->element_dtype = element_dtype_;
     list->element_shape = *shape;
+    bool grow = true;
     if (kV2) {
       auto n = ScalarInput(c, 3, "num_elements");
       OP_REQUIRES_OK(c, n.status());
+      OP_REQUIRES(c, *n >= -1,
+                  absl::InvalidArgumentError(absl::StrCat(
+                      "TensorListScatter expects num_elements >= -1, found: ",
+                      *n)));
       if (*n != -1) {
         OP_REQUIRES_OK(c, CheckCount(*n, "num_elements"));
         list->tensors.resize(*n);
+        grow = false;
       }
     }
-    OP_REQUIRES_OK(c, ScatterRows(t, c->input(1), list.get(), What()));
+    OP_REQUIRES_OK(c, ScatterRows(t, c->input(1), grow, list.get(), What()));
     SetOutputList(c, 0, std::move(list));
   }
 };
@@ -563,58 +806,134 @@ class ScatterIntoExistingOp : public ListKernel {
     auto list = GetInputList(c, 0, element_dtype_);
     OP_REQUIRES_OK(c, list.status());
     auto out = std::make_shared<TensorList>(**list);
-    OP_REQUIRES_OK(c, ScatterRows(c->input(1), c->input(2), out.get(), What()));
+    OP_REQUIRES_OK(c, ScatterRows(c->input(1), c->input(2), /*grow=*/true,
+                                  out.get(), What()));
     SetOutputList(c, 0, std::move(out));
   }
 };
 
-// ZerosLike of a list: the same length, each set element zeros.
+absl::StatusOr<std::shared_ptr<const TensorList>> ZerosLikeList(
+    const TensorList& list);
+
+// Zeros like one set element: for a variant element (a list of lists),
+// each list in it zeroed the same way.
+absl::StatusOr<Tensor> ZerosLikeElement(const Tensor& t) {
+  if (t.dtype() != DT_VARIANT) return ZerosTensor(t.dtype(), t.shape());
+  std::vector<std::shared_ptr<const TensorList>> lists;
+  for (int64_t j = 0; j < t.NumElements(); ++j) {
+    const TensorList* inner = t.data<Variant>()[j].get<TensorList>();
+    if (inner == nullptr) {
+      lists.push_back(nullptr);
+      continue;
+    }
+    WEFT_ASSIGN_OR_RETURN(auto zeros, ZerosLikeList(*inner));
+    lists.push_back(std::move(zeros));
+  }
+  return ListsTensor(t.shape(), std::move(lists));
+}
+
+// ZerosLike of a list: the same length, each set element zeros, each unset
+// element still unset. A nested list is only as deep as the ops that built
+// it, so the recursion is bounded by the graph.
+absl::StatusOr<std::shared_ptr<const TensorList>> ZerosLikeList(
+    const TensorList& list) {
+  auto out = std::make_shared<TensorList>(list);
+  for (Tensor& t : out->tensors) {
+    if (!t.IsInitialized()) continue;
+    WEFT_ASSIGN_OR_RETURN(t, ZerosLikeElement(t));
+  }
+  return out;
+}
+
 class ZerosLikeListOp : public ListKernel {
  public:
   using ListKernel::ListKernel;
   void Compute(OpKernelContext* c) override {
     auto list = GetInputList(c, 0, DT_INVALID);
     OP_REQUIRES_OK(c, list.status());
-    auto out = std::make_shared<TensorList>(**list);
-    for (Tensor& t : out->tensors) {
-      if (!t.IsInitialized()) continue;
-      auto z = ZerosTensor(t.dtype(), t.shape());
-      OP_REQUIRES_OK(c, z.status());
-      t = *std::move(z);
-    }
-    SetOutputList(c, 0, std::move(out));
+    auto zeros = ZerosLikeList(**list);
+    OP_REQUIRES_OK(c, zeros.status());
+    SetOutputList(c, 0, *std::move(zeros));
   }
 };
 
-// AddN of lists: elementwise sums of lists of one length; an element unset
-// in one list takes the other's.
+absl::StatusOr<std::shared_ptr<const TensorList>> AddLists(const TensorList& a,
+                                                           const TensorList& b);
+
+// a + b for two set elements of lists being added; variant elements (lists
+// of lists) add list by list.
+absl::StatusOr<Tensor> AddElements(const Tensor& a, const Tensor& b) {
+  if (a.dtype() != DT_VARIANT) return AddTensors(a, b, "AddN of lists");
+  if (a.shape() != b.shape()) {
+    return absl::InvalidArgumentError(absl::StrCat(
+        "AddN of lists: nested list tensors of shapes ", a.shape().DebugString(),
+        " and ", b.shape().DebugString(), " cannot be added"));
+  }
+  std::vector<std::shared_ptr<const TensorList>> sums;
+  for (int64_t j = 0; j < a.NumElements(); ++j) {
+    WEFT_ASSIGN_OR_RETURN(const TensorList* x,
+                          ListIn(a.data<Variant>()[j], DT_INVALID, "a nested list"));
+    WEFT_ASSIGN_OR_RETURN(const TensorList* y,
+                          ListIn(b.data<Variant>()[j], DT_INVALID, "a nested list"));
+    WEFT_ASSIGN_OR_RETURN(auto sum, AddLists(*x, *y));
+    sums.push_back(std::move(sum));
+  }
+  return ListsTensor(a.shape(), std::move(sums));
+}
+
+// The elementwise sum of two lists of one dtype, length and element shape;
+// an element unset in one list takes the other's.
+absl::StatusOr<std::shared_ptr<const TensorList>> AddLists(const TensorList& a,
+                                                           const TensorList& b) {
+  if (a.element_dtype != b.element_dtype) {
+    return absl::InvalidArgumentError(absl::StrCat(
+        "Trying to add two lists of tensors of different dtypes. One is ",
+        DataTypeString(a.element_dtype), " and the other is ",
+        DataTypeString(b.element_dtype)));
+  }
+  if (!a.element_shape.IsCompatibleWith(b.element_shape)) {
+    return absl::InvalidArgumentError(absl::StrCat(
+        "Trying to add two lists of tensors with incompatible element shapes. "
+        "One is ",
+        a.element_shape.DebugString(), " and the other is ",
+        b.element_shape.DebugString()));
+  }
+  if (a.tensors.size() != b.tensors.size()) {
+    return absl::InvalidArgumentError(absl::StrCat(
+        "Trying to add two lists of tensors with different lengths. One is ",
+        a.tensors.size(), " and the other is ", b.tensors.size()));
+  }
+  auto out = std::make_shared<TensorList>(a);
+  WEFT_ASSIGN_OR_RETURN(out->element_shape,
+                        MergeShapes(a.element_shape, b.element_shape, "AddN"));
+  for (size_t i = 0; i < out->tensors.size(); ++i) {
+    const Tensor& y = b.tensors[i];
+    if (!y.IsInitialized()) continue;
+    if (!out->tensors[i].IsInitialized()) {
+      out->tensors[i] = y;
+      continue;
+    }
+    WEFT_ASSIGN_OR_RETURN(out->tensors[i], AddElements(out->tensors[i], y));
+  }
+  return out;
+}
+
+// AddN of lists: the lists summed pairwise, left to right.
 class AddNListOp : public ListKernel {
  public:
   using ListKernel::ListKernel;
   void Compute(OpKernelContext* c) override {
     auto first = GetInputList(c, 0, DT_INVALID);
     OP_REQUIRES_OK(c, first.status());
-    auto out = std::make_shared<TensorList>(**first);
+    std::shared_ptr<const TensorList> sum = std::make_shared<TensorList>(**first);
     for (int k = 1; k < c->num_inputs(); ++k) {
-      auto next = GetInputList(c, k, out->element_dtype);
+      auto next = GetInputList(c, k, DT_INVALID);
       OP_REQUIRES_OK(c, next.status());
-      OP_REQUIRES(c, (*next)->tensors.size() == out->tensors.size(),
-                  absl::InvalidArgumentError(absl::StrCat(
-                      "AddN of lists needs lists of one length, got ",
-                      out->tensors.size(), " and ", (*next)->tensors.size())));
-      for (size_t i = 0; i < out->tensors.size(); ++i) {
-        const Tensor& b = (*next)->tensors[i];
-        if (!b.IsInitialized()) continue;
-        if (!out->tensors[i].IsInitialized()) {
-          out->tensors[i] = b;
-          continue;
-        }
-        auto sum = AddTensors(out->tensors[i], b, "AddN of lists");
-        OP_REQUIRES_OK(c, sum.status());
-        out->tensors[i] = *std::move(sum);
-      }
+      auto added = AddLists(*sum, **next);
+      OP_REQUIRES_OK(c, added.status());
+      sum = *std::move(added);
     }
-    SetOutputList(c, 0, std::move(out));
+    SetOutputList(c, 0, std::move(sum));
   }
 };
 

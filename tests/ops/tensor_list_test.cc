@@ -1,5 +1,6 @@
-// TensorList kernels one at a time (reserve, set, get, stack; a list is
-// never changed in place), and the list's TensorProto coding: the bytes
+// TensorList kernels one at a time (reserve, set, get, stack, gather,
+// concat; a list is never changed in place, and an unset element takes its
+// shape from the set ones), and the list's TensorProto coding: the bytes
 // TensorFlow 2.21's tf.io.serialize_tensor writes decode to the same list,
 // Weft's encoding round-trips, and malformed or hostile metadata is an error.
 #include "ops/cpu/tensor_list.h"
@@ -121,6 +122,93 @@ TEST(TensorListTest, PushBackBatchAndConcatListsWorkPerList) {
                         .Attr("element_dtype", DT_INT32)
                         .Build());
   EXPECT_FALSE(ints.Run({ListVector(lists), Int32s({1, 2})}).ok());
+}
+
+// Reserve(3 of float, shape unknown), then item 1 set to `item`.
+Tensor UnknownShapeListWith(const Tensor& item) {
+  KernelRunner reserve(NodeBuilder("r", "TensorListReserve")
+                           .Attr("element_dtype", DT_FLOAT)
+                           .Attr("shape_type", DT_INT32)
+                           .Build());
+  auto list = reserve.Run({Int32(-1), Int32(3)});
+  EXPECT_TRUE(list.ok()) << list.status();
+  KernelRunner set(NodeBuilder("s", "TensorListSetItem")
+                       .Attr("element_dtype", DT_FLOAT)
+                       .Build());
+  auto set_list = set.Run({list->at(0), Int32(1), item});
+  EXPECT_TRUE(set_list.ok()) << set_list.status();
+  return set_list->at(0);
+}
+
+TEST(TensorListTest, UnsetElementsTakeTheSetElementsShape) {
+  // Gather: the unset element 2 reads as zeros of the set element's [2].
+  Tensor list = UnknownShapeListWith(MakeTensor<float>({2}, {1.5f, -2.0f}));
+  KernelRunner gather(NodeBuilder("g", "TensorListGather")
+                          .Attr("element_dtype", DT_FLOAT)
+                          .Build());
+  auto gathered = gather.Run({list, Int32s({1, 2}), Int32(-1)});
+  ASSERT_TRUE(gathered.ok()) << gathered.status();
+  ExpectTensorEqual(gathered->at(0), MakeTensor<float>({2, 2}, {1.5f, -2.0f, 0, 0}));
+
+  // Concat without leading_dims: unset elements have the set one's rows.
+  Tensor rows = UnknownShapeListWith(MakeTensor<float>({2, 1}, {4, 5}));
+  KernelRunner concat(NodeBuilder("c", "TensorListConcatV2")
+                          .Attr("element_dtype", DT_FLOAT)
+                          .Attr("shape_type", DT_INT32)
+                          .Build());
+  auto joined = concat.Run({rows, Int32(-1), MakeTensor<int64_t>({0}, {})});
+  ASSERT_TRUE(joined.ok()) << joined.status();
+  ExpectTensorEqual(joined->at(0), MakeTensor<float>({6, 1}, {0, 0, 4, 5, 0, 0}));
+  ExpectTensorEqual(joined->at(1), MakeTensor<int64_t>({3}, {2, 2, 2}));
+
+  // With nothing set and no element shape, there is no shape to read.
+  KernelRunner reserve(NodeBuilder("r", "TensorListReserve")
+                           .Attr("element_dtype", DT_FLOAT)
+                           .Attr("shape_type", DT_INT32)
+                           .Build());
+  auto unset = reserve.Run({Int32(-1), Int32(3)});
+  ASSERT_TRUE(unset.ok());
+  auto none = gather.Run({unset->at(0), Int32s({0}), Int32(-1)});
+  ASSERT_FALSE(none.ok());
+  EXPECT_EQ(none.status().code(), absl::StatusCode::kInvalidArgument);
+  EXPECT_NE(none.status().message().find("non-fully-defined element_shape"),
+            std::string::npos) << none.status();
+}
+
+TEST(TensorListTest, StackMergesEachElementsShape) {
+  KernelRunner empty(NodeBuilder("e", "EmptyTensorList")
+                         .Attr("element_dtype", DT_FLOAT)
+                         .Attr("shape_type", DT_INT32)
+                         .Build());
+  KernelRunner push(NodeBuilder("p", "TensorListPushBack")
+                        .Attr("element_dtype", DT_FLOAT)
+                        .Build());
+  KernelRunner stack(NodeBuilder("st", "TensorListStack")
+                         .Attr("element_dtype", DT_FLOAT)
+                         .Attr("num_elements", -1)
+                         .Build());
+  auto list = empty.Run({Int32s({-1}), Int32(-1)});  // elements of shape [?]
+  ASSERT_TRUE(list.ok()) << list.status();
+  auto one = push.Run({list->at(0), MakeTensor<float>({1}, {1})});
+  ASSERT_TRUE(one.ok()) << one.status();
+  auto two = push.Run({one->at(0), MakeTensor<float>({2}, {2, 3})});
+  ASSERT_TRUE(two.ok()) << two.status();
+  auto stacked = stack.Run({two->at(0), Int32(-1)});
+  ASSERT_FALSE(stacked.ok());
+  EXPECT_EQ(stacked.status().code(), absl::StatusCode::kInvalidArgument);
+  EXPECT_NE(stacked.status().message().find(
+                "Incompatible shapes during merge: [1] vs. [2]"),
+            std::string::npos) << stacked.status();
+
+  // A full list refuses a push, in TensorFlow's words.
+  auto bounded = empty.Run({Int32s({-1}), Int32(1)});
+  ASSERT_TRUE(bounded.ok());
+  auto full = push.Run({bounded->at(0), MakeTensor<float>({1}, {1})});
+  ASSERT_TRUE(full.ok());
+  auto over = push.Run({full->at(0), MakeTensor<float>({1}, {2})});
+  ASSERT_FALSE(over.ok());
+  EXPECT_NE(over.status().message().find("Tried to push item into a full list"),
+            std::string::npos) << over.status();
 }
 
 // tf.io.serialize_tensor of TensorListReserve([2], 3, float) with item 1 set
