@@ -355,10 +355,14 @@ class StridedSliceGradOp : public StridedSliceBase {
 }  // namespace
 
 void RegisterArraySliceKernels(KernelRegistry* r) {
-  r->Register(KernelDef("Slice", kDeviceTypeCpu).TypeConstraint("T", PodAndStringTypes()),
+  // Slices move elements only, so variants (a vector of TensorList handles,
+  // a variable of lists) slice too.
+  DataTypeVector with_variant = PodAndStringTypes();
+  with_variant.push_back(DT_VARIANT);
+  r->Register(KernelDef("Slice", kDeviceTypeCpu).TypeConstraint("T", with_variant),
               MakeKernel<SliceOp>);
   r->Register(
-      KernelDef("StridedSlice", kDeviceTypeCpu).TypeConstraint("T", PodAndStringTypes()),
+      KernelDef("StridedSlice", kDeviceTypeCpu).TypeConstraint("T", with_variant),
       MakeKernel<StridedSliceOp>);
   r->Register(KernelDef("StridedSliceGrad", kDeviceTypeCpu)
                   .TypeConstraint("T", PodAndStringTypes()),

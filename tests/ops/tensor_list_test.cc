@@ -211,6 +211,24 @@ TEST(TensorListTest, StackMergesEachElementsShape) {
             std::string::npos) << over.status();
 }
 
+TEST(TensorListTest, StridedSliceTakesAListOutOfAVectorOfLists) {
+  std::vector<Tensor> lists = ReservedAndSet();
+  KernelRunner slice(NodeBuilder("ss", "StridedSlice")
+                         .Attr("T", DT_VARIANT)
+                         .Attr("Index", DT_INT32)
+                         .Attr("begin_mask", 0)
+                         .Attr("end_mask", 0)
+                         .Attr("ellipsis_mask", 0)
+                         .Attr("new_axis_mask", 0)
+                         .Attr("shrink_axis_mask", 1)
+                         .Build());
+  auto second = slice.Run({ListVector(lists), Int32s({1}), Int32s({2}), Int32s({1})});
+  ASSERT_TRUE(second.ok()) << second.status();
+  ASSERT_EQ(second->at(0).dims(), 0);
+  ExpectTensorEqual(ListAt(second->at(0), 0).tensors[1],
+                    MakeTensor<float>({2}, {1.5f, -2.0f}));
+}
+
 // tf.io.serialize_tensor of TensorListReserve([2], 3, float) with item 1 set
 // to [1.5, -2.0], from TensorFlow 2.21: the tensor_content form (a varint
 // size, then the VariantTensorDataProto).
