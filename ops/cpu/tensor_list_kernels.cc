@@ -18,6 +18,7 @@
 #include "ops/framework/op_kernel.h"
 #include "ops/registration.h"
 #include "runtime/core/status.h"
+#include "runtime/core/tensor_proto.h"
 
 namespace weft {
 namespace {
@@ -95,12 +96,15 @@ absl::StatusOr<Tensor> ZerosOf(DataType dtype, const PartialShape& shape) {
   return ZerosTensor(dtype, full);
 }
 
-// Element `i`, or zeros of the shape `shape` and the set elements agree on
-// when it was never set.
-absl::StatusOr<Tensor> ReadElement(const TensorList& list, int64_t i,
-                                   const PartialShape& shape,
+// Element `i` of the list; when it was never set, zeros of the shape the
+// element_shape input (`shape_input` of `c`), the list's element shape and
+// the set elements agree on.
+absl::StatusOr<Tensor> ReadElement(OpKernelContext* c, int shape_input,
+                                   const TensorList& list, int64_t i,
                                    absl::string_view what) {
   if (list.tensors[i].IsInitialized()) return list.tensors[i];
+  WEFT_ASSIGN_OR_RETURN(PartialShape shape,
+                        ElementShapeInput(c, shape_input, list, what));
   WEFT_ASSIGN_OR_RETURN(PartialShape merged,
                         MergeSetElements(shape, list, AllIndices(list), what));
   if (!merged.IsFullyDefined()) {
@@ -119,13 +123,16 @@ absl::StatusOr<std::vector<Tensor>> ElementsAt(const TensorList& list,
                                                const PartialShape& shape) {
   std::vector<Tensor> items;
   items.reserve(indices.size());
+  Tensor zeros;  // made once, shared by every unset element
   for (int64_t i : indices) {
     if (list.tensors[i].IsInitialized()) {
       items.push_back(list.tensors[i]);
-    } else {
-      WEFT_ASSIGN_OR_RETURN(Tensor zeros, ZerosOf(list.element_dtype, shape));
-      items.push_back(std::move(zeros));
+      continue;
     }
+    if (!zeros.IsInitialized()) {
+      WEFT_ASSIGN_OR_RETURN(zeros, ZerosOf(list.element_dtype, shape));
+    }
+    items.push_back(zeros);
   }
   return items;
 }
@@ -273,13 +280,7 @@ class GetItemOp : public ListKernel {
                 absl::InvalidArgumentError(absl::StrCat(
                     "Trying to access element ", *index, " in a list with ",
                     size, " elements.")));
-    if ((*list)->tensors[*index].IsInitialized()) {
-      c->set_output(0, (*list)->tensors[*index]);
-      return;
-    }
-    auto shape = ElementShapeInput(c, 2, **list, What());
-    OP_REQUIRES_OK(c, shape.status());
-    auto e = ReadElement(**list, *index, *shape, What());
+    auto e = ReadElement(c, 2, **list, *index, What());
     OP_REQUIRES_OK(c, e.status());
     c->set_output(0, *std::move(e));
   }
@@ -444,9 +445,7 @@ class PopBackOp : public ListKernel {
     OP_REQUIRES(c, !l.tensors.empty(),
                 absl::InvalidArgumentError(
                     "Trying to pop from an empty list."));
-    auto shape = ElementShapeInput(c, 1, l, What());
-    OP_REQUIRES_OK(c, shape.status());
-    auto e = ReadElement(l, static_cast<int64_t>(l.tensors.size()) - 1, *shape,
+    auto e = ReadElement(c, 1, l, static_cast<int64_t>(l.tensors.size()) - 1,
                          What());
     OP_REQUIRES_OK(c, e.status());
     auto out = std::make_shared<TensorList>(l);
@@ -550,6 +549,7 @@ class ConcatOp : public ListKernel {
                     shape->DebugString(), ")")));
     auto rest = RestOfElements(l, PastDimZero(*shape));
     OP_REQUIRES_OK(c, rest.status());
+    const int64_t shape_rows = RowsOfShape(l, *shape);
     std::vector<Tensor> items;
     items.reserve(l.tensors.size());
     for (size_t i = 0; i < l.tensors.size(); ++i) {
@@ -557,7 +557,7 @@ class ConcatOp : public ListKernel {
         items.push_back(l.tensors[i]);
         continue;
       }
-      auto rows = UnsetRows(l, *shape, leading, i);
+      auto rows = UnsetRows(leading, shape_rows, i);
       OP_REQUIRES_OK(c, rows.status());
       std::vector<int64_t> dims = {*rows};
       dims.insert(dims.end(), rest->dims().begin(), rest->dims().end());
@@ -609,12 +609,18 @@ class ConcatOp : public ListKernel {
     return rest;
   }
 
+  // Dim 0 of `shape` merged with every set element's shape, or -1 when
+  // that is unknown or the set elements disagree.
+  static int64_t RowsOfShape(const TensorList& l, const PartialShape& shape) {
+    auto merged = MergeSetElements(shape, l, AllIndices(l), "");
+    if (!merged.ok() || !merged->known_rank()) return -1;
+    return merged->dim(0);
+  }
+
   // How many rows unset element `i` has: leading_dims[i] when given, else
-  // dim 0 of the element shape merged with the set elements' shapes.
-  absl::StatusOr<int64_t> UnsetRows(const TensorList& l,
-                                    const PartialShape& shape,
-                                    absl::Span<const int64_t> leading,
-                                    size_t i) const {
+  // `shape_rows` (RowsOfShape) when known.
+  static absl::StatusOr<int64_t> UnsetRows(absl::Span<const int64_t> leading,
+                                           int64_t shape_rows, size_t i) {
     if (i < leading.size()) {
       if (leading[i] < 0) {
         return absl::InvalidArgumentError(absl::StrCat(
@@ -622,10 +628,7 @@ class ConcatOp : public ListKernel {
       }
       return leading[i];
     }
-    auto merged = MergeSetElements(shape, l, AllIndices(l), What());
-    if (merged.ok() && merged->known_rank() && merged->dim(0) >= 0) {
-      return merged->dim(0);
-    }
+    if (shape_rows >= 0) return shape_rows;
     return absl::InvalidArgumentError(absl::StrCat(
         "List contains uninitialized tensor at index ", i,
         " but leading_dims has only ", leading.size(),
@@ -812,13 +815,24 @@ class ScatterIntoExistingOp : public ListKernel {
   }
 };
 
+// ZerosLike and AddN walk lists of lists recursively. A loop can nest lists
+// deeper than they could be sent between tasks; the walk stops at that
+// depth, `depth` being the walk's current one.
+absl::Status CheckNesting(int depth, absl::string_view op) {
+  if (depth < kMaxVariantNesting) return absl::OkStatus();
+  return absl::InvalidArgumentError(absl::StrCat(
+      op, " of lists: the lists nest more than ", kMaxVariantNesting,
+      " deep"));
+}
+
 absl::StatusOr<std::shared_ptr<const TensorList>> ZerosLikeList(
-    const TensorList& list);
+    const TensorList& list, int depth);
 
 // Zeros like one set element: for a variant element (a list of lists),
 // each list in it zeroed the same way.
-absl::StatusOr<Tensor> ZerosLikeElement(const Tensor& t) {
+absl::StatusOr<Tensor> ZerosLikeElement(const Tensor& t, int depth) {
   if (t.dtype() != DT_VARIANT) return ZerosTensor(t.dtype(), t.shape());
+  WEFT_RETURN_IF_ERROR(CheckNesting(depth, "ZerosLike"));
   std::vector<std::shared_ptr<const TensorList>> lists;
   for (int64_t j = 0; j < t.NumElements(); ++j) {
     const TensorList* inner = t.data<Variant>()[j].get<TensorList>();
@@ -826,21 +840,20 @@ absl::StatusOr<Tensor> ZerosLikeElement(const Tensor& t) {
       lists.push_back(nullptr);
       continue;
     }
-    WEFT_ASSIGN_OR_RETURN(auto zeros, ZerosLikeList(*inner));
+    WEFT_ASSIGN_OR_RETURN(auto zeros, ZerosLikeList(*inner, depth + 1));
     lists.push_back(std::move(zeros));
   }
   return ListsTensor(t.shape(), std::move(lists));
 }
 
 // ZerosLike of a list: the same length, each set element zeros, each unset
-// element still unset. A nested list is only as deep as the ops that built
-// it, so the recursion is bounded by the graph.
+// element still unset.
 absl::StatusOr<std::shared_ptr<const TensorList>> ZerosLikeList(
-    const TensorList& list) {
+    const TensorList& list, int depth) {
   auto out = std::make_shared<TensorList>(list);
   for (Tensor& t : out->tensors) {
     if (!t.IsInitialized()) continue;
-    WEFT_ASSIGN_OR_RETURN(t, ZerosLikeElement(t));
+    WEFT_ASSIGN_OR_RETURN(t, ZerosLikeElement(t, depth));
   }
   return out;
 }
@@ -851,19 +864,22 @@ class ZerosLikeListOp : public ListKernel {
   void Compute(OpKernelContext* c) override {
     auto list = GetInputList(c, 0, DT_INVALID);
     OP_REQUIRES_OK(c, list.status());
-    auto zeros = ZerosLikeList(**list);
+    auto zeros = ZerosLikeList(**list, 0);
     OP_REQUIRES_OK(c, zeros.status());
     SetOutputList(c, 0, *std::move(zeros));
   }
 };
 
 absl::StatusOr<std::shared_ptr<const TensorList>> AddLists(const TensorList& a,
-                                                           const TensorList& b);
+                                                           const TensorList& b,
+                                                           int depth);
 
 // a + b for two set elements of lists being added; variant elements (lists
 // of lists) add list by list.
-absl::StatusOr<Tensor> AddElements(const Tensor& a, const Tensor& b) {
+absl::StatusOr<Tensor> AddElements(const Tensor& a, const Tensor& b,
+                                   int depth) {
   if (a.dtype() != DT_VARIANT) return AddTensors(a, b, "AddN of lists");
+  WEFT_RETURN_IF_ERROR(CheckNesting(depth, "AddN"));
   if (a.shape() != b.shape()) {
     return absl::InvalidArgumentError(absl::StrCat(
         "AddN of lists: nested list tensors of shapes ", a.shape().DebugString(),
@@ -875,7 +891,7 @@ absl::StatusOr<Tensor> AddElements(const Tensor& a, const Tensor& b) {
                           ListIn(a.data<Variant>()[j], DT_INVALID, "a nested list"));
     WEFT_ASSIGN_OR_RETURN(const TensorList* y,
                           ListIn(b.data<Variant>()[j], DT_INVALID, "a nested list"));
-    WEFT_ASSIGN_OR_RETURN(auto sum, AddLists(*x, *y));
+    WEFT_ASSIGN_OR_RETURN(auto sum, AddLists(*x, *y, depth + 1));
     sums.push_back(std::move(sum));
   }
   return ListsTensor(a.shape(), std::move(sums));
@@ -884,7 +900,8 @@ absl::StatusOr<Tensor> AddElements(const Tensor& a, const Tensor& b) {
 // The elementwise sum of two lists of one dtype, length and element shape;
 // an element unset in one list takes the other's.
 absl::StatusOr<std::shared_ptr<const TensorList>> AddLists(const TensorList& a,
-                                                           const TensorList& b) {
+                                                           const TensorList& b,
+                                                           int depth) {
   if (a.element_dtype != b.element_dtype) {
     return absl::InvalidArgumentError(absl::StrCat(
         "Trying to add two lists of tensors of different dtypes. One is ",
@@ -913,7 +930,8 @@ absl::StatusOr<std::shared_ptr<const TensorList>> AddLists(const TensorList& a,
       out->tensors[i] = y;
       continue;
     }
-    WEFT_ASSIGN_OR_RETURN(out->tensors[i], AddElements(out->tensors[i], y));
+    WEFT_ASSIGN_OR_RETURN(out->tensors[i],
+                          AddElements(out->tensors[i], y, depth));
   }
   return out;
 }
@@ -929,7 +947,7 @@ class AddNListOp : public ListKernel {
     for (int k = 1; k < c->num_inputs(); ++k) {
       auto next = GetInputList(c, k, DT_INVALID);
       OP_REQUIRES_OK(c, next.status());
-      auto added = AddLists(*sum, **next);
+      auto added = AddLists(*sum, **next, 0);
       OP_REQUIRES_OK(c, added.status());
       sum = *std::move(added);
     }

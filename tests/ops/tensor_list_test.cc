@@ -229,6 +229,60 @@ TEST(TensorListTest, StridedSliceTakesAListOutOfAVectorOfLists) {
                     MakeTensor<float>({2}, {1.5f, -2.0f}));
 }
 
+// A list of variant holding one list: the float vector `values`.
+Tensor ListOfOneList(const std::vector<float>& values) {
+  KernelRunner from(NodeBuilder("f", "TensorListFromTensor")
+                        .Attr("element_dtype", DT_FLOAT)
+                        .Attr("shape_type", DT_INT32)
+                        .Build());
+  auto inner = from.Run({MakeTensor<float>({static_cast<int64_t>(values.size())}, values),
+                         Int32s({})});
+  EXPECT_TRUE(inner.ok()) << inner.status();
+  KernelRunner empty(NodeBuilder("e", "EmptyTensorList")
+                         .Attr("element_dtype", DT_VARIANT)
+                         .Attr("shape_type", DT_INT32)
+                         .Build());
+  auto outer = empty.Run({Int32s({}), Int32(-1)});
+  EXPECT_TRUE(outer.ok()) << outer.status();
+  KernelRunner push(NodeBuilder("p", "TensorListPushBack")
+                        .Attr("element_dtype", DT_VARIANT)
+                        .Build());
+  auto pushed = push.Run({outer->at(0), inner->at(0)});
+  EXPECT_TRUE(pushed.ok()) << pushed.status();
+  return pushed->at(0);
+}
+
+// The float elements of the list inside element 0 of `outer`.
+const TensorList& InnerList(const Tensor& outer) {
+  return ListAt(ListAt(outer, 0).tensors[0], 0);
+}
+
+TEST(TensorListTest, AddNAndZerosLikeRecurseIntoNestedLists) {
+  KernelRunner add(NodeBuilder("a", "AddN")
+                       .Attr("N", 2)
+                       .Attr("T", DT_VARIANT)
+                       .Build());
+  auto sum = add.Run({ListOfOneList({1, 2}), ListOfOneList({3, 4})});
+  ASSERT_TRUE(sum.ok()) << sum.status();
+  const TensorList& added = InnerList(sum->at(0));
+  ASSERT_EQ(added.tensors.size(), 2u);
+  ExpectTensorEqual(added.tensors[0], MakeTensor<float>({}, {4}));
+  ExpectTensorEqual(added.tensors[1], MakeTensor<float>({}, {6}));
+
+  auto unequal = add.Run({ListOfOneList({1, 2}), ListOfOneList({3})});
+  ASSERT_FALSE(unequal.ok());
+  EXPECT_NE(unequal.status().message().find(
+                "Trying to add two lists of tensors with different lengths"),
+            std::string::npos) << unequal.status();
+
+  KernelRunner zeros(NodeBuilder("z", "ZerosLike").Attr("T", DT_VARIANT).Build());
+  auto zeroed = zeros.Run({ListOfOneList({5, 6})});
+  ASSERT_TRUE(zeroed.ok()) << zeroed.status();
+  const TensorList& inner = InnerList(zeroed->at(0));
+  ASSERT_EQ(inner.tensors.size(), 2u);
+  ExpectTensorEqual(inner.tensors[1], MakeTensor<float>({}, {0}));
+}
+
 // tf.io.serialize_tensor of TensorListReserve([2], 3, float) with item 1 set
 // to [1.5, -2.0], from TensorFlow 2.21: the tensor_content form (a varint
 // size, then the VariantTensorDataProto).
