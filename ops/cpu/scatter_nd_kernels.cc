@@ -58,6 +58,19 @@ struct Slices {
   int depth = 0;  // K
 };
 
+// Row r of indices (its dims but the last) as TensorFlow names it in
+// errors: "" for one row, "[r]" for a vector of rows, else "[i,j,...]".
+std::string RowName(const Tensor& indices, int64_t r) {
+  const int dims = indices.dims() - 1;
+  if (dims <= 0) return "";
+  std::vector<int64_t> at(dims);
+  for (int d = dims - 1; d >= 0; --d) {
+    at[d] = r % indices.dim_size(d);
+    r /= indices.dim_size(d);
+  }
+  return absl::StrCat("[", absl::StrJoin(at, ","), "]");
+}
+
 absl::StatusOr<Slices> SlicesOf(const Tensor& indices, const TensorShape& shape,
                                 bool ignore_bad, absl::string_view shape_word) {
   if (indices.dims() < 1) {
@@ -104,8 +117,8 @@ absl::StatusOr<Slices> SlicesOf(const Tensor& indices, const TensorShape& shape,
     std::vector<int64_t> row;
     for (int64_t j = 0; j < k; ++j) row.push_back(IndexAt(indices, r * k + j));
     return absl::InvalidArgumentError(absl::StrCat(
-        "indices[", r, "] = [", absl::StrJoin(row, ", "), "] does not index into ",
-        shape_word, " ", shape.DebugString()));
+        "indices", RowName(indices, r), " = [", absl::StrJoin(row, ", "),
+        "] does not index into ", shape_word, " ", shape.DebugString()));
   }
   return s;
 }
@@ -178,6 +191,13 @@ absl::Status ScatterNdInto(ScatterKind kind, Tensor* target, const Tensor& indic
 // rows).
 absl::Status GatherNdInto(OpKernelContext* c, const Tensor& params,
                           const Tensor& indices, bool ignore_bad) {
+  int64_t rows = 1;
+  for (int d = 0; d + 1 < indices.dims(); ++d) rows *= indices.dim_size(d);
+  if (rows > 0 && params.NumElements() == 0) {
+    return absl::InvalidArgumentError(absl::StrCat(
+        "Requested more than 0 entries, but params is empty.  Params shape: ",
+        params.shape().DebugString()));
+  }
   WEFT_ASSIGN_OR_RETURN(Slices s, SlicesOf(indices, params.shape(), ignore_bad,
                                            "param shape"));
   TensorShape out_shape;
@@ -186,11 +206,6 @@ absl::Status GatherNdInto(OpKernelContext* c, const Tensor& params,
   Tensor* out;
   WEFT_RETURN_IF_ERROR(c->allocate_output(0, out_shape, &out));
   if (out->NumElements() == 0) return absl::OkStatus();
-  if (params.NumElements() == 0 && !s.offsets.empty()) {
-    return absl::InvalidArgumentError(absl::StrCat(
-        "Requested more than 0 entries, but params is empty.  Params shape: ",
-        params.shape().DebugString()));
-  }
   for (size_t r = 0; r < s.offsets.size(); ++r) {
     if (s.offsets[r] >= 0) {
       CopyElements(params, s.offsets[r], *out, r * s.size, s.size);
