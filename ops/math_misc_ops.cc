@@ -59,9 +59,11 @@ absl::Status DynamicPartitionShape(InferenceContext* c) {
   return absl::OkStatus();
 }
 
+// UniqueV2 and UniqueWithCountsV2 (its count output too).
 absl::Status UniqueV2Shape(InferenceContext* c) {
   c->set_output(0, PartialShape::UnknownRank());
   c->set_output(1, PartialShape(Dims{-1}));
+  if (c->num_outputs() > 2) c->set_output(2, PartialShape(Dims{-1}));
   return absl::OkStatus();
 }
 
@@ -153,15 +155,15 @@ void RegisterMathMiscOps(OpRegistry* r) {
                   .Attr("num_partitions: int >= 1")
                   .Attr("T: type"),
               DynamicPartitionShape);
-  r->Register(OpDefBuilder("UniqueV2")
-                  .Input("x: T")
-                  .Input("axis: Taxis")
-                  .Output("y: T")
-                  .Output("idx: out_idx")
-                  .Attr("T: type")
-                  .Attr("Taxis: {int32, int64} = DT_INT64")
-                  .Attr("out_idx: {int32, int64} = DT_INT32"),
-              UniqueV2Shape);
+  for (const bool counts : {false, true}) {
+    OpDefBuilder b(counts ? "UniqueWithCountsV2" : "UniqueV2");
+    b.Input("x: T").Input("axis: Taxis").Output("y: T").Output("idx: out_idx");
+    if (counts) b.Output("count: out_idx");
+    b.Attr("T: type")
+        .Attr("Taxis: {int32, int64} = DT_INT64")
+        .Attr("out_idx: {int32, int64} = DT_INT32");
+    r->Register(b, UniqueV2Shape);
+  }
   r->Register(OpDefBuilder("InTopKV2")
                   .Input("predictions: float")
                   .Input("targets: T")

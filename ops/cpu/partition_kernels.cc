@@ -2,7 +2,7 @@
 // `partitions` covers) sent to output partitions[i], keeping their order;
 // UniqueV2: the distinct slices of x along `axis` (every element when x is
 // a vector and axis empty), in order of first appearance, with each
-// slice's index among them. Slices compare element by element with the
+// slice's index among them (UniqueWithCountsV2: and how often each occurs). Slices compare element by element with the
 // type's == (0.0 equals -0.0, a NaN equals nothing), as TensorFlow's hash
 // map does. Elements move through their storage type (VisitStorage).
 #include <cstring>
@@ -148,7 +148,7 @@ void UniqueSlices(const Tensor& x, int axis, Tensor* y, std::vector<int64_t>* id
 
 class UniqueV2Op : public OpKernel {
  public:
-  using OpKernel::OpKernel;
+  UniqueV2Op(OpKernelConstruction* c, bool counts) : OpKernel(c), counts_(counts) {}
 
   void Compute(OpKernelContext* c) override {
     const Tensor& x = c->input(0);
@@ -183,17 +183,30 @@ class UniqueV2Op : public OpKernel {
         },
         supported = false);
     OP_REQUIRES(c, supported, UnsupportedDtype(type_string(), x.dtype()));
+    if (counts_) {
+      std::vector<int64_t> count(y.dims() > 0 ? y.dim_size(axis) : 0, 0);
+      for (int64_t i : idx) ++count[i];
+      OP_REQUIRES_OK(c, OutputInts(c, 2, count, false, "count"));
+    }
     c->set_output(0, std::move(y));
     OP_REQUIRES_OK(c, OutputInts(c, 1, idx, false, "idx"));
   }
+
+ private:
+  const bool counts_;
 };
 
 }  // namespace
 
 void RegisterPartitionKernels(KernelRegistry* r) {
   r->Register(KernelDef("DynamicPartition", kDeviceTypeCpu), MakeKernel<DynamicPartitionOp>);
-  r->Register(KernelDef("UniqueV2", kDeviceTypeCpu).TypeConstraint("T", PodAndStringTypes()),
-              MakeKernel<UniqueV2Op>);
+  for (const bool counts : {false, true}) {
+    r->Register(KernelDef(counts ? "UniqueWithCountsV2" : "UniqueV2", kDeviceTypeCpu)
+                    .TypeConstraint("T", PodAndStringTypes()),
+                [counts](OpKernelConstruction* c) -> std::unique_ptr<OpKernel> {
+                  return std::make_unique<UniqueV2Op>(c, counts);
+                });
+  }
 }
 
 }  // namespace weft

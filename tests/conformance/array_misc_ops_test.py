@@ -3,7 +3,8 @@ against TensorFlow 2.21 on the same GraphDef: MatrixDiag, MatrixDiagPart,
 MatrixSetDiag and their V2 forms, Reverse (v1), Empty, EnsureShape, Bitcast,
 LinSpace, UnravelIndex, LowerBound, UpperBound, DataFormatDimMap and
 DataFormatVecPermute, Bincount, DenseBincount, SparseBincount,
-DynamicPartition, UniqueV2, InTopKV2, NthElement, CumulativeLogsumexp,
+DynamicPartition, UniqueV2, UniqueWithCountsV2, Cumsum/Cumprod in half,
+bfloat16 and the small integer types, InTopKV2, NthElement, CumulativeLogsumexp,
 Betainc, MaxPoolV2 and BatchMatMulV3, plus tf.gradients through
 DynamicPartition, NthElement, CumulativeLogsumexp, Betainc, MaxPoolV2 and
 Reverse, over the dtypes TensorFlow has them for, with edge
@@ -269,6 +270,31 @@ def partition_unique():
     out["uniq_vec_y"], out["uniq_vec_i"] = y, idx
     y, idx = raw.UniqueV2(x=tf1.constant(["x", "y", "x"]), axis=fed(np.array([0], np.int32)))
     out["uniq_str_y"], out["uniq_str_i"] = y, idx
+    for axis in (0, 1):
+        y, idx, count = raw.UniqueWithCountsV2(x=fed(uniq), axis=fed(np.array([axis], np.int32)),
+                                               out_idx=tf.int64)
+        out[f"uniqc_{axis}_y"], out[f"uniqc_{axis}_i"], out[f"uniqc_{axis}_c"] = y, idx, count
+    y, idx, count = raw.UniqueWithCountsV2(x=fed(np.array([5, 5, 2, 5, 9], np.int32)),
+                                           axis=fed(np.zeros((0,), np.int64)))
+    out["uniqc_vec_y"], out["uniqc_vec_i"], out["uniqc_vec_c"] = y, idx, count
+    return out
+
+
+def scans():
+    """Cumsum and Cumprod for the types beyond float, double, int32, int64:
+    half and bfloat16 round every step as TensorFlow's do."""
+    out = {}
+    x = rng.uniform(0.5, 1.5, size=(3, 40)).astype(np.float32)
+    ints = rng.randint(0, 5, size=(3, 7))
+    for dt in (np.float16, tf.bfloat16, np.int8, np.int16, np.uint8, np.uint16, np.uint32,
+               np.uint64):
+        name = dt.name if dt is tf.bfloat16 else np.dtype(dt).name
+        v = tf1.cast(fed(x), dt) if dt in (np.float16, tf.bfloat16) else fed(ints.astype(dt))
+        for excl, rev in ((False, False), (True, True)):
+            out[f"cumsum_{name}_{int(excl)}{int(rev)}"] = tf.cumsum(v, 1, exclusive=excl,
+                                                                    reverse=rev)
+            out[f"cumprod_{name}_{int(excl)}{int(rev)}"] = tf.math.cumprod(v, 1, exclusive=excl,
+                                                                           reverse=rev)
     return out
 
 
@@ -372,6 +398,7 @@ run_case("data_format", data_format)
 run_case("counting", counting)
 run_case("partition_unique", partition_unique)
 run_case("selection", selection)
+run_case("scans", scans, rtol=0, atol=0)
 # TensorFlow's Eigen scan vectorises across rows; Weft's steps are the
 # scalar ones, so values may differ in the last ulps.
 run_case("logsumexp_betainc", logsumexp_betainc, rtol=2e-6, atol=1e-30)
