@@ -49,10 +49,10 @@ class UnsortedSegmentReduceOp : public OpKernel {
                       "segment_ids[", i, "] = ", ids[i], " is out of range [0, ",
                       segments, ")")));
     }
-    TensorShape out_shape({segments});
-    for (int d = ids_t.dims(); d < data.dims(); ++d) out_shape.AddDim(data.dim_size(d));
+    absl::StatusOr<TensorShape> out_shape = SegmentOutputShape(segments, data.shape(), ids_t.dims());
+    OP_REQUIRES_OK(c, out_shape.status());
     Tensor* out = nullptr;
-    OP_REQUIRES_OK(c, c->allocate_output(0, out_shape, &out));
+    OP_REQUIRES_OK(c, c->allocate_output(0, *out_shape, &out));
     const int64_t inner = ids.empty() ? 0 : data.NumElements() / static_cast<int64_t>(ids.size());
     T* o = out->data<T>();
     std::fill(o, o + out->NumElements(), EmptySegmentValue<T, R>());

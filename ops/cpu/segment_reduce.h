@@ -100,6 +100,12 @@ absl::Status SortedSegmentOutputRows(const Tensor* num_segments,
                                      const std::vector<int64_t>& ids,
                                      const char* past_end, int64_t* rows);
 
+// The output shape of a segment reduction: `rows`, then data's dims from
+// `first_inner_dim` on. INVALID_ARGUMENT when it would hold more than
+// int64's elements (a huge id or num_segments).
+absl::StatusOr<TensorShape> SegmentOutputShape(int64_t rows, const TensorShape& data,
+                                               int first_inner_dim);
+
 // [begin, end) of each run of equal ids, in order.
 std::vector<std::pair<int64_t, int64_t>> SegmentRuns(
     const std::vector<int64_t>& ids);

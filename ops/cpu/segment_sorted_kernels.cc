@@ -28,10 +28,14 @@ absl::Status SortedSegmentOutputRows(const Tensor* num_segments,
           absl::StrCat("num_segments must be non-negative, got ", *rows));
     }
   } else {
-    *rows = ids.empty() ? 0 : ids.back() + 1;
     if (!ids.empty() && ids.back() < 0) {
       return absl::InvalidArgumentError("segment ids must be >= 0");
     }
+    if (!ids.empty() && ids.back() == INT64_MAX) {
+      return absl::InvalidArgumentError(absl::StrCat(
+          "segment id ", ids.back(), " leaves no room for its output rows"));
+    }
+    *rows = ids.empty() ? 0 : ids.back() + 1;
   }
   for (size_t i = 1; i < ids.size(); ++i) {
     if (ids[i] < ids[i - 1]) {
@@ -49,6 +53,19 @@ absl::Status SortedSegmentOutputRows(const Tensor* num_segments,
     }
   }
   return absl::OkStatus();
+}
+
+absl::StatusOr<TensorShape> SegmentOutputShape(int64_t rows, const TensorShape& data,
+                                               int first_inner_dim) {
+  std::vector<int64_t> dims = {rows};
+  for (int d = first_inner_dim; d < data.dims(); ++d) dims.push_back(data.dim_size(d));
+  absl::StatusOr<TensorShape> shape = TensorShape::Build(dims);
+  if (!shape.ok()) {
+    return absl::InvalidArgumentError(absl::StrCat(
+        "the output of ", rows, " segments of data shaped ", data.DebugString(),
+        " is too large: ", shape.status().message()));
+  }
+  return shape;
 }
 
 std::vector<std::pair<int64_t, int64_t>> SegmentRuns(
@@ -85,10 +102,10 @@ class SegmentReduceOp : public OpKernel {
     int64_t rows = 0;
     OP_REQUIRES_OK(c, SortedSegmentOutputRows(kV2 ? &c->input(2) : nullptr, ids,
                                               nullptr, &rows));
-    TensorShape out_shape = data.shape();
-    out_shape.set_dim(0, rows);
+    absl::StatusOr<TensorShape> out_shape = SegmentOutputShape(rows, data.shape(), 1);
+    OP_REQUIRES_OK(c, out_shape.status());
     Tensor* out = nullptr;
-    OP_REQUIRES_OK(c, c->allocate_output(0, out_shape, &out));
+    OP_REQUIRES_OK(c, c->allocate_output(0, *out_shape, &out));
     const int64_t inner =
         data.dim_size(0) == 0 ? 0 : data.NumElements() / data.dim_size(0);
     T* o = out->data<T>();

@@ -73,10 +73,10 @@ class SparseSegmentReduceOp : public OpKernel {
                       "Bad: indices[", i, "] == ", idx[i], " out of range [0, ",
                       n_data, ")")));
     }
-    TensorShape out_shape = data.shape();
-    out_shape.set_dim(0, rows);
+    absl::StatusOr<TensorShape> out_shape = SegmentOutputShape(rows, data.shape(), 1);
+    OP_REQUIRES_OK(c, out_shape.status());
     Tensor* out = nullptr;
-    OP_REQUIRES_OK(c, c->allocate_output(0, out_shape, &out));
+    OP_REQUIRES_OK(c, c->allocate_output(0, *out_shape, &out));
     T* o = out->data<T>();
     std::fill(o, o + out->NumElements(), NarrowFromAcc<T>(A(0)));
     const int64_t inner = n_data == 0 ? 0 : data.NumElements() / n_data;

@@ -51,11 +51,17 @@ namespace {
 
 // The constructors and mutators take sizes the program computed (Build
 // checks untrusted ones): non-negative, with a product that fits in int64.
+// Shapes built without Build() come from kernels that checked their
+// sizes; should one not have, a count past int64 saturates instead of
+// wrapping, so Tensor::Allocate refuses it rather than handing out a small
+// buffer for a huge shape.
 int64_t TimesDim(int64_t elements, int64_t d) {
   WEFT_DCHECK(d >= 0);
   int64_t product;
-  const bool overflow = __builtin_mul_overflow(elements, d, &product);
-  WEFT_DCHECK(!overflow);
+  if (__builtin_mul_overflow(elements, d, &product)) {
+    WEFT_DCHECK(false);
+    return INT64_MAX;
+  }
   return product;
 }
 

@@ -9,7 +9,9 @@ repeated and unsorted, empty segments), SparseSegment*Grad and *GradV2;
 float32, float64, half and the integer types, int32 and int64 ids, empty
 inputs. Gradients: tf.gradients of a loss through each differentiable op
 (TensorFlow's gradient graphs: gathers, SparseSegment*Grad, ...), run by
-weft. Floats to 1e-6 relative (half 1e-3), integers exactly.
+weft. Floats to 1e-6 relative (half 1e-3), integers exactly. Also ids and
+num_segments so large that the output would overflow int64's element count:
+INVALID_ARGUMENT, the process unharmed.
 
 (The V2 sorted forms, SegmentSumV2 and co., have no CPU kernel in
 TensorFlow, so they are checked in tests/ops instead.)
@@ -22,7 +24,7 @@ import sys
 
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "interop"))
 from tf_compare import start_conformance  # noqa: E402
-from tf_compare import compare_tf1_graph, summary_exit_code  # noqa: E402
+from tf_compare import check, compare_tf1_graph, run_weft, summary_exit_code  # noqa: E402
 
 np, tf, WEFT, WORK = start_conformance("segment_ops")
 
@@ -162,5 +164,30 @@ for name in ("sparse_segment_sum", "sparse_segment_mean", "sparse_segment_sqrt_n
 grad_case("grad_embedding_lookup_sparse", lambda x: tf.nn.embedding_lookup_sparse(
     x, tf.SparseTensor([[0, 0], [0, 1], [2, 0]], tf1.constant([4, 1, 4], tf.int64), [3, 2]),
     None, combiner="sqrtn"))
+
+
+# Hostile sizes: an id or num_segments whose output would hold more than
+# int64's elements is INVALID_ARGUMENT (it used to crash the process).
+def huge_case(case, build):
+    g = tf1.Graph()
+    with g.as_default():
+        build()
+    path = os.path.join(WORK, case + ".pb")
+    with open(path, "wb") as f:
+        f.write(g.as_graph_def().SerializeToString())
+    proc = run_weft(WEFT, path, ["out"])
+    check(f"{case}/invalid_argument", proc.returncode == 1 and
+          "INVALID_ARGUMENT" in proc.stderr and "too large" in proc.stderr, proc.stderr[-600:])
+
+
+BIG = 1676240524292489355
+for name in ("segment_max", "segment_sum", "segment_mean", "segment_prod"):
+    huge_case(f"huge_id_{name}", lambda n=name: tf1.identity(getattr(tf.math, n)(
+        tf1.constant(np.ones((1, 10, 1))), tf1.constant([BIG], tf.int64)), name="out"))
+huge_case("huge_num_segments_unsorted", lambda: tf1.identity(tf.math.unsorted_segment_sum(
+    tf1.constant(np.ones((2, 10))), tf1.constant([0, 1]), tf1.constant(BIG, tf.int64)), name="out"))
+huge_case("huge_id_sparse_segment", lambda: tf1.identity(tf.sparse.segment_sum(
+    tf1.constant(np.ones((2, 10))), tf1.constant([0, 1]), tf1.constant([0, BIG], tf.int64)),
+    name="out"))
 
 sys.exit(summary_exit_code())
