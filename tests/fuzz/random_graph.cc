@@ -20,8 +20,12 @@ namespace {
 const std::vector<std::string>& OpChoices() {
   static const std::vector<std::string>* const ops = [] {
     auto* names = new std::vector<std::string>;
+    // Internal ops ("_Send", "_Arg", ...) are the runtime's own, except
+    // the fused ones TensorFlow's grappler writes into users' graphs.
     for (std::string& op : GlobalOpRegistry().OpNames()) {
-      if (!absl::StartsWith(op, "_")) names->push_back(std::move(op));
+      if (!absl::StartsWith(op, "_") || op == "_FusedConv2D" || op == "_FusedMatMul") {
+        names->push_back(std::move(op));
+      }
     }
     return names;
   }();
