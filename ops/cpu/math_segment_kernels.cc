@@ -13,6 +13,7 @@
 #include "absl/strings/str_cat.h"
 #include "ops/cpu/array_util.h"
 #include "ops/cpu/cwise_ops.h"
+#include "ops/cpu/index_name.h"
 #include "ops/cpu/math_extra_register.h"
 #include "ops/cpu/segment_reduce.h"
 
@@ -46,8 +47,8 @@ class UnsortedSegmentReduceOp : public OpKernel {
     for (size_t i = 0; i < ids.size(); ++i) {
       OP_REQUIRES(c, ids[i] < segments,
                   absl::InvalidArgumentError(absl::StrCat(
-                      "segment_ids[", i, "] = ", ids[i], " is out of range [0, ",
-                      segments, ")")));
+                      "segment_ids", IndexName(ids_t.shape(), static_cast<int64_t>(i)), " = ",
+                      ids[i], " is out of range [0, ", segments, ")")));
     }
     absl::StatusOr<TensorShape> out_shape = SegmentOutputShape(segments, data.shape(), ids_t.dims());
     OP_REQUIRES_OK(c, out_shape.status());

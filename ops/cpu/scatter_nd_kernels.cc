@@ -18,6 +18,7 @@
 #include "absl/strings/str_join.h"
 #include "absl/synchronization/mutex.h"
 #include "ops/cpu/array_util.h"
+#include "ops/cpu/index_name.h"
 #include "ops/cpu/resource_variable.h"
 #include "ops/cpu/scatter_util.h"
 #include "ops/cpu/state_update.h"
@@ -58,17 +59,11 @@ struct Slices {
   int depth = 0;  // K
 };
 
-// Row r of indices (its dims but the last) as TensorFlow names it in
-// errors: "" for one row, "[r]" for a vector of rows, else "[i,j,...]".
-std::string RowName(const Tensor& indices, int64_t r) {
-  const int dims = indices.dims() - 1;
-  if (dims <= 0) return "";
-  std::vector<int64_t> at(dims);
-  for (int d = dims - 1; d >= 0; --d) {
-    at[d] = r % indices.dim_size(d);
-    r /= indices.dim_size(d);
-  }
-  return absl::StrCat("[", absl::StrJoin(at, ","), "]");
+// indices' dims but the last: one row of indices per element.
+TensorShape RowsShape(const Tensor& indices) {
+  TensorShape rows;
+  for (int d = 0; d + 1 < indices.dims(); ++d) rows.AddDim(indices.dim_size(d));
+  return rows;
 }
 
 absl::StatusOr<Slices> SlicesOf(const Tensor& indices, const TensorShape& shape,
@@ -117,7 +112,7 @@ absl::StatusOr<Slices> SlicesOf(const Tensor& indices, const TensorShape& shape,
     std::vector<int64_t> row;
     for (int64_t j = 0; j < k; ++j) row.push_back(IndexAt(indices, r * k + j));
     return absl::InvalidArgumentError(absl::StrCat(
-        "indices", RowName(indices, r), " = [", absl::StrJoin(row, ", "),
+        "indices", IndexName(RowsShape(indices), r), " = [", absl::StrJoin(row, ", "),
         "] does not index into ", shape_word, " ", shape.DebugString()));
   }
   return s;

@@ -37,12 +37,14 @@ absl::Status SortedSegmentOutputRows(const Tensor* num_segments,
     }
     *rows = ids.empty() ? 0 : ids.back() + 1;
   }
-  for (size_t i = 1; i < ids.size(); ++i) {
-    if (ids[i] < ids[i - 1]) {
-      return absl::InvalidArgumentError("segment ids are not increasing");
-    }
-  }
+  // Run by run, as TensorFlow checks them: a run followed by a smaller id,
+  // then a run outside the rows (ids [0, 1, 2, 0] have 1 row: id 1 is out).
   for (size_t i = 0; i < ids.size(); ++i) {
+    if (i + 1 < ids.size() && ids[i + 1] < ids[i]) {
+      return absl::InvalidArgumentError(absl::StrCat(
+          "segment ids are not increasing (segment_ids[", i + 1, "] = ", ids[i + 1],
+          " after ", ids[i], ")"));
+    }
     if (ids[i] < 0 || ids[i] >= *rows) {
       if (past_end != nullptr && ids[i] >= 0) {
         return absl::InvalidArgumentError(past_end);
@@ -62,8 +64,9 @@ absl::StatusOr<TensorShape> SegmentOutputShape(int64_t rows, const TensorShape& 
   absl::StatusOr<TensorShape> shape = TensorShape::Build(dims);
   if (!shape.ok()) {
     return absl::InvalidArgumentError(absl::StrCat(
-        "the output of ", rows, " segments of data shaped ", data.DebugString(),
-        " is too large: ", shape.status().message()));
+        "Encountered overflow when multiplying the output's dims: ", rows,
+        " segments of data shaped ", data.DebugString(), " is too large (",
+        shape.status().message(), ")"));
   }
   return shape;
 }

@@ -66,6 +66,10 @@ class SparseSegmentReduceOp : public OpKernel {
                           kNumSegments ? &c->input(3) : nullptr, ids,
                           kNumSegments ? "segment ids must be < num_segments" : nullptr,
                           &rows));
+    // The output's size first, as TensorFlow allocates it before it reads
+    // the indices.
+    absl::StatusOr<TensorShape> out_shape = SegmentOutputShape(rows, data.shape(), 1);
+    OP_REQUIRES_OK(c, out_shape.status());
     const int64_t n_data = data.dim_size(0);
     for (size_t i = 0; i < idx.size(); ++i) {
       OP_REQUIRES(c, idx[i] >= 0 && idx[i] < n_data,
@@ -73,8 +77,6 @@ class SparseSegmentReduceOp : public OpKernel {
                       "Bad: indices[", i, "] == ", idx[i], " out of range [0, ",
                       n_data, ")")));
     }
-    absl::StatusOr<TensorShape> out_shape = SegmentOutputShape(rows, data.shape(), 1);
-    OP_REQUIRES_OK(c, out_shape.status());
     Tensor* out = nullptr;
     OP_REQUIRES_OK(c, c->allocate_output(0, *out_shape, &out));
     T* o = out->data<T>();
@@ -113,7 +115,9 @@ class SparseSegmentGradOp : public OpKernel {
     std::vector<int64_t> counts(segments, 0);
     for (size_t i = 0; i < ids.size(); ++i) {
       OP_REQUIRES(c, ids[i] >= 0 && ids[i] < segments,
-                  absl::InvalidArgumentError("Invalid number of segments"));
+                  absl::InvalidArgumentError(absl::StrCat(
+                      "Segment id ", ids[i], " out of range [0, ", segments,
+                      ") (segment_ids[", i, "]; grad has ", segments, " rows)")));
       ++counts[ids[i]];
       OP_REQUIRES(c, idx[i] >= 0 && idx[i] < dim0,
                   absl::InvalidArgumentError(absl::StrCat(

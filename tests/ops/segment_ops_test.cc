@@ -135,7 +135,7 @@ TEST(SparseSegmentTest, GradScattersWeightedRows) {
               "Index 7 out of range [0, 3).");
   ExpectError(RunStatus(Sparse("SparseSegmentSumGrad"),
                         {grad, idx, MakeTensor<int32_t>({3}, {0, 0, 9}), Scalar<int32_t>(3)}),
-              "Invalid number of segments");
+              "Segment id 9 out of range [0, 2)");
 }
 
 }  // namespace
