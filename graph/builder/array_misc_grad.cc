@@ -143,6 +143,7 @@ void RegisterArrayMiscGrads(GradRegistry* r) {
   for (const char* op : {"Empty", "Bitcast", "LinSpace", "UnravelIndex", "LowerBound",
                          "UpperBound", "DataFormatDimMap", "DataFormatVecPermute",
                          "Bincount", "DenseBincount", "SparseBincount", "UniqueV2",
+                         "UniqueWithCountsV2",
                          "InTopKV2"}) {
     r->RegisterNoGradient(op);
   }

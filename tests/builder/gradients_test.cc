@@ -394,6 +394,9 @@ TEST(GradientsTest, EveryOpHasAGradientEntryOrIsListed) {
       // Convolutions fused with their padding (and resize): TensorFlow has
       // no gradient for them.
       "FusedPadConv2D", "FusedResizeAndPadConv2D",
+      // Grappler's fused ops: written into graphs after their gradients
+      // were taken (TensorFlow registers none either).
+      "_FusedConv2D", "_FusedMatMul",
       // Set operations: values picked, not computed (TensorFlow marks them
       // not differentiable).
       "DenseToDenseSetOperation", "DenseToSparseSetOperation", "SetSize",
