@@ -95,45 +95,24 @@ absl::StatusOr<WindowDims> ConvDims(const WindowAttrs& attrs, const Tensor& inpu
                            filter.dim_size(3));
 }
 
+// Conv2D; and _FusedConv2D (`fused`): the same, then the epilogue
+// TensorFlow's remapper fused after it (fused_epilogue.h) in one pass over
+// the output. host_args (quantized scales) are not read.
 template <typename T>
 class Conv2DOp : public OpKernel {
  public:
-  explicit Conv2DOp(OpKernelConstruction* c) : OpKernel(c) {
+  Conv2DOp(OpKernelConstruction* c, bool fused) : OpKernel(c), fused_(fused) {
     c->SetStatus(ParseWindowAttrs(c, WindowKind::kConv, &attrs_));
-    set_expensive(true);
-  }
-
-  void Compute(OpKernelContext* c) override {
-    absl::StatusOr<WindowDims> dims = ConvDims(attrs_, c->input(0), c->input(1));
-    OP_REQUIRES_OK(c, dims.status());
-    const WindowDims& d = *dims;
-    Tensor* out;
-    OP_REQUIRES_OK(c, c->allocate_output(
-                          0, TensorShape({d.batch, d.out_rows, d.out_cols, d.out_depth}),
-                          &out));
-    OP_REQUIRES_OK(c, Conv2DForward<T>(c, d, c->input(0).data<T>(),
-                                       c->input(1).data<T>(), out->data<T>()));
-  }
-
- private:
-  WindowAttrs attrs_;
-};
-
-// _FusedConv2D: Conv2D, then the epilogue TensorFlow's remapper fused
-// after it (fused_epilogue.h) in one pass over the output. host_args
-// (quantized scales) are not read.
-template <typename T>
-class FusedConv2DOp : public OpKernel {
- public:
-  explicit FusedConv2DOp(OpKernelConstruction* c) : OpKernel(c) {
-    c->SetStatus(ParseWindowAttrs(c, WindowKind::kConv, &attrs_));
-    std::string filter_format = "HWIO";
-    if (c->HasAttr("filter_format")) c->SetStatus(c->GetAttr("filter_format", &filter_format));
-    if (filter_format != "HWIO") {
-      c->SetStatus(absl::UnimplementedError(absl::StrCat(
-          "_FusedConv2D with filter_format ", filter_format, " is not supported on CPU (HWIO is)")));
+    if (fused_) {
+      std::string filter_format = "HWIO";
+      if (c->HasAttr("filter_format")) c->SetStatus(c->GetAttr("filter_format", &filter_format));
+      if (filter_format != "HWIO") {
+        c->SetStatus(absl::UnimplementedError(absl::StrCat(
+            "_FusedConv2D with filter_format ", filter_format,
+            " is not supported on CPU (HWIO is)")));
+      }
+      c->SetStatus(ParseFusedEpilogue(c, /*allow_batch_norm=*/true, &epilogue_));
     }
-    c->SetStatus(ParseFusedEpilogue(c, /*allow_batch_norm=*/true, &epilogue_));
     set_expensive(true);
   }
 
@@ -147,28 +126,42 @@ class FusedConv2DOp : public OpKernel {
                           &out));
     T* y = out->data<T>();
     OP_REQUIRES_OK(c, Conv2DForward<T>(c, d, c->input(0).data<T>(), c->input(1).data<T>(), y));
-    OP_REQUIRES_OK(c, ApplyFusedEpilogue<T>(c, epilogue_, /*first_arg=*/2,
-                                            d.batch * d.out_rows * d.out_cols, d.out_depth, y));
+    if constexpr (std::is_floating_point_v<T>) {
+      if (fused_) {
+        OP_REQUIRES_OK(c, ApplyFusedEpilogue<T>(c, epilogue_, /*first_arg=*/2,
+                                                d.batch * d.out_rows * d.out_cols,
+                                                d.out_depth, y));
+      }
+    }
   }
 
  private:
+  const bool fused_;
   WindowAttrs attrs_;
   FusedEpilogue epilogue_;
 };
+
+// The kernel factory for Conv2D (fused = false) or _FusedConv2D.
+template <typename T>
+KernelFactory ConvKernel(bool fused) {
+  return [fused](OpKernelConstruction* c) -> std::unique_ptr<OpKernel> {
+    return std::make_unique<Conv2DOp<T>>(c, fused);
+  };
+}
 
 }  // namespace
 
 void RegisterConvKernels(KernelRegistry* r) {
   r->Register(KernelDef("Conv2D", kDeviceTypeCpu).TypeConstraint("T", DT_FLOAT),
-              MakeKernel<Conv2DOp<float>>);
+              ConvKernel<float>(false));
   r->Register(KernelDef("Conv2D", kDeviceTypeCpu).TypeConstraint("T", DT_DOUBLE),
-              MakeKernel<Conv2DOp<double>>);
+              ConvKernel<double>(false));
   r->Register(KernelDef("Conv2D", kDeviceTypeCpu).TypeConstraint("T", DT_INT32),
-              MakeKernel<Conv2DOp<int32_t>>);
+              ConvKernel<int32_t>(false));
   r->Register(KernelDef("_FusedConv2D", kDeviceTypeCpu).TypeConstraint("T", DT_FLOAT),
-              MakeKernel<FusedConv2DOp<float>>);
+              ConvKernel<float>(true));
   r->Register(KernelDef("_FusedConv2D", kDeviceTypeCpu).TypeConstraint("T", DT_DOUBLE),
-              MakeKernel<FusedConv2DOp<double>>);
+              ConvKernel<double>(true));
   RegisterConvBackpropKernels(r);
   RegisterDepthwiseConvKernels(r);
   RegisterPoolKernels(r);

@@ -47,6 +47,23 @@ absl::StatusOr<std::vector<Tensor>> ElementsAt(const TensorList& list,
   return items;
 }
 
+// Stack and Gather: the elements at `indices` stacked into output 0, unset
+// ones as zeros of the element shape (input `shape_input` merged with the
+// list's and the set elements'). When that shape is not fully defined,
+// INVALID_ARGUMENT starting with `lead` (TensorFlow's wording).
+absl::Status StackElements(OpKernelContext* c, const TensorList& l,
+                           const std::vector<int64_t>& indices, int shape_input,
+                           absl::string_view lead, absl::string_view what) {
+  WEFT_ASSIGN_OR_RETURN(PartialShape given, ElementShapeInput(c, shape_input, l, what));
+  WEFT_ASSIGN_OR_RETURN(PartialShape shape, MergeSetElements(given, l, indices, what));
+  if (!shape.IsFullyDefined()) {
+    return absl::InvalidArgumentError(absl::StrCat(
+        lead, " non-fully-defined element_shape: ", shape.DebugString()));
+  }
+  WEFT_ASSIGN_OR_RETURN(std::vector<Tensor> items, ElementsAt(l, indices, shape));
+  return StackIntoOutput(c, 0, items, l.element_dtype, shape, what);
+}
+
 class StackOp : public ListKernel {
  public:
   explicit StackOp(OpKernelConstruction* c) : ListKernel(c) {
@@ -61,22 +78,11 @@ class StackOp : public ListKernel {
                 absl::InvalidArgumentError(absl::StrCat(
                     "Operation expected a list with ", num_elements_,
                     " elements but got a list with ", size, " elements.")));
-    auto given = ElementShapeInput(c, 1, l, What());
-    OP_REQUIRES_OK(c, given.status());
-    const std::vector<int64_t> all = AllIndices(l);
-    auto shape = MergeSetElements(*given, l, all, What());
-    OP_REQUIRES_OK(c, shape.status());
-    OP_REQUIRES(c, shape->IsFullyDefined(),
-                absl::InvalidArgumentError(absl::StrCat(
-                    size == 0 ? "Tried to stack elements of an empty list with"
-                              : "Tried to stack list which only contains "
-                                "uninitialized tensors and has a",
-                    " non-fully-defined element_shape: ",
-                    shape->DebugString())));
-    auto items = ElementsAt(l, all, *shape);
-    OP_REQUIRES_OK(c, items.status());
-    OP_REQUIRES_OK(c, StackIntoOutput(c, 0, *items, element_dtype_, *shape,
-                                      What()));
+    OP_REQUIRES_OK(c, StackElements(c, l, AllIndices(l), /*shape_input=*/1,
+                                    size == 0 ? "Tried to stack elements of an empty list with"
+                                              : "Tried to stack list which only contains "
+                                                "uninitialized tensors and has a",
+                                    What()));
   }
 
  private:
@@ -284,21 +290,11 @@ class GatherOp : public ListKernel {
                       "Trying to gather element ", i, " in a list with ", size,
                       " elements.")));
     }
-    auto given = ElementShapeInput(c, 2, l, What());
-    OP_REQUIRES_OK(c, given.status());
-    auto shape = MergeSetElements(*given, l, indices, What());
-    OP_REQUIRES_OK(c, shape.status());
-    OP_REQUIRES(c, shape->IsFullyDefined(),
-                absl::InvalidArgumentError(absl::StrCat(
-                    size == 0 ? "Tried to gather elements from an empty list"
-                              : "Tried to gather uninitialized tensors from a "
-                                "list",
-                    " with non-fully-defined element_shape: ",
-                    shape->DebugString())));
-    auto items = ElementsAt(l, indices, *shape);
-    OP_REQUIRES_OK(c, items.status());
-    OP_REQUIRES_OK(c, StackIntoOutput(c, 0, *items, element_dtype_, *shape,
-                                      What()));
+    OP_REQUIRES_OK(c, StackElements(c, l, indices, /*shape_input=*/2,
+                                    size == 0 ? "Tried to gather elements from an empty list with"
+                                              : "Tried to gather uninitialized tensors from a "
+                                                "list with",
+                                    What()));
   }
 };
 
