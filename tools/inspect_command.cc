@@ -26,7 +26,8 @@ constexpr char kUsage[] =
     "usage: weft inspect --graph FILE [--format text|json]\n"
     "                    [--placed [--cpu-devices N] [--no-soft-placement]]\n"
     "                    [--max-input-bytes N]\n"
-    "       weft inspect --coverage [--tf-ops FILE [--list-missing]]\n"
+    "       weft inspect --coverage [--tf-ops FILE [--tf-kernels FILE]\n"
+    "                    [--list-missing]]\n"
     "                    [--format text|json]\n"
     "\n"
     "  --graph FILE     GraphDef, binary (.pb) or text (.pbtxt)\n"
@@ -50,7 +51,12 @@ constexpr char kUsage[] =
     "  --tf-ops FILE    TensorFlow's op list: one name per line, or an OpList\n"
     "                   (binary or text); see the README for the command that\n"
     "                   writes it from an installed TensorFlow\n"
+    "  --tf-kernels FILE  with --tf-ops: TensorFlow's KernelList (binary or\n"
+    "                   text; see the README); also print how many of the\n"
+    "                   dtype combinations TensorFlow's CPU kernels take, for\n"
+    "                   the ops Weft has, Weft's kernels take too\n"
     "  --list-missing   with --tf-ops: also list the public ops Weft lacks\n"
+    "                   (and, with --tf-kernels, the missing combinations)\n"
     "\n"
     "Prints node counts by op, requested devices, variables with shapes,\n"
     "inputs (placeholders), likely outputs (nodes nothing consumes), every op\n"
@@ -69,8 +75,19 @@ int CoverageCommand(const CommandLine& cl, int64_t max_input, bool json) {
     if (!names.ok()) return ReportError(names.status());
     tf_ops = *std::move(names);
   }
-  const OpCoverage coverage =
+  OpCoverage coverage =
       ComputeOpCoverage(GlobalOpRegistry(), tf_ops ? &*tf_ops : nullptr);
+  if (cl.Has("tf-kernels")) {
+    absl::StatusOr<std::string> bytes =
+        ReadFileToString(cl.Get("tf-kernels"), max_input);
+    if (!bytes.ok()) return ReportError(bytes.status());
+    absl::StatusOr<tensorflow::KernelList> list =
+        ParseKernelList(*bytes, cl.Get("tf-kernels"));
+    if (!list.ok()) return ReportError(list.status());
+    coverage.kernels = ComputeKernelCoverage(GlobalOpRegistry(),
+                                             GlobalKernelRegistry(), *list);
+    coverage.has_kernels = true;
+  }
   const bool list_missing = cl.Has("list-missing");
   const std::string text = json ? OpCoverageToJson(coverage, list_missing)
                                 : OpCoverageToText(coverage, list_missing);
@@ -89,6 +106,7 @@ int InspectCommand(int argc, char** argv) {
                   {"max-input-bytes", kValue},
                   {"coverage", kSwitch},
                   {"tf-ops", kValue},
+                  {"tf-kernels", kValue},
                   {"list-missing", kSwitch},
                   {"help", kSwitch}});
   if (std::optional<int> exit = StartCommand(argc, argv, kUsage, {}, &cl)) {
@@ -106,13 +124,16 @@ int InspectCommand(int argc, char** argv) {
                            kUsage);
       }
     }
-    if (cl.Has("list-missing") && !cl.Has("tf-ops")) {
-      return ReportUsage(
-          absl::InvalidArgumentError("--list-missing needs --tf-ops"), kUsage);
+    for (const char* flag : {"list-missing", "tf-kernels"}) {
+      if (cl.Has(flag) && !cl.Has("tf-ops")) {
+        return ReportUsage(absl::InvalidArgumentError(absl::StrCat(
+                               "--", flag, " needs --tf-ops")),
+                           kUsage);
+      }
     }
     return CoverageCommand(cl, *max_input, json);
   }
-  for (const char* flag : {"tf-ops", "list-missing"}) {
+  for (const char* flag : {"tf-ops", "tf-kernels", "list-missing"}) {
     if (cl.Has(flag)) {
       return ReportUsage(absl::InvalidArgumentError(
                              absl::StrCat("--", flag, " goes with --coverage")),

@@ -111,6 +111,10 @@ double Percent(const OpCoverage& c) {
   return c.tf_public_ops == 0 ? 0.0 : 100.0 * c.covered / c.tf_public_ops;
 }
 
+double KernelPercent(const KernelCoverage& k) {
+  return k.combinations == 0 ? 0.0 : 100.0 * k.covered / k.combinations;
+}
+
 }  // namespace
 
 std::string OpCoverageToText(const OpCoverage& c, bool list_missing) {
@@ -121,6 +125,22 @@ std::string OpCoverageToText(const OpCoverage& c, bool list_missing) {
   if (list_missing) {
     absl::StrAppend(&out, "\nmissing (", c.missing.size(), "):\n");
     for (const std::string& name : c.missing) absl::StrAppend(&out, "  ", absl::CEscape(name), "\n");
+  }
+  if (!c.has_kernels) return out;
+  const KernelCoverage& k = c.kernels;
+  absl::StrAppend(&out, "dtypes: ", k.covered, " of the ", k.combinations,
+                  " type combinations TensorFlow's CPU kernels take for these ops (",
+                  absl::StrFormat("%.1f", KernelPercent(k)), "%)\n");
+  if (!k.missing_by_dtype.empty()) {
+    absl::StrAppend(&out, "missing by dtype:");
+    for (const auto& [dtype, n] : k.missing_by_dtype) {
+      absl::StrAppend(&out, " ", dtype, " ", n);
+    }
+    absl::StrAppend(&out, "\n");
+  }
+  if (list_missing) {
+    absl::StrAppend(&out, "\nmissing type combinations (", k.missing.size(), "):\n");
+    for (const std::string& name : k.missing) absl::StrAppend(&out, "  ", absl::CEscape(name), "\n");
   }
   return out;
 }
@@ -134,6 +154,17 @@ std::string OpCoverageToJson(const OpCoverage& c, bool list_missing) {
     tf["covered"] = c.covered;
     tf["percent"] = Percent(c);
     if (list_missing) tf["missing"] = c.missing;
+    if (c.has_kernels) {
+      nlohmann::json k;
+      k["combinations"] = c.kernels.combinations;
+      k["covered"] = c.kernels.covered;
+      k["percent"] = KernelPercent(c.kernels);
+      nlohmann::json by = nlohmann::json::object();
+      for (const auto& [dtype, n] : c.kernels.missing_by_dtype) by[dtype] = n;
+      k["missing_by_dtype"] = by;
+      if (list_missing) k["missing"] = c.kernels.missing;
+      tf["kernels"] = k;
+    }
     j["tensorflow"] = tf;
   }
   return JsonText(j) + "\n";

@@ -62,6 +62,7 @@ TF_MODULES = [
     "tensorflow.core.framework.function_pb2",
     "tensorflow.core.framework.graph_debug_info_pb2",
     "tensorflow.core.framework.graph_pb2",
+    "tensorflow.core.framework.kernel_def_pb2",
     "tensorflow.core.framework.node_def_pb2",
     "tensorflow.core.framework.op_def_pb2",
     "tensorflow.core.framework.resource_handle_pb2",

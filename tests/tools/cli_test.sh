@@ -264,6 +264,27 @@ expect coverage_list_needs_tf 2 "usage error: --list-missing needs --tf-ops" -- 
   "$WEFT" inspect --coverage --list-missing
 expect coverage_not_with_graph 2 "usage error: --graph does not go with --coverage" -- \
   "$WEFT" inspect --coverage --graph "$TMP/while.pbtxt"
+# --tf-kernels: TensorFlow's CPU kernels' dtypes for the ops Weft has. The
+# GPU kernel, the labelled one and the op Weft lacks are not counted.
+cat >"$TMP/tf_kernels.pbtxt" <<'KERNELS'
+kernel { op: "Abs" device_type: "CPU" constraint { name: "T" allowed_values { list { type: DT_FLOAT } } } }
+kernel { op: "Abs" device_type: "CPU" constraint { name: "T" allowed_values { list { type: DT_STRING } } } }
+kernel { op: "Abs" device_type: "GPU" constraint { name: "T" allowed_values { list { type: DT_BOOL } } } }
+kernel { op: "Abs" device_type: "CPU" label: "test" constraint { name: "T" allowed_values { list { type: DT_BOOL } } } }
+kernel { op: "NotAnOpInWeft" device_type: "CPU" }
+KERNELS
+for want in "^dtypes: 1 of the 2 type combinations .* \(50\.0%\)$" "^missing by dtype: string 1$" \
+            "^missing type combinations \(1\):$" "^  Abs\[T=string\]$"; do
+  expect "coverage_kernels ($want)" 0 "$want" -- \
+    "$WEFT" inspect --coverage --tf-ops "$TMP/tf_ops.txt" --tf-kernels "$TMP/tf_kernels.pbtxt" --list-missing
+done
+expect coverage_kernels_json 0 '"kernels":\{"combinations":2,"covered":1,"missing":\["Abs\[T=string\]"\],"missing_by_dtype":\{"string":1\},"percent":50\.0\}' -- \
+  "${json_line[@]}" inspect --coverage --tf-ops "$TMP/tf_ops.txt" --tf-kernels "$TMP/tf_kernels.pbtxt" --list-missing
+printf 'not a kernel list {' >"$TMP/bad_kernels.txt"
+expect coverage_kernels_bad_file 1 "^error: INVALID_ARGUMENT: '.*bad_kernels.txt' is not a KernelList" -- \
+  "$WEFT" inspect --coverage --tf-ops "$TMP/tf_ops.txt" --tf-kernels "$TMP/bad_kernels.txt"
+expect coverage_kernels_needs_tf_ops 2 "usage error: --tf-kernels needs --tf-ops" -- \
+  "$WEFT" inspect --coverage --tf-kernels "$TMP/tf_kernels.pbtxt"
 expect tf_ops_needs_coverage 2 "usage error: --tf-ops goes with --coverage" -- \
   "$WEFT" inspect --graph "$TMP/while.pbtxt" --tf-ops "$TMP/tf_ops.txt"
 
