@@ -8,6 +8,7 @@
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_join.h"
 #include "google/protobuf/text_format.h"
+#include "graph/lower_functional_ops.h"
 #include "proto/node_def.pb.h"
 #include "runtime/core/types.h"
 #include "tools/op_coverage.h"
@@ -97,7 +98,9 @@ KernelCoverage ComputeKernelCoverage(const OpRegistry& ops,
       std::string name = Describe(k.op(), a);
       if (!seen.insert(name).second) continue;
       ++c.combinations;
-      if (kernels.HasKernel(ProbeNode(*op, a), kDeviceTypeCpu)) {
+      // Calls, If, While and Case are lowered into plain nodes, not run.
+      if (IsLoweredBeforeRun(k.op()) ||
+          kernels.HasKernel(ProbeNode(*op, a), kDeviceTypeCpu)) {
         ++c.covered;
         continue;
       }

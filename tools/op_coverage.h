@@ -31,7 +31,8 @@ namespace weft {
 
 // TensorFlow's CPU kernels, each expanded into its type combinations
 // ("Abs[T=int8]"), for the ops Weft registers; a combination is covered when
-// a node with those attrs finds a Weft CPU kernel.
+// a node with those attrs finds a Weft CPU kernel, or the op is one the
+// graph loader lowers into plain nodes (calls, If, While, Case).
 struct KernelCoverage {
   int64_t combinations = 0;
   int64_t covered = 0;
