@@ -1,11 +1,13 @@
 // ArgMax / ArgMin: the index of the largest / smallest element along one
 // axis. Ties go to the smallest index; NaN never wins (as TensorFlow's CPU
-// kernels).
+// kernels). Half and bfloat16 are compared as the floats they widen to
+// (exactly); every real type and bool, with TensorFlow's output types.
 #include <limits>
 #include <memory>
 
 #include "absl/strings/str_cat.h"
 #include "ops/cpu/cwise_parallel.h"
+#include "ops/cpu/float_convert.h"
 #include "ops/cpu/reduction_register.h"
 
 namespace weft {
@@ -50,6 +52,20 @@ absl::StatusOr<int64_t> ScalarIndex(const Tensor& t) {
 // Columns scanned together when the axis is not the innermost one.
 constexpr int64_t kArgChunk = 1024;
 
+// What an element is compared as: float for half and bfloat16.
+template <typename T>
+using ArgKey = std::conditional_t<std::is_same_v<T, Half> || std::is_same_v<T, BFloat16>,
+                                  float, T>;
+
+template <typename T>
+inline ArgKey<T> KeyOf(T v) {
+  if constexpr (std::is_same_v<ArgKey<T>, T>) {
+    return v;
+  } else {
+    return ToFloat(v);
+  }
+}
+
 template <typename T, typename Tout, bool kMax>
 class ArgOp : public OpKernel {
  public:
@@ -78,6 +94,7 @@ class ArgOp : public OpKernel {
     for (int i = 0; i < axis; ++i) outer *= in.dim_size(i);
     for (int i = axis + 1; i < rank; ++i) inner *= in.dim_size(i);
     const int64_t rows = in.dim_size(axis);
+    using K = ArgKey<T>;
     const T* x = in.data<T>();
     Tout* o = out->data<Tout>();
     if (out->NumElements() == 0) return;
@@ -85,11 +102,12 @@ class ArgOp : public OpKernel {
       ParallelRange(c, outer, rows + 8, [&](int64_t b, int64_t e) {
         for (int64_t i = b; i < e; ++i) {
           const T* row = x + i * rows;
-          T best = Worst<T, kMax>();
+          K best = Worst<K, kMax>();
           int64_t best_r = 0;
           for (int64_t r = 0; r < rows; ++r) {
-            if (Better<T, kMax>(row[r], best)) {
-              best = row[r];
+            const K v = KeyOf(row[r]);
+            if (Better<K, kMax>(v, best)) {
+              best = v;
               best_r = r;
             }
           }
@@ -102,7 +120,7 @@ class ArgOp : public OpKernel {
     ParallelRange(
         c, outer * chunks, rows * std::min(inner, kArgChunk),
         [&](int64_t b, int64_t e) {
-          std::unique_ptr<T[]> best(new T[kArgChunk]);
+          std::unique_ptr<K[]> best(new K[kArgChunk]);
           for (int64_t u = b; u < e; ++u) {
             const int64_t i = u / chunks;
             const int64_t col = (u % chunks) * kArgChunk;
@@ -110,14 +128,15 @@ class ArgOp : public OpKernel {
             const T* base = x + i * rows * inner + col;
             Tout* idx = o + i * inner + col;
             for (int64_t k = 0; k < len; ++k) {
-              best[k] = Worst<T, kMax>();
+              best[k] = Worst<K, kMax>();
               idx[k] = 0;
             }
             for (int64_t r = 0; r < rows; ++r) {
               const T* row = base + r * inner;
               for (int64_t k = 0; k < len; ++k) {
-                if (Better<T, kMax>(row[k], best[k])) {
-                  best[k] = row[k];
+                const K v = KeyOf(row[k]);
+                if (Better<K, kMax>(v, best[k])) {
+                  best[k] = v;
                   idx[k] = static_cast<Tout>(r);
                 }
               }
@@ -127,25 +146,24 @@ class ArgOp : public OpKernel {
   }
 };
 
+template <typename T, bool kMax, typename Tout>
+void RegisterArg(KernelRegistry* r) {
+  r->Register(KernelDef(kMax ? "ArgMax" : "ArgMin", kDeviceTypeCpu)
+                  .TypeConstraint("T", DataTypeToEnum<T>::value)
+                  .TypeConstraint("output_type", DataTypeToEnum<Tout>::value),
+              MakeKernel<ArgOp<T, Tout, kMax>>);
+}
+
+// ArgMax's output_type is one of int16, uint16, int32, int64; ArgMin's
+// int32 or int64 (TensorFlow's OpDefs).
 template <typename T>
 void RegisterArgOps(KernelRegistry* r) {
-  const DataType t = DataTypeToEnum<T>::value;
-  r->Register(KernelDef("ArgMax", kDeviceTypeCpu)
-                  .TypeConstraint("T", t)
-                  .TypeConstraint("output_type", DT_INT64),
-              MakeKernel<ArgOp<T, int64_t, true>>);
-  r->Register(KernelDef("ArgMax", kDeviceTypeCpu)
-                  .TypeConstraint("T", t)
-                  .TypeConstraint("output_type", DT_INT32),
-              MakeKernel<ArgOp<T, int32_t, true>>);
-  r->Register(KernelDef("ArgMin", kDeviceTypeCpu)
-                  .TypeConstraint("T", t)
-                  .TypeConstraint("output_type", DT_INT64),
-              MakeKernel<ArgOp<T, int64_t, false>>);
-  r->Register(KernelDef("ArgMin", kDeviceTypeCpu)
-                  .TypeConstraint("T", t)
-                  .TypeConstraint("output_type", DT_INT32),
-              MakeKernel<ArgOp<T, int32_t, false>>);
+  RegisterArg<T, true, int16_t>(r);
+  RegisterArg<T, true, uint16_t>(r);
+  RegisterArg<T, true, int32_t>(r);
+  RegisterArg<T, true, int64_t>(r);
+  RegisterArg<T, false, int32_t>(r);
+  RegisterArg<T, false, int64_t>(r);
 }
 
 }  // namespace
@@ -153,8 +171,17 @@ void RegisterArgOps(KernelRegistry* r) {
 void RegisterArgMinMaxKernels(KernelRegistry* r) {
   RegisterArgOps<float>(r);
   RegisterArgOps<double>(r);
+  RegisterArgOps<Half>(r);
+  RegisterArgOps<BFloat16>(r);
+  RegisterArgOps<int8_t>(r);
+  RegisterArgOps<int16_t>(r);
   RegisterArgOps<int32_t>(r);
   RegisterArgOps<int64_t>(r);
+  RegisterArgOps<uint8_t>(r);
+  RegisterArgOps<uint16_t>(r);
+  RegisterArgOps<uint32_t>(r);
+  RegisterArgOps<uint64_t>(r);
+  RegisterArgOps<bool>(r);
 }
 
 }  // namespace weft

@@ -6,6 +6,8 @@ namespace weft {
 void RegisterReductionKernels(KernelRegistry* r) {
   RegisterReductionFloatKernels(r);
   RegisterReductionIntKernels(r);
+  RegisterReductionSmallIntKernels(r);
+  RegisterReductionHalfKernels(r);
   RegisterArgMinMaxKernels(r);
 }
 

@@ -1,5 +1,5 @@
-// Sum, Mean, Prod, Max, Min for one numeric type; instantiated by
-// reduction_kernels_float.cc and reduction_kernels_int.cc.
+// Sum, Mean, Prod, Max, Min for float or double (reduction_kernels_float.cc);
+// the integer and half types are in reduction_widened.h.
 #ifndef WEFT_OPS_CPU_REDUCTION_KERNELS_NUMERIC_H_
 #define WEFT_OPS_CPU_REDUCTION_KERNELS_NUMERIC_H_
 

@@ -28,6 +28,7 @@
 #include <cstring>
 #include <limits>
 #include <memory>
+#include <optional>
 #include <vector>
 
 #include "ops/cpu/cwise_ops.h"
@@ -244,6 +245,25 @@ absl::Status ReduceWithPlan(OpKernelContext* c, const ReductionPlan& plan,
   }
 }
 
+// The plan for reducing input 0 over the axes in input 1, or nullopt when
+// the kernel is done: the axes were bad (the error is set on `c`), or no
+// axis is folded and input 0 was forwarded as output 0, reshaped.
+inline std::optional<ReductionPlan> PlanReduction(OpKernelContext* c,
+                                                  bool keep_dims) {
+  const Tensor& in = c->input(0);
+  absl::StatusOr<ReductionPlan> plan =
+      MakeReductionPlan(in.shape(), c->input(1), keep_dims);
+  if (!plan.ok()) {
+    c->SetStatus(plan.status());
+    return std::nullopt;
+  }
+  if (plan->IsIdentity() && in.NumElements() > 0) {
+    c->set_output(0, in.Reshaped(plan->out_shape));
+    return std::nullopt;
+  }
+  return *std::move(plan);
+}
+
 // Sum / Prod / Max / Min / All / Any; Mean when kMean (sum, then divide by
 // the count: integers truncate, like TensorFlow; an empty float mean is NaN
 // and an empty integer mean 0).
@@ -256,13 +276,8 @@ class ReductionOp : public OpKernel {
 
   void Compute(OpKernelContext* c) override {
     const Tensor& in = c->input(0);
-    absl::StatusOr<ReductionPlan> plan =
-        MakeReductionPlan(in.shape(), c->input(1), keep_dims_);
-    OP_REQUIRES_OK(c, plan.status());
-    if (plan->IsIdentity() && in.NumElements() > 0) {
-      c->set_output(0, in.Reshaped(plan->out_shape));
-      return;
-    }
+    std::optional<ReductionPlan> plan = PlanReduction(c, keep_dims_);
+    if (!plan) return;
     Tensor* out = nullptr;
     OP_REQUIRES_OK(c, c->allocate_output(0, plan->out_shape, &out));
     OP_REQUIRES_OK(c, ReduceWithPlan<R>(c, *plan, in.data<T>(), out->data<T>()));

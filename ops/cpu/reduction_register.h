@@ -9,6 +9,8 @@ namespace weft {
 
 void RegisterReductionFloatKernels(KernelRegistry* r);  // float, double
 void RegisterReductionIntKernels(KernelRegistry* r);    // int32, int64, bool
+void RegisterReductionSmallIntKernels(KernelRegistry* r);  // int8..uint64
+void RegisterReductionHalfKernels(KernelRegistry* r);   // half, bfloat16
 void RegisterArgMinMaxKernels(KernelRegistry* r);       // ArgMax, ArgMin
 
 }  // namespace weft

@@ -5,7 +5,9 @@
 // signed overflow is undefined behaviour (UBSan stops on it, and the
 // optimiser may assume it never happens), so signed integers are computed in
 // the unsigned type, where wrap-around is defined, and converted back.
-// Floats and unsigned types use the plain operators.
+// Unsigned types narrower than int are promoted to (signed) int by the
+// operators, where 65535 * 65535 overflows, so they take the same detour.
+// Floats and the other unsigned types use the plain operators.
 //
 //   out = WrapAdd(x, y);          // x, y: Eigen array expressions
 //   acc = WrapMul(acc, row);
@@ -29,6 +31,13 @@ template <typename T>
 inline constexpr bool kWrapsSigned =
     std::is_integral_v<T> && std::is_signed_v<T>;
 
+// Computed in WrapUnsigned<T>: the signed integers and the unsigned ones
+// narrower than int.
+template <typename T>
+inline constexpr bool kWrapDetour =
+    kWrapsSigned<T> || (std::is_integral_v<T> && !std::is_same_v<T, bool> &&
+                        sizeof(T) < sizeof(int));
+
 // The unsigned type to compute T in. Types narrower than int would be
 // promoted back to (signed) int by the operators, so they use unsigned int.
 template <typename T>
@@ -42,14 +51,14 @@ inline T WrappingNeg(T x) {
   return static_cast<T>(U{0} - static_cast<U>(x));
 }
 
-// Binary functors: the plain operator for floats and unsigned types, the
-// unsigned detour for signed integers.
+// Binary functors: the plain operator for floats and unsigned types as wide
+// as int, the unsigned detour for the others.
 #define WEFT_WRAPPING_BINARY(NAME, FN, OP, PACKET_OP)                      \
   template <typename T>                                                    \
   struct NAME {                                                            \
     typedef T result_type;                                                 \
     T operator()(const T& a, const T& b) const {                           \
-      if constexpr (kWrapsSigned<T>) {                                     \
+      if constexpr (kWrapDetour<T>) {                                      \
         using U = WrapUnsigned<T>;                                         \
         return static_cast<T>(static_cast<U>(a) OP static_cast<U>(b));     \
       } else {                                                             \
@@ -122,7 +131,7 @@ typename V::Scalar ScalarFold(const V& v, typename V::Scalar init) {
 
 template <typename V>
 typename V::Scalar WrapSum(const V& v) {
-  if constexpr (kWrapsSigned<typename V::Scalar>) {
+  if constexpr (kWrapDetour<typename V::Scalar>) {
     return ScalarFold<WrappingAddOp>(v, 0);
   } else {
     return v.sum();
@@ -131,7 +140,7 @@ typename V::Scalar WrapSum(const V& v) {
 
 template <typename V>
 typename V::Scalar WrapProd(const V& v) {
-  if constexpr (kWrapsSigned<typename V::Scalar>) {
+  if constexpr (kWrapDetour<typename V::Scalar>) {
     return ScalarFold<WrappingMulOp>(v, 1);
   } else {
     return v.prod();

@@ -72,10 +72,22 @@ def run_weft(weft, path, fetches, feeds=(), targets=(), init=(), steps=1):
 
 
 def decode(entry):
+    """A fetch of `weft run --format json` as a NumPy array (bfloat16, which
+    NumPy lacks, as float32: every bfloat16 is one)."""
     if entry["dtype"] == "string":
         return np.array(entry["values"], dtype=object).reshape(entry["shape"])
     vals = [float(v) if isinstance(v, str) else v for v in entry["values"]]
-    return np.array(vals, dtype=entry["dtype"]).reshape(entry["shape"])
+    dtype = "float32" if entry["dtype"] == "bfloat16" else entry["dtype"]
+    return np.array(vals, dtype=dtype).reshape(entry["shape"])
+
+
+def weft_fetches(case, proc):
+    """The fetches of a finished `weft run --format json` by name, or None
+    (after a failed check naming `case`) when it exited non-zero."""
+    if proc.returncode != 0:
+        check(case, False, f"weft exited {proc.returncode}: {clip(proc.stderr)}")
+        return None
+    return json.loads(proc.stdout)["fetches"]
 
 
 def clip(text, head=3000, tail=1000):
@@ -90,10 +102,9 @@ def clip(text, head=3000, tail=1000):
 def compare_fetches(case, proc, fetches, ref, rtol, atol):
     """Checks weft's JSON output (`proc`) against TensorFlow's values `ref`:
     floats to rtol/atol, everything else exactly."""
-    if proc.returncode != 0:
-        check(case, False, f"weft exited {proc.returncode}: {clip(proc.stderr)}")
+    got = weft_fetches(case, proc)
+    if got is None:
         return
-    got = json.loads(proc.stdout)["fetches"]
     for name, want in zip(fetches, ref):
         have = decode(got[name])
         want = np.asarray(want)
@@ -112,12 +123,11 @@ def compare_fetches(case, proc, fetches, ref, rtol, atol):
                   f"{have} != TF {want}")
 
 
-def compare_tf1_graph(weft, work, case, graph, fetches, init=(), steps=1,
-                      rtol=1e-6, atol=1e-6):
+def run_tf1_and_weft(weft, work, case, graph, fetches, init=(), steps=1):
     """Runs a TF1 `graph` in TensorFlow (each init op once, in order, then
     `steps` runs of the fetches) and with `weft run` (the same), from its
-    GraphDef written to `work`, and compares the last run's values (rtol =
-    atol = 0: bit for bit)."""
+    GraphDef written to `work`. Returns (TensorFlow's last values, weft's
+    finished process)."""
     import tensorflow as tf  # only the TensorFlow tests call this
     tf1 = tf.compat.v1
     path = os.path.join(work, case + ".pb")
@@ -128,5 +138,12 @@ def compare_tf1_graph(weft, work, case, graph, fetches, init=(), steps=1,
             sess.run(graph.get_operation_by_name(i))
         for _ in range(steps):
             ref = sess.run([graph.get_tensor_by_name(f + ":0") for f in fetches])
-    proc = run_weft(weft, path, fetches, init=init, steps=steps)
+    return ref, run_weft(weft, path, fetches, init=init, steps=steps)
+
+
+def compare_tf1_graph(weft, work, case, graph, fetches, init=(), steps=1,
+                      rtol=1e-6, atol=1e-6):
+    """run_tf1_and_weft, then compares the last run's values (rtol = atol =
+    0: bit for bit)."""
+    ref, proc = run_tf1_and_weft(weft, work, case, graph, fetches, init, steps)
     compare_fetches(case, proc, fetches, ref, rtol, atol)
