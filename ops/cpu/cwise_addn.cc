@@ -58,6 +58,12 @@ void RegisterAddNKernels(KernelRegistry* r) {
   RegisterCpuKernel<AddNOp<double>, double>(r, "AddN");
   RegisterCpuKernel<AddNOp<int32_t>, int32_t>(r, "AddN");
   RegisterCpuKernel<AddNOp<int64_t>, int64_t>(r, "AddN");
+  RegisterCpuKernel<AddNOp<int8_t>, int8_t>(r, "AddN");
+  RegisterCpuKernel<AddNOp<int16_t>, int16_t>(r, "AddN");
+  RegisterCpuKernel<AddNOp<uint8_t>, uint8_t>(r, "AddN");
+  RegisterCpuKernel<AddNOp<uint16_t>, uint16_t>(r, "AddN");
+  RegisterCpuKernel<AddNOp<uint32_t>, uint32_t>(r, "AddN");
+  RegisterCpuKernel<AddNOp<uint64_t>, uint64_t>(r, "AddN");
 }
 
 }  // namespace weft

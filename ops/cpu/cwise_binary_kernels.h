@@ -4,6 +4,8 @@
 #ifndef WEFT_OPS_CPU_CWISE_BINARY_KERNELS_H_
 #define WEFT_OPS_CPU_CWISE_BINARY_KERNELS_H_
 
+#include <type_traits>
+
 #include "ops/cpu/cwise_functors.h"
 #include "ops/cpu/cwise_ops.h"
 
@@ -44,10 +46,15 @@ void RegisterFloatingBinaryKernels(KernelRegistry* r) {
   RegisterComparisonKernels<T>(r);
 }
 
-// int32, int64.
+// Every integer type, each op for the types TensorFlow registers it for:
+// Add not for uint16..uint64, Pow for the signed types, SquaredDifference
+// for int32 and int64 only.
 template <typename T>
 void RegisterIntegerBinaryKernels(KernelRegistry* r) {
-  RegisterBinary<functor::Add, T>(r, "Add");
+  constexpr bool kSigned = std::is_signed_v<T>;
+  if constexpr (kSigned || sizeof(T) == 1) {
+    RegisterBinary<functor::Add, T>(r, "Add");
+  }
   RegisterBinary<functor::Add, T>(r, "AddV2");
   RegisterBinary<functor::Sub, T>(r, "Sub");
   RegisterBinary<functor::Mul, T>(r, "Mul");
@@ -56,8 +63,10 @@ void RegisterIntegerBinaryKernels(KernelRegistry* r) {
   RegisterBinary<functor::IntFloorMod, T>(r, "FloorMod");
   RegisterBinary<functor::Maximum, T>(r, "Maximum");
   RegisterBinary<functor::Minimum, T>(r, "Minimum");
-  RegisterBinary<functor::IntPow, T>(r, "Pow");
-  RegisterBinary<functor::SquaredDifference, T>(r, "SquaredDifference");
+  if constexpr (kSigned) RegisterBinary<functor::IntPow, T>(r, "Pow");
+  if constexpr (kSigned && sizeof(T) >= 4) {
+    RegisterBinary<functor::SquaredDifference, T>(r, "SquaredDifference");
+  }
   RegisterComparisonKernels<T>(r);
 }
 

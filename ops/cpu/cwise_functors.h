@@ -175,10 +175,14 @@ template <typename T>
 struct FloorDivIntScalar {
   typedef T result_type;
   T operator()(const T& x, const T& y) const {
-    if (y == -1) return WrappingNeg(x);
-    const T q = x / y;
-    const T r = x % y;
-    return (r != 0 && ((r < 0) != (y < 0))) ? q - 1 : q;
+    if constexpr (!std::is_signed_v<T>) {
+      return static_cast<T>(x / y);
+    } else {
+      if (y == -1) return WrappingNeg(x);
+      const T q = x / y;
+      const T r = x % y;
+      return (r != 0 && ((r < 0) != (y < 0))) ? q - 1 : q;
+    }
   }
 };
 
@@ -186,9 +190,13 @@ template <typename T>
 struct FloorModIntScalar {
   typedef T result_type;
   T operator()(const T& x, const T& y) const {
-    if (y == -1) return 0;
-    const T r = x % y;
-    return (r != 0 && ((r < 0) != (y < 0))) ? r + y : r;
+    if constexpr (!std::is_signed_v<T>) {
+      return static_cast<T>(x % y);
+    } else {
+      if (y == -1) return 0;
+      const T r = x % y;
+      return (r != 0 && ((r < 0) != (y < 0))) ? r + y : r;
+    }
   }
 };
 

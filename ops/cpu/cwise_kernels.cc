@@ -8,6 +8,7 @@ void RegisterCwiseKernels(KernelRegistry* r) {
   RegisterCwiseDoubleKernels(r);
   RegisterCwiseHalfKernels(r);
   RegisterCwiseIntKernels(r);
+  RegisterCwiseSmallIntKernels(r);
   RegisterCwiseBoolKernels(r);
   RegisterCwiseUnaryKernels(r);
   RegisterCastKernels(r);

@@ -12,6 +12,7 @@ void RegisterCwiseFloatKernels(KernelRegistry* r);   // cwise_kernels_float.cc
 void RegisterCwiseDoubleKernels(KernelRegistry* r);  // cwise_kernels_double.cc
 void RegisterCwiseHalfKernels(KernelRegistry* r);    // cwise_kernels_half.cc
 void RegisterCwiseIntKernels(KernelRegistry* r);     // cwise_kernels_int.cc
+void RegisterCwiseSmallIntKernels(KernelRegistry* r);  // cwise_kernels_small_int.cc
 void RegisterCwiseBoolKernels(KernelRegistry* r);    // cwise_kernels_bool.cc
 void RegisterCwiseUnaryKernels(KernelRegistry* r);   // cwise_kernels_unary.cc
 void RegisterCastKernels(KernelRegistry* r);         // cwise_cast.cc

@@ -88,6 +88,10 @@ void RegisterMathExtraKernels(KernelRegistry* r) {
   RegisterCpuKernel<ClipByValueOp<double>, double>(r, "ClipByValue");
   RegisterCpuKernel<ClipByValueOp<int32_t>, int32_t>(r, "ClipByValue");
   RegisterCpuKernel<ClipByValueOp<int64_t>, int64_t>(r, "ClipByValue");
+  RegisterCpuKernel<ClipByValueOp<int8_t>, int8_t>(r, "ClipByValue");
+  RegisterCpuKernel<ClipByValueOp<int16_t>, int16_t>(r, "ClipByValue");
+  RegisterCpuKernel<ClipByValueOp<uint8_t>, uint8_t>(r, "ClipByValue");
+  RegisterCpuKernel<ClipByValueOp<uint16_t>, uint16_t>(r, "ClipByValue");
   RegisterBatchMatMulKernels(r);
   RegisterScanKernels(r);
   RegisterSegmentKernels(r);

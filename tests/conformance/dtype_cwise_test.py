@@ -1,0 +1,116 @@
+"""Conformance: element-wise ops on the dtypes beyond float, double, int32
+and int64 that TensorFlow's CPU kernels take (int8, int16, uint8, uint16,
+uint32, uint64), with broadcasting, against TensorFlow 2.21 running the same
+GraphDef, bit for bit: wrapping sums and products, truncating and flooring
+division, powers, comparisons, Square/Neg/Abs/Sign, AddN and ClipByValue.
+Each op is tried on exactly the types TensorFlow registers it for.
+
+usage: dtype_cwise_test.py PATH_TO_WEFT
+Prints 'SKIPPED: ...' and exits 0 when TensorFlow is not installed.
+"""
+import os
+import sys
+
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "interop"))
+from tf_compare import start_conformance  # noqa: E402
+from tf_compare import check, clip, decode, run_tf1_and_weft, run_weft  # noqa: E402
+from tf_compare import summary_exit_code, weft_fetches  # noqa: E402
+
+np, tf, WEFT, WORK = start_conformance("dtype_cwise")
+tf1 = tf.compat.v1
+tf1.disable_eager_execution()
+raw = tf.raw_ops
+rng = np.random.RandomState(9)
+
+SIGNED = ["int8", "int16"]
+UNSIGNED = ["uint8", "uint16", "uint32", "uint64"]
+
+# op name -> (builder, the types it is tried on)
+BINARY = {
+    "add": (lambda x, y, n: raw.Add(x=x, y=y, name=n), SIGNED + ["uint8"]),
+    "addv2": (lambda x, y, n: raw.AddV2(x=x, y=y, name=n), SIGNED + UNSIGNED),
+    "sub": (lambda x, y, n: raw.Sub(x=x, y=y, name=n), SIGNED + UNSIGNED),
+    "mul": (lambda x, y, n: raw.Mul(x=x, y=y, name=n), SIGNED + UNSIGNED),
+    "div": (lambda x, y, n: raw.Div(x=x, y=y, name=n), SIGNED + UNSIGNED),
+    "floordiv": (lambda x, y, n: raw.FloorDiv(x=x, y=y, name=n), SIGNED + UNSIGNED),
+    "floormod": (lambda x, y, n: raw.FloorMod(x=x, y=y, name=n), SIGNED + UNSIGNED),
+    "maximum": (lambda x, y, n: raw.Maximum(x=x, y=y, name=n), SIGNED + UNSIGNED),
+    "minimum": (lambda x, y, n: raw.Minimum(x=x, y=y, name=n), SIGNED + UNSIGNED),
+    "greater": (lambda x, y, n: raw.Greater(x=x, y=y, name=n), SIGNED + UNSIGNED),
+    "less_equal": (lambda x, y, n: raw.LessEqual(x=x, y=y, name=n), SIGNED + UNSIGNED),
+    "equal": (lambda x, y, n: raw.Equal(x=x, y=y, name=n), SIGNED + UNSIGNED),
+    "not_equal": (lambda x, y, n: raw.NotEqual(x=x, y=y, name=n), SIGNED + UNSIGNED),
+}
+UNARY = {
+    "square": (lambda x, n: raw.Square(x=x, name=n), SIGNED + UNSIGNED),
+    "neg": (lambda x, n: raw.Neg(x=x, name=n), SIGNED),
+    "abs": (lambda x, n: raw.Abs(x=x, name=n), SIGNED),
+    "sign": (lambda x, n: raw.Sign(x=x, name=n), SIGNED),
+}
+
+
+def sample(dtype, shape, nonzero=False):
+    info = np.iinfo(dtype)
+    lo, hi = max(info.min, -(2 ** 40)), min(info.max, 2 ** 40)
+    v = rng.randint(lo, hi, size=shape, dtype=np.int64)
+    v.ravel()[:3] = [lo, hi, 0][: v.size]  # the extremes wrap
+    if nonzero:
+        v[v == 0] = 1
+    return v.astype(dtype)
+
+
+def run_case(dtype):
+    g = tf1.Graph()
+    fetches = []
+    with g.as_default(), tf1.device("/cpu:0"):
+        x = tf1.constant(sample(dtype, (3, 5)))
+        y = tf1.constant(sample(dtype, (3, 5), nonzero=True))
+        row = tf1.constant(sample(dtype, (1, 5), nonzero=True))
+        for name, (fn, types) in BINARY.items():
+            if dtype in types:
+                fn(x, y, f"{name}")
+                fn(x, row, f"{name}_bcast")
+                fetches += [name, f"{name}_bcast"]
+        for name, (fn, types) in UNARY.items():
+            if dtype in types:
+                fn(x, name)
+                fetches.append(name)
+        if dtype in SIGNED:
+            exps = tf1.constant(rng.randint(0, 9, size=(3, 5)).astype(dtype))
+            raw.Pow(x=x, y=exps, name="pow")
+            fetches.append("pow")
+        raw.AddN(inputs=[x, y, x], name="addn")
+        fetches.append("addn")
+        if dtype in SIGNED + ["uint8", "uint16"]:
+            lo, hi = np.sort(sample(dtype, (2,)))
+            raw.ClipByValue(t=x, clip_value_min=tf1.constant(lo), clip_value_max=tf1.constant(hi),
+                            name="clip")
+            fetches.append("clip")
+    ref, proc = run_tf1_and_weft(WEFT, WORK, dtype, g, fetches)
+    got = weft_fetches(dtype, proc)
+    if got is None:
+        return
+    for name, want in zip(fetches, ref):
+        have = decode(got[name])
+        want = np.asarray(want)
+        check(f"{dtype}/{name}", have.shape == want.shape and np.array_equal(have, want),
+              f"{have.ravel()[:6]} != TF {want.ravel()[:6]}")
+
+
+def division_by_zero(dtype):
+    g = tf1.Graph()
+    with g.as_default(), tf1.device("/cpu:0"):
+        raw.FloorDiv(x=tf1.constant(np.array([1, 2], dtype)),
+                     y=tf1.constant(np.array([1, 0], dtype)), name="z")
+    path = os.path.join(WORK, f"zero_{dtype}.pb")
+    with open(path, "wb") as f:
+        f.write(g.as_graph_def().SerializeToString())
+    proc = run_weft(WEFT, path, ["z"])
+    check(f"{dtype}/division_by_zero", proc.returncode != 0 and
+          "Integer division by zero" in proc.stderr, clip(proc.stderr))
+
+
+for t in SIGNED + UNSIGNED:
+    run_case(t)
+    division_by_zero(t)
+sys.exit(summary_exit_code())
