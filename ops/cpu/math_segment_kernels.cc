@@ -89,7 +89,7 @@ void Register(KernelRegistry* r, bool sum_only) {
   auto def = [](const char* op) {
     return KernelDef(op, kDeviceTypeCpu)
         .TypeConstraint("T", DataTypeToEnum<T>::value)
-        .TypeConstraint("Tindices", {DT_INT32, DT_INT64});
+        .TypeConstraint("Tindices", {DT_INT16, DT_INT32, DT_INT64});
   };
   r->Register(def("UnsortedSegmentSum"), MakeKernel<UnsortedSegmentReduceOp<T, SumReducer>>);
   if (sum_only) return;
@@ -106,6 +106,13 @@ void RegisterSegmentKernels(KernelRegistry* r) {
   Register<int32_t>(r, false);
   Register<int64_t>(r, false);
   Register<Half>(r, false);
+  Register<BFloat16>(r, false);
+  Register<int8_t>(r, false);
+  Register<int16_t>(r, false);
+  Register<uint8_t>(r, false);
+  Register<uint16_t>(r, false);
+  Register<uint32_t>(r, false);
+  Register<uint64_t>(r, false);
   RegisterSortedSegmentKernels(r);
   RegisterSparseSegmentKernels(r);
 }

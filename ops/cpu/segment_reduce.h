@@ -19,6 +19,7 @@
 #include "absl/status/status.h"
 #include "ops/cpu/cwise_parallel.h"
 #include "ops/cpu/float_convert.h"
+#include "ops/cpu/wrapping.h"
 #include "runtime/core/tensor.h"
 #include "runtime/core/types.h"
 
@@ -47,17 +48,18 @@ T NarrowFromAcc(SegmentAcc<T> v) {
   }
 }
 
+// Integer sums and products wrap, as TensorFlow's (wrapping.h).
 struct SumReducer {
   template <typename A>
   static A Init() { return A(0); }
   template <typename A>
-  static A Combine(A a, A x) { return a + x; }
+  static A Combine(A a, A x) { return WrappingAddOp<A>()(a, x); }
 };
 struct ProdReducer {
   template <typename A>
   static A Init() { return A(1); }
   template <typename A>
-  static A Combine(A a, A x) { return a * x; }
+  static A Combine(A a, A x) { return WrappingMulOp<A>()(a, x); }
 };
 struct MaxReducer {
   template <typename A>

@@ -148,6 +148,13 @@ void RegisterSortedSegmentKernels(KernelRegistry* r) {
   RegisterSorted<Half>(r);
   RegisterSorted<int32_t>(r);
   RegisterSorted<int64_t>(r);
+  RegisterSorted<BFloat16>(r);
+  RegisterSorted<int8_t>(r);
+  RegisterSorted<int16_t>(r);
+  RegisterSorted<uint8_t>(r);
+  RegisterSorted<uint16_t>(r);
+  RegisterSorted<uint32_t>(r);
+  RegisterSorted<uint64_t>(r);
 }
 
 }  // namespace weft

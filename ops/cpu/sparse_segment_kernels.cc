@@ -195,8 +195,15 @@ void RegisterSparseSegmentKernels(KernelRegistry* r) {
   RegisterAll<float>(r);
   RegisterAll<double>(r);
   RegisterAll<Half>(r);
+  RegisterAll<BFloat16>(r);
   RegisterForward<int32_t, Scale::kSum>(r, "SparseSegmentSum");
   RegisterForward<int64_t, Scale::kSum>(r, "SparseSegmentSum");
+  RegisterForward<int8_t, Scale::kSum>(r, "SparseSegmentSum");
+  RegisterForward<int16_t, Scale::kSum>(r, "SparseSegmentSum");
+  RegisterForward<uint8_t, Scale::kSum>(r, "SparseSegmentSum");
+  RegisterForward<uint16_t, Scale::kSum>(r, "SparseSegmentSum");
+  RegisterForward<uint32_t, Scale::kSum>(r, "SparseSegmentSum");
+  RegisterForward<uint64_t, Scale::kSum>(r, "SparseSegmentSum");
 }
 
 }  // namespace weft

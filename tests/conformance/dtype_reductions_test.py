@@ -1,7 +1,8 @@
 """Conformance: Sum, Mean, Prod, Max, Min, ArgMax and ArgMin on every real
 dtype TensorFlow's CPU kernels take (half, bfloat16, float, double, the
 signed and unsigned integers, and bool for the arg ops), over single axes,
-axis pairs, all axes and keep_dims, against TensorFlow 2.21 running the same
+axis pairs, all axes and keep_dims, and the sorted, unsorted and sparse
+segment reductions on them, against TensorFlow 2.21 running the same
 GraphDef.
 
 Integers must match exactly: Sum and Prod wrap as TensorFlow's do, and Mean
@@ -25,6 +26,7 @@ from tf_compare import weft_fetches  # noqa: E402
 
 np, tf, WEFT, WORK = start_conformance("dtype_reductions")
 tf1 = tf.compat.v1
+raw = tf.raw_ops
 tf1.disable_eager_execution()
 rng = np.random.RandomState(5)
 
@@ -66,7 +68,7 @@ def compare(case, graph, fetches, dtype):
             have, want = have.astype(np.float64), want.astype(np.float64)
         if have.shape != want.shape:
             check(f"{case}/{name}", False, f"shape {have.shape} != TF {want.shape}")
-        elif dtype in RTOL and name.split("_")[0] in ("sum", "mean", "prod", "max", "min"):
+        elif dtype in RTOL and not name.startswith("arg"):
             scale = np.max(np.abs(want[np.isfinite(want)]), initial=1.0)
             ok = np.allclose(have, want, rtol=RTOL[dtype], atol=RTOL[dtype] * scale * 0.05,
                              equal_nan=True)
@@ -126,6 +128,35 @@ def arg_case(dtype):
     compare(f"arg_{dtype}", g, fetches, dtype)
 
 
+def segment_case(dtype):
+    """Sorted, unsorted (int16, int32 and int64 ids) and sparse segment
+    reductions."""
+    g = tf1.Graph()
+    fetches = []
+    with g.as_default(), tf1.device("/cpu:0"):
+        x = constant(dtype, sample(dtype, (6, 4), near_one=dtype in RTOL))
+        sorted_ids = tf1.constant(np.array([0, 0, 1, 3, 3, 3], np.int32))
+        for op in ("Sum", "Mean", "Prod", "Min", "Max"):
+            getattr(raw, f"Segment{op}")(data=x, segment_ids=sorted_ids, name=f"seg{op}")
+            fetches.append(f"seg{op}")
+        for ids_type in (np.int16, np.int32, np.int64):
+            ids = tf1.constant(np.array([4, 0, 2, 0, 4, 1], ids_type))
+            # TensorFlow's OpDefs take int16 ids for UnsortedSegmentSum only.
+            for op in ("Sum",) if ids_type == np.int16 else ("Sum", "Prod", "Min", "Max"):
+                name = f"unsorted{op}_{np.dtype(ids_type).name}"
+                getattr(raw, f"UnsortedSegment{op}")(data=x, segment_ids=ids,
+                                                     num_segments=5, name=name)
+                fetches.append(name)
+        idx = tf1.constant(np.array([0, 2, 5, 1], np.int32))
+        seg = tf1.constant(np.array([0, 0, 1, 2], np.int32))
+        ops = ("Sum", "Mean", "SqrtN") if dtype in RTOL else ("Sum",)
+        for op in ops:
+            getattr(raw, f"SparseSegment{op}")(data=x, indices=idx, segment_ids=seg,
+                                               name=f"sparse{op}")
+            fetches.append(f"sparse{op}")
+    compare(f"segment_{dtype}", g, fetches, dtype)
+
+
 def edge_cases():
     g = tf1.Graph()
     with g.as_default(), tf1.device("/cpu:0"):
@@ -145,5 +176,7 @@ for t in ["half", "bfloat16", "float32", "float64"] + INTS:
     reduction_case(t)
 for t in ["half", "bfloat16", "float32", "float64", "bool"] + INTS:
     arg_case(t)
+for t in ["half", "bfloat16", "float32"] + INTS:
+    segment_case(t)
 edge_cases()
 sys.exit(summary_exit_code())
