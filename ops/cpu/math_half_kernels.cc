@@ -1,7 +1,8 @@
 // Half (float16) kernels computed in float and rounded once
 // (cwise_half_via_float.h): the unary math functions (Sin ... Log1p, the
 // predicates) and the older unary ops (Neg, Abs, Sqrt, Exp, Tanh, ...),
-// Atan2, Xdivy, Xlogy, Xlog1py, TruncateDiv, and the gradient ops TanhGrad,
+// Atan2, Xdivy, Xlogy, Xlog1py, TruncateDiv, FloorDiv, FloorMod, Pow,
+// SquaredDifference, and the gradient ops TanhGrad,
 // SigmoidGrad, SqrtGrad, RsqrtGrad and ReciprocalGrad. Where TensorFlow's
 // Eigen::half computes an op in several rounded steps (Xlogy's log, the
 // gradients' products), the float functors here round at the same steps,
@@ -31,6 +32,24 @@ struct HalfTruncateDiv : BinaryFunctorBase {  // trunc of the half quotient
   template <typename X, typename Y>
   static auto Apply(const X& x, const Y& y) {
     return RoundToHalf(x / y).unaryExpr([](float v) { return std::trunc(v); });
+  }
+};
+
+// floor of the half quotient (2.9999 as a float quotient is 3 in half).
+struct HalfFloorDiv : BinaryFunctorBase {
+  static constexpr int kCost = 10;
+  template <typename X, typename Y>
+  static auto Apply(const X& x, const Y& y) {
+    return RoundToHalf(x / y).floor();
+  }
+};
+
+// The square of the half difference.
+struct HalfSquaredDifference : BinaryFunctorBase {
+  static constexpr int kCost = 3;
+  template <typename X, typename Y>
+  static auto Apply(const X& x, const Y& y) {
+    return RoundToHalf(x - y).square();
   }
 };
 
@@ -93,6 +112,10 @@ void RegisterBinaryAndGrads(KernelRegistry* r) {
   RegisterHalfBinary<HalfXlogy>(r, "Xlogy");
   RegisterHalfBinary<HalfXlog1py>(r, "Xlog1py");
   RegisterHalfBinary<HalfTruncateDiv>(r, "TruncateDiv");
+  RegisterHalfBinary<HalfFloorDiv>(r, "FloorDiv");
+  RegisterHalfBinary<functor::FloorMod>(r, "FloorMod");  // fmod is exact
+  RegisterHalfBinary<functor::Pow>(r, "Pow");
+  RegisterHalfBinary<HalfSquaredDifference>(r, "SquaredDifference");
   RegisterHalfSameSize<HalfTanhGrad>(r, "TanhGrad");
   RegisterHalfSameSize<HalfSigmoidGrad>(r, "SigmoidGrad");
   RegisterHalfSameSize<HalfSqrtGrad>(r, "SqrtGrad");

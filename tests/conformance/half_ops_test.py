@@ -1,6 +1,7 @@
 """Conformance: binary arithmetic on float16, run by `weft run` against
 TensorFlow 2.21 on the same GraphDef, bit for bit: Add, AddV2, Sub, Mul,
-RealDiv, Div, Maximum and Minimum, and the comparisons, with broadcasting, over values that round
+RealDiv, Div, Maximum, Minimum, FloorDiv, FloorMod, Pow, SquaredDifference
+and the comparisons, with broadcasting, over values that round
 (large, small, subnormal, inf and NaN operands).
 
 usage: half_ops_test.py PATH_TO_WEFT
@@ -39,6 +40,10 @@ with g.as_default():
         "div": tf.raw_ops.Div(x=x, y=y),
         "maximum": tf.raw_ops.Maximum(x=x, y=y),
         "minimum": tf.raw_ops.Minimum(x=x, y=y),
+        "floordiv": tf.raw_ops.FloorDiv(x=x, y=y),
+        "floormod": tf.raw_ops.FloorMod(x=x, y=y),
+        "pow": tf.raw_ops.Pow(x=x, y=tf1.constant(np.array([2, -1, 0.5, 3, 0, 1.5], np.float16))),
+        "squared_difference": tf.raw_ops.SquaredDifference(x=x, y=y),
         "scalar": tf.raw_ops.Mul(x=x, y=tf1.constant(np.float16(0.5))),
         "greater": tf.raw_ops.Greater(x=x, y=y),
         "greater_equal": tf.raw_ops.GreaterEqual(x=x, y=y),
