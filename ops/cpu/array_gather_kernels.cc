@@ -10,6 +10,7 @@
 #include "absl/strings/str_cat.h"
 #include "ops/cpu/array_kernels.h"
 #include "ops/cpu/array_util.h"
+#include "ops/cpu/float_convert.h"
 #include "ops/framework/op_kernel.h"
 #include "runtime/core/status.h"
 
@@ -165,6 +166,17 @@ class SelectV2Op : public OpKernel {
   }
 };
 
+// x != 0; half and bfloat16 through their float value (-0 is zero, NaN
+// is not).
+template <typename T>
+bool IsNonzero(T x) {
+  if constexpr (std::is_same_v<T, Half> || std::is_same_v<T, BFloat16>) {
+    return ToFloat(x) != 0.0f;
+  } else {
+    return x != T(0);
+  }
+}
+
 // Where: the [num_true, rank] int64 coordinates of the nonzero elements,
 // in row-major order (what boolean_mask and report_uninitialized_variables
 // build on).
@@ -179,7 +191,7 @@ class WhereOp : public OpKernel {
   case DataTypeToEnum<T>::value: {                                      \
     const T* p = in.data<T>();                                          \
     for (int64_t i = 0; i < in.NumElements(); ++i) {                    \
-      if (p[i] != T(0)) hits.push_back(i);                              \
+      if (IsNonzero(p[i])) hits.push_back(i);                           \
     }                                                                   \
     break;                                                              \
   }
@@ -194,6 +206,8 @@ class WhereOp : public OpKernel {
       WEFT_WHERE_CASE(uint32_t)
       WEFT_WHERE_CASE(int64_t)
       WEFT_WHERE_CASE(uint64_t)
+      WEFT_WHERE_CASE(Half)
+      WEFT_WHERE_CASE(BFloat16)
 #undef WEFT_WHERE_CASE
       default:
         c->SetStatus(absl::UnimplementedError(absl::StrCat(
@@ -288,9 +302,9 @@ void RegisterArrayGatherKernels(KernelRegistry* r) {
   r->Register(KernelDef("Unique", kDeviceTypeCpu), MakeKernel<UniqueOp>);
   r->Register(KernelDef("UniqueWithCounts", kDeviceTypeCpu), MakeKernel<UniqueOp>);
   r->Register(KernelDef("Where", kDeviceTypeCpu)
-                  .TypeConstraint("T", {DT_BOOL, DT_FLOAT, DT_DOUBLE, DT_INT8, DT_UINT8,
-                                        DT_INT16, DT_UINT16, DT_INT32, DT_UINT32,
-                                        DT_INT64, DT_UINT64}),
+                  .TypeConstraint("T", {DT_BOOL, DT_FLOAT, DT_DOUBLE, DT_HALF, DT_BFLOAT16,
+                                        DT_INT8, DT_UINT8, DT_INT16, DT_UINT16, DT_INT32,
+                                        DT_UINT32, DT_INT64, DT_UINT64}),
               MakeKernel<WhereOp>);
   r->Register(
       KernelDef("GatherV2", kDeviceTypeCpu).TypeConstraint("Tparams", PodAndStringTypes()),

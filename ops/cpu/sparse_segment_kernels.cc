@@ -176,7 +176,8 @@ void RegisterForward(KernelRegistry* r, const char* name) {
   r->Register(def(name), MakeKernel<SparseSegmentReduceOp<T, kScale, false>>);
   r->Register(def(absl::StrCat(name, "WithNumSegments")),
               MakeKernel<SparseSegmentReduceOp<T, kScale, true>>);
-  if constexpr (std::is_floating_point_v<T> || std::is_same_v<T, Half>) {
+  if constexpr (std::is_floating_point_v<T> || std::is_same_v<T, Half> ||
+                std::is_same_v<T, BFloat16>) {
     r->Register(def(absl::StrCat(name, "Grad")), MakeKernel<SparseSegmentGradOp<T, kScale, false>>);
     r->Register(def(absl::StrCat(name, "GradV2")), MakeKernel<SparseSegmentGradOp<T, kScale, true>>);
   }

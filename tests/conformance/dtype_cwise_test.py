@@ -2,7 +2,8 @@
 and int64 that TensorFlow's CPU kernels take (int8, int16, uint8, uint16,
 uint32, uint64), with broadcasting, against TensorFlow 2.21 running the same
 GraphDef, bit for bit: wrapping sums and products, truncating and flooring
-division, powers, comparisons, Square/Neg/Abs/Sign, AddN and ClipByValue.
+division, powers, comparisons, Square/Neg/Abs/Sign, AddN and ClipByValue;
+and Where on those types, half and bfloat16.
 Each op is tried on exactly the types TensorFlow registers it for.
 
 usage: dtype_cwise_test.py PATH_TO_WEFT
@@ -110,7 +111,37 @@ def division_by_zero(dtype):
           "Integer division by zero" in proc.stderr, clip(proc.stderr))
 
 
+def where_case():
+    """Where (the coordinates of the nonzero elements) on the integer types
+    against TensorFlow, and on half and bfloat16 (which TensorFlow's CPU
+    kernel refuses: "No WhereOp available for float16/half type on CPU")
+    against NumPy's argwhere: -0 is zero, NaN is not."""
+    g = tf1.Graph()
+    fetches, numpy_ref = [], {}
+    with g.as_default(), tf1.device("/cpu:0"):
+        for dtype in SIGNED + UNSIGNED + ["half", "bfloat16"]:
+            if dtype in ("half", "bfloat16"):
+                v = np.array([[0, -0.0, 1e-3], [np.nan, 0, -2], [0, 0, 0]], np.float32)
+                x = tf.cast(tf1.constant(v), tf.as_dtype(dtype))
+                numpy_ref[f"where_{dtype}"] = np.argwhere(v != 0)
+            else:
+                x = tf1.constant(np.array([[0, 1, 0], [3, 0, 0], [0, 0, 7]], dtype))
+            tf.where(x, name=f"where_{dtype}")
+            fetches.append(f"where_{dtype}")
+    tf_fetches = [f for f in fetches if f not in numpy_ref]
+    ref, _ = run_tf1_and_weft(WEFT, WORK, "where_tf", g, tf_fetches)
+    want_by_name = dict(zip(tf_fetches, ref), **numpy_ref)
+    got = weft_fetches("where", run_weft(WEFT, os.path.join(WORK, "where_tf.pb"), fetches))
+    if got is None:
+        return
+    for name in fetches:
+        have, want = decode(got[name]), np.asarray(want_by_name[name])
+        check(name, have.shape == want.shape and np.array_equal(have, want),
+              f"{have.tolist()} != {want.tolist()}")
+
+
 for t in SIGNED + UNSIGNED:
     run_case(t)
     division_by_zero(t)
+where_case()
 sys.exit(summary_exit_code())

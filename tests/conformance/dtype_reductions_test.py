@@ -154,6 +154,11 @@ def segment_case(dtype):
             getattr(raw, f"SparseSegment{op}")(data=x, indices=idx, segment_ids=seg,
                                                name=f"sparse{op}")
             fetches.append(f"sparse{op}")
+            if dtype in RTOL:  # the gradients, back to the 6 data rows
+                gy = constant(dtype, sample(dtype, (3, 4), near_one=True))
+                getattr(raw, f"SparseSegment{op}Grad")(grad=gy, indices=idx, segment_ids=seg,
+                                                      output_dim0=6, name=f"sparse{op}Grad")
+                fetches.append(f"sparse{op}Grad")
     compare(f"segment_{dtype}", g, fetches, dtype)
 
 
