@@ -3,7 +3,9 @@ bfloat16, run by `weft run` against TensorFlow 2.21 on the same GraphDef:
 BiasAdd and BiasAddGrad (NHWC and NCHW), the activations and their
 gradients, Softmax, LogSoftmax, both softmax cross-entropies, L2Loss, max
 and average pooling with their gradients, MatMul, BatchMatMulV2/V3, Conv2D,
-DepthwiseConv2dNative and their backprops, _FusedConv2D and _FusedMatMul.
+DepthwiseConv2dNative and their backprops, _FusedConv2D and _FusedMatMul;
+and BiasAdd and BiasAddGrad on int8, int16, uint8, uint16, uint32 and
+uint64, exactly.
 Weft computes these in float and rounds each output once; TensorFlow's
 Eigen::half / bfloat16 kernels may round intermediate results too, so
 outputs (widened to float32 in the graph) agree to a few units in the last
@@ -243,5 +245,31 @@ for dtype in (tf.float16, tf.bfloat16):
             weft_graph, reference = fused(dtype, op, act)
             compare(f"{op}_{act or 'bias'}_{dtype.name}", weft_graph, reference, ["out"],
                     TOL[dtype])
+
+
+
+def int_bias(np_type):
+    """BiasAdd and BiasAddGrad on the small and unsigned integer types,
+    exactly: values near the type's limits, so sums and adds wrap."""
+    info = np.iinfo(np_type)
+    lo, hi = max(int(info.min), -(1 << 40)), min(int(info.max), 1 << 40)
+
+    def values(shape):
+        return tf1.constant(rng.randint(lo, hi, size=shape, dtype=np.int64).astype(np_type))
+
+    g = tf1.Graph()
+    with g.as_default(), tf1.device("/cpu:0"):
+        v, vc, b = values([2, 3, 4, 5]), values([2, 5, 3, 4]), values([5])
+        outs = {"nhwc": raw.BiasAdd(value=v, bias=b),
+                "nchw": raw.BiasAdd(value=vc, bias=b, data_format="NCHW"),
+                "grad_nhwc": raw.BiasAddGrad(out_backprop=v),
+                "grad_nchw": raw.BiasAddGrad(out_backprop=vc, data_format="NCHW")}
+        for name, t in outs.items():
+            tf1.identity(t, name="out_" + name)
+    compare(f"bias_{np_type.__name__}", g, g, ["out_" + n for n in outs], 0.0)
+
+
+for np_type in (np.int8, np.int16, np.uint8, np.uint16, np.uint32, np.uint64):
+    int_bias(np_type)
 
 sys.exit(summary_exit_code())
