@@ -186,6 +186,8 @@ void RegisterViaFloatNnKernels(KernelRegistry* r) {
   }
   // TensorFlow has BatchMatMulV3 on bfloat16, not on half.
   RegisterViaFloat(r, "BatchMatMulV3", {"Ta", "Tb", "Tout"}, {DT_BFLOAT16});
+  // Gradients sum into AddN: a mixed-precision training step needs it.
+  RegisterViaFloat(r, "AddN");
 }
 
 }  // namespace weft

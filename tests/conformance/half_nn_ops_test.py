@@ -3,8 +3,8 @@ bfloat16, run by `weft run` against TensorFlow 2.21 on the same GraphDef:
 BiasAdd and BiasAddGrad (NHWC and NCHW), the activations and their
 gradients, Softmax, LogSoftmax, both softmax cross-entropies, L2Loss, max
 and average pooling with their gradients, MatMul, BatchMatMulV2/V3, Conv2D,
-DepthwiseConv2dNative and their backprops, _FusedConv2D and _FusedMatMul;
-and BiasAdd and BiasAddGrad on int8, int16, uint8, uint16, uint32 and
+DepthwiseConv2dNative and their backprops, _FusedConv2D, _FusedMatMul and
+AddN; and BiasAdd and BiasAddGrad on int8, int16, uint8, uint16, uint32 and
 uint64, exactly.
 Weft computes these in float and rounds each output once; TensorFlow's
 Eigen::half / bfloat16 kernels may round intermediate results too, so
@@ -19,7 +19,7 @@ import sys
 
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "interop"))
 from tf_compare import start_conformance  # noqa: E402
-from tf_compare import compare_fetches, run_weft, summary_exit_code  # noqa: E402
+from tf_compare import check, compare_fetches, run_weft, summary_exit_code  # noqa: E402
 
 np, tf, WEFT, WORK = start_conformance("half_nn_ops")
 
@@ -184,8 +184,14 @@ def convs(dt):
     return out
 
 
+def addn(dt):
+    return {"addn": raw.AddN(inputs=[const([3, 4], dt) for _ in range(3)]),
+            "addn_one": raw.AddN(inputs=[const([5], dt)])}
+
+
 for dtype in (tf.float16, tf.bfloat16):
     run("bias", dtype, bias)
+    run("addn", dtype, addn)
     run("activations", dtype, activations)
     run("activation_grads", dtype, activation_grads)
     run("softmax_losses", dtype, softmax)
@@ -246,6 +252,22 @@ for dtype in (tf.float16, tf.bfloat16):
             compare(f"{op}_{act or 'bias'}_{dtype.name}", weft_graph, reference, ["out"],
                     TOL[dtype])
 
+
+
+# The float kernel's errors are the node's, as on float: a bias of the wrong
+# length.
+g = tf1.Graph()
+with g.as_default(), tf1.device("/cpu:0"):
+    bad = raw.BiasAdd(value=tf1.placeholder(tf.float16, [None, None], name="value"),
+                      bias=tf1.placeholder(tf.float16, [None], name="bias"), name="bad_bias")
+path = os.path.join(WORK, "bad_bias.pb")
+with open(path, "wb") as f:
+    f.write(g.as_graph_def().SerializeToString())
+proc = run_weft(WEFT, path, ["bad_bias"], feeds=[("value", np.ones([2, 5], np.float16)),
+                                                 ("bias", np.ones([4], np.float16))])
+check("errors/half_bias_of_the_wrong_length", proc.returncode != 0
+      and "INVALID_ARGUMENT" in proc.stderr and "bad_bias" in proc.stderr
+      and "Must provide as many biases" in proc.stderr, proc.stderr[-800:])
 
 
 def int_bias(np_type):
