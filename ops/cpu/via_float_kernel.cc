@@ -12,13 +12,12 @@
 // outputs of other types (labels, ksize, strides) pass through unchanged.
 #include <memory>
 #include <string>
-#include <type_traits>
 #include <utility>
 #include <vector>
 
 #include "absl/strings/str_cat.h"
 #include "ops/cpu/cwise_parallel.h"
-#include "ops/cpu/float_convert.h"
+#include "ops/cpu/narrow_convert.h"
 #include "ops/cpu/nn_register.h"
 #include "proto/attr_value.pb.h"
 #include "runtime/core/status.h"
@@ -47,17 +46,12 @@ tensorflow::NodeDef WidenedNode(const tensorflow::NodeDef& node) {
   return wide;
 }
 
-// Element-wise conversion over the intra-op pool.
+// Element-wise conversion over the intra-op pool (narrow_convert.h).
 template <typename From, typename To>
-void ConvertRange(OpKernelContext* c, const From* in, To* out, int64_t n) {
-  ParallelRange(c, n, 4, [&](int64_t b, int64_t e) {
-    for (int64_t i = b; i < e; ++i) {
-      if constexpr (std::is_same_v<From, float>) {
-        out[i] = FromFloat<To>(in[i]);
-      } else {
-        out[i] = ToFloat(in[i]);
-      }
-    }
+void ConvertRange(OpKernelContext* c, const From* in, To* out, int64_t n,
+                  void (*convert)(const From*, To*, int64_t)) {
+  ParallelRange(c, n, 2, [&](int64_t b, int64_t e) {
+    convert(in + b, out + b, e - b);
   });
 }
 
@@ -65,9 +59,11 @@ Tensor Widen(OpKernelContext* c, const Tensor& t) {
   Tensor wide(DT_FLOAT, t.shape());
   if (!wide.IsInitialized()) return wide;
   if (t.dtype() == DT_HALF) {
-    ConvertRange(c, t.data<Half>(), wide.data<float>(), t.NumElements());
+    ConvertRange(c, t.data<Half>(), wide.data<float>(), t.NumElements(),
+                 HalfToFloatN);
   } else {
-    ConvertRange(c, t.data<BFloat16>(), wide.data<float>(), t.NumElements());
+    ConvertRange(c, t.data<BFloat16>(), wide.data<float>(), t.NumElements(),
+                 BFloat16ToFloatN);
   }
   return wide;
 }
@@ -81,10 +77,11 @@ absl::Status Narrow(OpKernelContext* c, int i, const Tensor& wide) {
   Tensor* out = nullptr;
   WEFT_RETURN_IF_ERROR(c->allocate_output(i, wide.shape(), &out));
   if (c->expected_output_dtype(i) == DT_HALF) {
-    ConvertRange(c, wide.data<float>(), out->data<Half>(), wide.NumElements());
+    ConvertRange(c, wide.data<float>(), out->data<Half>(), wide.NumElements(),
+                 FloatToHalfN);
   } else {
     ConvertRange(c, wide.data<float>(), out->data<BFloat16>(),
-                 wide.NumElements());
+                 wide.NumElements(), FloatToBFloat16N);
   }
   return absl::OkStatus();
 }
@@ -100,6 +97,11 @@ class ViaFloatKernel : public OpKernel {
       return;
     }
     float_kernel_ = *std::move(inner);
+    if (float_kernel_->IsAsync()) {  // Compute below runs it synchronously
+      c->SetStatus(absl::InternalError(absl::StrCat(
+          "the float kernel of ", c->def().op(), " is asynchronous")));
+      return;
+    }
     set_expensive(float_kernel_->IsExpensive());
   }
 
