@@ -112,6 +112,24 @@ APPS = K.applications
 # loss by 1% within two steps at 32x32), so
 # each model trains at a size, rate and step count where TensorFlow's own
 # loss is stable to well under the tolerance.
+def mixed_float16_cnn():
+    """Keras's mixed_float16 policy: float32 variables, layers computing in
+    float16 (convolutions, pooling, activations, Dense), a float32 head."""
+    K.mixed_precision.set_global_policy("mixed_float16")
+    try:
+        inp = K.Input((12, 12, 3))
+        h = K.layers.Conv2D(8, 3, padding="same", activation="relu")(inp)
+        h = K.layers.DepthwiseConv2D(3, padding="same")(h)
+        h = K.layers.Activation("elu")(h)
+        h = K.layers.MaxPooling2D(2)(h)
+        h = K.layers.AveragePooling2D(2)(h)
+        h = K.layers.Flatten()(h)
+        h = K.layers.Dense(16, activation="relu")(h)
+        return K.Model(inp, K.layers.Dense(10, dtype="float32")(h))
+    finally:
+        K.mixed_precision.set_global_policy("float32")
+
+
 MODELS = [
     ("mobilenet_v2", lambda: APPS.MobileNetV2(weights=None, alpha=0.35, input_shape=(64, 64, 3), classes=10), (64, 64, 3), 8, None, (0.002, 2)),
     ("efficientnet_b0", lambda: APPS.EfficientNetB0(weights=None, input_shape=(32, 32, 3), classes=10), (32, 32, 3), 8, None, (0.002, 2)),
@@ -128,6 +146,7 @@ MODELS = [
     ("lstm_gru", recurrent, (10,), 4, 50, (0.01, 3)),
     ("small_cnn", small_cnn, (24, 24, 3), 8, None, (0.2, 3)),
     ("image_preprocessing", image_preprocessing, (20, 24, 3), 2, None, None),
+    ("mixed_float16_cnn", mixed_float16_cnn, (12, 12, 3), 4, None, (0.1, 3)),
 ]
 
 
