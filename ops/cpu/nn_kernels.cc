@@ -59,7 +59,7 @@ void RegisterNnKernels(KernelRegistry* r) {
   RegisterRelu<int64_t>(r);
   RegisterBiasKernels(r);
   RegisterSoftmaxKernels(r);
-  RegisterViaFloatNnKernels(r);
+  RegisterViaFloatKernels(r);
 }
 
 }  // namespace weft

@@ -12,9 +12,10 @@ void RegisterSoftmaxKernels(KernelRegistry* r);  // nn_softmax_kernels.cc
 // L2Loss, SoftmaxCrossEntropyWithLogits (nn_loss_kernels.cc); called from
 // RegisterNnActivationKernels (nn_activation_kernels.cc).
 void RegisterNnLossKernels(KernelRegistry* r);
-// The nn, pooling, matmul and convolution ops, and AddN, on half and
-// bfloat16 through their float kernels (via_float_kernel.cc).
-void RegisterViaFloatNnKernels(KernelRegistry* r);
+// Ops on half and bfloat16 through their float kernels (via_float_kernel.cc):
+// the nn, pooling, matmul and convolution ops, AddN, element-wise math on
+// bfloat16, and a few others.
+void RegisterViaFloatKernels(KernelRegistry* r);
 
 }  // namespace weft
 

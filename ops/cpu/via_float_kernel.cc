@@ -170,7 +170,8 @@ void RegisterViaFloat(KernelRegistry* r, const char* op,
 
 }  // namespace
 
-void RegisterViaFloatNnKernels(KernelRegistry* r) {
+void RegisterViaFloatKernels(KernelRegistry* r) {
+  // Neural-network ops on half and bfloat16.
   for (const char* op :
        {"BiasAdd", "BiasAddGrad", "Relu", "ReluGrad", "Relu6", "Relu6Grad",
         "Elu", "EluGrad", "Selu", "SeluGrad", "LeakyRelu", "LeakyReluGrad",
@@ -190,6 +191,32 @@ void RegisterViaFloatNnKernels(KernelRegistry* r) {
   RegisterViaFloat(r, "BatchMatMulV3", {"Ta", "Tb", "Tout"}, {DT_BFLOAT16});
   // Gradients sum into AddN: a mixed-precision training step needs it.
   RegisterViaFloat(r, "AddN");
+  // Element-wise math on bfloat16; half has its own kernels (cwise_kernels_
+  // half.cc, math_half_kernels.cc), which round where Eigen::half rounds
+  // inside multi-step ops. Comparisons give their bool outputs as is.
+  for (const char* op :
+       {"Abs", "Acos", "Acosh", "Add", "AddV2", "Asin", "Asinh", "Atan",
+        "Atan2", "Atanh", "Ceil", "Cos", "Cosh", "Div", "Equal", "Erf",
+        "Erfc", "Exp", "Expm1", "Floor", "FloorDiv", "FloorMod", "Greater",
+        "GreaterEqual", "IsFinite", "IsInf", "IsNan", "Less", "LessEqual",
+        "Log", "Log1p", "Maximum", "Minimum", "Mul", "Neg", "NotEqual", "Pow",
+        "RealDiv", "Reciprocal", "ReciprocalGrad", "Round", "Rsqrt",
+        "RsqrtGrad", "Sigmoid", "SigmoidGrad", "Sign", "Sin", "Sinh", "Sqrt",
+        "SqrtGrad", "Square", "SquaredDifference", "Sub", "Tan", "Tanh",
+        "TanhGrad", "TruncateDiv", "Xdivy", "Xlog1py", "Xlogy",
+        "CropAndResize", "CropAndResizeGradBoxes", "FusedBatchNormV2",
+        "FusedBatchNormV3", "FusedBatchNormGradV2", "FusedBatchNormGradV3"}) {
+    RegisterViaFloat(r, op, {"T"}, {DT_BFLOAT16});
+  }
+  // Both narrow types. (TensorFlow also registers the Bincount family on
+  // them, but its OpDefs take no half or bfloat16 weights.)
+  for (const char* op : {"ClipByValue", "DivNoNan", "Einsum", "ListDiff"}) {
+    RegisterViaFloat(r, op);
+  }
+  RegisterViaFloat(r, "Range", {"Tidx"});
+  for (const char* op : {"MatrixInverse", "Qr"}) {
+    RegisterViaFloat(r, op, {"T"}, {DT_HALF});
+  }
 }
 
 }  // namespace weft

@@ -3,7 +3,8 @@ and int64 that TensorFlow's CPU kernels take (int8, int16, uint8, uint16,
 uint32, uint64), with broadcasting, against TensorFlow 2.21 running the same
 GraphDef, bit for bit: wrapping sums and products, truncating and flooring
 division, powers, comparisons, Square/Neg/Abs/Sign, AddN and ClipByValue;
-and Where on those types, half and bfloat16.
+Where on those types, half and bfloat16; element-wise math on bfloat16
+and the ops half and bfloat16 run through their float kernels.
 Each op is tried on exactly the types TensorFlow registers it for.
 
 usage: dtype_cwise_test.py PATH_TO_WEFT
@@ -140,8 +141,87 @@ def where_case():
               f"{have.tolist()} != {want.tolist()}")
 
 
+def narrow_float_case(dtype):
+    """Element-wise math on bfloat16 (and the ops both narrow types run
+    through their float kernels: ClipByValue, DivNoNan, Einsum, Range,
+    ListDiff) against TensorFlow: within one unit in the last
+    place of the type (TensorFlow rounds inside some multi-step ops,
+    Weft once), comparisons and predicates exactly."""
+    tdt = tf.as_dtype(dtype)
+    g = tf1.Graph()
+    fetches = []
+    with g.as_default(), tf1.device("/cpu:0"):
+        def narrow(values):
+            return tf.cast(tf1.constant(np.asarray(values, np.float32)), tdt)
+        x = narrow(rng.uniform(-3, 3, (4, 5)))
+        y = narrow(rng.uniform(0.5, 2, (4, 5)) * rng.choice([-1, 1], (4, 5)))
+        p = narrow(rng.uniform(0.1, 3, (4, 5)))
+        u = narrow(rng.uniform(-0.9, 0.9, (4, 5)))
+        special = narrow([0.0, -0.0, np.inf, -np.inf, np.nan, 1.0])
+        ops = {}
+        if dtype == "bfloat16":
+            for op in ("Abs", "Neg", "Sign", "Square", "Exp", "Expm1", "Floor", "Ceil",
+                       "Round", "Sin", "Cos", "Tan", "Tanh", "Sigmoid", "Erf", "Erfc",
+                       "Atan", "Sinh", "Cosh", "Asinh"):
+                ops[op] = getattr(raw, op)(x=x)
+            for op in ("Log", "Log1p", "Sqrt", "Rsqrt", "Reciprocal"):
+                ops[op] = getattr(raw, op)(x=p)
+            ops["Acosh"] = raw.Acosh(x=p + tf.cast(1, tdt))
+            for op in ("Asin", "Acos", "Atanh"):
+                ops[op] = getattr(raw, op)(x=u)
+            for op in ("IsFinite", "IsInf", "IsNan"):
+                ops[op] = getattr(raw, op)(x=special)
+            for op in ("Add", "AddV2", "Sub", "Mul", "Div", "RealDiv", "Maximum", "Minimum",
+                       "FloorMod", "TruncateDiv", "Atan2", "SquaredDifference", "Xdivy",
+                       "Equal", "NotEqual", "Greater", "GreaterEqual", "Less", "LessEqual"):
+                ops[op] = getattr(raw, op)(x=x, y=y)
+            ops["FloorDiv"] = raw.FloorDiv(x=x, y=y)
+            ops["Pow"] = raw.Pow(x=p, y=y)
+            ops["Xlogy"] = raw.Xlogy(x=x, y=p)
+            ops["Xlog1py"] = raw.Xlog1py(x=x, y=p)
+            ops["AddV2_bcast"] = raw.AddV2(x=x, y=y[0])
+            t = tf.tanh(u)
+            ops["TanhGrad"] = raw.TanhGrad(y=t, dy=x)
+            ops["SigmoidGrad"] = raw.SigmoidGrad(y=tf.sigmoid(u), dy=x)
+            ops["SqrtGrad"] = raw.SqrtGrad(y=p, dy=x)
+            ops["RsqrtGrad"] = raw.RsqrtGrad(y=p, dy=x)
+            ops["ReciprocalGrad"] = raw.ReciprocalGrad(y=p, dy=x)
+        ops["ClipByValue"] = raw.ClipByValue(t=x, clip_value_min=narrow(-1.5),
+                                             clip_value_max=narrow(2.0))
+        ops["DivNoNan"] = raw.DivNoNan(x=x, y=y * narrow(np.eye(4, 5)))
+        ops["Einsum"] = raw.Einsum(inputs=[x, tf.transpose(y)], equation="ij,jk->ik")
+        if dtype == "bfloat16":  # TensorFlow's shape function refuses half
+            ops["Range"] = raw.Range(start=narrow(0.5), limit=narrow(4.0), delta=narrow(0.75))
+        ops["ListDiff"] = raw.ListDiff(x=narrow([1, 2, 3, 4, 2]), y=narrow([2, 5]))[0]
+        for name, t in ops.items():
+            tf.identity(t, name=f"{dtype}_{name}")
+            fetches.append(f"{dtype}_{name}")
+    ref, proc = run_tf1_and_weft(WEFT, WORK, f"narrow_{dtype}", g, fetches)
+    got = weft_fetches(f"narrow_{dtype}", proc)
+    if got is None:
+        return
+    ulp = {"bfloat16": 2.0 ** -7, "half": 2.0 ** -10}[dtype]
+    for name, want in zip(fetches, ref):
+        have = decode(got[name])
+        want = np.asarray(want)
+        if want.dtype == bool:
+            ok = np.array_equal(have, want)
+        elif name.endswith("_Einsum"):
+            # TensorFlow sums the products in the narrow type, Weft in float
+            # (rounding once): a few units of the largest value apart.
+            have, want = have.astype(np.float64), want.astype(np.float64)
+            ok = np.allclose(have, want, rtol=0, atol=8 * ulp * np.max(np.abs(want)))
+        else:
+            have, want = have.astype(np.float64), want.astype(np.float64)
+            ok = have.shape == want.shape and np.allclose(
+                have, want, rtol=ulp, atol=ulp * 1e-2, equal_nan=True)
+        check(name, ok, f"{have.ravel()[:6]} != TF {want.ravel()[:6]}")
+
+
 for t in SIGNED + UNSIGNED:
     run_case(t)
     division_by_zero(t)
 where_case()
+narrow_float_case("bfloat16")
+narrow_float_case("half")
 sys.exit(summary_exit_code())
