@@ -7,6 +7,7 @@
 #include "absl/strings/str_join.h"
 #include "ops/cpu/array_kernels.h"
 #include "ops/cpu/array_util.h"
+#include "ops/cpu/cwise_parallel.h"
 #include "ops/framework/op_kernel.h"
 
 namespace weft {
@@ -20,26 +21,31 @@ std::vector<int64_t> RowMajorStrides(const TensorShape& s) {
   return strides;
 }
 
-// Writes the block of dim d: the input block once (recursively), then copies
-// of it for the remaining multiples.
+// out = in tiled: each output row (the innermost dim) reads the input row
+// at its index modulo the input's dims, repeated along the innermost dim's
+// multiple. Rows are independent, so they spread over the intra-op pool
+// (batch norm's gradient tiles [1, 1, 1, C] to a whole activation).
 template <typename T>
-void TileBlock(const T* in, T* out, const TensorShape& in_shape,
-               const std::vector<int64_t>& mult,
-               const std::vector<int64_t>& in_strides,
-               const std::vector<int64_t>& out_strides, int d) {
-  const int64_t n = in_shape.dim_size(d);
-  if (d == in_shape.dims() - 1) {
-    std::copy(in, in + n, out);
-  } else {
-    for (int64_t j = 0; j < n; ++j) {
-      TileBlock(in + j * in_strides[d], out + j * out_strides[d], in_shape, mult,
-                in_strides, out_strides, d + 1);
+void TileRows(OpKernelContext* c, const T* in, T* out, const TensorShape& in_shape,
+              const TensorShape& out_shape, const std::vector<int64_t>& in_strides) {
+  const int rank = in_shape.dims();
+  const int64_t in_inner = in_shape.dim_size(rank - 1);
+  const int64_t out_inner = out_shape.dim_size(rank - 1);
+  const int64_t rows = out_shape.num_elements() / out_inner;
+  ParallelRange(c, rows, out_inner + 8, [&](int64_t b, int64_t e) {
+    for (int64_t row = b; row < e; ++row) {
+      int64_t rest = row, src = 0;
+      for (int d = rank - 2; d >= 0; --d) {
+        const int64_t i = rest % out_shape.dim_size(d);
+        rest /= out_shape.dim_size(d);
+        src += (i % in_shape.dim_size(d)) * in_strides[d];
+      }
+      T* o = out + row * out_inner;
+      for (int64_t k = 0; k < out_inner; k += in_inner) {
+        std::copy(in + src, in + src + in_inner, o + k);
+      }
     }
-  }
-  const int64_t block = n * out_strides[d];
-  for (int64_t k = 1; k < mult[d]; ++k) {
-    std::copy(out, out + block, out + k * block);
-  }
+  });
 }
 
 class TileOp : public OpKernel {
@@ -73,11 +79,9 @@ class TileOp : public OpKernel {
     OP_REQUIRES_OK(c, c->allocate_output(0, out_shape, &out));
     if (out->NumElements() == 0) return;
     const std::vector<int64_t> in_strides = RowMajorStrides(in.shape());
-    const std::vector<int64_t> out_strides = RowMajorStrides(out_shape);
     VisitStorage(in.dtype(), [&](auto tag) {
       using T = typename decltype(tag)::type;
-      TileBlock(in.data<T>(), out->data<T>(), in.shape(), mult, in_strides,
-                out_strides, 0);
+      TileRows(c, in.data<T>(), out->data<T>(), in.shape(), out_shape, in_strides);
     });
   }
 };
