@@ -3,7 +3,8 @@
 Inference: Keras applications (weights=None, small inputs) and layer stacks
 (attention, recurrent, normalisation, preprocessing), frozen with
 convert_variables_to_constants_v2, the graph users export for serving.
-Compared with TensorFlow's outputs to 1e-4 (relative and absolute).
+Compared with TensorFlow's outputs to 1e-4 (relative and absolute; a
+bfloat16 model to a unit in bfloat16's last place).
 
 Training: a Keras training step (GradientTape, loss, optimizer.apply_gradients)
 traced with tf.function. Its variables, which the traced graph receives as
@@ -130,6 +131,30 @@ def mixed_float16_cnn():
         K.mixed_precision.set_global_policy("float32")
 
 
+def mixed_bfloat16_cnn():
+    """Keras's mixed_bfloat16 policy: float32 variables, layers computing in
+    bfloat16 (convolutions, batch norm, activations, global average pooling,
+    Dense), a float32 head."""
+    K.mixed_precision.set_global_policy("mixed_bfloat16")
+    try:
+        inp = K.Input((12, 12, 3))
+        h = K.layers.Conv2D(8, 3, padding="same")(inp)
+        h = K.layers.BatchNormalization()(h)
+        h = K.layers.Activation("relu")(h)
+        h = K.layers.SeparableConv2D(12, 3, padding="same", activation="swish")(h)
+        h = K.layers.GlobalAveragePooling2D()(h)
+        h = K.layers.Dense(16, activation="gelu")(h)
+        return K.Model(inp, K.layers.Dense(10, dtype="float32")(h))
+    finally:
+        K.mixed_precision.set_global_policy("float32")
+
+
+# Inference is compared to 1e-4, but a bfloat16 model's outputs carry
+# bfloat16's rounding: a unit in its last place is 2^-8 relative, and its
+# layers (gelu, swish, batch norm, the pooling mean) round at other steps in
+# TensorFlow than in Weft, which computes each op in float and rounds once.
+INFERENCE_TOLERANCE = {"mixed_bfloat16_cnn": 2.0 ** -8}
+
 MODELS = [
     ("mobilenet_v2", lambda: APPS.MobileNetV2(weights=None, alpha=0.35, input_shape=(64, 64, 3), classes=10), (64, 64, 3), 8, None, (0.002, 2)),
     ("efficientnet_b0", lambda: APPS.EfficientNetB0(weights=None, input_shape=(32, 32, 3), classes=10), (32, 32, 3), 8, None, (0.002, 2)),
@@ -147,6 +172,7 @@ MODELS = [
     ("small_cnn", small_cnn, (24, 24, 3), 8, None, (0.2, 3)),
     ("image_preprocessing", image_preprocessing, (20, 24, 3), 2, None, None),
     ("mixed_float16_cnn", mixed_float16_cnn, (12, 12, 3), 4, None, (0.1, 3)),
+    ("mixed_bfloat16_cnn", mixed_bfloat16_cnn, (12, 12, 3), 4, None, (0.1, 3)),
 ]
 
 
@@ -165,7 +191,8 @@ def inference_case(name, model, x):
     y_name = frozen.outputs[0].name
     want = model(x, training=False).numpy()
     proc = weft_with_files(gd, f"{name}_infer", [y_name], [(x_name, x)])
-    compare_fetches(f"{name}/inference", proc, [y_name], [want], 1e-4, 1e-4)
+    tol = INFERENCE_TOLERANCE.get(name, 1e-4)
+    compare_fetches(f"{name}/inference", proc, [y_name], [want], tol, tol)
 
 
 def training_case(name, model, x, lr, steps):
