@@ -14,7 +14,8 @@ Benchmarks:
             128, batch 16) exported as TensorFlow 2.x writes them: a
             functional While over TensorLists (tools/bench_rnn_graphs.py);
             and of Keras ResNet50, MobileNetV2, EfficientNetB0 and
-            DenseNet121 frozen at 224x224, batch 1 (tools/bench_app_graphs.py);
+            DenseNet121 frozen at 224x224, batch 1, and a ResNet50 training
+            step at batch 4 (tools/bench_app_graphs.py);
             ms per batch
   devices   in-graph replicated MLP, global batch 256, K towers on K CPU
             devices (K = 1, 2, 4; steps/s), and the same graph with every
@@ -260,6 +261,17 @@ if args.only in (None, "models"):
                   "efficientnetb0": "EfficientNetB0", "densenet121": "DenseNet121"}
     for name, fetch in graph_listing("bench_app_graphs.py"):
         path, gd = os.path.join(WORK, name + ".pb"), load_graph(name)
+        if name == "resnet50_train":  # fetch is the step's target
+            x_path = os.path.join(WORK, name + "_x.npy")
+            y_path = os.path.join(WORK, name + "_y.npy")
+            feeds = {"x:0": np.load(x_path), "y:0": np.load(y_path)}
+            w, t = measure(name,
+                           lambda: weft_step_us(path, None, 5, [f"x=@{x_path}", f"y=@{y_path}"],
+                                                init="init", target=fetch),
+                           lambda: tf_step_us(gd, fetch, 5, feeds, init="init"))
+            rows.append(("model: Keras ResNet50 224x224, batch 4, training step, "
+                         "SGD with momentum (ms)", w / 1e3, t / 1e3, "lower"))
+            continue
         image_path = os.path.join(WORK, name + "_image.npy")
         image = np.load(image_path)
         w, t = measure(name,
