@@ -25,6 +25,7 @@
 #include <type_traits>
 
 #include "ops/cpu/float_convert.h"
+#include "ops/cpu/narrow_convert.h"
 #include "ops/cpu/reduction_ops.h"
 
 namespace weft {
@@ -48,10 +49,8 @@ class WidenedReductionOp : public OpKernel {
     const int64_t out_n = plan->out_shape.num_elements();
     OP_REQUIRES_OK(c, c->allocate_temp(DataTypeToEnum<Wide>::value,
                                        TensorShape({out_n}), &wide_out));
-    const T* src = in.data<T>();
-    Wide* w = wide_in.data<Wide>();
-    for (int64_t i = 0; i < in.NumElements(); ++i) w[i] = Widen(src[i]);
-    OP_REQUIRES_OK(c, ReduceWithPlan<R>(c, *plan, w, wide_out.data<Wide>()));
+    WidenAll(c, in.data<T>(), wide_in.data<Wide>(), in.NumElements());
+    OP_REQUIRES_OK(c, ReduceWithPlan<R>(c, *plan, wide_in.data<Wide>(), wide_out.data<Wide>()));
     Tensor* out = nullptr;
     OP_REQUIRES_OK(c, c->allocate_output(0, plan->out_shape, &out));
     const Wide* r = wide_out.data<Wide>();
@@ -69,6 +68,19 @@ class WidenedReductionOp : public OpKernel {
   }
 
  private:
+  // in -> wide, element-wise, over the intra-op pool; half and bfloat16
+  // through narrow_convert.h's vector loops.
+  static void WidenAll(OpKernelContext* c, const T* in, Wide* out, int64_t n) {
+    ParallelRange(c, n, 2, [&](int64_t b, int64_t e) {
+      if constexpr (std::is_same_v<T, Half>) {
+        HalfToFloatN(in + b, out + b, e - b);
+      } else if constexpr (std::is_same_v<T, BFloat16>) {
+        BFloat16ToFloatN(in + b, out + b, e - b);
+      } else {
+        for (int64_t i = b; i < e; ++i) out[i] = Widen(in[i]);
+      }
+    });
+  }
   static Wide Widen(T v) {
     if constexpr (std::is_integral_v<Wide>) {
       return static_cast<Wide>(v);
