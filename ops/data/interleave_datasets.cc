@@ -1,5 +1,5 @@
-// InterleaveDataset and ParallelInterleaveDatasetV4: f maps each input
-// element to a dataset; up to cycle_length of those are open at once and
+// InterleaveDataset and ParallelInterleaveDataset V2, V3 and V4: f maps each
+// input element to a dataset; up to cycle_length of those are open at once and
 // are read round-robin, block_length elements from each in turn.
 // TensorFlow's order, step by step: at the cycle's current slot, an open
 // dataset gives its next element (after block_length of them the cycle
@@ -7,12 +7,16 @@
 // slot opens f(next input element) there and is read at once; when the
 // input is exhausted, empty slots are skipped until every slot is closed.
 //
-// ParallelInterleaveDatasetV4 produces the deterministic order whatever
-// its `deterministic` attr says (TensorFlow only may reorder), and computes
-// it the same way, one call at a time; buffer_output_elements and
+// The parallel ones produce the deterministic order whatever their
+// `deterministic` or `sloppy` says (TensorFlow only may reorder), and
+// compute it the same way, one call at a time; buffer_output_elements and
 // prefetch_input_elements tune TensorFlow's read-ahead and change no
 // element. cycle_length -1 (AUTOTUNE) is the number of cores, as in
 // TensorFlow; num_parallel_calls -1 is cycle_length.
+//
+// TF1's parallel_interleave writes LegacyParallelInterleaveDatasetV2, whose
+// deterministic order is another (after an exhausted input it can leave a
+// block early); it is not here.
 #include <algorithm>
 #include <memory>
 #include <string>
@@ -116,13 +120,14 @@ class InterleaveDataset : public DatasetBase {
   const int64_t block_length_;
 };
 
+// The inputs an interleave op has after cycle_length and block_length, in
+// order (each is checked as TensorFlow does; none changes the order).
+enum class Tuning { kBufferOutputElements, kPrefetchInputElements, kNumParallelCalls };
+
 class InterleaveDatasetOp : public DatasetOpKernel {
  public:
-  // `parallel`: ParallelInterleaveDatasetV4, whose last five inputs are
-  // cycle_length, block_length, buffer_output_elements,
-  // prefetch_input_elements and num_parallel_calls (Interleave: two).
-  InterleaveDatasetOp(OpKernelConstruction* c, bool parallel)
-      : DatasetOpKernel(c), parallel_(parallel) {
+  InterleaveDatasetOp(OpKernelConstruction* c, std::vector<Tuning> tuning)
+      : DatasetOpKernel(c), tuning_(std::move(tuning)) {
     absl::StatusOr<tensorflow::NameAttrList> f = FuncAttr(c, "f");
     if (f.ok()) fn_ = *std::move(f);
     c->SetStatus(f.status());
@@ -131,7 +136,7 @@ class InterleaveDatasetOp : public DatasetOpKernel {
  protected:
   absl::StatusOr<DatasetPtr> MakeDataset(OpKernelContext* c) override {
     WEFT_ASSIGN_OR_RETURN(DatasetPtr input, DatasetFromInput(c, 0));
-    const int first = c->num_inputs() - (parallel_ ? 5 : 2);
+    const int first = c->num_inputs() - 2 - static_cast<int>(tuning_.size());
     WEFT_ASSIGN_OR_RETURN(int64_t cycle, ScalarInt64Input(c, first, "cycle_length"));
     WEFT_ASSIGN_OR_RETURN(int64_t block, ScalarInt64Input(c, first + 1, "block_length"));
     if (cycle == kAutotune) cycle = std::max(1u, std::thread::hardware_concurrency());
@@ -150,7 +155,9 @@ class InterleaveDatasetOp : public DatasetOpKernel {
           "block_length must be greater than zero. (", KernelLabel(c), " got ", block,
           ")"));
     }
-    if (parallel_) WEFT_RETURN_IF_ERROR(CheckParallelInputs(c, first, cycle));
+    for (size_t i = 0; i < tuning_.size(); ++i) {
+      WEFT_RETURN_IF_ERROR(CheckTuning(c, first + 2 + static_cast<int>(i), tuning_[i], cycle));
+    }
     WEFT_ASSIGN_OR_RETURN(std::shared_ptr<const CapturedFunction> fn,
                           CapturedFunction::Create(c, fn_, 1, first));
     return DatasetPtr(std::make_shared<InterleaveDataset>(
@@ -159,49 +166,63 @@ class InterleaveDatasetOp : public DatasetOpKernel {
   }
 
  private:
-  // TensorFlow's checks of the tuning inputs.
-  static absl::Status CheckParallelInputs(OpKernelContext* c, int first, int64_t cycle) {
-    WEFT_ASSIGN_OR_RETURN(int64_t buffer,
-                          ScalarInt64Input(c, first + 2, "buffer_output_elements"));
-    if (buffer != kAutotune && buffer <= 0) {
-      return absl::InvalidArgumentError(absl::StrCat(
-          "`buffer_output_elements` must be ", kAutotune, " or > 0 but is ", buffer));
+  // TensorFlow's check of one tuning input.
+  static absl::Status CheckTuning(OpKernelContext* c, int i, Tuning what, int64_t cycle) {
+    switch (what) {
+      case Tuning::kBufferOutputElements: {
+        WEFT_ASSIGN_OR_RETURN(int64_t buffer, ScalarInt64Input(c, i, "buffer_output_elements"));
+        if (buffer != kAutotune && buffer <= 0) {
+          return absl::InvalidArgumentError(absl::StrCat(
+              "`buffer_output_elements` must be ", kAutotune, " or > 0 but is ", buffer));
+        }
+        return absl::OkStatus();
+      }
+      case Tuning::kPrefetchInputElements: {
+        WEFT_ASSIGN_OR_RETURN(int64_t prefetch,
+                              ScalarInt64Input(c, i, "prefetch_input_elements"));
+        if (prefetch != kAutotune && prefetch < 0) {
+          return absl::InvalidArgumentError(absl::StrCat(
+              "`prefetch_input_elements` must be ", kAutotune, " or >= 0 but is ",
+              prefetch));
+        }
+        return absl::OkStatus();
+      }
+      default: {
+        WEFT_ASSIGN_OR_RETURN(int64_t calls, ScalarInt64Input(c, i, "num_parallel_calls"));
+        if (calls != kAutotune && calls <= 0) {
+          return absl::InvalidArgumentError("num_parallel_calls must be greater than zero.");
+        }
+        if (calls > cycle) {
+          return absl::InvalidArgumentError(
+              "num_parallel_calls must less than or equal to cycle_length.");
+        }
+        return absl::OkStatus();
+      }
     }
-    WEFT_ASSIGN_OR_RETURN(int64_t prefetch,
-                          ScalarInt64Input(c, first + 3, "prefetch_input_elements"));
-    if (prefetch != kAutotune && prefetch < 0) {
-      return absl::InvalidArgumentError(absl::StrCat(
-          "`prefetch_input_elements` must be ", kAutotune, " or >= 0 but is ",
-          prefetch));
-    }
-    WEFT_ASSIGN_OR_RETURN(int64_t calls,
-                          ScalarInt64Input(c, first + 4, "num_parallel_calls"));
-    if (calls != kAutotune && calls <= 0) {
-      return absl::InvalidArgumentError("num_parallel_calls must be greater than zero.");
-    }
-    if (calls > cycle) {
-      return absl::InvalidArgumentError(
-          "num_parallel_calls must less than or equal to cycle_length.");
-    }
-    return absl::OkStatus();
   }
 
-  const bool parallel_;
+  const std::vector<Tuning> tuning_;
   tensorflow::NameAttrList fn_;
 };
 
-void RegisterInterleave(KernelRegistry* r, const char* op, bool parallel) {
+void RegisterInterleave(KernelRegistry* r, const char* op, std::vector<Tuning> tuning) {
   r->Register(KernelDef(op, kDeviceTypeCpu),
-              [parallel](OpKernelConstruction* c) -> std::unique_ptr<OpKernel> {
-                return std::make_unique<InterleaveDatasetOp>(c, parallel);
+              [tuning](OpKernelConstruction* c) -> std::unique_ptr<OpKernel> {
+                return std::make_unique<InterleaveDatasetOp>(c, tuning);
               });
 }
 
 }  // namespace
 
 void RegisterInterleaveDatasetKernels(KernelRegistry* r) {
-  RegisterInterleave(r, "InterleaveDataset", false);
-  RegisterInterleave(r, "ParallelInterleaveDatasetV4", true);
+  using T = Tuning;
+  RegisterInterleave(r, "InterleaveDataset", {});
+  RegisterInterleave(r, "ParallelInterleaveDatasetV2", {T::kNumParallelCalls});
+  RegisterInterleave(r, "ParallelInterleaveDatasetV3", {T::kNumParallelCalls});
+  RegisterInterleave(r, "ParallelInterleaveDatasetV4",
+                     {T::kBufferOutputElements, T::kPrefetchInputElements,
+                      T::kNumParallelCalls});
+
 }
 
 }  // namespace data

@@ -60,6 +60,20 @@ def raw(ds, make):
     return tf.data.experimental.from_variant(variant, spec)
 
 
+def raw_interleave(ds, fn, op, **inputs):
+    """`ds` interleaved by the raw op `op` (a parallel interleave) with
+    `fn`, traced as TensorFlow's own dataset classes trace one."""
+    from tensorflow.python.data.ops import structured_function
+    wrapped = structured_function.StructuredFunctionWrapper(fn, op, dataset=ds)
+    spec = wrapped.output_structure.element_spec
+    variant = getattr(tf.raw_ops, op)(
+        input_dataset=tf.data.experimental.to_variant(ds),
+        other_arguments=wrapped.function.captured_inputs, f=wrapped.function,
+        output_types=[s.dtype for s in tf.nest.flatten(spec)],
+        output_shapes=[s.shape for s in tf.nest.flatten(spec)], **inputs)
+    return tf.data.experimental.from_variant(variant, spec)
+
+
 def compare_error(case, build, target, error, words):
     """Both TensorFlow and Weft fail `build`'s pipeline with `error`; Weft's
     message contains `words`."""
@@ -534,6 +548,12 @@ def test_interleave(target):
             lambda n, s: tf.data.Dataset.range(n).map(
                 lambda i: (i * tf.constant(7, tf.int64), s)),
             cycle_length=2, block_length=1)), target)
+    # The older parallel interleaves, as older graphs hold them.
+    for op, tuning in (("ParallelInterleaveDatasetV2", {"num_parallel_calls": 2}),
+                       ("ParallelInterleaveDatasetV3", {"num_parallel_calls": 2})):
+        compare(f"interleave_op/{op}", lambda op=op, tuning=tuning: one_shot(
+            raw_interleave(tf.data.Dataset.range(1, 6), inner, op, cycle_length=3,
+                           block_length=2, **tuning)), target)
     compare("parallel_interleave/default_determinism", lambda: one_shot(
         tf.data.Dataset.range(1, 8).interleave(
             inner, cycle_length=3, block_length=2, num_parallel_calls=3)), target)
