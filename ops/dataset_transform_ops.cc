@@ -1,5 +1,6 @@
 // tf.data transformations whose OpDefs dataset_ops.cc lacks: UnbatchDataset,
-// ParallelInterleaveDataset V2 to V4, CacheDataset (TensorFlow 1.x's graphs) and
+// ParallelInterleaveDataset V2 to V4 and LegacyParallelInterleaveDatasetV2
+// (TF1's parallel_interleave), CacheDataset (TensorFlow 1.x's graphs) and
 // the memory cache resource ops CacheDatasetV2 takes, with TensorFlow
 // 2.21's OpDefs. The kernels are in ops/data/.
 #include <vector>
@@ -35,6 +36,9 @@ void RegisterDatasetTransformOps(OpRegistry* r) {
       {"ParallelInterleaveDatasetV4",
        {"buffer_output_elements: int64", "prefetch_input_elements: int64",
         "num_parallel_calls: int64"},
+       "deterministic: string = 'default'", nullptr},
+      {"LegacyParallelInterleaveDatasetV2",
+       {"buffer_output_elements: int64", "prefetch_input_elements: int64"},
        "deterministic: string = 'default'", nullptr},
   };
   for (const Interleave& op : interleaves) {

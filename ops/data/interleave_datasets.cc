@@ -1,6 +1,7 @@
-// InterleaveDataset and ParallelInterleaveDataset V2, V3 and V4: f maps each
-// input element to a dataset; up to cycle_length of those are open at once and
-// are read round-robin, block_length elements from each in turn.
+// InterleaveDataset, ParallelInterleaveDataset V2, V3 and V4, and
+// LegacyParallelInterleaveDatasetV2: f maps each input element to a
+// dataset; up to cycle_length of those are open at once and are read
+// round-robin, block_length elements from each in turn.
 // TensorFlow's order, step by step: at the cycle's current slot, an open
 // dataset gives its next element (after block_length of them the cycle
 // moves on) or, once exhausted, closes and the cycle moves on; an empty
@@ -15,9 +16,10 @@
 // TensorFlow; num_parallel_calls -1 is cycle_length.
 //
 // TF1's parallel_interleave writes LegacyParallelInterleaveDatasetV2, whose
-// deterministic order is another (after an exhausted input it can leave a
-// block early); it is not here.
+// deterministic order is another (LegacyIterator below): after an exhausted
+// input it can leave a block early.
 #include <algorithm>
+#include <deque>
 #include <memory>
 #include <string>
 #include <thread>
@@ -43,15 +45,20 @@ class InterleaveDataset : public DatasetBase {
   InterleaveDataset(std::string op, DataTypeVector dtypes,
                     std::vector<PartialShape> shapes, DatasetPtr input,
                     std::shared_ptr<const CapturedFunction> fn, int64_t cycle_length,
-                    int64_t block_length)
+                    int64_t block_length, int64_t legacy_prefetch = -1)
       : DatasetBase(std::move(op), std::move(dtypes), std::move(shapes)),
         input_(std::move(input)),
         fn_(std::move(fn)),
         cycle_length_(cycle_length),
-        block_length_(block_length) {}
+        block_length_(block_length),
+        legacy_prefetch_(legacy_prefetch) {}
 
   absl::StatusOr<std::unique_ptr<IteratorBase>> MakeIterator() const override {
     WEFT_ASSIGN_OR_RETURN(std::unique_ptr<IteratorBase> input, input_->MakeIterator());
+    if (legacy_prefetch_ >= 0) {
+      return std::unique_ptr<IteratorBase>(
+          new LegacyIterator(self<InterleaveDataset>(), std::move(input)));
+    }
     return std::unique_ptr<IteratorBase>(
         new Iterator(self<InterleaveDataset>(), std::move(input)));
   }
@@ -114,10 +121,127 @@ class InterleaveDataset : public DatasetBase {
     int64_t open_ = 0;
   };
 
+  // LegacyParallelInterleaveDatasetV2's order: TensorFlow's threaded kernel
+  // (a worker per open input, prefetch_input_elements of them staged ahead)
+  // run one call at a time, each worker's next element taken as ready. The
+  // cycle starts with the first cycle_length inputs and stages the next
+  // prefetch ones. At the cycle's position, an element counts toward the
+  // block even when empty slots were skipped to reach it; an exhausted input
+  // takes the oldest staged one in its slot (the next input joins the
+  // staging's back) and the cycle moves past it with a fresh block; with
+  // nothing staged the slot stays empty and the scan goes on, the block
+  // count kept. An input or function error is its slot's next element.
+  class LegacyIterator : public IteratorBase {
+   public:
+    LegacyIterator(std::shared_ptr<const InterleaveDataset> ds,
+                   std::unique_ptr<IteratorBase> input)
+        : ds_(std::move(ds)), input_(std::move(input)) {}
+
+    absl::Status GetNext(IteratorContext* ctx, std::vector<Tensor>* out,
+                         bool* end_of_sequence) override {
+      out->clear();
+      if (!started_) {
+        started_ = true;
+        for (int64_t i = 0; input_ != nullptr && i < ds_->cycle_length_ + ds_->legacy_prefetch_;
+             ++i) {
+          std::unique_ptr<Worker> w;
+          WEFT_RETURN_IF_ERROR(OpenNext(ctx, &w));
+          if (w == nullptr) break;
+          (i < ds_->cycle_length_ ? slots_.push_back(std::move(w))
+                                  : staging_.push_back(std::move(w)));
+        }
+      }
+      const int64_t n = static_cast<int64_t>(slots_.size());
+      for (bool restart = true; restart;) {
+        restart = false;
+        for (int64_t i = 0; i < n && !restart; ++i) {
+          const int64_t index = (next_ + i) % n;
+          std::unique_ptr<Worker>& w = slots_[index];
+          if (w == nullptr) continue;
+          bool end = true;
+          absl::Status element = std::move(w->error);
+          w->error = absl::OkStatus();
+          if (element.ok() && w->it != nullptr) {
+            WEFT_RETURN_IF_ERROR(w->it->GetNext(ctx, out, &end));
+          }
+          if (!element.ok() || !end) {
+            next_ = index;
+            if (++block_ == ds_->block_length_) {
+              next_ = (index + 1) % n;
+              block_ = 0;
+            }
+            if (!element.ok()) w->it.reset();  // an error ends its input
+            *end_of_sequence = false;
+            WEFT_RETURN_IF_ERROR(element);
+            return CheckElement(*out, ds_->output_dtypes(), ds_->output_shapes(), Where());
+          }
+          w.reset();
+          std::unique_ptr<Worker> next;
+          WEFT_RETURN_IF_ERROR(OpenNext(ctx, &next));
+          if (next != nullptr) staging_.push_back(std::move(next));
+          if (!staging_.empty()) {
+            w = std::move(staging_.front());
+            staging_.pop_front();
+            next_ = (index + 1) % n;
+            block_ = 0;
+            restart = true;
+          }
+        }
+      }
+      *end_of_sequence = true;
+      return absl::OkStatus();
+    }
+
+   private:
+    // One input element's dataset: its iterator, or the error its input or
+    // f gave (returned in its turn, then it is exhausted).
+    struct Worker {
+      std::unique_ptr<IteratorBase> it;
+      absl::Status error;
+    };
+    // The next input's worker in *w, or null once the input is exhausted.
+    absl::Status OpenNext(IteratorContext* ctx, std::unique_ptr<Worker>* w) {
+      w->reset();
+      if (input_ == nullptr) return absl::OkStatus();
+      std::vector<Tensor> element;
+      bool end = false;
+      absl::Status s = input_->GetNext(ctx, &element, &end);
+      if (s.ok() && end) {
+        input_.reset();
+        return absl::OkStatus();
+      }
+      *w = std::make_unique<Worker>();
+      if (!s.ok()) {
+        (*w)->error = s;
+        return absl::OkStatus();
+      }
+      absl::StatusOr<std::unique_ptr<IteratorBase>> it =
+          ds_->fn_->RunToIterator(ctx, std::move(element), Where());
+      if (it.ok()) {
+        (*w)->it = *std::move(it);
+      } else {
+        (*w)->error = it.status();
+      }
+      return absl::OkStatus();
+    }
+    std::string Where() const {
+      return absl::StrCat(ds_->op(), " function ", ds_->fn_->name());
+    }
+
+    const std::shared_ptr<const InterleaveDataset> ds_;
+    std::unique_ptr<IteratorBase> input_;  // null once exhausted
+    bool started_ = false;
+    std::vector<std::unique_ptr<Worker>> slots_;  // null: empty
+    std::deque<std::unique_ptr<Worker>> staging_;
+    int64_t next_ = 0;
+    int64_t block_ = 0;
+  };
+
   const DatasetPtr input_;
   const std::shared_ptr<const CapturedFunction> fn_;
   const int64_t cycle_length_;
   const int64_t block_length_;
+  const int64_t legacy_prefetch_;  // -1: not the legacy order
 };
 
 // The inputs an interleave op has after cycle_length and block_length, in
@@ -126,8 +250,10 @@ enum class Tuning { kBufferOutputElements, kPrefetchInputElements, kNumParallelC
 
 class InterleaveDatasetOp : public DatasetOpKernel {
  public:
-  InterleaveDatasetOp(OpKernelConstruction* c, std::vector<Tuning> tuning)
-      : DatasetOpKernel(c), tuning_(std::move(tuning)) {
+  // `legacy`: LegacyParallelInterleaveDatasetV2's order (its tuning is
+  // buffer_output_elements, prefetch_input_elements).
+  InterleaveDatasetOp(OpKernelConstruction* c, std::vector<Tuning> tuning, bool legacy)
+      : DatasetOpKernel(c), tuning_(std::move(tuning)), legacy_(legacy) {
     absl::StatusOr<tensorflow::NameAttrList> f = FuncAttr(c, "f");
     if (f.ok()) fn_ = *std::move(f);
     c->SetStatus(f.status());
@@ -158,11 +284,26 @@ class InterleaveDatasetOp : public DatasetOpKernel {
     for (size_t i = 0; i < tuning_.size(); ++i) {
       WEFT_RETURN_IF_ERROR(CheckTuning(c, first + 2 + static_cast<int>(i), tuning_[i], cycle));
     }
+    int64_t legacy_prefetch = -1;
+    if (legacy_) {
+      WEFT_ASSIGN_OR_RETURN(legacy_prefetch,
+                            ScalarInt64Input(c, first + 3, "prefetch_input_elements"));
+      if (legacy_prefetch < 0) {
+        return absl::InvalidArgumentError(absl::StrCat(
+            KernelLabel(c), ": prefetch_input_elements must be >= 0, got ",
+            legacy_prefetch));
+      }
+      if (legacy_prefetch > kMaxCycleLength) {
+        return absl::InvalidArgumentError(absl::StrCat(
+            KernelLabel(c), ": prefetch_input_elements ", legacy_prefetch,
+            " is larger than the ", kMaxCycleLength, " inputs one interleave may stage"));
+      }
+    }
     WEFT_ASSIGN_OR_RETURN(std::shared_ptr<const CapturedFunction> fn,
                           CapturedFunction::Create(c, fn_, 1, first));
     return DatasetPtr(std::make_shared<InterleaveDataset>(
         type_string(), output_dtypes(), output_shapes(), std::move(input),
-        std::move(fn), cycle, block));
+        std::move(fn), cycle, block, legacy_prefetch));
   }
 
  private:
@@ -202,13 +343,15 @@ class InterleaveDatasetOp : public DatasetOpKernel {
   }
 
   const std::vector<Tuning> tuning_;
+  const bool legacy_;
   tensorflow::NameAttrList fn_;
 };
 
-void RegisterInterleave(KernelRegistry* r, const char* op, std::vector<Tuning> tuning) {
+void RegisterInterleave(KernelRegistry* r, const char* op, std::vector<Tuning> tuning,
+                        bool legacy = false) {
   r->Register(KernelDef(op, kDeviceTypeCpu),
-              [tuning](OpKernelConstruction* c) -> std::unique_ptr<OpKernel> {
-                return std::make_unique<InterleaveDatasetOp>(c, tuning);
+              [tuning, legacy](OpKernelConstruction* c) -> std::unique_ptr<OpKernel> {
+                return std::make_unique<InterleaveDatasetOp>(c, tuning, legacy);
               });
 }
 
@@ -222,7 +365,9 @@ void RegisterInterleaveDatasetKernels(KernelRegistry* r) {
   RegisterInterleave(r, "ParallelInterleaveDatasetV4",
                      {T::kBufferOutputElements, T::kPrefetchInputElements,
                       T::kNumParallelCalls});
-
+  RegisterInterleave(r, "LegacyParallelInterleaveDatasetV2",
+                     {T::kBufferOutputElements, T::kPrefetchInputElements},
+                     /*legacy=*/true);
 }
 
 }  // namespace data

@@ -548,6 +548,27 @@ def test_interleave(target):
             lambda n, s: tf.data.Dataset.range(n).map(
                 lambda i: (i * tf.constant(7, tf.int64), s)),
             cycle_length=2, block_length=1)), target)
+    # TF1's tf.data.experimental.parallel_interleave writes
+    # LegacyParallelInterleaveDatasetV2, whose order differs from
+    # interleave's where an input runs out (lengths v % 4 and 0-3 below).
+    rng = np.random.RandomState(4)
+    legacy = [(2, 2, 1, 0, 6), (3, 1, None, None, 6), (4, 3, 2, 5, 6), (4, 3, 1, 0, 9),
+              (2, 3, None, 1, 7), (5, 2, 1, 2, 3)]
+    legacy += [(int(rng.randint(1, 5)), int(rng.randint(1, 4)), None,
+                int(rng.randint(0, 4)), int(rng.randint(0, 9))) for _ in range(6)]
+    for cycle, block, buffer, prefetch, count in legacy:
+        lengths = rng.randint(0, 4, count) if count % 2 else np.arange(count) % 4
+        compare(f"legacy_parallel_interleave/cycle_{cycle}_block_{block}_prefetch_{prefetch}_"
+                f"lengths_{''.join(map(str, lengths))}",
+                lambda cycle=cycle, block=block, buffer=buffer, prefetch=prefetch,
+                lengths=lengths: one_shot(
+                    tf.data.Dataset.from_tensor_slices(lengths.astype(np.int64) * 100 +
+                                                       np.arange(len(lengths))).apply(
+                        tf.data.experimental.parallel_interleave(
+                            lambda v: tf.data.Dataset.range(v % 100 * 10, v % 100 * 10 + v // 100),
+                            cycle_length=cycle, block_length=block, sloppy=False,
+                            buffer_output_elements=buffer, prefetch_input_elements=prefetch))),
+                target)
     # The older parallel interleaves, as older graphs hold them.
     for op, tuning in (("ParallelInterleaveDatasetV2", {"num_parallel_calls": 2}),
                        ("ParallelInterleaveDatasetV3", {"num_parallel_calls": 2})):
