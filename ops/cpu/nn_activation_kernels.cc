@@ -184,13 +184,27 @@ void RegisterFloatActivations(KernelRegistry* r) {
   RegisterCpuKernel<LeakyReluGradOp<T>, T>(r, "LeakyReluGrad");
 }
 
+// Relu6 and its gradient on an integer type (TensorFlow's OpDefs take
+// every real type; the other activations are float-only there).
+template <typename T>
+void RegisterIntegerRelu6(KernelRegistry* r) {
+  RegisterUnary<Relu6, T>(r, "Relu6");
+  RegisterCpuKernel<SameSizeBinaryOp<Relu6Grad, T>, T>(r, "Relu6Grad");
+}
+
 }  // namespace
 
 void RegisterNnActivationKernels(KernelRegistry* r) {
   RegisterFloatActivations<float>(r);
   RegisterFloatActivations<double>(r);
-  RegisterUnary<Relu6, int32_t>(r, "Relu6");
-  RegisterUnary<Relu6, int64_t>(r, "Relu6");
+  RegisterIntegerRelu6<int32_t>(r);
+  RegisterIntegerRelu6<int64_t>(r);
+  RegisterIntegerRelu6<int8_t>(r);
+  RegisterIntegerRelu6<int16_t>(r);
+  RegisterIntegerRelu6<uint8_t>(r);
+  RegisterIntegerRelu6<uint16_t>(r);
+  RegisterIntegerRelu6<uint32_t>(r);
+  RegisterIntegerRelu6<uint64_t>(r);
   RegisterNnLossKernels(r);
 }
 

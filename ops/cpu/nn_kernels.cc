@@ -57,6 +57,12 @@ void RegisterNnKernels(KernelRegistry* r) {
   RegisterRelu<double>(r);
   RegisterRelu<int32_t>(r);
   RegisterRelu<int64_t>(r);
+  RegisterRelu<int8_t>(r);
+  RegisterRelu<int16_t>(r);
+  RegisterRelu<uint8_t>(r);
+  RegisterRelu<uint16_t>(r);
+  RegisterRelu<uint32_t>(r);
+  RegisterRelu<uint64_t>(r);
   RegisterBiasKernels(r);
   RegisterSoftmaxKernels(r);
   RegisterViaFloatKernels(r);

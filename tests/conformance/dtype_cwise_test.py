@@ -2,7 +2,8 @@
 and int64 that TensorFlow's CPU kernels take (int8, int16, uint8, uint16,
 uint32, uint64), with broadcasting, against TensorFlow 2.21 running the same
 GraphDef, bit for bit: wrapping sums and products, truncating and flooring
-division, powers, comparisons, Square/Neg/Abs/Sign, AddN and ClipByValue;
+division, powers, comparisons, Square/Neg/Abs/Sign, AddN, ClipByValue,
+Relu and Relu6 with their gradients;
 Where on those types, half and bfloat16; element-wise math on bfloat16
 and the ops half and bfloat16 run through their float kernels.
 Each op is tried on exactly the types TensorFlow registers it for.
@@ -77,6 +78,13 @@ def run_case(dtype):
             if dtype in types:
                 fn(x, name)
                 fetches.append(name)
+        # Relu and Relu6 with their gradients (TensorFlow's OpDefs take every
+        # real type for these, not for the other activations).
+        raw.Relu(features=x, name="relu")
+        raw.Relu6(features=y, name="relu6")
+        raw.ReluGrad(gradients=y, features=x, name="relu_grad")
+        raw.Relu6Grad(gradients=x, features=y, name="relu6_grad")
+        fetches += ["relu", "relu6", "relu_grad", "relu6_grad"]
         if dtype in SIGNED:
             exps = tf1.constant(rng.randint(0, 9, size=(3, 5)).astype(dtype))
             raw.Pow(x=x, y=exps, name="pow")
