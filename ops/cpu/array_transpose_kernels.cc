@@ -11,13 +11,12 @@
 #include "absl/strings/str_join.h"
 #include "ops/cpu/array_kernels.h"
 #include "ops/cpu/array_util.h"
+#include "ops/cpu/transpose_2d.h"
 #include "ops/framework/op_kernel.h"
 #include "runtime/core/thread_pool.h"
 
 namespace weft {
 namespace {
-
-constexpr int64_t kBlock = 32;
 
 // Simplifies (dims, perm): output dim i is input dim perm[i].
 void Coalesce(std::vector<int64_t>* dims, std::vector<int>* perm) {
@@ -55,29 +54,6 @@ void Coalesce(std::vector<int64_t>* dims, std::vector<int>* perm) {
     for (int d = g.first; d <= g.second; ++d) (*dims)[k] *= kept[d];
     (*perm)[by_input[k]] = static_cast<int>(k);
   }
-}
-
-// out[b][c][r] = in[b][r][c] for `batches` matrices of rows x cols.
-template <typename T>
-void BatchTranspose2D(ThreadPool* pool, const T* in, T* out, int64_t batches,
-                      int64_t rows, int64_t cols) {
-  const int64_t row_blocks = (rows + kBlock - 1) / kBlock;
-  pool->ParallelFor(batches * row_blocks, kBlock * cols * 4,
-                    [&](int64_t begin, int64_t end) {
-    for (int64_t unit = begin; unit < end; ++unit) {
-      const int64_t b = unit / row_blocks;
-      const int64_t r0 = (unit % row_blocks) * kBlock;
-      const int64_t r1 = std::min(rows, r0 + kBlock);
-      const T* src = in + b * rows * cols;
-      T* dst = out + b * rows * cols;
-      for (int64_t c0 = 0; c0 < cols; c0 += kBlock) {
-        const int64_t c1 = std::min(cols, c0 + kBlock);
-        for (int64_t r = r0; r < r1; ++r) {
-          for (int64_t c = c0; c < c1; ++c) dst[c * rows + r] = src[r * cols + c];
-        }
-      }
-    }
-  });
 }
 
 // Any permutation: walks output rows (all dims but the last), reading the

@@ -20,6 +20,7 @@
 #include "ops/cpu/conv_kernels.h"
 #include "ops/cpu/conv_gemm.h"
 #include "ops/cpu/conv_sliding.h"
+#include "ops/cpu/transpose_2d.h"
 #include "runtime/core/thread_pool.h"
 #include "ops/framework/op_kernel.h"
 
@@ -51,28 +52,6 @@ absl::optional<WindowDims> TransposedConv(const WindowDims& d) {
   t.out_depth = d.in_depth;
   if (t.pad_top < 0 || t.pad_left < 0) return absl::nullopt;
   return t;
-}
-
-// dst[j * rows + i] = src[i * cols + j]: a rows x cols matrix transposed in
-// 32 x 32 tiles, so that both sides are read and written a cache line at a
-// time, the row tiles spread over the pool. The backprop's filter
-// transposes took 25-50 ms of a ResNet50 training step (batch 4) as plain
-// column-strided loops on one thread.
-template <typename T>
-void TransposeTiled(ThreadPool* pool, const T* src, int64_t rows, int64_t cols, T* dst) {
-  constexpr int64_t kTile = 32;
-  const int64_t row_tiles = (rows + kTile - 1) / kTile;
-  pool->ParallelFor(row_tiles, kTile * cols, [&](int64_t b, int64_t e) {
-    for (int64_t rt = b; rt < e; ++rt) {
-      const int64_t i0 = rt * kTile, i1 = std::min(rows, i0 + kTile);
-      for (int64_t j0 = 0; j0 < cols; j0 += kTile) {
-        const int64_t j1 = std::min(cols, j0 + kTile);
-        for (int64_t i = i0; i < i1; ++i) {
-          for (int64_t j = j0; j < j1; ++j) dst[j * rows + i] = src[i * cols + j];
-        }
-      }
-    }
-  });
 }
 
 template <typename T>
@@ -126,8 +105,8 @@ class Conv2DBackpropInputOp : public OpKernel {
       for (int64_t kh = 0; kh < d.win_rows; ++kh) {
         for (int64_t kw = 0; kw < d.win_cols; ++kw) {
           const T* src = w + ((d.win_rows - 1 - kh) * d.win_cols + (d.win_cols - 1 - kw)) * c_in * n;
-          TransposeTiled(c->intra_op_pool(), src, c_in, n,
-                         f + (kh * d.win_cols + kw) * n * c_in);
+          BatchTranspose2D(c->intra_op_pool(), src, f + (kh * d.win_cols + kw) * n * c_in,
+                           1, c_in, n);
         }
       }
       OP_REQUIRES_OK(c, ConvWindowed(c, *t, g, f, dx));
@@ -139,7 +118,7 @@ class Conv2DBackpropInputOp : public OpKernel {
     OP_REQUIRES_OK(c, c->allocate_temp(DataTypeToEnum<T>::value,
                                        TensorShape({n, k}), &wt_tensor));
     T* wt = wt_tensor.data<T>();
-    TransposeTiled(c->intra_op_pool(), w, k, n, wt);
+    BatchTranspose2D(c->intra_op_pool(), w, wt, 1, k, n);
     const int64_t chunk = ConvChunkRows(d);
     ThreadPool* pool = c->intra_op_pool();
     if (ColIsInput(d)) {  // dx itself is dcol
