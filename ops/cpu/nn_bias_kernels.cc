@@ -1,10 +1,7 @@
 // BiasAdd and BiasAddGrad. The channel dim is the last one (NHWC), or dim 1
 // for NCHW inputs of rank 3 or more (a rank-2 NCHW input has its channels
-// last, as in TensorFlow's kernel). The 8-, 16- and unsigned 32/64-bit
-// integer types, which no other kernel adds or sums, run plain loops that
-// wrap as TensorFlow's do.
-#include <cstdint>
-#include <type_traits>
+// last, as in TensorFlow's kernel). Integer sums wrap as TensorFlow's do
+// (wrapping.h, through functor::Add and SumReducer).
 #include <vector>
 
 #include "absl/strings/str_cat.h"
@@ -36,58 +33,6 @@ int ChannelDim(const Tensor& t, bool nchw) {
   return nchw && t.dims() >= 3 ? 1 : t.dims() - 1;
 }
 
-// The types whose BiasAdd and BiasAddGrad are the loops below.
-template <typename T>
-constexpr bool kLoopInt =
-    std::is_same_v<T, int8_t> || std::is_same_v<T, int16_t> ||
-    std::is_same_v<T, uint8_t> || std::is_same_v<T, uint16_t> ||
-    std::is_same_v<T, uint32_t> || std::is_same_v<T, uint64_t>;
-
-// `t` as [outer, channels, inner] around its channel dim.
-struct ChannelView {
-  int64_t outer = 1, channels = 1, inner = 1;
-};
-ChannelView ViewAround(const Tensor& t, int channel) {
-  ChannelView v;
-  for (int i = 0; i < channel; ++i) v.outer *= t.dim_size(i);
-  v.channels = t.dim_size(channel);
-  for (int i = channel + 1; i < t.dims(); ++i) v.inner *= t.dim_size(i);
-  return v;
-}
-
-// Sums and adds modulo 2^bits, as T's own arithmetic wraps in TensorFlow.
-template <typename T>
-T Wrap(uint64_t v) {
-  return static_cast<T>(v);
-}
-
-template <typename T>
-void BiasAddLoop(const ChannelView& v, const T* value, const T* bias, T* out) {
-  int64_t i = 0;
-  for (int64_t o = 0; o < v.outer; ++o) {
-    for (int64_t ch = 0; ch < v.channels; ++ch) {
-      const uint64_t b = static_cast<uint64_t>(bias[ch]);
-      for (int64_t k = 0; k < v.inner; ++k, ++i) {
-        out[i] = Wrap<T>(static_cast<uint64_t>(value[i]) + b);
-      }
-    }
-  }
-}
-
-template <typename T>
-void BiasGradLoop(const ChannelView& v, const T* grad, T* out) {
-  std::vector<uint64_t> sums(v.channels, 0);
-  int64_t i = 0;
-  for (int64_t o = 0; o < v.outer; ++o) {
-    for (int64_t ch = 0; ch < v.channels; ++ch) {
-      for (int64_t k = 0; k < v.inner; ++k, ++i) {
-        sums[ch] += static_cast<uint64_t>(grad[i]);
-      }
-    }
-  }
-  for (int64_t ch = 0; ch < v.channels; ++ch) out[ch] = Wrap<T>(sums[ch]);
-}
-
 template <typename T>
 class BiasAddOp : public OpKernel {
  public:
@@ -115,20 +60,15 @@ class BiasAddOp : public OpKernel {
     Tensor* out = nullptr;
     OP_REQUIRES_OK(c, ForwardOrAllocateOutput(c, {0}, value.shape(), &out));
     if (value.NumElements() == 0) return;
-    if constexpr (kLoopInt<T>) {
-      BiasAddLoop(ViewAround(value, channel), value.data<T>(), bias.data<T>(),
-                  out->data<T>());
-    } else {
-      // The bias as a shape that broadcasts along the channel dim: [C] or
-      // [C, 1, ..., 1].
-      TensorShape bias_shape({bias.dim_size(0)});
-      for (int i = channel + 1; i < value.dims(); ++i) bias_shape.AddDim(1);
-      absl::StatusOr<BroadcastPlan> plan =
-          MakeBroadcastPlan(value.shape(), bias_shape);
-      OP_REQUIRES_OK(c, plan.status());
-      BinaryBroadcast<functor::Add>(c, *plan, value.data<T>(), bias.data<T>(),
-                                    out->data<T>());
-    }
+    // The bias as a shape that broadcasts along the channel dim: [C] or
+    // [C, 1, ..., 1].
+    TensorShape bias_shape({bias.dim_size(0)});
+    for (int i = channel + 1; i < value.dims(); ++i) bias_shape.AddDim(1);
+    absl::StatusOr<BroadcastPlan> plan =
+        MakeBroadcastPlan(value.shape(), bias_shape);
+    OP_REQUIRES_OK(c, plan.status());
+    BinaryBroadcast<functor::Add>(c, *plan, value.data<T>(), bias.data<T>(),
+                                  out->data<T>());
   }
 
  private:
@@ -149,21 +89,14 @@ class BiasAddGradOp : public OpKernel {
     const Tensor& grad = c->input(0);
     OP_REQUIRES_OK(c, CheckAtLeast2D(grad));
     const int channel = ChannelDim(grad, nchw_);
-    if constexpr (kLoopInt<T>) {
-      Tensor* out = nullptr;
-      OP_REQUIRES_OK(c, c->allocate_output(
-                            0, TensorShape({grad.dim_size(channel)}), &out));
-      BiasGradLoop(ViewAround(grad, channel), grad.data<T>(), out->data<T>());
-    } else {
-      std::vector<bool> reduce(grad.dims(), true);
-      reduce[channel] = false;
-      const ReductionPlan plan =
-          MakeReductionPlanFromMask(grad.shape(), reduce, /*keep_dims=*/false);
-      Tensor* out = nullptr;
-      OP_REQUIRES_OK(c, c->allocate_output(0, plan.out_shape, &out));
-      OP_REQUIRES_OK(c, ReduceWithPlan<SumReducer>(c, plan, grad.data<T>(),
-                                                   out->data<T>()));
-    }
+    std::vector<bool> reduce(grad.dims(), true);
+    reduce[channel] = false;
+    const ReductionPlan plan =
+        MakeReductionPlanFromMask(grad.shape(), reduce, /*keep_dims=*/false);
+    Tensor* out = nullptr;
+    OP_REQUIRES_OK(c, c->allocate_output(0, plan.out_shape, &out));
+    OP_REQUIRES_OK(c, ReduceWithPlan<SumReducer>(c, plan, grad.data<T>(),
+                                                 out->data<T>()));
   }
 
  private:
