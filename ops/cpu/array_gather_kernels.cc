@@ -166,17 +166,6 @@ class SelectV2Op : public OpKernel {
   }
 };
 
-// x != 0; half and bfloat16 through their float value (-0 is zero, NaN
-// is not).
-template <typename T>
-bool IsNonzero(T x) {
-  if constexpr (std::is_same_v<T, Half> || std::is_same_v<T, BFloat16>) {
-    return ToFloat(x) != 0.0f;
-  } else {
-    return x != T(0);
-  }
-}
-
 // Where: the [num_true, rank] int64 coordinates of the nonzero elements,
 // in row-major order (what boolean_mask and report_uninitialized_variables
 // build on).
@@ -191,7 +180,7 @@ class WhereOp : public OpKernel {
   case DataTypeToEnum<T>::value: {                                      \
     const T* p = in.data<T>();                                          \
     for (int64_t i = 0; i < in.NumElements(); ++i) {                    \
-      if (IsNonzero(p[i])) hits.push_back(i);                           \
+      if (ToFloatIfNarrow(p[i]) != 0) hits.push_back(i);                \
     }                                                                   \
     break;                                                              \
   }

@@ -4,6 +4,11 @@
 // every other type by static_cast.
 //
 //   out[i] = FromFloat<T>(ToFloat(a[i]) * k);
+//
+// Kernels that compute in T itself except for the narrow floats use
+// FloatIfNarrow<T> (float for half and bfloat16, T otherwise):
+//
+//   FloatIfNarrow<T> acc = ToFloatIfNarrow(a[0]);  ...;  out = FromFloatIfNarrow<T>(acc);
 #ifndef WEFT_OPS_CPU_FLOAT_CONVERT_H_
 #define WEFT_OPS_CPU_FLOAT_CONVERT_H_
 
@@ -32,6 +37,29 @@ inline T FromFloat(float v) {
     return FloatToBFloat16(v);
   } else {
     return static_cast<T>(v);
+  }
+}
+
+// float for half and bfloat16, T itself for every other type.
+template <typename T>
+using FloatIfNarrow =
+    std::conditional_t<std::is_same_v<T, Half> || std::is_same_v<T, BFloat16>, float, T>;
+
+template <typename T>
+inline FloatIfNarrow<T> ToFloatIfNarrow(T v) {
+  if constexpr (std::is_same_v<FloatIfNarrow<T>, T>) {
+    return v;
+  } else {
+    return ToFloat(v);
+  }
+}
+
+template <typename T>
+inline T FromFloatIfNarrow(FloatIfNarrow<T> v) {
+  if constexpr (std::is_same_v<FloatIfNarrow<T>, T>) {
+    return v;
+  } else {
+    return FromFloat<T>(v);
   }
 }
 

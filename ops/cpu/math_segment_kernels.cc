@@ -72,9 +72,9 @@ class UnsortedSegmentReduceOp : public OpKernel {
  private:
   // out[j] = R(out[j], in[j]); an Eigen loop for sums of float types.
   static void Accumulate(T* out, const T* in, int64_t n) {
-    if constexpr (std::is_same_v<R, SumReducer> && std::is_same_v<SegmentAcc<T>, T>) {
+    if constexpr (std::is_same_v<R, SumReducer> && std::is_same_v<FloatIfNarrow<T>, T>) {
       ArrayMap<T>(out, n) += ConstArrayMap<T>(in, n);
-    } else if constexpr (std::is_same_v<SegmentAcc<T>, T>) {
+    } else if constexpr (std::is_same_v<FloatIfNarrow<T>, T>) {
       for (int64_t j = 0; j < n; ++j) out[j] = R::Combine(out[j], in[j]);
     } else {
       for (int64_t j = 0; j < n; ++j) {

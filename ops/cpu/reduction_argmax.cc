@@ -52,20 +52,6 @@ absl::StatusOr<int64_t> ScalarIndex(const Tensor& t) {
 // Columns scanned together when the axis is not the innermost one.
 constexpr int64_t kArgChunk = 1024;
 
-// What an element is compared as: float for half and bfloat16.
-template <typename T>
-using ArgKey = std::conditional_t<std::is_same_v<T, Half> || std::is_same_v<T, BFloat16>,
-                                  float, T>;
-
-template <typename T>
-inline ArgKey<T> KeyOf(T v) {
-  if constexpr (std::is_same_v<ArgKey<T>, T>) {
-    return v;
-  } else {
-    return ToFloat(v);
-  }
-}
-
 template <typename T, typename Tout, bool kMax>
 class ArgOp : public OpKernel {
  public:
@@ -94,7 +80,7 @@ class ArgOp : public OpKernel {
     for (int i = 0; i < axis; ++i) outer *= in.dim_size(i);
     for (int i = axis + 1; i < rank; ++i) inner *= in.dim_size(i);
     const int64_t rows = in.dim_size(axis);
-    using K = ArgKey<T>;
+    using K = FloatIfNarrow<T>;
     const T* x = in.data<T>();
     Tout* o = out->data<Tout>();
     if (out->NumElements() == 0) return;
@@ -105,7 +91,7 @@ class ArgOp : public OpKernel {
           K best = Worst<K, kMax>();
           int64_t best_r = 0;
           for (int64_t r = 0; r < rows; ++r) {
-            const K v = KeyOf(row[r]);
+            const K v = ToFloatIfNarrow(row[r]);
             if (Better<K, kMax>(v, best)) {
               best = v;
               best_r = r;
@@ -134,7 +120,7 @@ class ArgOp : public OpKernel {
             for (int64_t r = 0; r < rows; ++r) {
               const T* row = base + r * inner;
               for (int64_t k = 0; k < len; ++k) {
-                const K v = KeyOf(row[k]);
+                const K v = ToFloatIfNarrow(row[k]);
                 if (Better<K, kMax>(v, best[k])) {
                   best[k] = v;
                   idx[k] = static_cast<Tout>(r);

@@ -2,7 +2,7 @@
 // segment_sorted_kernels.cc, sparse_segment_kernels.cc) and the checks on
 // segment ids they share.
 //
-//   SegmentAcc<Half> is float: half and bfloat16 segments are reduced in
+//   FloatIfNarrow<Half> is float: half and bfloat16 segments are reduced in
 //   float and rounded once, as TensorFlow's sparse segment kernels do.
 //
 // Reducers: Init() (an empty segment's value before any Finish) and
@@ -24,29 +24,6 @@
 #include "runtime/core/types.h"
 
 namespace weft {
-
-template <typename T>
-using SegmentAcc =
-    std::conditional_t<std::is_same_v<T, Half> || std::is_same_v<T, BFloat16>,
-                       float, T>;
-
-// T to its accumulator type and back (float for half, else as is).
-template <typename T>
-SegmentAcc<T> WidenToAcc(T v) {
-  if constexpr (std::is_same_v<SegmentAcc<T>, T>) {
-    return v;
-  } else {
-    return ToFloat(v);
-  }
-}
-template <typename T>
-T NarrowFromAcc(SegmentAcc<T> v) {
-  if constexpr (std::is_same_v<SegmentAcc<T>, T>) {
-    return v;
-  } else {
-    return FromFloat<T>(v);
-  }
-}
 
 // Integer sums and products wrap, as TensorFlow's (wrapping.h).
 struct SumReducer {
@@ -118,7 +95,7 @@ std::vector<std::pair<int64_t, int64_t>> SegmentRuns(
 template <typename T, typename R, typename RowFn, typename FinishFn>
 void ReduceSortedRuns(OpKernelContext* c, const std::vector<int64_t>& ids,
                       int64_t inner, RowFn row, FinishFn finish, T* out) {
-  using A = SegmentAcc<T>;
+  using A = FloatIfNarrow<T>;
   if (inner == 0 || ids.empty()) return;
   const auto runs = SegmentRuns(ids);
   ParallelRange(
@@ -129,16 +106,16 @@ void ReduceSortedRuns(OpKernelContext* c, const std::vector<int64_t>& ids,
         for (int64_t r = b; r < e; ++r) {
           const auto [first, last] = runs[r];
           const T* in = row(first);
-          for (int64_t j = 0; j < inner; ++j) acc[j] = WidenToAcc(in[j]);
+          for (int64_t j = 0; j < inner; ++j) acc[j] = ToFloatIfNarrow(in[j]);
           for (int64_t i = first + 1; i < last; ++i) {
             in = row(i);
             for (int64_t j = 0; j < inner; ++j) {
-              acc[j] = R::Combine(acc[j], WidenToAcc(in[j]));
+              acc[j] = R::Combine(acc[j], ToFloatIfNarrow(in[j]));
             }
           }
           T* o = out + ids[first] * inner;
           for (int64_t j = 0; j < inner; ++j) {
-            o[j] = NarrowFromAcc<T>(finish(acc[j], last - first));
+            o[j] = FromFloatIfNarrow<T>(finish(acc[j], last - first));
           }
         }
       });

@@ -4,7 +4,7 @@
 // must be non-decreasing and in range (TensorFlow's messages, naming the
 // offending id); an empty segment is 0 (Prod: 1).
 //
-// Each run of equal ids is reduced row by row, in order, in SegmentAcc
+// Each run of equal ids is reduced row by row, in order, in FloatIfNarrow
 // (float for half); runs are spread over the intra-op pool.
 // Also the shared id checks of segment_reduce.h.
 #include <vector>
@@ -92,7 +92,7 @@ class SegmentReduceOp : public OpKernel {
  public:
   explicit SegmentReduceOp(OpKernelConstruction* c) : OpKernel(c) {}
   void Compute(OpKernelContext* c) override {
-    using A = SegmentAcc<T>;
+    using A = FloatIfNarrow<T>;
     const Tensor& data = c->input(0);
     const Tensor& ids_t = c->input(1);
     OP_REQUIRES(c, ids_t.dims() == 1,
@@ -114,7 +114,7 @@ class SegmentReduceOp : public OpKernel {
     T* o = out->data<T>();
     // Empty segments: the sum's or the product's identity, 0 for min/max.
     const A empty = std::is_same_v<R, ProdReducer> ? A(1) : A(0);
-    std::fill(o, o + out->NumElements(), NarrowFromAcc<T>(empty));
+    std::fill(o, o + out->NumElements(), FromFloatIfNarrow<T>(empty));
     const T* x = data.data<T>();
     ReduceSortedRuns<T, R>(
         c, ids, inner, [&](int64_t i) { return x + i * inner; },

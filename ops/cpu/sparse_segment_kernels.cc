@@ -57,7 +57,7 @@ class SparseSegmentReduceOp : public OpKernel {
  public:
   explicit SparseSegmentReduceOp(OpKernelConstruction* c) : OpKernel(c) {}
   void Compute(OpKernelContext* c) override {
-    using A = SegmentAcc<T>;
+    using A = FloatIfNarrow<T>;
     const Tensor& data = c->input(0);
     std::vector<int64_t> idx, ids;
     OP_REQUIRES_OK(c, ReadIndexPair(data, "data", c->input(1), c->input(2), &idx, &ids));
@@ -80,7 +80,7 @@ class SparseSegmentReduceOp : public OpKernel {
     Tensor* out = nullptr;
     OP_REQUIRES_OK(c, c->allocate_output(0, *out_shape, &out));
     T* o = out->data<T>();
-    std::fill(o, o + out->NumElements(), NarrowFromAcc<T>(A(0)));
+    std::fill(o, o + out->NumElements(), FromFloatIfNarrow<T>(A(0)));
     const int64_t inner = n_data == 0 ? 0 : data.NumElements() / n_data;
     const T* x = data.data<T>();
     ReduceSortedRuns<T, SumReducer>(
@@ -101,7 +101,7 @@ class SparseSegmentGradOp : public OpKernel {
  public:
   explicit SparseSegmentGradOp(OpKernelConstruction* c) : OpKernel(c) {}
   void Compute(OpKernelContext* c) override {
-    using A = SegmentAcc<T>;
+    using A = FloatIfNarrow<T>;
     const Tensor& grad = c->input(0);
     std::vector<int64_t> idx, ids;
     OP_REQUIRES_OK(c, ReadIndexPair(grad, "grad", c->input(1), c->input(2), &idx, &ids));
@@ -158,10 +158,10 @@ class SparseSegmentGradOp : public OpKernel {
       const A w = SegmentWeight<A>(kScale, counts[ids[i]]);
       const T* in = g + ids[i] * inner;
       A* to = acc.data() + row * inner;
-      for (int64_t j = 0; j < inner; ++j) to[j] += WidenToAcc(in[j]) * w;
+      for (int64_t j = 0; j < inner; ++j) to[j] += ToFloatIfNarrow(in[j]) * w;
     }
     T* o = out->data<T>();
-    for (size_t k = 0; k < acc.size(); ++k) o[k] = NarrowFromAcc<T>(acc[k]);
+    for (size_t k = 0; k < acc.size(); ++k) o[k] = FromFloatIfNarrow<T>(acc[k]);
   }
 };
 
