@@ -106,9 +106,7 @@ class InterleaveDataset : public DatasetBase {
     }
 
    private:
-    std::string Where() const {
-      return absl::StrCat(ds_->op(), " function ", ds_->fn_->name());
-    }
+    std::string Where() const { return ds_->Where(); }
     void Advance() {
       block_index_ = 0;
       cycle_index_ = (cycle_index_ + 1) % ds_->cycle_length_;
@@ -224,9 +222,7 @@ class InterleaveDataset : public DatasetBase {
       }
       return absl::OkStatus();
     }
-    std::string Where() const {
-      return absl::StrCat(ds_->op(), " function ", ds_->fn_->name());
-    }
+    std::string Where() const { return ds_->Where(); }
 
     const std::shared_ptr<const InterleaveDataset> ds_;
     std::unique_ptr<IteratorBase> input_;  // null once exhausted
@@ -236,6 +232,9 @@ class InterleaveDataset : public DatasetBase {
     int64_t next_ = 0;
     int64_t block_ = 0;
   };
+
+  // Names the op and its function in errors.
+  std::string Where() const { return absl::StrCat(op(), " function ", fn_->name()); }
 
   const DatasetPtr input_;
   const std::shared_ptr<const CapturedFunction> fn_;
