@@ -54,6 +54,8 @@ const KernelRegistry& GlobalKernelRegistry() {
     RegisterSetKernels(r);
     RegisterFusedPadConvKernels(r);
     RegisterImageCodecKernels(r);
+    RegisterComplexKernels(r);
+    RegisterFftKernels(r);
     RegisterRemoteCallKernel(r);
     RegisterGpuKernels(r);  // none in a build without CUDA
     return r;

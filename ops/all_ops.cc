@@ -44,6 +44,7 @@ const OpRegistry& GlobalOpRegistry() {
     RegisterStringOps(r);
     RegisterSetOps(r);
     RegisterImageCodecOps(r);
+    RegisterComplexOps(r);
     return r;
   }();
   return *registry;

@@ -92,13 +92,15 @@ void RegisterArrayOps(OpRegistry* r) {
                   .Attr("T: type")
                   .Attr("squeeze_dims: list(int) >= 0 = []"),
               array_shapes::SqueezeShape);
-  r->Register(OpDefBuilder("Transpose")
-                  .Input("x: T")
-                  .Input("perm: Tperm")
-                  .Output("y: T")
-                  .Attr("T: type")
-                  .Attr("Tperm: {int32, int64} = DT_INT32"),
-              array_shapes::TransposeShape);
+  for (const char* op : {"Transpose", "ConjugateTranspose"}) {
+    r->Register(OpDefBuilder(op)
+                    .Input("x: T")
+                    .Input("perm: Tperm")
+                    .Output("y: T")
+                    .Attr("T: type")
+                    .Attr("Tperm: {int32, int64} = DT_INT32"),
+                array_shapes::TransposeShape);
+  }
   r->Register(OpDefBuilder("ReverseV2")
                   .Input("tensor: T")
                   .Input("axis: Tidx")

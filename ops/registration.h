@@ -50,6 +50,7 @@ void RegisterArrayMiscOps(OpRegistry* r);      // array_misc_ops.cc: Bitcast, Li
 void RegisterStringOps(OpRegistry* r);         // string_ops.cc: AsString, ReduceJoin, regexes, hashes, ...
 void RegisterSetOps(OpRegistry* r);            // set_ops.cc: DenseToDenseSetOperation, SetSize, ...
 void RegisterImageCodecOps(OpRegistry* r);     // image_codec_ops.cc: DecodePng, EncodeJpeg, ...
+void RegisterComplexOps(OpRegistry* r);        // complex_ops.cc: Complex, Real, Conj, FFT, ...
 
 // CPU kernels, ops/cpu/*.cc.
 void RegisterArrayKernels(KernelRegistry* r);
@@ -110,6 +111,8 @@ void RegisterRemoteCallKernel(KernelRegistry* r);    // cpu/remote_call_kernel.c
 void RegisterSetKernels(KernelRegistry* r);          // cpu/set_kernels.cc
 void RegisterImageCodecKernels(KernelRegistry* r);   // cpu/image_codec_*_kernels.cc: PNG, JPEG, BMP
 void RegisterFusedPadConvKernels(KernelRegistry* r);  // cpu/fused_pad_conv_kernels.cc
+void RegisterComplexKernels(KernelRegistry* r);      // cpu/complex_kernels.cc: Complex, Real, Conj, ...
+void RegisterFftKernels(KernelRegistry* r);          // cpu/fft_kernels.cc
 
 }  // namespace weft
 

@@ -25,6 +25,7 @@ absl::StatusOr<DataType> DtypeFromDescr(const std::string& descr) {
       {"<i8", DT_INT64}, {"|b1", DT_BOOL},   {"|u1", DT_UINT8},
       {"|i1", DT_INT8},  {"<i2", DT_INT16},  {"<u2", DT_UINT16},
       {"<u4", DT_UINT32}, {"<u8", DT_UINT64}, {"<f2", DT_HALF},
+      {"<c8", DT_COMPLEX64}, {"<c16", DT_COMPLEX128},
   };
   for (const auto& [name, dtype] : kTable) {
     if (descr == name) return dtype;
@@ -32,7 +33,7 @@ absl::StatusOr<DataType> DtypeFromDescr(const std::string& descr) {
   return absl::InvalidArgumentError(absl::StrCat(
       "unsupported dtype descr '", absl::CEscape(descr.substr(0, 32)),
       descr.size() > 32 ? "..." : "",
-      "' (supported: little-endian float16/32/64, ints, uint8, bool)"));
+      "' (supported: little-endian float16/32/64, complex64/128, ints, bool)"));
 }
 
 // The text after `'key':` in the header dict, whitespace skipped, or npos.

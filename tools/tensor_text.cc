@@ -266,6 +266,16 @@ std::string JsonElement(const Tensor& t, int64_t i) {
       return FormatFloat(HalfToFloat(t.data<Half>()[i]), true);
     case tensorflow::DT_BFLOAT16:
       return FormatFloat(BFloat16ToFloat(t.data<BFloat16>()[i]), true);
+    case tensorflow::DT_COMPLEX64: {  // [real, imag]
+      const Complex64 v = t.data<Complex64>()[i];
+      return absl::StrCat("[", FormatFloat(v.real(), true), ", ",
+                          FormatFloat(v.imag(), true), "]");
+    }
+    case tensorflow::DT_COMPLEX128: {
+      const Complex128 v = t.data<Complex128>()[i];
+      return absl::StrCat("[", FormatFloat(v.real(), false), ", ",
+                          FormatFloat(v.imag(), false), "]");
+    }
     case tensorflow::DT_STRING:
       return JsonText(Json(t.data<std::string>()[i]), /*indent=*/-1);
     case tensorflow::DT_RESOURCE:

@@ -2,8 +2,12 @@
 // dims dropped, runs of dims that stay adjacent merged), so most real cases
 // (NHWC <-> NCHW, matrix transposes) become a batch of 2-D transposes, which
 // run blocked for cache locality. A permutation that keeps every dim of size
-// > 1 in place aliases the input.
+// > 1 in place aliases the input. ConjugateTranspose is the same kernel,
+// conjugating complex elements after the move.
 #include <algorithm>
+#include <complex>
+#include <cstring>
+#include <memory>
 #include <numeric>
 #include <vector>
 
@@ -98,9 +102,13 @@ void TransposeGeneric(ThreadPool* pool, const T* in, T* out,
 
 class TransposeOp : public OpKernel {
  public:
-  explicit TransposeOp(OpKernelConstruction* c) : OpKernel(c) {}
+  // `conjugate`: ConjugateTranspose, which also conjugates complex elements.
+  TransposeOp(OpKernelConstruction* c, bool conjugate)
+      : OpKernel(c), conjugate_(conjugate) {}
   void Compute(OpKernelContext* c) override {
     const Tensor& x = c->input(0);
+    const bool conj = conjugate_ && (x.dtype() == DT_COMPLEX64 ||
+                                     x.dtype() == DT_COMPLEX128);
     std::vector<int64_t> perm64;
     OP_REQUIRES_OK(c, ReadIntVector(c->input(1), "Transpose's perm", &perm64));
     const int rank = x.dims();
@@ -126,13 +134,25 @@ class TransposeOp : public OpKernel {
     for (int i = 0; i < rank; ++i) out_shape.AddDim(x.dim_size(perm[i]));
     std::vector<int64_t> dims(x.shape().dim_sizes().begin(), x.shape().dim_sizes().end());
     Coalesce(&dims, &perm);
-    if (dims.size() <= 1 || x.NumElements() == 0) {
+    if (x.NumElements() == 0 || (dims.size() <= 1 && !conj)) {
       c->set_output(0, x.Reshaped(out_shape));  // nothing actually moves
       return;
     }
     Tensor* y;
     OP_REQUIRES_OK(c, c->allocate_output(0, out_shape, &y));
-    ThreadPool* pool = c->intra_op_pool();
+    if (dims.size() <= 1) {
+      std::memcpy(y->raw_data(), x.raw_data(), x.TotalBytes());
+    } else {
+      OP_REQUIRES_OK(c, Move(c->intra_op_pool(), x, dims, perm, y));
+    }
+    if (conj) Conjugate(y);
+  }
+
+ private:
+  // y = x with its (coalesced) dims permuted.
+  static absl::Status Move(ThreadPool* pool, const Tensor& x,
+                           const std::vector<int64_t>& dims,
+                           const std::vector<int>& perm, Tensor* y) {
     const bool ok = VisitStorage(x.dtype(), [&](auto tag) {
       using T = typename decltype(tag)::type;
       const T* in = x.data<T>();
@@ -145,14 +165,31 @@ class TransposeOp : public OpKernel {
         TransposeGeneric(pool, in, out, dims, perm);
       }
     });
-    OP_REQUIRES(c, ok, UnsupportedDtype("Transpose", x.dtype()));
+    return ok ? absl::OkStatus() : UnsupportedDtype("Transpose", x.dtype());
   }
+
+  static void Conjugate(Tensor* y) {
+    if (y->dtype() == DT_COMPLEX64) {
+      for (Complex64& v : y->flat<Complex64>()) v = std::conj(v);
+    } else {
+      for (Complex128& v : y->flat<Complex128>()) v = std::conj(v);
+    }
+  }
+
+  const bool conjugate_;
 };
 
 }  // namespace
 
 void RegisterArrayTransposeKernels(KernelRegistry* r) {
-  r->Register(KernelDef("Transpose", kDeviceTypeCpu), MakeKernel<TransposeOp>);
+  r->Register(KernelDef("Transpose", kDeviceTypeCpu),
+              [](OpKernelConstruction* c) -> std::unique_ptr<OpKernel> {
+                return std::make_unique<TransposeOp>(c, /*conjugate=*/false);
+              });
+  r->Register(KernelDef("ConjugateTranspose", kDeviceTypeCpu),
+              [](OpKernelConstruction* c) -> std::unique_ptr<OpKernel> {
+                return std::make_unique<TransposeOp>(c, /*conjugate=*/true);
+              });
 }
 
 }  // namespace weft

@@ -10,9 +10,9 @@
 namespace weft {
 
 DataTypeVector PodTypes() {
-  return {DT_FLOAT, DT_DOUBLE, DT_INT32,  DT_INT64,  DT_UINT8,
-          DT_INT8,  DT_INT16,  DT_UINT16, DT_UINT32, DT_UINT64,
-          DT_BOOL,  DT_HALF,   DT_BFLOAT16};
+  return {DT_FLOAT, DT_DOUBLE, DT_INT32,     DT_INT64,     DT_UINT8,
+          DT_INT8,  DT_INT16,  DT_UINT16,    DT_UINT32,    DT_UINT64,
+          DT_BOOL,  DT_HALF,   DT_BFLOAT16, DT_COMPLEX64, DT_COMPLEX128};
 }
 
 DataTypeVector PodAndStringTypes() {

@@ -27,7 +27,8 @@ namespace weft {
 
 class OpKernelContext;
 
-// Every plain-memory dtype Weft can hold (numbers, bool, half, bfloat16).
+// Every plain-memory dtype Weft can hold (numbers, bool, half, bfloat16,
+// complex64, complex128).
 DataTypeVector PodTypes();
 // PodTypes() plus string: what element-moving kernels (Concat, Pack, ...)
 // accept.
@@ -54,7 +55,8 @@ struct TypeTag {
 };
 
 // Calls fn(TypeTag<S>{}) where S is a type with the size and copy semantics
-// of `dtype`'s elements: uintN_t for plain-memory dtypes, std::string,
+// of `dtype`'s elements: uintN_t for plain-memory dtypes (Complex128 for
+// the one 16-byte type), std::string,
 // ResourceHandle and Variant for the object dtypes. Returns false for other dtypes.
 template <typename Fn>
 bool VisitStorage(DataType dtype, Fn&& fn) {
@@ -82,6 +84,9 @@ bool VisitStorage(DataType dtype, Fn&& fn) {
       return true;
     case 8:
       fn(TypeTag<uint64_t>{});
+      return true;
+    case 16:
+      fn(TypeTag<Complex128>{});
       return true;
     default:
       return false;

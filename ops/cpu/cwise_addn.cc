@@ -64,6 +64,8 @@ void RegisterAddNKernels(KernelRegistry* r) {
   RegisterCpuKernel<AddNOp<uint16_t>, uint16_t>(r, "AddN");
   RegisterCpuKernel<AddNOp<uint32_t>, uint32_t>(r, "AddN");
   RegisterCpuKernel<AddNOp<uint64_t>, uint64_t>(r, "AddN");
+  RegisterCpuKernel<AddNOp<Complex64>, Complex64>(r, "AddN");
+  RegisterCpuKernel<AddNOp<Complex128>, Complex128>(r, "AddN");
 }
 
 }  // namespace weft

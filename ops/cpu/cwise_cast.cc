@@ -1,12 +1,16 @@
-// Cast: converts between the numeric types, bool and the 16-bit floats.
+// Cast: converts between the numeric types, bool, the 16-bit floats and
+// the complex types.
 //
 // Conversions are C++ static_casts, except: float -> int truncates toward
 // zero and saturates at the integer type's range, NaN giving 0 (XLA's rule;
 // a plain cast is undefined there, and TensorFlow returns whatever the CPU
 // does); to bool is `x != 0`; half and bfloat16 go through float, rounding
 // to nearest even, or for bfloat16 with Truncate=true dropping the low 16
-// bits of the float (NaN stays NaN).
+// bits of the float (NaN stays NaN). Complex to real keeps the real part
+// (then as above); real to complex has a zero imaginary part; complex to
+// bool is `x != 0`, true if either part is nonzero.
 #include <cmath>
+#include <complex>
 #include <cstring>
 #include <type_traits>
 
@@ -32,9 +36,23 @@ inline auto Load(const T& v) {
   }
 }
 
+template <typename T>
+struct IsComplex : std::false_type {};
+template <typename R>
+struct IsComplex<std::complex<R>> : std::true_type {};
+
 template <typename D, bool kTruncate, typename V>
 inline D Store(V v) {
-  if constexpr (std::is_same_v<D, bool>) {
+  if constexpr (IsComplex<D>::value) {
+    if constexpr (IsComplex<V>::value) {
+      return D(static_cast<typename D::value_type>(v.real()),
+               static_cast<typename D::value_type>(v.imag()));
+    } else {
+      return D(static_cast<typename D::value_type>(v));
+    }
+  } else if constexpr (IsComplex<V>::value && !std::is_same_v<D, bool>) {
+    return Store<D, kTruncate>(v.real());
+  } else if constexpr (std::is_same_v<D, bool>) {
     return v != V(0);
   } else if constexpr (std::is_same_v<D, Half>) {
     return Half{Eigen::numext::bit_cast<uint16_t>(
@@ -78,7 +96,9 @@ void CastRange(const void* src, void* dst, int64_t begin, int64_t end) {
   X(DT_UINT64, uint64_t)        \
   X(DT_BOOL, bool)              \
   X(DT_HALF, ::weft::Half)      \
-  X(DT_BFLOAT16, ::weft::BFloat16)
+  X(DT_BFLOAT16, ::weft::BFloat16) \
+  X(DT_COMPLEX64, ::weft::Complex64) \
+  X(DT_COMPLEX128, ::weft::Complex128)
 
 template <typename S>
 CastFn PickDestination(DataType dst, bool truncate) {

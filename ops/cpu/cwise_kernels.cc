@@ -10,6 +10,7 @@ void RegisterCwiseKernels(KernelRegistry* r) {
   RegisterCwiseIntKernels(r);
   RegisterCwiseSmallIntKernels(r);
   RegisterCwiseBoolKernels(r);
+  RegisterCwiseComplexKernels(r);
   RegisterCwiseUnaryKernels(r);
   RegisterCastKernels(r);
   RegisterAddNKernels(r);

@@ -14,6 +14,7 @@ void RegisterCwiseHalfKernels(KernelRegistry* r);    // cwise_kernels_half.cc
 void RegisterCwiseIntKernels(KernelRegistry* r);     // cwise_kernels_int.cc
 void RegisterCwiseSmallIntKernels(KernelRegistry* r);  // cwise_kernels_small_int.cc
 void RegisterCwiseBoolKernels(KernelRegistry* r);    // cwise_kernels_bool.cc
+void RegisterCwiseComplexKernels(KernelRegistry* r);  // cwise_kernels_complex.cc
 void RegisterCwiseUnaryKernels(KernelRegistry* r);   // cwise_kernels_unary.cc
 void RegisterCastKernels(KernelRegistry* r);         // cwise_cast.cc
 void RegisterAddNKernels(KernelRegistry* r);         // cwise_addn.cc

@@ -1,6 +1,6 @@
 // BatchMatMulV2: [..., m, k] x [..., k, n] -> [..., m, n], the batch dims
-// broadcast as in NumPy; adj_x/adj_y transpose the last two dims (real
-// dtypes only, so adjoint = transpose). BatchMatMulV3 runs the same kernel
+// broadcast as in NumPy; adj_x/adj_y transpose the last two dims, and for
+// complex types also conjugate them. BatchMatMulV3 runs the same kernel
 // when x, y and the output share a dtype; int8 / uint8 inputs to an int32
 // output (quantized models) are widened to int32 first.
 //
@@ -9,6 +9,8 @@
 // heads) are instead sharded by batch, each product a short loop of
 // vectorised row updates (no GEMM instantiation: cheap to compile).
 #include <algorithm>
+#include <complex>
+#include <type_traits>
 #include <vector>
 
 #include "absl/strings/str_cat.h"
@@ -57,7 +59,10 @@ class BatchMatMulOp : public OpKernel {
   void Compute(OpKernelContext* c) override {
     const Tensor& x = c->input(0);
     const Tensor& y = c->input(1);
-    if (x.dtype() == DataTypeToEnum<T>::value && y.dtype() == DataTypeToEnum<T>::value) {
+    if constexpr (kComplex) {
+      Multiply(c, adj_x_ ? Conjugated(x) : x, adj_y_ ? Conjugated(y) : y);
+    } else if (x.dtype() == DataTypeToEnum<T>::value &&
+               y.dtype() == DataTypeToEnum<T>::value) {
       Multiply(c, x, y);
     } else {
       Multiply(c, Widened(x), Widened(y));
@@ -65,9 +70,23 @@ class BatchMatMulOp : public OpKernel {
   }
 
  private:
+  static constexpr bool kComplex =
+      std::is_same_v<T, Complex64> || std::is_same_v<T, Complex128>;
+
+  // The complex conjugate of `t` (an adjoint's conjugation; the GEMM then
+  // transposes).
+  static Tensor Conjugated(const Tensor& t) {
+    Tensor out(t.dtype(), t.shape());
+    const T* in = t.data<T>();
+    T* o = out.data<T>();
+    for (int64_t i = 0; i < t.NumElements(); ++i) o[i] = std::conj(in[i]);
+    return out;
+  }
+
   // `t` as a T tensor (the 8-bit inputs of BatchMatMulV3's mixed forms).
   static Tensor Widened(const Tensor& t) {
     if (t.dtype() == DataTypeToEnum<T>::value) return t;
+    static_assert(!kComplex);
     Tensor w(DataTypeToEnum<T>::value, t.shape());
     T* o = w.data<T>();
     if (t.dtype() == DT_INT8) {
@@ -182,6 +201,8 @@ void RegisterBatchMatMulKernels(KernelRegistry* r) {
   Register<double>(r);
   Register<int32_t>(r);
   Register<int64_t>(r);
+  Register<Complex64>(r);
+  Register<Complex128>(r);
   for (DataType a : {DT_INT8, DT_UINT8}) {
     r->Register(KernelDef("BatchMatMulV3", kDeviceTypeCpu)
                     .TypeConstraint("Ta", a)

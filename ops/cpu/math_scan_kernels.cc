@@ -1,4 +1,4 @@
-// Cumsum and Cumprod along one axis, optionally exclusive (each output
+// Cumsum and Cumprod (every real and complex type) along one axis, optionally exclusive (each output
 // excludes its own element) and/or reversed (scanning from the end).
 //
 // The tensor is viewed as [outer, len, inner]: the scan walks len, and each
@@ -144,6 +144,8 @@ void RegisterScanKernels(KernelRegistry* r) {
   Register<uint16_t>(r);
   Register<uint32_t>(r);
   Register<uint64_t>(r);
+  Register<Complex64>(r);
+  Register<Complex128>(r);
 }
 
 }  // namespace weft

@@ -25,6 +25,15 @@ absl::Status Gemm(OpKernelContext* c, bool transpose_a, bool transpose_b,
 absl::Status Gemm(OpKernelContext* c, bool transpose_a, bool transpose_b,
                   int64_t m, int64_t n, int64_t k, const double* a,
                   const double* b, double* out);
+// complex64 and complex128 (matmul_gemm_complex.cc): Eigen's GEMM; a
+// transposed operand is transposed, not conjugated (MatMul's meaning;
+// BatchMatMul's adjoints conjugate before calling).
+absl::Status Gemm(OpKernelContext* c, bool transpose_a, bool transpose_b,
+                  int64_t m, int64_t n, int64_t k, const Complex64* a,
+                  const Complex64* b, Complex64* out);
+absl::Status Gemm(OpKernelContext* c, bool transpose_a, bool transpose_b,
+                  int64_t m, int64_t n, int64_t k, const Complex128* a,
+                  const Complex128* b, Complex128* out);
 absl::Status Gemm(OpKernelContext* c, bool transpose_a, bool transpose_b,
                   int64_t m, int64_t n, int64_t k, const int32_t* a,
                   const int32_t* b, int32_t* out);

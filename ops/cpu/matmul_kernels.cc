@@ -95,6 +95,8 @@ void RegisterMatMulKernels(KernelRegistry* r) {
   RegisterMatMul<double>(r);
   RegisterMatMul<int32_t>(r);
   RegisterMatMul<int64_t>(r);
+  RegisterMatMul<Complex64>(r);
+  RegisterMatMul<Complex128>(r);
 }
 
 }  // namespace weft

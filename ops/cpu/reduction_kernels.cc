@@ -9,6 +9,7 @@ void RegisterReductionKernels(KernelRegistry* r) {
   RegisterReductionSmallIntKernels(r);
   RegisterReductionHalfKernels(r);
   RegisterArgMinMaxKernels(r);
+  RegisterReductionComplexKernels(r);
 }
 
 }  // namespace weft

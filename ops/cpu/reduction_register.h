@@ -12,6 +12,7 @@ void RegisterReductionIntKernels(KernelRegistry* r);    // int32, int64, bool
 void RegisterReductionSmallIntKernels(KernelRegistry* r);  // int8..uint64
 void RegisterReductionHalfKernels(KernelRegistry* r);   // half, bfloat16
 void RegisterArgMinMaxKernels(KernelRegistry* r);       // ArgMax, ArgMin
+void RegisterReductionComplexKernels(KernelRegistry* r);  // complex64/128
 
 }  // namespace weft
 

@@ -1,5 +1,7 @@
 #include "runtime/core/tensor.h"
 
+#include <cmath>
+#include <complex>
 #include <cstring>
 #include <new>
 
@@ -207,6 +209,11 @@ std::string ElementToString(const Variant& v) {
 std::string ElementToString(Half v) { return absl::StrCat(HalfToFloat(v)); }
 std::string ElementToString(BFloat16 v) {
   return absl::StrCat(BFloat16ToFloat(v));
+}
+template <typename R>
+std::string ElementToString(const std::complex<R>& v) {  // NumPy's (1+2j)
+  return absl::StrCat("(", v.real(), std::signbit(v.imag()) ? "" : "+", v.imag(),
+                      "j)");
 }
 std::string ElementToString(bool v) { return v ? "true" : "false"; }
 std::string ElementToString(int8_t v) { return absl::StrCat(int{v}); }

@@ -45,6 +45,31 @@ T Same(T v) {
   return v;
 }
 
+// complex64/complex128 values come as (real, imag) pairs of scalars in
+// scomplex_val/dcomplex_val; the splat and zero-fill rules are as above,
+// per pair.
+template <typename C, typename Repeated>
+absl::Status FillComplex(const Repeated& values, int64_t n, C* out,
+                         const char* field) {
+  if (values.size() % 2 != 0) {
+    return absl::InvalidArgumentError(absl::StrCat(
+        "TensorProto field ", field, " has ", values.size(),
+        " values, which is not a whole number of (real, imag) pairs"));
+  }
+  if (n == 0) return absl::OkStatus();
+  const int64_t pairs = values.size() / 2;
+  if (pairs > n) {
+    return absl::InvalidArgumentError(absl::StrCat(
+        "TensorProto field ", field, " has ", pairs,
+        " complex values but the shape holds ", n));
+  }
+  int64_t i = 0;
+  for (; i < pairs; ++i) out[i] = C(values.Get(2 * i), values.Get(2 * i + 1));
+  const C last = pairs == 0 ? C() : out[pairs - 1];
+  for (; i < n; ++i) out[i] = last;
+  return absl::OkStatus();
+}
+
 struct VariantCoders {
   absl::Mutex mu;
   absl::flat_hash_map<std::string, VariantCoder> by_type ABSL_GUARDED_BY(mu);
@@ -171,6 +196,12 @@ absl::Status DecodeTyped(const TensorProto& proto, Tensor& t) {
           proto.half_val(), n, t.data<BFloat16>(),
           [](int32_t v) { return BFloat16{static_cast<uint16_t>(v)}; },
           "half_val");
+    case tensorflow::DT_COMPLEX64:
+      return FillComplex(proto.scomplex_val(), n, t.data<Complex64>(),
+                         "scomplex_val");
+    case tensorflow::DT_COMPLEX128:
+      return FillComplex(proto.dcomplex_val(), n, t.data<Complex128>(),
+                         "dcomplex_val");
     case tensorflow::DT_STRING:
       return FillFromTyped(
           proto.string_val(), n, t.data<std::string>(),
@@ -315,6 +346,18 @@ void TensorToProto(const Tensor& t, TensorProto* proto,
     case tensorflow::DT_BFLOAT16:
       EncodeTyped<BFloat16>(t,
                             [&](BFloat16 v) { proto->add_half_val(v.bits); });
+      break;
+    case tensorflow::DT_COMPLEX64:
+      EncodeTyped<Complex64>(t, [&](Complex64 v) {
+        proto->add_scomplex_val(v.real());
+        proto->add_scomplex_val(v.imag());
+      });
+      break;
+    case tensorflow::DT_COMPLEX128:
+      EncodeTyped<Complex128>(t, [&](Complex128 v) {
+        proto->add_dcomplex_val(v.real());
+        proto->add_dcomplex_val(v.imag());
+      });
       break;
     case tensorflow::DT_STRING:
       EncodeTyped<std::string>(

@@ -45,6 +45,8 @@ constexpr TypeInfo kTypes[] = {
     {tensorflow::DT_BOOL, "bool", "bool", 1},
     {tensorflow::DT_HALF, "half", "float16", 2},
     {tensorflow::DT_BFLOAT16, "bfloat16", "bfloat16", 2},
+    {tensorflow::DT_COMPLEX64, "complex64", "complex64", 8},
+    {tensorflow::DT_COMPLEX128, "complex128", "complex128", 16},
     {tensorflow::DT_STRING, "string", "string", 0},
     {tensorflow::DT_RESOURCE, "resource", "resource", 0},
     {tensorflow::DT_VARIANT, "variant", "variant", 0},

@@ -10,6 +10,7 @@
 #ifndef WEFT_RUNTIME_CORE_TYPES_H_
 #define WEFT_RUNTIME_CORE_TYPES_H_
 
+#include <complex>
 #include <cstdint>
 #include <memory>
 #include <string>
@@ -25,6 +26,8 @@ namespace weft {
 using tensorflow::DataType;
 using tensorflow::DT_BFLOAT16;
 using tensorflow::DT_BOOL;
+using tensorflow::DT_COMPLEX128;
+using tensorflow::DT_COMPLEX64;
 using tensorflow::DT_DOUBLE;
 using tensorflow::DT_FLOAT;
 using tensorflow::DT_HALF;
@@ -42,6 +45,11 @@ using tensorflow::DT_UINT8;
 using tensorflow::DT_VARIANT;
 
 using DataTypeVector = absl::InlinedVector<DataType, 4>;
+
+// complex64 and complex128: two floats or two doubles, real part first, as
+// in TensorFlow and NumPy.
+using Complex64 = std::complex<float>;
+using Complex128 = std::complex<double>;
 
 // 16-bit floats are stored, copied and converted; kernels compute in float.
 struct Half {
@@ -106,6 +114,8 @@ WEFT_MATCH_TYPE_AND_ENUM(bool, DT_BOOL);
 WEFT_MATCH_TYPE_AND_ENUM(std::string, DT_STRING);
 WEFT_MATCH_TYPE_AND_ENUM(Half, DT_HALF);
 WEFT_MATCH_TYPE_AND_ENUM(BFloat16, DT_BFLOAT16);
+WEFT_MATCH_TYPE_AND_ENUM(Complex64, DT_COMPLEX64);
+WEFT_MATCH_TYPE_AND_ENUM(Complex128, DT_COMPLEX128);
 WEFT_MATCH_TYPE_AND_ENUM(ResourceHandle, DT_RESOURCE);
 WEFT_MATCH_TYPE_AND_ENUM(Variant, DT_VARIANT);
 #undef WEFT_MATCH_TYPE_AND_ENUM
@@ -163,6 +173,8 @@ std::string DataTypeVectorString(const DataTypeVector& types);
     WEFT_CASE_TYPE(DT_BOOL, bool, BODY)                      \
     WEFT_CASE_TYPE(DT_HALF, ::weft::Half, BODY)              \
     WEFT_CASE_TYPE(DT_BFLOAT16, ::weft::BFloat16, BODY)      \
+    WEFT_CASE_TYPE(DT_COMPLEX64, ::weft::Complex64, BODY)    \
+    WEFT_CASE_TYPE(DT_COMPLEX128, ::weft::Complex128, BODY)  \
     WEFT_CASE_TYPE(DT_STRING, std::string, BODY)             \
     WEFT_CASE_TYPE(DT_RESOURCE, ::weft::ResourceHandle, BODY) \
     default:                                                 \

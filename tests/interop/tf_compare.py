@@ -73,9 +73,13 @@ def run_weft(weft, path, fetches, feeds=(), targets=(), init=(), steps=1):
 
 def decode(entry):
     """A fetch of `weft run --format json` as a NumPy array (bfloat16, which
-    NumPy lacks, as float32: every bfloat16 is one)."""
+    NumPy lacks, as float32: every bfloat16 is one; complex values come as
+    [real, imag] pairs)."""
     if entry["dtype"] == "string":
         return np.array(entry["values"], dtype=object).reshape(entry["shape"])
+    if entry["dtype"] in ("complex64", "complex128"):  # [real, imag] pairs
+        vals = [complex(float(re), float(im)) for re, im in entry["values"]]
+        return np.array(vals, dtype=entry["dtype"]).reshape(entry["shape"])
     vals = [float(v) if isinstance(v, str) else v for v in entry["values"]]
     dtype = "float32" if entry["dtype"] == "bfloat16" else entry["dtype"]
     return np.array(vals, dtype=dtype).reshape(entry["shape"])
