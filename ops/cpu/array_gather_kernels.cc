@@ -180,7 +180,7 @@ class WhereOp : public OpKernel {
   case DataTypeToEnum<T>::value: {                                      \
     const T* p = in.data<T>();                                          \
     for (int64_t i = 0; i < in.NumElements(); ++i) {                    \
-      if (ToFloatIfNarrow(p[i]) != 0) hits.push_back(i);                \
+      if (ToFloatIfNarrow(p[i]) != FloatIfNarrow<T>(0)) hits.push_back(i); \
     }                                                                   \
     break;                                                              \
   }
@@ -197,6 +197,8 @@ class WhereOp : public OpKernel {
       WEFT_WHERE_CASE(uint64_t)
       WEFT_WHERE_CASE(Half)
       WEFT_WHERE_CASE(BFloat16)
+      WEFT_WHERE_CASE(Complex64)
+      WEFT_WHERE_CASE(Complex128)
 #undef WEFT_WHERE_CASE
       default:
         c->SetStatus(absl::UnimplementedError(absl::StrCat(
@@ -293,7 +295,8 @@ void RegisterArrayGatherKernels(KernelRegistry* r) {
   r->Register(KernelDef("Where", kDeviceTypeCpu)
                   .TypeConstraint("T", {DT_BOOL, DT_FLOAT, DT_DOUBLE, DT_HALF, DT_BFLOAT16,
                                         DT_INT8, DT_UINT8, DT_INT16, DT_UINT16, DT_INT32,
-                                        DT_UINT32, DT_INT64, DT_UINT64}),
+                                        DT_UINT32, DT_INT64, DT_UINT64, DT_COMPLEX64,
+                                        DT_COMPLEX128}),
               MakeKernel<WhereOp>);
   r->Register(
       KernelDef("GatherV2", kDeviceTypeCpu).TypeConstraint("Tparams", PodAndStringTypes()),

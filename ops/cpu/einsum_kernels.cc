@@ -1,5 +1,6 @@
-// Einsum on CPU, float and double, one or two operands, reduced to what the
-// rest of the library does well:
+// Einsum on CPU (float, double, complex64, complex128; half and bfloat16
+// through float, via_float_kernel.cc), one or two operands, reduced to what
+// the rest of the library does well:
 //   1. each operand is viewed through strides: a label repeated within it
 //      (a diagonal) is one dimension whose stride is the sum of the
 //      repeats', and a broadcast dimension of size 1 is dropped;
@@ -325,6 +326,10 @@ void RegisterEinsumKernels(KernelRegistry* r) {
               MakeKernel<EinsumOp<float>>);
   r->Register(KernelDef("Einsum", kDeviceTypeCpu).TypeConstraint("T", DT_DOUBLE),
               MakeKernel<EinsumOp<double>>);
+  r->Register(KernelDef("Einsum", kDeviceTypeCpu).TypeConstraint("T", DT_COMPLEX64),
+              MakeKernel<EinsumOp<Complex64>>);
+  r->Register(KernelDef("Einsum", kDeviceTypeCpu).TypeConstraint("T", DT_COMPLEX128),
+              MakeKernel<EinsumOp<Complex128>>);
 }
 
 }  // namespace weft

@@ -1,5 +1,6 @@
-// Cumsum and Cumprod (every real and complex type) along one axis, optionally exclusive (each output
-// excludes its own element) and/or reversed (scanning from the end).
+// Cumsum and Cumprod (every real and complex type) along one axis,
+// optionally exclusive (each output excludes its own element) and/or
+// reversed (scanning from the end).
 //
 // The tensor is viewed as [outer, len, inner]: the scan walks len, and each
 // step updates a whole contiguous row of `inner` elements at once, so the

@@ -8,6 +8,7 @@
 //
 // Sharded by output segment range: each shard scans all ids but adds only
 // the rows of its own segments, so no two threads write the same row.
+#include <type_traits>
 #include <vector>
 
 #include "absl/strings/str_cat.h"
@@ -84,35 +85,41 @@ class UnsortedSegmentReduceOp : public OpKernel {
   }
 };
 
+// Complex types have no order: Sum and Prod only, as TensorFlow.
 template <typename T>
-void Register(KernelRegistry* r, bool sum_only) {
+void Register(KernelRegistry* r) {
+  constexpr bool kOrdered =
+      !std::is_same_v<T, Complex64> && !std::is_same_v<T, Complex128>;
   auto def = [](const char* op) {
     return KernelDef(op, kDeviceTypeCpu)
         .TypeConstraint("T", DataTypeToEnum<T>::value)
         .TypeConstraint("Tindices", {DT_INT16, DT_INT32, DT_INT64});
   };
   r->Register(def("UnsortedSegmentSum"), MakeKernel<UnsortedSegmentReduceOp<T, SumReducer>>);
-  if (sum_only) return;
-  r->Register(def("UnsortedSegmentMax"), MakeKernel<UnsortedSegmentReduceOp<T, MaxReducer>>);
-  r->Register(def("UnsortedSegmentMin"), MakeKernel<UnsortedSegmentReduceOp<T, MinReducer>>);
+  if constexpr (kOrdered) {
+    r->Register(def("UnsortedSegmentMax"), MakeKernel<UnsortedSegmentReduceOp<T, MaxReducer>>);
+    r->Register(def("UnsortedSegmentMin"), MakeKernel<UnsortedSegmentReduceOp<T, MinReducer>>);
+  }
   r->Register(def("UnsortedSegmentProd"), MakeKernel<UnsortedSegmentReduceOp<T, ProdReducer>>);
 }
 
 }  // namespace
 
 void RegisterSegmentKernels(KernelRegistry* r) {
-  Register<float>(r, false);
-  Register<double>(r, false);
-  Register<int32_t>(r, false);
-  Register<int64_t>(r, false);
-  Register<Half>(r, false);
-  Register<BFloat16>(r, false);
-  Register<int8_t>(r, false);
-  Register<int16_t>(r, false);
-  Register<uint8_t>(r, false);
-  Register<uint16_t>(r, false);
-  Register<uint32_t>(r, false);
-  Register<uint64_t>(r, false);
+  Register<float>(r);
+  Register<double>(r);
+  Register<int32_t>(r);
+  Register<int64_t>(r);
+  Register<Half>(r);
+  Register<BFloat16>(r);
+  Register<int8_t>(r);
+  Register<int16_t>(r);
+  Register<uint8_t>(r);
+  Register<uint16_t>(r);
+  Register<uint32_t>(r);
+  Register<uint64_t>(r);
+  Register<Complex64>(r);
+  Register<Complex128>(r);
   RegisterSortedSegmentKernels(r);
   RegisterSparseSegmentKernels(r);
 }

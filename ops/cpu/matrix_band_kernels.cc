@@ -139,7 +139,9 @@ class DiagPartOp : public OpKernel {
 void RegisterMatrixBandKernels(KernelRegistry* r) {
   r->Register(KernelDef("MatrixBandPart", kDeviceTypeCpu).TypeConstraint("T", PodTypes()),
               MakeKernel<MatrixBandPartOp>);
-  const DataTypeVector diag_types = {DT_HALF, DT_FLOAT, DT_DOUBLE, DT_INT32, DT_INT64};
+  const DataTypeVector diag_types = {DT_HALF,  DT_FLOAT,     DT_DOUBLE,
+                                     DT_INT32, DT_INT64,     DT_COMPLEX64,
+                                     DT_COMPLEX128};
   r->Register(KernelDef("Diag", kDeviceTypeCpu).TypeConstraint("T", diag_types),
               MakeKernel<DiagOp>);
   r->Register(KernelDef("DiagPart", kDeviceTypeCpu).TypeConstraint("T", diag_types),

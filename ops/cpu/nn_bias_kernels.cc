@@ -122,6 +122,8 @@ void RegisterBiasKernels(KernelRegistry* r) {
   RegisterBias<uint16_t>(r);
   RegisterBias<uint32_t>(r);
   RegisterBias<uint64_t>(r);
+  RegisterBias<Complex64>(r);
+  RegisterBias<Complex128>(r);
 }
 
 }  // namespace weft

@@ -7,6 +7,7 @@
 // Each run of equal ids is reduced row by row, in order, in FloatIfNarrow
 // (float for half); runs are spread over the intra-op pool.
 // Also the shared id checks of segment_reduce.h.
+#include <type_traits>
 #include <vector>
 
 #include "absl/strings/str_cat.h"
@@ -132,12 +133,15 @@ void RegisterSorted(KernelRegistry* r) {
   r->Register(def("SegmentSum"), MakeKernel<SegmentReduceOp<T, SumReducer, false, false>>);
   r->Register(def("SegmentMean"), MakeKernel<SegmentReduceOp<T, SumReducer, true, false>>);
   r->Register(def("SegmentProd"), MakeKernel<SegmentReduceOp<T, ProdReducer, false, false>>);
-  r->Register(def("SegmentMin"), MakeKernel<SegmentReduceOp<T, MinReducer, false, false>>);
-  r->Register(def("SegmentMax"), MakeKernel<SegmentReduceOp<T, MaxReducer, false, false>>);
   r->Register(def("SegmentSumV2"), MakeKernel<SegmentReduceOp<T, SumReducer, false, true>>);
   r->Register(def("SegmentProdV2"), MakeKernel<SegmentReduceOp<T, ProdReducer, false, true>>);
-  r->Register(def("SegmentMinV2"), MakeKernel<SegmentReduceOp<T, MinReducer, false, true>>);
-  r->Register(def("SegmentMaxV2"), MakeKernel<SegmentReduceOp<T, MaxReducer, false, true>>);
+  // Complex types have no order: no Min or Max, as TensorFlow.
+  if constexpr (!std::is_same_v<T, Complex64> && !std::is_same_v<T, Complex128>) {
+    r->Register(def("SegmentMin"), MakeKernel<SegmentReduceOp<T, MinReducer, false, false>>);
+    r->Register(def("SegmentMax"), MakeKernel<SegmentReduceOp<T, MaxReducer, false, false>>);
+    r->Register(def("SegmentMinV2"), MakeKernel<SegmentReduceOp<T, MinReducer, false, true>>);
+    r->Register(def("SegmentMaxV2"), MakeKernel<SegmentReduceOp<T, MaxReducer, false, true>>);
+  }
 }
 
 }  // namespace
@@ -155,6 +159,8 @@ void RegisterSortedSegmentKernels(KernelRegistry* r) {
   RegisterSorted<uint16_t>(r);
   RegisterSorted<uint32_t>(r);
   RegisterSorted<uint64_t>(r);
+  RegisterSorted<Complex64>(r);
+  RegisterSorted<Complex128>(r);
 }
 
 }  // namespace weft

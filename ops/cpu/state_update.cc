@@ -55,6 +55,8 @@ DataTypeVector UpdatableTypes() {
   DataTypeVector v = ArithmeticTypes();
   v.push_back(DT_HALF);
   v.push_back(DT_BFLOAT16);
+  v.push_back(DT_COMPLEX64);
+  v.push_back(DT_COMPLEX128);
   return v;
 }
 
@@ -101,7 +103,9 @@ absl::Status ApplyUpdate(UpdateKind kind, Tensor* var, const Tensor& value,
   const int64_t n = var->NumElements();
   WEFT_SWITCH_ALL_TYPES(
       var->dtype(),
-      if constexpr (std::is_arithmetic_v<T> && !std::is_same_v<T, bool>) {
+      if constexpr ((std::is_arithmetic_v<T> && !std::is_same_v<T, bool>) ||
+                    std::is_same_v<T, Complex64> ||
+                    std::is_same_v<T, Complex128>) {
         Update<T>(kind, var->data<T>(), value.data<T>(), n,
                   alpha ? alpha->data<T>() : nullptr);
         ok = true;

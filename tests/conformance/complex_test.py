@@ -203,6 +203,18 @@ def array_ops(dtype):
             "diag_part": lambda: tf1.linalg.diag_part(x),
             "mirror_pad": lambda: tf1.pad(x, [[1, 1], [0, 1]], mode="REFLECT"),
             "roll": lambda: tf1.roll(x, 1, axis=1),
+            "unsorted_segment_sum": lambda: tf1.math.unsorted_segment_sum(x, [2, 0, 2], 4),
+            "unsorted_segment_prod": lambda: tf1.math.unsorted_segment_prod(x, [1, 1, 0], 2),
+            "segment_sum": lambda: tf1.math.segment_sum(x, [0, 0, 2]),
+            "segment_mean": lambda: tf1.math.segment_mean(x, [0, 1, 1]),
+            "segment_prod": lambda: tf1.math.segment_prod(x, [0, 0, 0]),
+            "where": lambda: tf1.where(tf1.constant(np.array([[0, 1j], [2, 0]], dtype))),
+            "bias_add": lambda: tf1.nn.bias_add(x, y[0]),
+            "bias_add_grad": lambda: raw.BiasAddGrad(out_backprop=x),
+            "diag": lambda: tf1.linalg.tensor_diag(x[0]),
+            "diag_part": lambda: tf1.linalg.tensor_diag_part(x[:, :3]),
+            "einsum": lambda: tf1.einsum("ij,kj->ik", x, y),
+            "einsum_trace": lambda: tf1.einsum("ii->", x[:, :3]),
         }
         for name, fn in ops.items():
             tf1.identity(fn(), name="out_" + name)
@@ -286,6 +298,39 @@ def short_fft_input():
           clip(proc.stderr))
 
 
+def variables(dtype):
+    """A resource variable and a ref variable of complex type, updated by
+    AssignAdd/AssignSub and gradient descent, and the gradient of a gather
+    (an UnsortedSegmentSum-free IndexedSlices applied densely)."""
+    g = tf1.Graph()
+    with g.as_default(), tf1.device("/cpu:0"):
+        init = sample(dtype, (3, 2))
+        v = tf1.Variable(init, name="v", use_resource=True)
+        r = tf1.Variable(init, name="r", use_resource=False)
+        delta = tf1.constant(sample(dtype, (3, 2)))
+        with tf1.control_dependencies([v.assign_add(delta), r.assign_sub(delta)]):
+            step = tf1.train.GradientDescentOptimizer(0.5).apply_gradients(
+                [(tf1.constant(sample(dtype, (3, 2))), v), (delta, r)])
+        with tf1.control_dependencies([step]):
+            tf1.identity(v.read_value(), name="v_after")
+            tf1.identity(r.read_value(), name="r_after")
+        x = tf1.constant(sample(dtype, (5, 2)))
+        gathered = tf1.gather(x, [4, 0, 4])
+        loss = tf1.reduce_sum(tf1.math.real(gathered * tf1.math.conj(gathered)))
+        tf1.identity(tf1.convert_to_tensor(tf1.gradients(loss, x)[0]), name="gather_grad")
+        init_op = tf1.global_variables_initializer()
+    ref, proc = run_tf1_and_weft(WEFT, WORK, f"{dtype}_variables", g,
+                                 ["v_after", "r_after", "gather_grad"], init=[init_op.name])
+    got = weft_fetches(f"{dtype}/variables", proc)
+    if got is None:
+        return
+    rtol, atol = TOL[dtype]
+    for name, want in zip(["v_after", "r_after", "gather_grad"], ref):
+        have = decode(got[name])
+        check(f"{dtype}/variables/{name}", np.allclose(have, want, rtol=rtol, atol=atol),
+              f"{have.ravel()[:4]} != TF {np.asarray(want).ravel()[:4]}")
+
+
 def malformed_constant():
     """A complex64 Const whose scomplex_val holds an odd number of floats
     (half a pair) is refused, naming the field, not read past its end."""
@@ -311,6 +356,7 @@ for t in TYPES:
     array_ops(t)
     spectral(t)
     gradient_graph(t)
+    variables(t)
 short_fft_input()
 malformed_constant()
 sys.exit(summary_exit_code())
