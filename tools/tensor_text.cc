@@ -219,21 +219,60 @@ absl::StatusOr<Tensor> AllocateFeed(DataType dtype, const TensorShape& shape,
   return Tensor::Allocate(CpuAllocator(), dtype, shape);
 }
 
+bool IsComplex(DataType dtype) {
+  return dtype == DT_COMPLEX64 || dtype == DT_COMPLEX128;
+}
+
+// A complex element from its two JSON numbers.
+absl::Status StoreComplex(const Json& re, const Json& im, DataType dtype,
+                          Tensor* t, int64_t i) {
+  double parts[2];
+  WEFT_RETURN_IF_ERROR(StoreNumber(re, &parts[0]));
+  WEFT_RETURN_IF_ERROR(StoreNumber(im, &parts[1]));
+  if (dtype == DT_COMPLEX64) {
+    t->data<Complex64>()[i] = Complex64(static_cast<float>(parts[0]),
+                                        static_cast<float>(parts[1]));
+  } else {
+    t->data<Complex128>()[i] = Complex128(parts[0], parts[1]);
+  }
+  return absl::OkStatus();
+}
+
+// Complex values are written as [real, imag] pairs (as TensorToJson writes
+// them): the pairs' dim is not the tensor's.
+absl::Status DropComplexPairDim(DataType dtype, std::vector<int64_t>* dims) {
+  if (!IsComplex(dtype)) return absl::OkStatus();
+  if (dims->empty() || dims->back() != 2) {
+    return absl::InvalidArgumentError(absl::StrCat(
+        DataTypeNumpyName(dtype),
+        " values are [real, imag] pairs: the innermost lists must hold 2 "
+        "numbers"));
+  }
+  dims->pop_back();
+  return absl::OkStatus();
+}
+
 absl::StatusOr<Tensor> FromLeaves(const std::vector<const Json*>& leaves,
                                   const std::vector<int64_t>& dims,
                                   DataType dtype, int64_t max_bytes) {
   WEFT_ASSIGN_OR_RETURN(TensorShape shape, TensorShape::Build(dims));
-  if (static_cast<int64_t>(leaves.size()) != shape.num_elements() &&
-      leaves.size() != 1) {
+  const size_t per = IsComplex(dtype) ? 2 : 1;  // JSON numbers per element
+  if (static_cast<int64_t>(leaves.size() / per) != shape.num_elements() &&
+      leaves.size() != per) {
     return absl::InvalidArgumentError(
-        absl::StrCat(leaves.size(), " values given for shape ",
+        absl::StrCat(leaves.size() / per, " values given for shape ",
                      shape.DebugString(), " (", shape.num_elements(),
                      " elements)"));
   }
   WEFT_ASSIGN_OR_RETURN(Tensor t, AllocateFeed(dtype, shape, max_bytes));
   for (int64_t i = 0; i < shape.num_elements(); ++i) {
-    const Json& leaf = *leaves[leaves.size() == 1 ? 0 : i];
-    WEFT_RETURN_IF_ERROR(StoreLeaf(leaf, dtype, &t, i));
+    const size_t at = leaves.size() == per ? 0 : i * per;
+    if (per == 2) {
+      WEFT_RETURN_IF_ERROR(
+          StoreComplex(*leaves[at], *leaves[at + 1], dtype, &t, i));
+    } else {
+      WEFT_RETURN_IF_ERROR(StoreLeaf(*leaves[at], dtype, &t, i));
+    }
   }
   return t;
 }
@@ -357,8 +396,11 @@ absl::StatusOr<Tensor> ParseFeedValue(const std::string& text, DataType hint,
     std::vector<int64_t> nested_shape;
     std::vector<const Json*> leaves;
     WEFT_RETURN_IF_ERROR(Flatten(j["values"], 0, &nested_shape, &leaves));
+    if (dtype == DT_INVALID) dtype = InferDtype(leaves);
     std::vector<int64_t> dims = nested_shape;
-    if (j.contains("shape")) {
+    if (!j.contains("shape")) {
+      WEFT_RETURN_IF_ERROR(DropComplexPairDim(dtype, &dims));
+    } else {
       if (!j["shape"].is_array()) {
         return absl::InvalidArgumentError("\"shape\" must be a list of ints");
       }
@@ -370,13 +412,13 @@ absl::StatusOr<Tensor> ParseFeedValue(const std::string& text, DataType hint,
         dims.push_back(d.get<int64_t>());
       }
     }
-    if (dtype == DT_INVALID) dtype = InferDtype(leaves);
     return FromLeaves(leaves, dims, dtype, max_file_bytes);
   }
   std::vector<int64_t> dims;
   std::vector<const Json*> leaves;
   WEFT_RETURN_IF_ERROR(Flatten(j, 0, &dims, &leaves));
   const DataType dtype = hint != DT_INVALID ? hint : InferDtype(leaves);
+  if (!leaves.empty()) WEFT_RETURN_IF_ERROR(DropComplexPairDim(dtype, &dims));
   if (leaves.empty()) {
     WEFT_ASSIGN_OR_RETURN(TensorShape shape, TensorShape::Build(dims));
     return AllocateFeed(dtype, shape, max_file_bytes);

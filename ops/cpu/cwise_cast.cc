@@ -36,21 +36,16 @@ inline auto Load(const T& v) {
   }
 }
 
-template <typename T>
-struct IsComplex : std::false_type {};
-template <typename R>
-struct IsComplex<std::complex<R>> : std::true_type {};
-
 template <typename D, bool kTruncate, typename V>
 inline D Store(V v) {
-  if constexpr (IsComplex<D>::value) {
-    if constexpr (IsComplex<V>::value) {
+  if constexpr (kIsComplex<D>) {
+    if constexpr (kIsComplex<V>) {
       return D(static_cast<typename D::value_type>(v.real()),
                static_cast<typename D::value_type>(v.imag()));
     } else {
       return D(static_cast<typename D::value_type>(v));
     }
-  } else if constexpr (IsComplex<V>::value && !std::is_same_v<D, bool>) {
+  } else if constexpr (kIsComplex<V> && !std::is_same_v<D, bool>) {
     return Store<D, kTruncate>(v.real());
   } else if constexpr (std::is_same_v<D, bool>) {
     return v != V(0);

@@ -1,4 +1,5 @@
-// The factorisation kernels, float and double, one matrix per unit of work
+// The factorisation kernels, float, double and complex (CholeskyGrad real
+// only), one matrix per unit of work
 // on the intra-op pool (Eigen's decompositions, column-major copies):
 // - Cholesky: Eigen::LLT of the lower triangle. Where it fails (not
 //   positive definite, NaN) the matrix's lower triangle is NaN, as
@@ -54,8 +55,9 @@ class CholeskyOp : public OpKernel {
                         o = llt.matrixL();
                       } else {
                         o.setZero();
+                        using Real = typename Eigen::NumTraits<T>::Real;
                         o.template triangularView<Eigen::Lower>().setConstant(
-                            std::numeric_limits<T>::quiet_NaN());
+                            T(std::numeric_limits<Real>::quiet_NaN()));
                       }
                     }
                   });
@@ -196,7 +198,7 @@ class MatrixSolveLsOp : public OpKernel {
       return absl::OkStatus();
     }
     const bool tall = a.rows() >= a.cols();
-    ColMatrix<T> gram = tall ? ColMatrix<T>(a.transpose() * a) : ColMatrix<T>(a * a.transpose());
+    ColMatrix<T> gram = tall ? ColMatrix<T>(a.adjoint() * a) : ColMatrix<T>(a * a.adjoint());
     gram.diagonal().array() += lambda;
     Eigen::LLT<ColMatrix<T>> llt(gram);
     if (llt.info() != Eigen::Success) {
@@ -205,9 +207,9 @@ class MatrixSolveLsOp : public OpKernel {
           "fast=False or provide a larger l2_regularizer > 0.");
     }
     if (tall) {
-      x = llt.solve(a.transpose() * b);
+      x = llt.solve(a.adjoint() * b);
     } else {
-      x = a.transpose() * llt.solve(b);
+      x = a.adjoint() * llt.solve(b);
     }
     return absl::OkStatus();
   }
@@ -218,10 +220,10 @@ class MatrixSolveLsOp : public OpKernel {
 }  // namespace
 
 void RegisterLinalgDecompKernels(KernelRegistry* r) {
-  linalg::RegisterFloatDouble<CholeskyOp>(r, "Cholesky");
+  linalg::RegisterFloatAndComplex<CholeskyOp>(r, "Cholesky");
   linalg::RegisterFloatDouble<CholeskyGradOp>(r, "CholeskyGrad");
-  linalg::RegisterFloatDouble<QrOp>(r, "Qr");
-  linalg::RegisterFloatDouble<MatrixSolveLsOp>(r, "MatrixSolveLs");
+  linalg::RegisterFloatAndComplex<QrOp>(r, "Qr");
+  linalg::RegisterFloatAndComplex<MatrixSolveLsOp>(r, "MatrixSolveLs");
   RegisterLinalgEigKernels(r);
 }
 

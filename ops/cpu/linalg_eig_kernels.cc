@@ -1,4 +1,6 @@
-// SelfAdjointEigV2 and Svd, float and double, one matrix per unit of work
+// SelfAdjointEigV2 and Svd, float, double, complex64 and complex128 (whose
+// eigen and singular values are real, returned with a zero imaginary part,
+// as TensorFlow's), one matrix per unit of work
 // on the intra-op pool:
 // - SelfAdjointEigV2: Eigen::SelfAdjointEigenSolver on the lower triangle,
 //   eigenvalues ascending, eigenvectors as columns; TensorFlow's error where
@@ -64,7 +66,8 @@ class SelfAdjointEigV2Op : public OpKernel {
                                   "Self-adjoint eigen decomposition was not successful. "
                                   "The input might not be valid.");
                             }
-                            MatrixOf<T>(e, i, 1, n) = eig.eigenvalues().transpose();
+                            MatrixOf<T>(e, i, 1, n) =
+                                eig.eigenvalues().transpose().template cast<T>();
                             if (compute_v_) MatrixOf<T>(v, i, n, n) = eig.eigenvectors();
                             return absl::OkStatus();
                           }));
@@ -118,7 +121,8 @@ class SvdOp : public OpKernel {
                       const auto a = MatrixOf<T>(in, i, m, n);
                       auto s_out = MatrixOf<T>(s, i, 1, p);
                       if (!a.allFinite()) {
-                        constexpr T kNaN = std::numeric_limits<T>::quiet_NaN();
+                        using Real = typename Eigen::NumTraits<T>::Real;
+                        const T kNaN(std::numeric_limits<Real>::quiet_NaN());
                         s_out.setConstant(kNaN);
                         if (compute_uv_) {
                           MatrixOf<T>(u, i, m, u_cols).setConstant(kNaN);
@@ -127,7 +131,7 @@ class SvdOp : public OpKernel {
                         continue;
                       }
                       Eigen::BDCSVD<ColMatrix<T>> svd(a, opts);
-                      s_out = svd.singularValues().transpose();
+                      s_out = svd.singularValues().transpose().template cast<T>();
                       if (compute_uv_) {
                         MatrixOf<T>(u, i, m, u_cols) = svd.matrixU();
                         MatrixOf<T>(v, i, n, v_cols) = svd.matrixV();
@@ -152,8 +156,8 @@ class SvdOp : public OpKernel {
 }  // namespace
 
 void RegisterLinalgEigKernels(KernelRegistry* r) {
-  linalg::RegisterFloatDouble<SelfAdjointEigV2Op>(r, "SelfAdjointEigV2");
-  linalg::RegisterFloatDouble<SvdOp>(r, "Svd");
+  linalg::RegisterFloatAndComplex<SelfAdjointEigV2Op>(r, "SelfAdjointEigV2");
+  linalg::RegisterFloatAndComplex<SvdOp>(r, "Svd");
 }
 
 }  // namespace weft

@@ -1,5 +1,5 @@
-// The LU-based linear algebra kernels and the triangular solve, float and
-// double, batched over leading dims with one matrix per unit of work on the
+// The LU-based linear algebra kernels and the triangular solve, float,
+// double, complex64 and complex128 (an adjoint conjugates), batched over leading dims with one matrix per unit of work on the
 // intra-op pool:
 // - MatrixInverse, MatrixSolve: Eigen's PartialPivLU of the matrix (or its
 //   adjoint); an exactly zero pivot is TensorFlow's "not invertible" error.
@@ -71,12 +71,13 @@ template <typename T>
 absl::Status Factor(const ConstMatrixMap<T>& a, bool adjoint, const char* message,
                     LU<T>* lu) {
   if (adjoint) {
-    lu->compute(a.transpose());
+    lu->compute(a.adjoint());
   } else {
     lu->compute(a);
   }
-  const T min_pivot = lu->matrixLU().diagonal().cwiseAbs().minCoeff();
-  if (!(min_pivot > T(0))) return absl::InvalidArgumentError(message);
+  using Real = typename Eigen::NumTraits<T>::Real;
+  const Real min_pivot = lu->matrixLU().diagonal().cwiseAbs().minCoeff();
+  if (!(min_pivot > Real(0))) return absl::InvalidArgumentError(message);
   return absl::OkStatus();
 }
 
@@ -126,7 +127,7 @@ void SignLogDet(const ConstMatrixMap<T>& a, T* sign, T* log_abs_det) {
   *sign = static_cast<T>(lu.permutationP().determinant());
   for (int64_t i = 0; i < a.rows(); ++i) {
     const T d = lu.matrixLU()(i, i);
-    const T abs_d = std::abs(d);
+    const T abs_d = T(std::abs(d));
     *log_abs_det += std::log(abs_d);
     *sign *= abs_d == T(0) ? T(0) : d / abs_d;
   }
@@ -304,11 +305,11 @@ class MatrixTriangularSolveOp : public OpKernel {
     if (lower_ && !adjoint_) {
       a.template triangularView<Eigen::Lower>().solveInPlace(x);
     } else if (lower_) {
-      a.transpose().template triangularView<Eigen::Upper>().solveInPlace(x);
+      a.adjoint().template triangularView<Eigen::Upper>().solveInPlace(x);
     } else if (!adjoint_) {
       a.template triangularView<Eigen::Upper>().solveInPlace(x);
     } else {
-      a.transpose().template triangularView<Eigen::Lower>().solveInPlace(x);
+      a.adjoint().template triangularView<Eigen::Lower>().solveInPlace(x);
     }
   }
 
@@ -319,11 +320,11 @@ class MatrixTriangularSolveOp : public OpKernel {
 }  // namespace
 
 void RegisterLinalgKernels(KernelRegistry* r) {
-  linalg::RegisterFloatDouble<MatrixInverseOp>(r, "MatrixInverse");
-  linalg::RegisterFloatDouble<MatrixDeterminantOp>(r, "MatrixDeterminant");
-  linalg::RegisterFloatDouble<LogMatrixDeterminantOp>(r, "LogMatrixDeterminant");
-  linalg::RegisterFloatDouble<MatrixSolveOp>(r, "MatrixSolve");
-  linalg::RegisterFloatDouble<MatrixTriangularSolveOp>(r, "MatrixTriangularSolve");
+  linalg::RegisterFloatAndComplex<MatrixInverseOp>(r, "MatrixInverse");
+  linalg::RegisterFloatAndComplex<MatrixDeterminantOp>(r, "MatrixDeterminant");
+  linalg::RegisterFloatAndComplex<LogMatrixDeterminantOp>(r, "LogMatrixDeterminant");
+  linalg::RegisterFloatAndComplex<MatrixSolveOp>(r, "MatrixSolve");
+  linalg::RegisterFloatAndComplex<MatrixTriangularSolveOp>(r, "MatrixTriangularSolve");
   RegisterLinalgDecompKernels(r);
 }
 

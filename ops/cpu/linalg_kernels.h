@@ -4,8 +4,9 @@
 // batch on the intra-op pool that keeps the first error. The kernels are in
 // linalg_kernels.cc (LU and triangular solves), linalg_decomp_kernels.cc
 // (Cholesky, QR, least squares) and linalg_eig_kernels.cc (eigen and
-// singular values), each registered
-// for float and double only, so Eigen's decompositions compile twice.
+// singular values), each registered for float, double, complex64 and
+// complex128 (CholeskyGrad: float and double, as TensorFlow). For complex
+// matrices an adjoint is the conjugate transpose.
 #ifndef WEFT_OPS_CPU_LINALG_KERNELS_H_
 #define WEFT_OPS_CPU_LINALG_KERNELS_H_
 
@@ -99,6 +100,16 @@ void RegisterFloatDouble(KernelRegistry* r, const char* op) {
               MakeKernel<K<float>>);
   r->Register(KernelDef(op, kDeviceTypeCpu).TypeConstraint("T", DT_DOUBLE),
               MakeKernel<K<double>>);
+}
+
+// K<float>, K<double>, K<Complex64> and K<Complex128> for `op`.
+template <template <typename> class K>
+void RegisterFloatAndComplex(KernelRegistry* r, const char* op) {
+  RegisterFloatDouble<K>(r, op);
+  r->Register(KernelDef(op, kDeviceTypeCpu).TypeConstraint("T", DT_COMPLEX64),
+              MakeKernel<K<Complex64>>);
+  r->Register(KernelDef(op, kDeviceTypeCpu).TypeConstraint("T", DT_COMPLEX128),
+              MakeKernel<K<Complex128>>);
 }
 
 }  // namespace linalg

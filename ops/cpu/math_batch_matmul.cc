@@ -59,7 +59,7 @@ class BatchMatMulOp : public OpKernel {
   void Compute(OpKernelContext* c) override {
     const Tensor& x = c->input(0);
     const Tensor& y = c->input(1);
-    if constexpr (kComplex) {
+    if constexpr (kIsComplex<T>) {
       Multiply(c, adj_x_ ? Conjugated(x) : x, adj_y_ ? Conjugated(y) : y);
     } else if (x.dtype() == DataTypeToEnum<T>::value &&
                y.dtype() == DataTypeToEnum<T>::value) {
@@ -70,9 +70,6 @@ class BatchMatMulOp : public OpKernel {
   }
 
  private:
-  static constexpr bool kComplex =
-      std::is_same_v<T, Complex64> || std::is_same_v<T, Complex128>;
-
   // The complex conjugate of `t` (an adjoint's conjugation; the GEMM then
   // transposes).
   static Tensor Conjugated(const Tensor& t) {
@@ -86,7 +83,7 @@ class BatchMatMulOp : public OpKernel {
   // `t` as a T tensor (the 8-bit inputs of BatchMatMulV3's mixed forms).
   static Tensor Widened(const Tensor& t) {
     if (t.dtype() == DataTypeToEnum<T>::value) return t;
-    static_assert(!kComplex);
+    static_assert(!kIsComplex<T>);
     Tensor w(DataTypeToEnum<T>::value, t.shape());
     T* o = w.data<T>();
     if (t.dtype() == DT_INT8) {

@@ -88,8 +88,7 @@ class UnsortedSegmentReduceOp : public OpKernel {
 // Complex types have no order: Sum and Prod only, as TensorFlow.
 template <typename T>
 void Register(KernelRegistry* r) {
-  constexpr bool kOrdered =
-      !std::is_same_v<T, Complex64> && !std::is_same_v<T, Complex128>;
+  constexpr bool kOrdered = !kIsComplex<T>;
   auto def = [](const char* op) {
     return KernelDef(op, kDeviceTypeCpu)
         .TypeConstraint("T", DataTypeToEnum<T>::value)

@@ -136,7 +136,7 @@ void RegisterSorted(KernelRegistry* r) {
   r->Register(def("SegmentSumV2"), MakeKernel<SegmentReduceOp<T, SumReducer, false, true>>);
   r->Register(def("SegmentProdV2"), MakeKernel<SegmentReduceOp<T, ProdReducer, false, true>>);
   // Complex types have no order: no Min or Max, as TensorFlow.
-  if constexpr (!std::is_same_v<T, Complex64> && !std::is_same_v<T, Complex128>) {
+  if constexpr (!kIsComplex<T>) {
     r->Register(def("SegmentMin"), MakeKernel<SegmentReduceOp<T, MinReducer, false, false>>);
     r->Register(def("SegmentMax"), MakeKernel<SegmentReduceOp<T, MaxReducer, false, false>>);
     r->Register(def("SegmentMinV2"), MakeKernel<SegmentReduceOp<T, MinReducer, false, true>>);

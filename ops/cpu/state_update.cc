@@ -104,8 +104,7 @@ absl::Status ApplyUpdate(UpdateKind kind, Tensor* var, const Tensor& value,
   WEFT_SWITCH_ALL_TYPES(
       var->dtype(),
       if constexpr ((std::is_arithmetic_v<T> && !std::is_same_v<T, bool>) ||
-                    std::is_same_v<T, Complex64> ||
-                    std::is_same_v<T, Complex128>) {
+                    kIsComplex<T>) {
         Update<T>(kind, var->data<T>(), value.data<T>(), n,
                   alpha ? alpha->data<T>() : nullptr);
         ok = true;

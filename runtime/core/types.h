@@ -14,6 +14,7 @@
 #include <cstdint>
 #include <memory>
 #include <string>
+#include <type_traits>
 #include <vector>
 
 #include "absl/container/inlined_vector.h"
@@ -50,6 +51,9 @@ using DataTypeVector = absl::InlinedVector<DataType, 4>;
 // in TensorFlow and NumPy.
 using Complex64 = std::complex<float>;
 using Complex128 = std::complex<double>;
+template <typename T>
+inline constexpr bool kIsComplex =
+    std::is_same_v<T, Complex64> || std::is_same_v<T, Complex128>;
 
 // 16-bit floats are stored, copied and converted; kernels compute in float.
 struct Half {

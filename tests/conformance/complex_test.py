@@ -12,6 +12,7 @@ usage: complex_test.py PATH_TO_WEFT
 Prints 'SKIPPED: ...' and exits 0 when TensorFlow is not installed.
 """
 import os
+import subprocess
 import sys
 
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "interop"))
@@ -298,6 +299,52 @@ def short_fft_input():
           clip(proc.stderr))
 
 
+def linalg(dtype):
+    """The decompositions and solvers on complex matrices: adjoints
+    conjugate; eigen and singular values are real, with a zero imaginary
+    part, as TensorFlow returns them. Q, R, U, V and eigenvectors are
+    unique only up to phases, so they are checked through products that
+    are unique (Q R, U diag(s) V^H, V diag(e) V^H)."""
+    g = tf1.Graph()
+    f = []
+    with g.as_default(), tf1.device("/cpu:0"):
+        a = tf1.constant(sample(dtype, (2, 4, 4)) + 4 * np.eye(4, dtype=dtype))
+        b = tf1.constant(sample(dtype, (2, 4, 3)))
+        hpd = tf1.matmul(a, a, adjoint_b=True)  # Hermitian positive definite
+        outs = {
+            "inverse": raw.MatrixInverse(input=a),
+            "inverse_adjoint": raw.MatrixInverse(input=a, adjoint=True),
+            "det": raw.MatrixDeterminant(input=a),
+            "logdet_sign": raw.LogMatrixDeterminant(input=a).sign,
+            "logdet_abs": raw.LogMatrixDeterminant(input=a).log_abs_determinant,
+            "solve": raw.MatrixSolve(matrix=a, rhs=b),
+            "solve_adjoint": raw.MatrixSolve(matrix=a, rhs=b, adjoint=True),
+            "tri_lower": raw.MatrixTriangularSolve(matrix=a, rhs=b, lower=True),
+            "tri_upper_adjoint": raw.MatrixTriangularSolve(matrix=a, rhs=b, lower=False,
+                                                           adjoint=True),
+            "tri_lower_adjoint": raw.MatrixTriangularSolve(matrix=a, rhs=b, lower=True,
+                                                           adjoint=True),
+            "cholesky": raw.Cholesky(input=hpd),
+            "solve_ls": raw.MatrixSolveLs(matrix=a, rhs=b, l2_regularizer=0.0, fast=True),
+            "eigvals": raw.SelfAdjointEigV2(input=hpd, compute_v=False).e,
+            "svd_s": raw.Svd(input=a[:, :, :3], compute_uv=False).s,
+        }
+        q, r = tf1.linalg.qr(a[:, :, :3])
+        outs["qr_product"] = tf1.matmul(q, r)
+        outs["q_unitary"] = tf1.matmul(q, q, adjoint_a=True)
+        s, u, v = tf1.linalg.svd(a)
+        outs["svd_product"] = tf1.matmul(u * tf1.cast(tf1.expand_dims(s, -2), dtype), v,
+                                         adjoint_b=True)
+        e, vecs = tf1.linalg.eigh(hpd)
+        outs["eigh_product"] = tf1.matmul(vecs * tf1.cast(tf1.expand_dims(e, -2), dtype), vecs,
+                                          adjoint_b=True)
+        for name, t in outs.items():
+            tf1.identity(t, name="out_" + name)
+            f.append("out_" + name)
+    rtol, atol = TOL[dtype]
+    compare(f"{dtype}/linalg", g, f, (rtol * 50, atol * 50))
+
+
 def variables(dtype):
     """A resource variable and a ref variable of complex type, updated by
     AssignAdd/AssignSub and gradient descent, and the gradient of a gather
@@ -331,6 +378,34 @@ def variables(dtype):
               f"{have.ravel()[:4]} != TF {np.asarray(want).ravel()[:4]}")
 
 
+def feeds(dtype):
+    """Complex feeds through the CLI: JSON [real, imag] pairs (the form weft
+    prints) and a .npy file."""
+    g = tf1.Graph()
+    with g.as_default(), tf1.device("/cpu:0"):
+        x = tf1.placeholder(dtype, [2, 3], name="x")
+        tf1.identity(x * tf1.math.conj(x) + 1j, name="y")
+    path = os.path.join(WORK, f"feeds_{dtype}.pb")
+    with open(path, "wb") as fh:
+        fh.write(g.as_graph_def().SerializeToString())
+    value = sample(dtype, (2, 3))
+    want = value * np.conj(value) + 1j
+    proc = run_weft(WEFT, path, ["y"], feeds=[("x", value)])
+    got = weft_fetches(f"{dtype}/feed_json", proc)
+    if got is not None:
+        have = decode(got["y"])
+        check(f"{dtype}/feed_json", have.dtype == want.dtype and np.allclose(have, want),
+              f"{have} != {want}")
+    npy = os.path.join(WORK, f"x_{dtype}.npy")
+    np.save(npy, value)
+    proc = subprocess.run([WEFT, "run", "--graph", path, "--fetch", "y", "--format", "json",
+                           "--feed", f"x=@{npy}"], capture_output=True, text=True, timeout=120)
+    got = weft_fetches(f"{dtype}/feed_npy", proc)
+    if got is not None:
+        have = decode(got["y"])
+        check(f"{dtype}/feed_npy", np.allclose(have, want), f"{have} != {want}")
+
+
 def malformed_constant():
     """A complex64 Const whose scomplex_val holds an odd number of floats
     (half a pair) is refused, naming the field, not read past its end."""
@@ -357,6 +432,8 @@ for t in TYPES:
     spectral(t)
     gradient_graph(t)
     variables(t)
+    linalg(t)
+    feeds(t)
 short_fft_input()
 malformed_constant()
 sys.exit(summary_exit_code())

@@ -51,8 +51,10 @@ def summary_exit_code():
 def feed_arg(name, value):
     """A --feed argument: name=JSON with dtype, shape and values."""
     value = np.asarray(value)
-    spec = {"dtype": str(value.dtype), "shape": list(value.shape),
-            "values": value.reshape(-1).tolist()}
+    flat = value.reshape(-1)
+    values = ([[z.real, z.imag] for z in flat.tolist()] if value.dtype.kind == "c"
+              else flat.tolist())  # complex as [real, imag] pairs
+    spec = {"dtype": str(value.dtype), "shape": list(value.shape), "values": values}
     return f"{name}={json.dumps(spec)}"
 
 
