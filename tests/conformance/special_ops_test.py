@@ -69,8 +69,9 @@ def unary_values(dtype):
              36975.0, 1e5, 1e8, 9e8, -9e8, 1e9, -1e9, 2e9, -2e9, 1e20, -1e20, float(info.max),
              -float(info.max), np.inf, -np.inf, np.nan, -5.0, -10.0]
     rng = np.random.RandomState(7)
-    rand = np.concatenate([rng.uniform(-8, 8, 60), rng.uniform(0, 2, 20),
-                           np.exp(rng.uniform(-12, 7, 40))])
+    logs = np.exp(rng.uniform(-18, 11, 300))  # 1.5e-8 to 6e4
+    rand = np.concatenate([rng.uniform(-8, 8, 200), rng.uniform(0, 2, 60),
+                           logs, -logs[:100]])
     with np.errstate(over="ignore", under="ignore"):
         v = np.concatenate([edges, rand]).astype(dtype)
     return v[(v == 0) | ~(np.abs(v) < info.tiny)]  # no subnormals
@@ -204,6 +205,14 @@ def special_graph(dtype):
                 a=tf1.constant(dtype(2.5)), x=pos)
             outs["IgammaGradA_scalar_x"] = tf.raw_ops.IgammaGradA(
                 a=pos, x=tf1.constant(dtype(3)))
+            # Random grids: 40 by 40 positive arguments over many scales.
+            rng = np.random.RandomState(3)
+            col = np.exp(rng.uniform(-4, 4, 40)).astype(dtype).reshape(-1, 1)
+            row = np.exp(rng.uniform(-4, 4, 40)).astype(dtype)
+            outs["Zeta_grid"] = tf.raw_ops.Zeta(x=tf1.constant(col + dtype(1)),
+                                                q=tf1.constant(row))
+            outs["IgammaGradA_grid"] = tf.raw_ops.IgammaGradA(
+                a=tf1.constant(col), x=tf1.constant(row))
         for name, t in outs.items():
             tf1.identity(t, name="out_" + name)
     return g, list(outs), values
