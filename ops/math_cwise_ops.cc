@@ -1,9 +1,9 @@
 // TensorFlow's remaining element-wise math ops: the trigonometric and
 // hyperbolic functions, the error and gamma families (Erf, Lgamma, Igamma,
 // Zeta, ...), the Bessel functions (BesselI0 ... BesselY1), Dawsn, Expint,
-// FresnelCos/FresnelSin and Spence, Expm1/Log1p, Rint, the IsFinite/IsNan/IsInf predicates, the
-// bitwise ops and shifts, and Atan2, Xdivy, Xlogy, Xlog1py, TruncateDiv,
-// TruncateMod. Unary ops keep their input's shape, binary ones broadcast.
+// FresnelCos/FresnelSin and Spence, Expm1/Log1p, Rint, the
+// IsFinite/IsNan/IsInf predicates, the bitwise ops and shifts, and Atan2,
+// Xdivy, Xlogy, Xlog1py, TruncateDiv, TruncateMod. Unary ops keep their input's shape, binary ones broadcast.
 // OpDefs match TensorFlow 2.21's (tests/ops/op_def_compat_test checks).
 #include <string>
 

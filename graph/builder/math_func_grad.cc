@@ -218,7 +218,9 @@ void RegisterIntegralGrads(GradRegistry* r) {
     return Sub(s, Scalar(s, 1, t), Mul(s, Mul(s, Scalar(s, 2, t), x), y));
   }));
   r->Register("Expint", Times([](Scope_ s, const Output& x, const Output&,
-                                 DataType) { return RealDiv(s, Exp(s, x), x); }));
+                                 DataType) {
+    return RealDiv(s, Exp(s, x), x);
+  }));
   // C'(x) = cos(pi x^2 / 2), S'(x) = sin(pi x^2 / 2).
   for (const char* op : {"FresnelCos", "FresnelSin"}) {
     const char* trig = op[7] == 'C' ? "Cos" : "Sin";

@@ -255,14 +255,14 @@ T Dawsn(T x) {
   }
   const T w = T(1) / (ax * ax);
   if (ax < T(6.25)) {
-    return sign * T(0.5) *
-           (T(1) / ax + w * Poly(w, kDawsnMidP) / (Poly1(w, kDawsnMidQ1) * ax));
+    const T q = Poly1(w, kDawsnMidQ1) * ax;
+    return sign * T(0.5) * (T(1) / ax + w * Poly(w, kDawsnMidP) / q);
   }
-  // 1 / (2|x|), inf included. Unsigned, as TensorFlow's: Dawsn(x) for
-  // x <= -1e9 is positive there, though the function is odd.
+  // 1 / (2|x|), inf included. Unsigned, as TensorFlow's: positive for
+  // x <= -1e9 too, though the function is odd.
   if (ax >= T(1e9)) return T(0.5) / ax;
-  return sign * T(0.5) *
-         (T(1) / ax + w * Poly(w, kDawsnLargeP) / (Poly1(w, kDawsnLargeQ1) * ax));
+  const T q = Poly1(w, kDawsnLargeQ1) * ax;
+  return sign * T(0.5) * (T(1) / ax + w * Poly(w, kDawsnLargeP) / q);
 }
 
 // Ei(x) = -(principal value of the integral from -x to inf of exp(-t) / t).
@@ -332,9 +332,9 @@ CosSin<T> Fresnel(T x) {
   return r;
 }
 
-// Spence's function: a rational function of w near x = 1 (w = x - 1),
-// with the reflection x -> 1 - x below 1/2 and the inversion x -> 1/x
-// above 3/2.
+// Spence's function: a rational function of w = x - 1 on [1/2, 3/2], with
+// the reflection x -> 1 - x below 1/2 and the inversion x -> 1/x above
+// 3/2 (x itself inverted first above 2).
 template <typename T>
 T Spence(T x) {
   if (x < T(0)) return std::numeric_limits<T>::quiet_NaN();
@@ -368,13 +368,16 @@ T Spence(T x) {
 
 }  // namespace special
 
-WEFT_UNARY_FUNCTOR(Dawsn, 40, x.unaryExpr([](T v) { return special::Dawsn(v); }));
-WEFT_UNARY_FUNCTOR(Expint, 60, x.unaryExpr([](T v) { return special::Expint(v); }));
+WEFT_UNARY_FUNCTOR(Dawsn, 40,
+                   x.unaryExpr([](T v) { return special::Dawsn(v); }));
+WEFT_UNARY_FUNCTOR(Expint, 60,
+                   x.unaryExpr([](T v) { return special::Expint(v); }));
 WEFT_UNARY_FUNCTOR(FresnelCos, 80,
                    x.unaryExpr([](T v) { return special::Fresnel(v).c; }));
 WEFT_UNARY_FUNCTOR(FresnelSin, 80,
                    x.unaryExpr([](T v) { return special::Fresnel(v).s; }));
-WEFT_UNARY_FUNCTOR(Spence, 60, x.unaryExpr([](T v) { return special::Spence(v); }));
+WEFT_UNARY_FUNCTOR(Spence, 60,
+                   x.unaryExpr([](T v) { return special::Spence(v); }));
 
 template <typename F>
 void RegisterFloatDouble(KernelRegistry* r, const char* op) {

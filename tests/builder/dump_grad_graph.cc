@@ -3,8 +3,8 @@
 // GatherV2, BatchMatMulV2, the activations, ClipByValue, scans, Pad, Split,
 // the reductions, the dense cross-entropy, second derivatives, the special
 // functions, ...), sums the terms into "loss", adds Weft's symbolic
-// gradients of each term and of the loss, and writes the GraphDef and Weft's values (argv[1], argv[2];
-// dump_graph_values.h). tf_compare_test.py then runs the graph in
+// gradients of each term and of the loss, and writes the GraphDef and
+// Weft's values (argv[1], argv[2]; dump_graph_values.h). tf_compare_test.py then runs the graph in
 // TensorFlow and checks each of Weft's gradients against tf.gradients.
 #include <cmath>
 #include <iostream>
