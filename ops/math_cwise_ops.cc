@@ -1,8 +1,9 @@
 // TensorFlow's remaining element-wise math ops: the trigonometric and
 // hyperbolic functions, the error and gamma families (Erf, Lgamma, Igamma,
-// ...), Expm1/Log1p, Rint, the IsFinite/IsNan/IsInf predicates, the
-// bitwise ops and shifts, and Atan2, Xdivy, Xlogy, Xlog1py, TruncateDiv,
-// TruncateMod. Unary ops keep their input's shape, binary ones broadcast.
+// Zeta, ...), the Bessel functions (BesselI0 ... BesselY1), Dawsn, Expint,
+// FresnelCos/FresnelSin and Spence, Expm1/Log1p, Rint, the
+// IsFinite/IsNan/IsInf predicates, the bitwise ops and shifts, and Atan2,
+// Xdivy, Xlogy, Xlog1py, TruncateDiv, TruncateMod. Unary ops keep their input's shape, binary ones broadcast.
 // OpDefs match TensorFlow 2.21's (tests/ops/op_def_compat_test checks).
 #include <string>
 
@@ -60,6 +61,13 @@ void RegisterMathCwiseOps(OpRegistry* r) {
        {"Erf", "Erfc", "Erfinv", "Ndtri", "Lgamma", "Digamma", "Rint"}) {
     Unary(r, name, kFloatTypes);
   }
+  for (const char* name :
+       {"BesselI0", "BesselI0e", "BesselI1", "BesselI1e", "BesselJ0",
+        "BesselJ1", "BesselK0", "BesselK0e", "BesselK1", "BesselK1e",
+        "BesselY0", "BesselY1", "Dawsn", "Expint", "FresnelCos", "FresnelSin",
+        "Spence"}) {
+    Unary(r, name, kFloatTypes);
+  }
   for (const char* name : {"IsFinite", "IsNan", "IsInf"}) {
     Unary(r, name, kFloatTypes, "bool");
   }
@@ -80,6 +88,8 @@ void RegisterMathCwiseOps(OpRegistry* r) {
   Binary(r, "Igamma", kFloatTypes, "a", "x");
   Binary(r, "Igammac", kFloatTypes, "a", "x");
   Binary(r, "Polygamma", "{float, double}", "a", "x");
+  Binary(r, "IgammaGradA", "{float, double}", "a", "x");
+  Binary(r, "Zeta", "{float, double}", "x", "q");
 }
 
 }  // namespace weft

@@ -1,10 +1,12 @@
 // Gradients of the element-wise math functions of ops/math_cwise_ops.cc,
 // with TensorFlow's formulas (math_grad.py): the trigonometric and
 // hyperbolic functions, Erf/Erfc/Erfinv/Ndtri, Lgamma/Digamma/Polygamma,
-// Expm1/Log1p, and the broadcasting Atan2, Xdivy, Xlogy, Xlog1py. The
-// predicates, Rint, TruncateDiv and the bitwise ops have none, as in
-// TensorFlow.
+// Expm1/Log1p, the Bessel functions, Dawsn, Expint, FresnelCos/Sin, Spence,
+// and the broadcasting Atan2, Xdivy, Xlogy, Xlog1py, Igamma/Igammac and
+// Zeta (q only). The predicates, Rint, TruncateDiv and the bitwise ops have
+// none, as in TensorFlow.
 #include <cmath>
+#include <string>
 
 #include "graph/builder/array_ops.h"
 #include "graph/builder/grad_registry.h"
@@ -142,6 +144,99 @@ void RegisterSpecialGrads(GradRegistry* r) {
   });
 }
 
+// e, except the constant v where x == at (TensorFlow's where_v2).
+Output Where(Scope_ s, const Output& x, double at, double v, DataType t,
+             const Output& e) {
+  return AddNode1(s, "SelectV2",
+                  {Equal(s, x, Scalar(s, at, t)), Scalar(s, v, t), e});
+}
+
+// f(x) = g(x) - y / x, the derivative of the order-1 Bessel functions.
+Output MinusYOverX(Scope_ s, const Output& f, const Output& x,
+                   const Output& y) {
+  return Sub(s, f, RealDiv(s, y, x));
+}
+
+void RegisterBesselGrads(GradRegistry* r) {
+  // I0' = I1, K0' = -K1, J0' = -J1, Y0' = -Y1.
+  r->Register("BesselI0", Times([](Scope_ s, const Output& x, const Output&,
+                                   DataType) { return Op(s, "BesselI1", x); }));
+  for (const char* op : {"BesselK0", "BesselJ0", "BesselY0"}) {
+    const std::string one = std::string(op, 7) + "1";
+    r->Register(op, Times([one](Scope_ s, const Output& x, const Output&,
+                                DataType) {
+      return Neg(s, AddNode1(s, one, {x}));
+    }));
+  }
+  // The scaled ones: I0e' = I1e - sign(x) I0e, K0e' = K0e - K1e.
+  r->Register("BesselI0e", Times([](Scope_ s, const Output& x,
+                                    const Output& y, DataType) {
+    return Sub(s, Op(s, "BesselI1e", x), Mul(s, Sign(s, x), y));
+  }));
+  r->Register("BesselK0e", Times([](Scope_ s, const Output& x,
+                                    const Output& y, DataType) {
+    return Sub(s, y, Op(s, "BesselK1e", x));
+  }));
+  // I1' = I0 - I1 / x and J1' = J0 - J1 / x, at 0 TensorFlow's constants:
+  // 1/2 for J1, and 1 for I1 (whose true derivative there is 1/2).
+  r->Register("BesselI1", Times([](Scope_ s, const Output& x,
+                                   const Output& y, DataType t) {
+    return Where(s, x, 0, 1, t, MinusYOverX(s, Op(s, "BesselI0", x), x, y));
+  }));
+  r->Register("BesselJ1", Times([](Scope_ s, const Output& x,
+                                   const Output& y, DataType t) {
+    return Where(s, x, 0, 0.5, t, MinusYOverX(s, Op(s, "BesselJ0", x), x, y));
+  }));
+  // I1e' = I0e - I1e (sign(x) + 1 / x), 1/2 at 0.
+  r->Register("BesselI1e", Times([](Scope_ s, const Output& x,
+                                    const Output& y, DataType t) {
+    Output scale = Add(s, Sign(s, x), Reciprocal(s, x));
+    return Where(s, x, 0, 0.5, t,
+                 Sub(s, Op(s, "BesselI0e", x), Mul(s, y, scale)));
+  }));
+  // K1' = -K0 - K1 / x, Y1' = Y0 - Y1 / x, K1e' = K1e (1 - 1 / x) - K0e.
+  r->Register("BesselK1", Times([](Scope_ s, const Output& x,
+                                   const Output& y, DataType) {
+    return MinusYOverX(s, Neg(s, Op(s, "BesselK0", x)), x, y);
+  }));
+  r->Register("BesselY1", Times([](Scope_ s, const Output& x,
+                                   const Output& y, DataType) {
+    return MinusYOverX(s, Op(s, "BesselY0", x), x, y);
+  }));
+  r->Register("BesselK1e", Times([](Scope_ s, const Output& x,
+                                    const Output& y, DataType t) {
+    Output scale = Sub(s, Scalar(s, 1, t), Reciprocal(s, x));
+    return Sub(s, Mul(s, y, scale), Op(s, "BesselK0e", x));
+  }));
+}
+
+void RegisterIntegralGrads(GradRegistry* r) {
+  const double kPi = 3.14159265358979323846;
+  // Dawsn' = 1 - 2 x y; Ei'(x) = exp(x) / x.
+  r->Register("Dawsn", Times([](Scope_ s, const Output& x, const Output& y,
+                                DataType t) {
+    return Sub(s, Scalar(s, 1, t), Mul(s, Mul(s, Scalar(s, 2, t), x), y));
+  }));
+  r->Register("Expint", Times([](Scope_ s, const Output& x, const Output&,
+                                 DataType) {
+    return RealDiv(s, Exp(s, x), x);
+  }));
+  // C'(x) = cos(pi x^2 / 2), S'(x) = sin(pi x^2 / 2).
+  for (const char* op : {"FresnelCos", "FresnelSin"}) {
+    const char* trig = op[7] == 'C' ? "Cos" : "Sin";
+    r->Register(op, Times([trig, kPi](Scope_ s, const Output& x,
+                                      const Output&, DataType t) {
+      return Op(s, trig, Mul(s, Scalar(s, kPi / 2, t), Square(s, x)));
+    }));
+  }
+  // Spence'(x) = log(x) / (1 - x), -1 at x = 1.
+  r->Register("Spence", Times([](Scope_ s, const Output& x, const Output&,
+                                 DataType t) {
+    return Where(s, x, 1, -1, t,
+                 RealDiv(s, Log(s, x), Sub(s, Scalar(s, 1, t), x)));
+  }));
+}
+
 // A broadcasting binary op: f sets the unreduced gradients of x and y.
 template <typename F>
 GradFn Binary(F f) {
@@ -159,6 +254,33 @@ GradFn Binary(F f) {
 // 1 where x != 0, else 0, in x's type.
 Output NotZero(Scope_ s, const Output& x, DataType t) {
   return Cast(s, Op(s, "NotEqual", x, Scalar(s, 0, t)), t);
+}
+
+// Igamma(a, x): IgammaGradA(a, x) for a, and for x the density
+// exp(-x + (a - 1) log(x) - lgamma(a)); Igammac = 1 - Igamma negates both.
+void RegisterIgammaGrads(GradRegistry* r) {
+  for (double sign : {1.0, -1.0}) {
+    r->Register(sign > 0 ? "Igamma" : "Igammac",
+                Binary([sign](Scope_ s, const Output& a, const Output& x,
+                              const Output& g, DataType t, Output* ga,
+                              Output* gx) {
+      Output gs = sign > 0 ? g : Neg(s, g);
+      Output log_density = Sub(
+          s, Add(s, Neg(s, x), Mul(s, Sub(s, a, Scalar(s, 1, t)), Log(s, x))),
+          Op(s, "Lgamma", a));
+      *ga = Mul(s, Op(s, "IgammaGradA", a, x), gs);
+      *gx = Mul(s, Exp(s, log_density), gs);
+    }));
+  }
+  // Zeta(x, q): d/dq = -x Zeta(x + 1, q); none for x, as in TensorFlow.
+  r->Register("Zeta", [](Scope_ s, In in, Dx dx) {
+    const Output &x = in.x[0], &q = in.x[1], &g = in.dy[0];
+    Output x1 = Add(s, x, Scalar(s, 1, BaseType(g.dtype)));
+    Output none, gq = Mul(s, Mul(s, Neg(s, x), Op(s, "Zeta", x1, q)), g);
+    ReduceForBroadcast(s, x, q, &none, &gq);
+    (*dx)[1] = gq;
+    return absl::OkStatus();
+  });
 }
 
 void RegisterBinaryGrads(GradRegistry* r) {
@@ -195,7 +317,10 @@ void RegisterBinaryGrads(GradRegistry* r) {
 void RegisterMathFuncGrads(GradRegistry* r) {
   RegisterTrigGrads(r);
   RegisterSpecialGrads(r);
+  RegisterBesselGrads(r);
+  RegisterIntegralGrads(r);
   RegisterBinaryGrads(r);
+  RegisterIgammaGrads(r);
   for (const char* op :
        {"IsFinite", "IsNan", "IsInf", "Rint", "TruncateDiv", "BitwiseAnd",
         "BitwiseOr", "BitwiseXor", "Invert", "PopulationCount", "LeftShift",

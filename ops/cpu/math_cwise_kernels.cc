@@ -4,10 +4,17 @@
 
 namespace weft {
 
+// Declared here rather than in math_cwise_register.h, which every kernel
+// file sees.
+void RegisterMathBesselKernels(KernelRegistry* r);    // math_bessel_kernels.cc
+void RegisterMathIntegralKernels(KernelRegistry* r);  // math_integral_kernels.cc
+
 void RegisterMathCwiseKernels(KernelRegistry* r) {
   RegisterMathUnaryKernels(r);
   RegisterMathBinaryKernels(r);
   RegisterMathSpecialKernels(r);
+  RegisterMathBesselKernels(r);
+  RegisterMathIntegralKernels(r);
   RegisterMathHalfKernels(r);
   RegisterMathBitwiseKernels(r);
 }

@@ -1,10 +1,11 @@
 // The special functions, through Eigen's SpecialFunctions module as in
 // TensorFlow: Erf, Erfc, Lgamma, Digamma (float, double, half), Erfinv and
 // Ndtri (float, double; Erfinv(x) = Ndtri((x + 1) / 2) / sqrt(2), TensorFlow's
-// formula), Igamma, Igammac, Polygamma and RandomGammaGrad (float, double,
-// broadcasting), and Betainc (float, double; a, b and x of one shape, or
-// scalars).
-// The module is heavy, so it is included here and nowhere else.
+// formula), Igamma, Igammac, IgammaGradA, Polygamma, Zeta and
+// RandomGammaGrad (float, double, broadcasting), and Betainc (float,
+// double; a, b and x of one shape, or scalars).
+// The module is heavy, so only this file and math_bessel_kernels.cc include
+// it.
 #include <cmath>
 #include <limits>
 
@@ -25,7 +26,10 @@ namespace {
 // domain, TensorFlow's values: Digamma is NaN at its poles (0, -0, the
 // negative integers and -inf) rather than +-inf; Ndtri (and so Erfinv) is
 // NaN outside [0, 1], for NaN and for inf; Polygamma(n > 0, inf) is
-// n! * zeta(n + 1, inf) with that zeta 0 (so NaN once n! overflows).
+// n! * zeta(n + 1, inf) with that zeta 0 (so NaN once n! overflows);
+// Zeta(x, q) for x > 1 and q > 0 is 0 where this Eigen's series turns NaN
+// on a term or sum that underflows (q or x infinite, float results below
+// its range).
 template <typename X>
 auto TfDigamma(const X& x) {
   using T = typename X::Scalar;
@@ -37,6 +41,12 @@ auto TfNdtri(const X& p) {
   using T = typename X::Scalar;
   return (p >= T(0) && p <= T(1))
       .select(p.ndtri(), std::numeric_limits<T>::quiet_NaN());
+}
+
+template <typename T>
+T TfZeta(T x, T q) {
+  const T z = Eigen::numext::zeta(x, q);
+  return (std::isnan(z) && x > T(1) && q > T(0)) ? T(0) : z;
 }
 
 WEFT_UNARY_FUNCTOR(Erf, 20, x.erf());
@@ -69,9 +79,21 @@ struct Polygamma : BinaryFunctorBase {
   }
 WEFT_SPECIAL_BINARY(Igamma, 200, igamma);
 WEFT_SPECIAL_BINARY(Igammac, 200, igammac);
+// IgammaGradA(a, x): d Igamma(a, x) / d a.
+WEFT_SPECIAL_BINARY(IgammaGradA, 300, igamma_der_a);
 // RandomGammaGrad(alpha, sample): d sample / d alpha of a Gamma(alpha) sample.
 WEFT_SPECIAL_BINARY(RandomGammaGrad, 300, gamma_sample_der_alpha);
 #undef WEFT_SPECIAL_BINARY
+
+// Zeta(x, q): the Hurwitz zeta function, sum over k >= 0 of (k + q)^-x.
+struct Zeta : BinaryFunctorBase {
+  static constexpr int kCost = 200;
+  template <typename X, typename Q>
+  static auto Apply(const X& x, const Q& q) {
+    using T = typename X::Scalar;
+    return x.binaryExpr(q, [](T s, T a) { return TfZeta(s, a); });
+  }
+};
 
 // Betainc(a, b, x): the regularized incomplete beta function. As in
 // TensorFlow, the inputs share one shape, except that any may be a scalar.
@@ -124,6 +146,8 @@ void RegisterFor(KernelRegistry* r) {
   RegisterUnary<Erfinv, T>(r, "Erfinv");
   RegisterBinary<Igamma, T>(r, "Igamma");
   RegisterBinary<Igammac, T>(r, "Igammac");
+  RegisterBinary<IgammaGradA, T>(r, "IgammaGradA");
+  RegisterBinary<Zeta, T>(r, "Zeta");
   RegisterBinary<Polygamma, T>(r, "Polygamma");
   RegisterBinary<RandomGammaGrad, T>(r, "RandomGammaGrad");
 }

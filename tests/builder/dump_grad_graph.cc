@@ -1,10 +1,10 @@
 // Builds one graph with a scalar term per op whose gradient the builder
 // gained with the gradient registry's second batch (StridedSlice,
 // GatherV2, BatchMatMulV2, the activations, ClipByValue, scans, Pad, Split,
-// the reductions, the dense cross-entropy, second derivatives, ...), sums
-// the terms into "loss", adds Weft's symbolic gradients of each term and of
-// the loss, and writes the GraphDef and Weft's values (argv[1], argv[2];
-// dump_graph_values.h). tf_compare_test.py then runs the graph in
+// the reductions, the dense cross-entropy, second derivatives, the special
+// functions, ...), sums the terms into "loss", adds Weft's symbolic
+// gradients of each term and of the loss, and writes the GraphDef and
+// Weft's values (argv[1], argv[2]; dump_graph_values.h). tf_compare_test.py then runs the graph in
 // TensorFlow and checks each of Weft's gradients against tf.gradients.
 #include <cmath>
 #include <iostream>
@@ -105,6 +105,31 @@ int Main(int argc, char** argv) {
                {Reshape(s, batch, Const(s, {6, 4})),
                 Const(s, {1, 0, -1, 1, 2, 0}), Const(s, 3)}));
   add(AddNode1(s, "PadV2", {x, Const(s, {{0, 1}, {2, 0}}), Const(s, 0.5f)}));
+  // The special functions' gradients (math_func_grad.cc), also at 0 and 1
+  // where TensorFlow puts a constant: x - (a copy of x) is 0 and still
+  // depends on x, and 1 is added to those terms (0 there) so that the
+  // square's derivative does not vanish.
+  Output zero = Sub(s, x, Wavy(s, "x_again", {3, 4}, 0.3));
+  Output twice = Mul(s, x, Const(s, 2.f));
+  Output above = AddV2(s, Abs(s, twice), Const(s, 0.1f));
+  for (const char* op : {"BesselI0", "BesselI0e", "BesselI1", "BesselI1e",
+                         "BesselJ0", "BesselJ1", "Dawsn", "FresnelCos",
+                         "FresnelSin"}) {
+    add(AddNode1(s, op, {twice}));
+  }
+  for (const char* op : {"BesselK0", "BesselK0e", "BesselK1", "BesselK1e",
+                         "BesselY0", "BesselY1", "Expint", "Spence"}) {
+    add(AddNode1(s, op, {above}));
+  }
+  Output one = Const(s, 1.f);
+  for (const char* op : {"BesselI1", "BesselI1e", "BesselJ1"}) {
+    add(AddV2(s, AddNode1(s, op, {zero}), one));
+  }
+  add(AddV2(s, AddNode1(s, "Spence", {AddV2(s, zero, one)}), one));
+  Output row_above = AddV2(s, Abs(s, row), Const(s, 0.2f));
+  add(AddNode1(s, "Igamma", {positive, row_above}));
+  add(AddNode1(s, "Igammac", {row_above, positive}));
+  add(AddNode1(s, "Zeta", {AddV2(s, row_above, Const(s, 1.5f)), positive}));
   // A gradient penalty: TensorFlow differentiates Weft's gradient graph
   // (MatMul, BiasAdd and the activations' *Grad ops) a second time.
   Scope inner_scope = root.NewSubScope("penalty");

@@ -219,6 +219,10 @@ TEST(GradientsTest, EveryRegisteredGradientIsTested) {
       "Sin", "Cos", "Tan", "Asin", "Acos", "Atan", "Sinh", "Cosh", "Asinh",
       "Acosh", "Atanh", "Erf", "Erfc", "Erfinv", "Ndtri", "Lgamma", "Digamma",
       "Polygamma", "Expm1", "Log1p", "Atan2", "Xdivy", "Xlogy", "Xlog1py",
+      "BesselI0", "BesselI0e", "BesselI1", "BesselI1e", "BesselJ0",
+      "BesselJ1", "BesselK0", "BesselK0e", "BesselK1", "BesselK1e",
+      "BesselY0", "BesselY1", "Dawsn", "Expint", "FresnelCos", "FresnelSin",
+      "Spence", "Igamma", "Igammac", "Zeta",
       // nn3d_gradients_test.cc
       "Conv3D", "Conv3DBackpropInputV2", "Conv3DBackpropFilterV2", "MaxPool3D",
       "AvgPool3D", "AvgPool3DGrad", "LRN", "MaxPoolWithArgmax",
@@ -294,8 +298,9 @@ TEST(GradientsTest, EveryOpHasAGradientEntryOrIsListed) {
       "RandomGamma",
       // TensorFlow differentiates StatelessParameterizedTruncatedNormal's
       // parameters (implicit reparameterisation); the builder not yet.
-      // RandomGammaGrad has no gradient in TensorFlow.
+      // RandomGammaGrad and IgammaGradA have no gradient in TensorFlow.
       "StatelessParameterizedTruncatedNormal", "RandomGammaGrad",
+      "IgammaGradA",
       // Synchronous training's accumulators and token queue: what they
       // hold are gradients already (TensorFlow has no gradient for them).
       "ConditionalAccumulator", "AccumulatorApplyGradient",
@@ -354,9 +359,8 @@ TEST(GradientsTest, EveryOpHasAGradientEntryOrIsListed) {
       // builder not yet.
       "FusedBatchNormGrad", "FusedBatchNormGradV2", "FusedBatchNormGradV3",
       "ResizeBilinearGrad", "ResizeNearestNeighborGrad",
-      // TensorFlow differentiates Igamma/Igammac through IgammaGradA, which
-      // Weft lacks; TruncateMod has no gradient in TensorFlow either.
-      "Igamma", "Igammac", "TruncateMod",
+      // TruncateMod has no gradient in TensorFlow either.
+      "TruncateMod",
       // TensorFlow differentiates these in Python (Qr, Svd, MatrixSolveLs;
       // CholeskyGrad has none); the builder not yet.
       "Qr", "Svd", "MatrixSolveLs", "CholeskyGrad",

@@ -2,7 +2,8 @@
 // functions (graph/builder/math_func_grad.cc): each op's d(sum y)/dx
 // against central differences in double, with inputs moved into the op's
 // domain (|x| < 1 for Asin/Acos/Atanh/Erfinv, x > 1 for Acosh, (0, 1) for
-// Ndtri, x > 0 for Lgamma/Digamma/Log1p and Xlogy's y).
+// Ndtri, x > 0 for Lgamma/Digamma/Log1p, Xlogy's y, the K and Y Bessel
+// functions, Expint, Spence, Igamma and Zeta's q).
 #include <string>
 
 #include "graph/builder/array_ops.h"
@@ -45,6 +46,26 @@ TEST(MathFuncGradientsTest, Special) {
   }
 }
 
+TEST(MathFuncGradientsTest, Bessel) {
+  for (const char* op : {"BesselI0", "BesselI0e", "BesselI1", "BesselI1e",
+                         "BesselJ0", "BesselJ1"}) {
+    CheckUnary(op, 2.0, 0.0);
+  }
+  for (const char* op : {"BesselK0", "BesselK0e", "BesselK1", "BesselK1e",
+                         "BesselY0", "BesselY1"}) {
+    CheckUnary(op, 2.0, 0.1, Range::kPositive);
+  }
+}
+
+TEST(MathFuncGradientsTest, Integrals) {
+  for (const char* op : {"Dawsn", "FresnelCos", "FresnelSin"}) {
+    CheckUnary(op, 2.0, 0.0);
+  }
+  CheckUnary("Expint", 2.0, 0.1, Range::kPositive);
+  // Spence: across 1/2 and 3/2, where its formula changes.
+  CheckUnary("Spence", 1.5, 0.0, Range::kPositive);
+}
+
 TEST(MathFuncGradientsTest, BroadcastingBinary) {
   Check({{2, 3}, {3}}, [](S s, X x) {
     return AddNode1(s, "Atan2", {x[0], x[1]});
@@ -59,6 +80,17 @@ TEST(MathFuncGradientsTest, BroadcastingBinary) {
   Check({{3}}, [](S s, X x) {
     return AddNode1(s, "Polygamma", {Const(s, 1.0), x[0]});
   }, Range::kPositive);
+  // Igamma(a, x) and Igammac through IgammaGradA for a.
+  for (const char* op : {"Igamma", "Igammac"}) {
+    SCOPED_TRACE(op);
+    Check({{2, 3}, {3}}, [op](S s, X x) {
+      return AddNode1(s, op, {Mul(s, x[0], Const(s, 3.0)), x[1]});
+    }, Range::kPositive);
+  }
+  // Zeta(x, q): the gradient reaches q only; x broadcasts against it.
+  Check({{2, 3}}, [](S s, X x) {
+    return AddNode1(s, "Zeta", {Const(s, {2.5, 3.0, 4.5}), x[0]});
+  }, Range::kPositive);
 }
 
 // Known values: d sin(x)/dx = cos(x) at 0 is 1; d lgamma/dx at 1 is
@@ -71,7 +103,11 @@ TEST(MathFuncGradientsTest, KnownValues) {
   for (const Case& c : {Case{"Sin", 0.0, 1.0},
                         Case{"Lgamma", 1.0, -0.5772156649015329},
                         Case{"Erf", 0.0, 1.1283791670955126},
-                        Case{"Atanh", 0.5, 4.0 / 3.0}}) {
+                        Case{"Atanh", 0.5, 4.0 / 3.0},
+                        // TensorFlow's constants at 0 and at Spence's 1.
+                        Case{"BesselI1", 0.0, 1.0}, Case{"BesselJ1", 0.0, 0.5},
+                        Case{"BesselI1e", 0.0, 0.5}, Case{"Spence", 1.0, -1.0},
+                        Case{"BesselI0", 1.0, 0.5651591039924851}}) {
     SCOPED_TRACE(c.op);
     Scope root = Scope::NewRoot();
     Output x = Const(root, c.x);

@@ -46,6 +46,7 @@ import sys
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "interop"))
 from tf_compare import start_conformance  # noqa: E402
 from tf_compare import check, clip, decode, run_weft, summary_exit_code  # noqa: E402
+from tf_compare import nonfinite_agree, ordered  # noqa: E402
 
 np, tf, WEFT, WORK = start_conformance("math_ops")
 import json  # noqa: E402
@@ -98,14 +99,6 @@ def binary_values(dtype):
     return x.reshape(-1, 1), y  # [16, 1] against [17]: broadcast [16, 17]
 
 
-def ordered(v):
-    """Float bits as integers that order like the floats (-0 == +0)."""
-    bits = {2: np.int16, 4: np.int32, 8: np.int64}[v.dtype.itemsize]
-    i = v.view(bits).astype(np.int64)
-    mask = np.int64(np.iinfo(bits).max)
-    return np.where(i < 0, -(i & mask), i)
-
-
 def compare(case, have, want, exact, half_ulps=0):
     want = np.asarray(want)
     if have.shape != want.shape:
@@ -116,12 +109,7 @@ def compare(case, have, want, exact, half_ulps=0):
         check(case, not bad.any(), f"{have[bad][:5]} != TF {want[bad][:5]}")
         return
     have = have.astype(want.dtype)
-    nan_h, nan_w = np.isnan(have), np.isnan(want)
-    ok = nan_h == nan_w
-    both = ~nan_h & ~nan_w
-    inf = both & (np.isinf(have) | np.isinf(want))
-    ok &= ~inf | (have == want)
-    finite = both & ~inf
+    ok, finite = nonfinite_agree(have, want)
     with np.errstate(over="ignore", invalid="ignore"):
         if exact or (want.dtype == np.float16 and half_ulps == 0):
             ok &= ~finite | (have == want)

@@ -105,6 +105,28 @@ def clip(text, head=3000, tail=1000):
     return f"{text[:head]}\n[... {len(text) - head - tail} chars ...]\n{text[-tail:]}"
 
 
+def ordered(v):
+    """Float bits as integers that order like the floats (-0 == +0): the
+    difference of two is their distance in ulps."""
+    bits = {2: np.int16, 4: np.int32, 8: np.int64}[v.dtype.itemsize]
+    i = v.view(bits).astype(np.int64)
+    mask = np.int64(np.iinfo(bits).max)
+    return np.where(i < 0, -(i & mask), i)
+
+
+def nonfinite_agree(have, want):
+    """(ok, finite) for float arrays of one dtype: ok is False where NaN
+    positions differ or an infinity is not matched exactly (sign included),
+    True elsewhere; finite marks where both are finite, for the caller's
+    own tolerance."""
+    nan_h, nan_w = np.isnan(have), np.isnan(want)
+    ok = nan_h == nan_w
+    both = ~nan_h & ~nan_w
+    inf = both & (np.isinf(have) | np.isinf(want))
+    ok &= ~inf | (have == want)
+    return ok, both & ~inf
+
+
 def compare_fetches(case, proc, fetches, ref, rtol, atol):
     """Checks weft's JSON output (`proc`) against TensorFlow's values `ref`:
     floats to rtol/atol, everything else exactly."""
