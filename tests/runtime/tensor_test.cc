@@ -100,7 +100,7 @@ TEST(Tensor, AllocateReportsExhaustion) {
   absl::StatusOr<Tensor> huge = Tensor::Allocate(
       CpuAllocator(), DT_FLOAT, TensorShape({int64_t{1} << 50}));
   EXPECT_EQ(huge.status().code(), absl::StatusCode::kResourceExhausted);
-  EXPECT_EQ(Tensor::Allocate(CpuAllocator(), tensorflow::DT_COMPLEX64,
+  EXPECT_EQ(Tensor::Allocate(CpuAllocator(), tensorflow::DT_QINT8,
                              TensorShape({1}))
                 .status()
                 .code(),
@@ -257,6 +257,30 @@ TEST(TensorProto, TypedFieldsSplatLastValue) {
   t = TensorFromProto(proto);
   ASSERT_TRUE(t.ok());
   EXPECT_EQ(t->data<float>()[3], 0);  // empty typed field: zeros
+}
+
+TEST(TensorProto, ComplexPairsSplatAndRoundTrip) {
+  tensorflow::TensorProto proto;
+  proto.set_dtype(tensorflow::DT_COMPLEX64);
+  proto.mutable_tensor_shape()->add_dim()->set_size(3);
+  for (float v : {1.f, -2.f, 3.f, 4.f}) proto.add_scomplex_val(v);
+  absl::StatusOr<Tensor> t = TensorFromProto(proto);
+  ASSERT_TRUE(t.ok()) << t.status();
+  EXPECT_EQ(t->data<Complex64>()[0], Complex64(1, -2));
+  EXPECT_EQ(t->data<Complex64>()[2], Complex64(3, 4));  // the last pair splats
+  EXPECT_EQ(t->ElementString(0), "(1-2j)");
+  for (ProtoEncoding encoding :
+       {ProtoEncoding::kTypedFields, ProtoEncoding::kTensorContent}) {
+    tensorflow::TensorProto out;
+    TensorToProto(*t, &out, encoding);
+    absl::StatusOr<Tensor> back = TensorFromProto(out);
+    ASSERT_TRUE(back.ok());
+    EXPECT_EQ(back->data<Complex64>()[1], Complex64(3, 4));
+  }
+  proto.add_scomplex_val(5);  // half a pair
+  t = TensorFromProto(proto);
+  EXPECT_EQ(t.status().code(), absl::StatusCode::kInvalidArgument);
+  EXPECT_NE(t.status().message().find("scomplex_val"), std::string::npos);
 }
 
 TEST(TensorProto, StringsBothEncodings) {
