@@ -109,7 +109,8 @@ class ExtractImagePatchesOp : public OpKernel {
 
 void RegisterImagePatchesKernels(KernelRegistry* r) {
   for (DataType t : {DT_BFLOAT16, DT_HALF, DT_FLOAT, DT_DOUBLE, DT_INT8, DT_INT16, DT_INT32,
-                     DT_INT64, DT_UINT8, DT_UINT16, DT_UINT32, DT_UINT64}) {
+                     DT_INT64, DT_UINT8, DT_UINT16, DT_UINT32, DT_UINT64, DT_COMPLEX64,
+                     DT_COMPLEX128}) {
     r->Register(KernelDef("ExtractImagePatches", kDeviceTypeCpu).TypeConstraint("T", t),
                 MakeKernel<ExtractImagePatchesOp>);
   }

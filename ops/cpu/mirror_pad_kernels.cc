@@ -179,7 +179,7 @@ class MirrorPadGradOp : public OpKernel {
                                          true, &pads));
     auto by_type = [&](auto tag) {
       using T = typename decltype(tag)::type;
-      if constexpr (IsRealNumber<T>()) {
+      if constexpr (IsRealNumber<T>() || kIsComplex<T>) {
         Run<T>(c, in, pads);
         return true;
       }
@@ -223,7 +223,10 @@ class MirrorPadGradOp : public OpKernel {
 void RegisterMirrorPadKernels(KernelRegistry* r) {
   r->Register(KernelDef("MirrorPad", kDeviceTypeCpu).TypeConstraint("T", PodAndStringTypes()),
               MakeKernel<MirrorPadOp>);
-  r->Register(KernelDef("MirrorPadGrad", kDeviceTypeCpu).TypeConstraint("T", RealNumberTypes()),
+  DataTypeVector grad_types = RealNumberTypes();
+  grad_types.push_back(DT_COMPLEX64);
+  grad_types.push_back(DT_COMPLEX128);
+  r->Register(KernelDef("MirrorPadGrad", kDeviceTypeCpu).TypeConstraint("T", grad_types),
               MakeKernel<MirrorPadGradOp>);
 }
 

@@ -216,6 +216,10 @@ def array_ops(dtype):
             "diag_part": lambda: tf1.linalg.tensor_diag_part(x[:, :3]),
             "einsum": lambda: tf1.einsum("ij,kj->ik", x, y),
             "einsum_trace": lambda: tf1.einsum("ii->", x[:, :3]),
+            "mirror_pad_grad": lambda: raw.MirrorPadGrad(input=x, paddings=[[1, 0], [0, 1]],
+                                                         mode="SYMMETRIC"),
+            "image_patches": lambda: tf1.image.extract_patches(
+                tf1.reshape(x, [1, 3, 4, 1]), [1, 2, 2, 1], [1, 1, 2, 1], [1, 1, 1, 1], "VALID"),
         }
         for name, fn in ops.items():
             tf1.identity(fn(), name="out_" + name)
