@@ -4,8 +4,9 @@ real types, element-wise arithmetic and functions with broadcasting, the
 gradient ops, Complex/Real/Imag/Angle/ComplexAbs/Conj/ConjugateTranspose,
 Sum/Mean/Prod, MatMul and BatchMatMul (adjoints conjugate), the array ops
 that move elements, the spectral ops (FFT, IFFT, RFFT, IRFFT in 1-3 D,
-odd, even and prime lengths, cropped and padded), tf.signal.stft, and a
-gradient graph through complex ops. A malformed complex constant is refused
+odd, even and prime lengths, cropped), tf.signal.stft and an MFCC audio
+front end, linear algebra, complex variables and feeds, and a gradient
+graph through complex ops. A malformed complex constant is refused
 with an error naming the field.
 
 usage: complex_test.py PATH_TO_WEFT
@@ -263,6 +264,18 @@ def spectral(dtype):
             tf1.identity(stft, name="out_stft")
             tf1.identity(tf.signal.inverse_stft(stft, 256, 128), name="out_inverse_stft")
             f += ["out_stft", "out_inverse_stft"]
+            # An audio front end: log-mel spectrogram and MFCCs (the DCT
+            # runs as an RFFT of the padded signal), framing, overlap-add.
+            mag = tf.abs(tf.signal.stft(signal, 400, 160, fft_length=512))
+            mel = tf.tensordot(mag, tf.signal.linear_to_mel_weight_matrix(
+                40, 257, 16000, 20.0, 4000.0), 1)
+            logmel = tf.math.log(mel + 1e-6)
+            tf1.identity(tf.signal.mfccs_from_log_mel_spectrograms(logmel)[..., :13],
+                         name="out_mfcc")
+            tf1.identity(tf.signal.idct(logmel, type=2), name="out_idct")
+            tf1.identity(tf.signal.overlap_and_add(tf.signal.frame(signal, 400, 200), 200),
+                         name="out_overlap_add")
+            f += ["out_mfcc", "out_idct", "out_overlap_add"]
     rtol, atol = TOL[dtype]
     compare(f"{dtype}/spectral", g, f, (rtol * 10, atol * 20))
 
