@@ -39,6 +39,9 @@ std::vector<std::string> GradRegistry::OpNames() const {
 void RegisterSegmentGrads(GradRegistry* r);
 // Reverse, EnsureShape, DynamicPartition, ... (array_misc_grad.cc).
 void RegisterArrayMiscGrads(GradRegistry* r);
+// Complex, Real, Imag, Conj, Angle, ComplexAbs, ConjugateTranspose and the
+// complex FFTs (complex_grad.cc).
+void RegisterComplexGrads(GradRegistry* r);
 
 const GradRegistry& GlobalGradRegistry() {
   static const GradRegistry* registry = [] {
@@ -60,6 +63,7 @@ const GradRegistry& GlobalGradRegistry() {
     RegisterGradGrads(r);
     RegisterControlFlowGrads(r);
     RegisterArrayMiscGrads(r);
+    RegisterComplexGrads(r);
     return r;
   }();
   return *registry;

@@ -21,6 +21,12 @@ AttrList CopyAttrs(const tensorflow::NodeDef& node,
   return attrs;
 }
 
+Output ConjIfComplex(const Scope& scope, const Output& x) {
+  const DataType t = BaseType(x.dtype);
+  if (t != DT_COMPLEX64 && t != DT_COMPLEX128) return x;
+  return AddNode1(scope, "Conj", {x});
+}
+
 Output RankOf(const Scope& scope, const Output& x) {
   return AddNode1(scope, "Rank", {x});
 }

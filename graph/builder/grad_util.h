@@ -18,6 +18,11 @@ Output ScalarLike(const Scope& scope, float value, DataType dtype);
 AttrList CopyAttrs(const tensorflow::NodeDef& node,
                    std::initializer_list<const char*> names);
 
+// conj(x) for complex x, x itself otherwise: TensorFlow's gradients of
+// Mul, RealDiv, Square, Exp, Log and MatMul conjugate (for a real loss L
+// of complex z, they propagate dL/d(real z) + i dL/d(imag z)).
+Output ConjIfComplex(const Scope& scope, const Output& x);
+
 // Rank(x) as an int32 scalar, and int32 [start, limit) as a vector.
 Output RankOf(const Scope& scope, const Output& x);
 Output RangeOf(const Scope& scope, const Output& start, const Output& limit);

@@ -11,6 +11,7 @@
 namespace weft {
 namespace {
 
+using grad_internal::ConjIfComplex;
 using grad_internal::ReduceForBroadcast;
 using grad_internal::ScalarLike;
 
@@ -68,16 +69,17 @@ void RegisterBinaryGrads(GradRegistry* r) {
   r->Register("Mul", Binary([](Scope_ s, const Output& x, const Output& y,
                                const Output&, const Output& g, Output* gx,
                                Output* gy) {
-    *gx = Mul(s, g, y);
-    *gy = Mul(s, x, g);
+    *gx = Mul(s, g, ConjIfComplex(s, y));
+    *gy = Mul(s, ConjIfComplex(s, x), g);
   }));
   // Div is RealDiv for the float types gradients are taken in.
   for (const char* op : {"RealDiv", "Div"}) {
     r->Register(op, Binary([](Scope_ s, const Output& x, const Output& y,
                               const Output&, const Output& g, Output* gx,
                               Output* gy) {
-      *gx = RealDiv(s, g, y);
-      *gy = Mul(s, g, RealDiv(s, RealDiv(s, Neg(s, x), y), y));
+      const Output xc = ConjIfComplex(s, x), yc = ConjIfComplex(s, y);
+      *gx = RealDiv(s, g, yc);
+      *gy = Mul(s, g, RealDiv(s, RealDiv(s, Neg(s, xc), yc), yc));
     }));
   }
   // As RealDiv, with DivNoNan throughout: no gradient where y == 0.
@@ -123,7 +125,7 @@ void RegisterUnaryGrads(GradRegistry* r) {
                               const Output& g) { return Neg(s, g); }));
   r->Register("Square", Unary([](Scope_ s, const Output& x, const Output&,
                                  const Output& g) {
-    return Mul(s, g, Mul(s, x, ScalarLike(s, 2.f, g.dtype)));
+    return Mul(s, g, Mul(s, ConjIfComplex(s, x), ScalarLike(s, 2.f, g.dtype)));
   }));
   r->Register("Sqrt", Unary([](Scope_ s, const Output&, const Output& y,
                                const Output& g) {
@@ -135,9 +137,13 @@ void RegisterUnaryGrads(GradRegistry* r) {
     return Mul(s, g, Mul(s, y3, ScalarLike(s, -0.5f, g.dtype)));
   }));
   r->Register("Exp", Unary([](Scope_ s, const Output&, const Output& y,
-                              const Output& g) { return Mul(s, g, y); }));
+                              const Output& g) {
+    return Mul(s, g, ConjIfComplex(s, y));
+  }));
   r->Register("Log", Unary([](Scope_ s, const Output& x, const Output&,
-                              const Output& g) { return RealDiv(s, g, x); }));
+                              const Output& g) {
+    return RealDiv(s, g, ConjIfComplex(s, x));
+  }));
   r->Register("Reciprocal", Unary([](Scope_ s, const Output&, const Output& y,
                                      const Output& g) {
     return Neg(s, Mul(s, g, Square(s, y)));

@@ -50,7 +50,9 @@ absl::Status MatMulGrad(const Scope& s, In in, Dx dx) {
       [&s](const Output& x, const Output& y, bool tx, bool ty) {
         return MatMul(s, x, y, tx, ty);
       },
-      in.x[0], in.x[1], in.dy[0], ta, tb, &(*dx)[0], &(*dx)[1]);
+      grad_internal::ConjIfComplex(s, in.x[0]),
+      grad_internal::ConjIfComplex(s, in.x[1]), in.dy[0], ta, tb, &(*dx)[0],
+      &(*dx)[1]);
   return absl::OkStatus();
 }
 

@@ -130,6 +130,38 @@ int Main(int argc, char** argv) {
   add(AddNode1(s, "Igamma", {positive, row_above}));
   add(AddNode1(s, "Igammac", {row_above, positive}));
   add(AddNode1(s, "Zeta", {AddV2(s, row_above, Const(s, 1.5f)), positive}));
+  // Complex numbers: real losses of complex intermediates, through each
+  // complex op's gradient and the conjugating Mul, RealDiv, Square, Exp,
+  // Log and MatMul. z is at least 0.7 from 0 (its imaginary part).
+  {
+    auto cplx = [&](const Output& re, const Output& im) {
+      return AddNode1(s, "Complex", {re, im}, {{"Tout", Attr(DT_COMPLEX64)}});
+    };
+    auto part = [&](const char* op, const Output& v) {
+      return AddNode1(s, op, {v}, {{"Tout", Attr(DT_FLOAT)}});
+    };
+    Output lifted = AddV2(s, row, Const(s, 2.f));
+    Output z = cplx(x, lifted);  // broadcast: [3, 4] and [4]
+    Output u = cplx(lifted, Mul(s, x, Const(s, 0.5f)));
+    add(part("Real", Mul(s, z, u)));
+    add(part("Imag", RealDiv(s, z, u)));
+    add(part("Real", Square(s, z)));
+    add(part("Imag", Exp(s, Mul(s, z, cplx(Const(s, 0.3f), Const(s, 0.f))))));
+    add(part("Real", Log(s, z)));
+    add(AddNode1(s, "ComplexAbs", {z}, {{"Tout", Attr(DT_FLOAT)}}));
+    add(AddNode1(s, "Angle", {u}, {{"Tout", Attr(DT_FLOAT)}}));
+    add(part("Real", Mul(s, AddNode1(s, "Conj", {z}), u)));
+    add(part("Imag", Mul(s, AddNode1(s, "ConjugateTranspose",
+                                      {z, Const(s, {1, 0})}),
+                         AddNode1(s, "ConjugateTranspose",
+                                  {u, Const(s, {1, 0})}))));
+    add(part("Real", MatMul(s, z, cplx(w, Mul(s, w, Const(s, -1.f))))));
+    for (const char* op : {"FFT", "FFT2D"}) add(part("Real", AddNode1(s, op, {z})));
+    for (const char* op : {"IFFT", "IFFT2D"}) add(part("Imag", AddNode1(s, op, {u})));
+    Output zb = cplx(batch, Mul(s, batch, batch));
+    add(part("Real", AddNode1(s, "FFT3D", {zb})));
+    add(part("Imag", AddNode1(s, "IFFT3D", {zb})));
+  }
   // A gradient penalty: TensorFlow differentiates Weft's gradient graph
   // (MatMul, BiasAdd and the activations' *Grad ops) a second time.
   Scope inner_scope = root.NewSubScope("penalty");

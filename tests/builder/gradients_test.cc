@@ -243,6 +243,9 @@ TEST(GradientsTest, EveryRegisteredGradientIsTested) {
       "MatrixDiagV2", "MatrixDiagPartV2", "MatrixSetDiagV2", "DynamicPartition",
       "NthElement", "CumulativeLogsumexp", "Betainc", "MaxPoolV2", "BatchMatMulV3",
       "ParallelDynamicStitch", "Print",
+      // dump_grad_graph.cc, against tf.gradients (tf_grad_compare_test)
+      "Complex", "Real", "Imag", "Conj", "ConjugateTranspose", "Angle",
+      "ComplexAbs", "FFT", "IFFT", "FFT2D", "IFFT2D", "FFT3D", "IFFT3D",
       // RefIdentity: the pass-through Identity is checked with.
       "RefIdentity"};
   for (const std::string& op : GlobalGradRegistry().OpNames()) {
@@ -301,6 +304,9 @@ TEST(GradientsTest, EveryOpHasAGradientEntryOrIsListed) {
       // RandomGammaGrad and IgammaGradA have no gradient in TensorFlow.
       "StatelessParameterizedTruncatedNormal", "RandomGammaGrad",
       "IgammaGradA",
+      // TensorFlow differentiates the real FFTs (with the Hermitian
+      // weights); the builder not yet.
+      "RFFT", "IRFFT", "RFFT2D", "IRFFT2D", "RFFT3D", "IRFFT3D",
       // Synchronous training's accumulators and token queue: what they
       // hold are gradients already (TensorFlow has no gradient for them).
       "ConditionalAccumulator", "AccumulatorApplyGradient",

@@ -495,7 +495,11 @@ class _Result(unittest.TextTestResult):
 
     @staticmethod
     def _id(test):
-        return ".".join(test.id().split(".")[-2:])
+        # A parameterized method's id ends in its parameters,
+        # "Class.testValues0 (tf.float32)": the dots in those are not the
+        # method's.
+        name = test.id().split(" (", 1)[0]
+        return ".".join(name.split(".")[-2:])
 
     def addSuccess(self, test):
         super().addSuccess(test)
