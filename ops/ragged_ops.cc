@@ -1,0 +1,79 @@
+// TensorFlow's ragged ops: RaggedTensorToTensor (a ragged tensor, given as
+// flat values plus row partitions, to a dense one, padded or cropped) and
+// RaggedBincount. OpDefs match TensorFlow 2.21's (tests/ops/
+// op_def_compat_test checks). Kernels: ops/cpu/ragged_*_kernels.cc.
+#include <string>
+#include <vector>
+
+#include "ops/array_shape_fns.h"
+#include "ops/framework/op_def_builder.h"
+#include "ops/framework/shape_inference.h"
+#include "ops/registration.h"
+#include "runtime/core/status.h"
+
+namespace weft {
+namespace {
+
+using array_shapes::Dims;
+
+// Rank ragged_rank + rank(values): [?] * (ragged_rank + 1) + values' inner
+// dims, each outer dim taken from a constant `shape` where it gives one.
+absl::Status RaggedTensorToTensorShape(InferenceContext* c) {
+  std::vector<std::string> types;
+  WEFT_RETURN_IF_ERROR(c->GetAttr("row_partition_types", &types));
+  const int ragged_rank =
+      static_cast<int>(types.size()) - (!types.empty() && types[0] == "FIRST_DIM_SIZE" ? 1 : 0);
+  const PartialShape& values = c->input(1);
+  if (!values.known_rank() || values.rank() < 1 || ragged_rank < 1) {
+    c->set_output(0, PartialShape::UnknownRank());
+    return absl::OkStatus();
+  }
+  Dims dims(ragged_rank + 1, -1);
+  for (int d = 1; d < values.rank(); ++d) dims.push_back(values.dim(d));
+  const PartialShape shape = c->InputAsShape(0);
+  if (shape.known_rank() && shape.rank() == static_cast<int>(dims.size())) {
+    for (int d = 0; d <= ragged_rank; ++d) dims[d] = shape.dim(d);
+  }
+  c->set_output(0, PartialShape(dims));
+  return absl::OkStatus();
+}
+
+// [rows, size]: rows = len(splits) - 1.
+absl::Status RaggedBincountShape(InferenceContext* c) {
+  WEFT_RETURN_IF_ERROR(c->WithRank(0, 1));
+  const PartialShape& splits = c->input(0);
+  int64_t rows = splits.known_rank() && splits.dim(0) > 0 ? splits.dim(0) - 1 : -1;
+  int64_t size = -1;
+  array_shapes::ConstScalar(c, 2, &size);
+  c->set_output(0, PartialShape(Dims{rows, size}));
+  return absl::OkStatus();
+}
+
+}  // namespace
+
+void RegisterRaggedOps(OpRegistry* r) {
+  r->Register(OpDefBuilder("RaggedTensorToTensor")
+                  .Input("shape: Tshape")
+                  .Input("values: T")
+                  .Input("default_value: T")
+                  .Input("row_partition_tensors: num_row_partition_tensors * Tindex")
+                  .Output("result: T")
+                  .Attr("T: type")
+                  .Attr("Tindex: {int64, int32}")
+                  .Attr("Tshape: {int64, int32}")
+                  .Attr("num_row_partition_tensors: int >= 1")
+                  .Attr("row_partition_types: list(string)"),
+              RaggedTensorToTensorShape);
+  r->Register(OpDefBuilder("RaggedBincount")
+                  .Input("splits: int64")
+                  .Input("values: Tidx")
+                  .Input("size: Tidx")
+                  .Input("weights: T")
+                  .Output("output: T")
+                  .Attr("Tidx: {int32, int64}")
+                  .Attr("T: {int32, int64, float, double}")
+                  .Attr("binary_output: bool = false"),
+              RaggedBincountShape);
+}
+
+}  // namespace weft
