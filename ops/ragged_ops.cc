@@ -1,9 +1,12 @@
 // TensorFlow's ragged ops: RaggedTensorToTensor (a ragged tensor, given as
-// flat values plus row partitions, to a dense one, padded or cropped) and
-// RaggedBincount. OpDefs match TensorFlow 2.21's (tests/ops/
-// op_def_compat_test checks). Kernels: ops/cpu/ragged_*_kernels.cc.
+// flat values plus row partitions, to a dense one, padded or cropped),
+// RaggedBincount, RaggedRange and RaggedTensorToSparse. OpDefs match
+// TensorFlow 2.21's (tests/ops/op_def_compat_test checks). Kernels:
+// ops/cpu/ragged_*_kernels.cc.
 #include <string>
 #include <vector>
+
+#include "absl/strings/str_cat.h"
 
 #include "ops/array_shape_fns.h"
 #include "ops/framework/op_def_builder.h"
@@ -49,6 +52,39 @@ absl::Status RaggedBincountShape(InferenceContext* c) {
   return absl::OkStatus();
 }
 
+// splits [rows + 1] (rows: the longest of starts, limits, deltas; 1 for
+// scalars), values [?].
+absl::Status RaggedRangeShape(InferenceContext* c) {
+  int64_t rows = 1;
+  for (int i = 0; i < 3; ++i) {
+    const PartialShape& s = c->input(i);
+    if (!s.known_rank()) {
+      rows = -1;
+      break;
+    }
+    if (s.rank() > 1) {
+      return absl::InvalidArgumentError(absl::StrCat(
+          "Shape must be at most rank 1 but is rank ", s.rank()));
+    }
+    if (s.rank() == 1) rows = s.dim(0) < 0 ? -1 : s.dim(0);
+  }
+  c->set_output(0, PartialShape(Dims{rows < 0 ? -1 : rows + 1}));
+  c->set_output(1, PartialShape(Dims{-1}));
+  return absl::OkStatus();
+}
+
+// indices [?, rank], values [?], dense_shape [rank]: rank = RAGGED_RANK +
+// rank(rt_dense_values).
+absl::Status RaggedTensorToSparseShape(InferenceContext* c) {
+  const PartialShape& values = c->input(c->num_inputs() - 1);
+  const int64_t rank =
+      values.known_rank() ? c->num_inputs() - 1 + values.rank() : -1;
+  c->set_output(0, PartialShape(Dims{-1, rank}));
+  c->set_output(1, PartialShape(Dims{-1}));
+  c->set_output(2, PartialShape(Dims{rank}));
+  return absl::OkStatus();
+}
+
 }  // namespace
 
 void RegisterRaggedOps(OpRegistry* r) {
@@ -74,6 +110,25 @@ void RegisterRaggedOps(OpRegistry* r) {
                   .Attr("T: {int32, int64, float, double}")
                   .Attr("binary_output: bool = false"),
               RaggedBincountShape);
+  r->Register(OpDefBuilder("RaggedRange")
+                  .Input("starts: T")
+                  .Input("limits: T")
+                  .Input("deltas: T")
+                  .Output("rt_nested_splits: Tsplits")
+                  .Output("rt_dense_values: T")
+                  .Attr("T: {bfloat16, float, double, int32, int64} = DT_INT32")
+                  .Attr("Tsplits: {int32, int64} = DT_INT64"),
+              RaggedRangeShape);
+  r->Register(OpDefBuilder("RaggedTensorToSparse")
+                  .Input("rt_nested_splits: RAGGED_RANK * Tsplits")
+                  .Input("rt_dense_values: T")
+                  .Output("sparse_indices: int64")
+                  .Output("sparse_values: T")
+                  .Output("sparse_dense_shape: int64")
+                  .Attr("RAGGED_RANK: int >= 1")
+                  .Attr("T: type")
+                  .Attr("Tsplits: {int32, int64} = DT_INT64"),
+              RaggedTensorToSparseShape);
 }
 
 }  // namespace weft

@@ -304,6 +304,7 @@ void RegisterRaggedKernels(KernelRegistry* r) {
     }
   }
   RegisterRaggedBincountKernels(r);
+  RegisterRaggedRangeKernels(r);
 }
 
 }  // namespace weft

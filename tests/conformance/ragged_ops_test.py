@@ -5,7 +5,8 @@ for every level; FIRST_DIM_SIZE then VALUE_ROWIDS), ragged rank 1 to 3,
 with `shape` unknown or given (cropping and padding), default_value scalar
 or broadcast, int32 and int64 partitions, every dtype Weft holds of those
 TensorFlow's CPU kernel registers; RaggedBincount (binary_output, weights,
-int32/int64 values). Compared bit for bit. Hostile partitions (splits not
+int32/int64 values), RaggedRange (every T with a CPU kernel, int32/int64
+splits) and RaggedTensorToSparse. Compared bit for bit. Hostile partitions (splits not
 starting at 0, decreasing or past the values, row ids unsorted or out of
 range, huge shapes) must make `weft run` exit non-zero with an
 INVALID_ARGUMENT naming the input. End to end: Keras TextVectorization
@@ -128,6 +129,45 @@ def run_bincount(case, idx, binary, dt, weighted):
     compare_tf1_graph(WEFT, WORK, case, g, ["out"], rtol=0, atol=0)
 
 
+def range_and_sparse_cases():
+    """(case, builder, fetches) for RaggedRange and RaggedTensorToSparse."""
+    def rng(starts, limits, deltas, dt, splits=I64):
+        def build():
+            sp, vals = R.RaggedRange(starts=tf1.constant(starts, dt), limits=tf1.constant(
+                limits, dt), deltas=tf1.constant(deltas, dt), Tsplits=splits)
+            tf1.identity(sp, name="out_splits")
+            tf1.identity(vals, name="out_values")
+        return build
+
+    def sparse(splits, values, tsplits=I64):
+        def build():
+            idx, vals, shape = R.RaggedTensorToSparse(
+                rt_nested_splits=[tf1.constant(s, tsplits) for s in splits],
+                rt_dense_values=values())
+            for name, t in (("out_indices", idx), ("out_values", vals), ("out_shape", shape)):
+                tf1.identity(t, name=name)
+        return build
+
+    both = ["out_splits", "out_values"]
+    three = ["out_indices", "out_values", "out_shape"]
+    return [
+        ("range_int32", rng([0, 5, 3, 10], [4, 1, 3, 20], [1, -2, 1, 3], I32), both),
+        ("range_int64_int32_splits", rng([-3, 7], 9, [2, 4], I64, I32), both),
+        ("range_scalars", rng(2, 11, 3, I32), both),
+        ("range_float", rng([0.0, 1.5, -1.0], [1.0, 0.0, 1.0], [0.1, -0.25, 0.3], tf.float32),
+         both),
+        ("range_double", rng([0.0, 2.0], 1.0, [0.1, -0.3], tf.float64), both),
+        ("range_int64_extremes", rng([-(1 << 62)], [(1 << 62)], [1 << 61], I64), both),
+        ("to_sparse_rank1", sparse([[0, 2, 2, 5]], lambda: tf1.constant([1, 2, 3, 4, 5])),
+         three),
+        ("to_sparse_rank2_int32", sparse([[0, 2, 3], [0, 3, 3, 9]], lambda: tf1.constant(
+            [str(i) for i in range(9)]), I32), three),
+        ("to_sparse_inner_dims", sparse([[0, 1, 3]], lambda: tf1.constant(
+            np.arange(12.0).reshape(3, 2, 2))), three),
+        ("to_sparse_empty", sparse([[0, 0, 0]], lambda: tf1.constant([], tf.float32)), three),
+    ]
+
+
 def run_fed(case, build, feeds):
     g = tf1.Graph()
     with g.as_default():
@@ -202,6 +242,45 @@ def hostile_cases():
             "rt_input.rank = 2 but shape.rank = 3")
     hostile("shape_negative", tt(S, 1, True), [v, ("p0", i64([0, 2, 5])), ("shape", i64([-2, 3]))],
             "Dimension -2 must be >= -1")
+
+    def rng(dt=I64):
+        def build():
+            sp, _ = R.RaggedRange(starts=P(dt, name="a"), limits=P(dt, name="b"),
+                                  deltas=P(dt, name="d"))
+            tf1.identity(sp, name="out")
+        return build
+
+    abd = lambda a, b, d, dt=np.int64: [("a", np.array(a, dt)), ("b", np.array(b, dt)),  # noqa
+                                        ("d", np.array(d, dt))]
+    hostile("range_zero_delta", rng(), abd([0, 1], [5, 5], [1, 0]), "Requires delta != 0")
+    hostile("range_shapes", rng(), abd([0, 1], [5, 5, 5], 1),
+            "starts, limits, and deltas must have the same shape")
+    hostile("range_rank2", rng(), abd([[0]], 5, 1), "starts must be a scalar or vector")
+    hostile("range_overflow", rng(), abd([-(1 << 62), 0], [1 << 62, 1 << 62], [1, 1]),
+            "The total range size overflowed")
+    def nan_range():
+        sp, _ = R.RaggedRange(starts=tf1.constant(0.0), limits=tf1.constant(float("nan")),
+                              deltas=tf1.constant(1.0))
+        tf1.identity(sp, name="out")
+
+    hostile("range_float_nan", nan_range, [], "The total range size overflowed")
+
+    def ts(n):
+        def build():
+            idx, _, _ = R.RaggedTensorToSparse(
+                rt_nested_splits=[P(I64, name=f"s{i}") for i in range(n)],
+                rt_dense_values=P(tf.int32, name="v"))
+            tf1.identity(idx, name="out")
+        return build
+
+    hostile("to_sparse_not_zero", ts(1), [v, ("s0", i64([1, 2, 5]))],
+            "First value of ragged splits must be 0 (rt_nested_splits[0])")
+    hostile("to_sparse_decreasing", ts(1), [v, ("s0", i64([0, 3, 2, 5]))],
+            "Ragged splits must be sorted in ascending order (rt_nested_splits[0]")
+    hostile("to_sparse_past_values", ts(1), [v, ("s0", i64([0, 2, 7]))],
+            "Final value of ragged splits must match the length the corresponding ragged values")
+    hostile("to_sparse_inner_mismatch", ts(2), [v, ("s0", i64([0, 1, 9])), ("s1", i64([0, 5]))],
+            "rt_nested_splits[0] ends at 9, not 1")
 
     def bc(idx=tf.int32):
         def build():
@@ -308,6 +387,11 @@ def main():
         compare_tf1_graph(WEFT, WORK, case, g, ["out"], rtol=0, atol=0)
     for case, args in bincount_cases():
         run_bincount(case, *args)
+    for case, build, fetches in range_and_sparse_cases():
+        g = tf1.Graph()
+        with g.as_default():
+            build()
+        compare_tf1_graph(WEFT, WORK, case, g, fetches, rtol=0, atol=0)
     hostile_cases()
     text_vectorization_cases()
     return summary_exit_code()
