@@ -1,8 +1,8 @@
 // TensorFlow's ragged ops: RaggedTensorToTensor (a ragged tensor, given as
 // flat values plus row partitions, to a dense one, padded or cropped),
-// RaggedBincount, RaggedRange and RaggedTensorToSparse. OpDefs match
-// TensorFlow 2.21's (tests/ops/op_def_compat_test checks). Kernels:
-// ops/cpu/ragged_*_kernels.cc.
+// RaggedBincount, RaggedRange, RaggedTensorToSparse and RaggedGather.
+// OpDefs match TensorFlow 2.21's (tests/ops/op_def_compat_test checks).
+// Kernels: ops/cpu/ragged_*_kernels.cc.
 #include <string>
 #include <vector>
 
@@ -85,6 +85,21 @@ absl::Status RaggedTensorToSparseShape(InferenceContext* c) {
   return absl::OkStatus();
 }
 
+// Splits [?] each, values [?] + params' inner dims.
+absl::Status RaggedGatherShape(InferenceContext* c) {
+  const int n = c->num_outputs() - 1;
+  for (int k = 0; k < n; ++k) c->set_output(k, PartialShape(Dims{-1}));
+  const PartialShape& values = c->input(c->num_inputs() - 2);
+  if (!values.known_rank()) {
+    c->set_output(n, PartialShape::UnknownRank());
+    return absl::OkStatus();
+  }
+  Dims dims = {-1};
+  for (int d = 1; d < values.rank(); ++d) dims.push_back(values.dim(d));
+  c->set_output(n, PartialShape(dims));
+  return absl::OkStatus();
+}
+
 }  // namespace
 
 void RegisterRaggedOps(OpRegistry* r) {
@@ -129,6 +144,18 @@ void RegisterRaggedOps(OpRegistry* r) {
                   .Attr("T: type")
                   .Attr("Tsplits: {int32, int64} = DT_INT64"),
               RaggedTensorToSparseShape);
+  r->Register(OpDefBuilder("RaggedGather")
+                  .Input("params_nested_splits: PARAMS_RAGGED_RANK * Tsplits")
+                  .Input("params_dense_values: Tvalues")
+                  .Input("indices: Tindices")
+                  .Output("output_nested_splits: OUTPUT_RAGGED_RANK * Tsplits")
+                  .Output("output_dense_values: Tvalues")
+                  .Attr("Tvalues: type")
+                  .Attr("Tindices: {int32, int64}")
+                  .Attr("Tsplits: {int32, int64} = DT_INT64")
+                  .Attr("PARAMS_RAGGED_RANK: int >= 1")
+                  .Attr("OUTPUT_RAGGED_RANK: int >= 0"),
+              RaggedGatherShape);
 }
 
 }  // namespace weft

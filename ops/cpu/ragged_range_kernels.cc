@@ -1,6 +1,6 @@
 // RaggedRange (one range per row: starts, limits and deltas each a scalar
-// or a vector of the row count) and RaggedTensorToSparse (a ragged tensor's
-// splits and values as a SparseTensor). Splits are checked before any value
+// or a vector of the row count), RaggedTensorToSparse (a ragged tensor's
+// splits and values as a SparseTensor) and RaggedGather. Splits are checked before any value
 // is read through them: each starts at 0, never decreases and ends at the
 // length of the level below.
 #include <algorithm>
@@ -8,6 +8,7 @@
 #include <cstdint>
 #include <string>
 #include <type_traits>
+#include <utility>
 #include <vector>
 
 #include "absl/strings/str_cat.h"
@@ -187,6 +188,92 @@ class RaggedTensorToSparseOp : public OpKernel {
   }
 };
 
+// RaggedGather: rows of a ragged tensor (PARAMS_RAGGED_RANK splits +
+// values) picked by `indices` of any rank, whose outer dims become uniform
+// ragged levels of the result.
+template <typename S>
+class RaggedGatherOp : public OpKernel {
+ public:
+  explicit RaggedGatherOp(OpKernelConstruction* c) : OpKernel(c) {
+    c->SetStatus(c->GetAttr("OUTPUT_RAGGED_RANK", &output_ragged_rank_));
+  }
+
+  void Compute(OpKernelContext* c) override {
+    const int n = c->num_inputs() - 2;
+    const Tensor& values = c->input(n);
+    const Tensor& indices = c->input(n + 1);
+    OP_REQUIRES(c, values.dims() >= 1,
+                absl::InvalidArgumentError("params.rank must be nonzero"));
+    OP_REQUIRES(c, output_ragged_rank_ == n + indices.dims() - 1,
+                absl::InvalidArgumentError(absl::StrCat(
+                    "OUTPUT_RAGGED_RANK must be PARAMS_RAGGED_RANK + indices.rank - 1 = ",
+                    n + indices.dims() - 1, ", got ", output_ragged_rank_)));
+    std::vector<std::vector<int64_t>> splits;
+    OP_REQUIRES_OK(c, ReadNestedSplits(c, n, values.dim_size(0), &splits));
+    std::vector<int64_t> idx;
+    OP_REQUIRES_OK(c, ReadIntVector(indices.dims() == 0 ? indices.Reshaped(TensorShape({1}))
+                                                        : indices.Reshaped(TensorShape(
+                                                              {indices.NumElements()})),
+                                    "indices", &idx));
+    const int64_t nrows = static_cast<int64_t>(splits[0].size()) - 1;
+    for (size_t i = 0; i < idx.size(); ++i) {
+      OP_REQUIRES(c, idx[i] >= 0 && idx[i] < nrows,
+                  absl::InvalidArgumentError(absl::StrCat(
+                      "indices[", i, "] = ", idx[i], " is not in [0, ", nrows, ")")));
+    }
+    // Uniform levels from indices' outer dims, then one gathered level per
+    // params level; `ranges` holds the gathered element ranges of a level.
+    std::vector<std::vector<int64_t>> out;
+    for (int d = 0; d + 1 < indices.dims(); ++d) {
+      int64_t rows = 1;
+      for (int e = 0; e <= d; ++e) rows *= indices.dim_size(e);
+      std::vector<int64_t> level(rows + 1);
+      for (int64_t r = 0; r <= rows; ++r) level[r] = r * indices.dim_size(d + 1);
+      out.push_back(std::move(level));
+    }
+    std::vector<std::pair<int64_t, int64_t>> ranges;
+    for (int64_t i : idx) ranges.push_back({i, i + 1});
+    for (int k = 0; k < n; ++k) {
+      std::vector<int64_t> level = {0};
+      std::vector<std::pair<int64_t, int64_t>> next;
+      for (const auto& [b, e] : ranges) {
+        for (int64_t r = b; r < e; ++r) {
+          level.push_back(level.back() + splits[k][r + 1] - splits[k][r]);
+        }
+        next.push_back({splits[k][b], splits[k][e]});
+      }
+      if (k > 0 || indices.dims() > 0) out.push_back(std::move(level));
+      ranges = std::move(next);
+    }
+    for (size_t k = 0; k < out.size(); ++k) {
+      Tensor* t;
+      OP_REQUIRES_OK(c, c->allocate_output(static_cast<int>(k),
+                                           TensorShape({static_cast<int64_t>(out[k].size())}),
+                                           &t));
+      OP_REQUIRES(c, (std::is_same_v<S, int64_t>) || out[k].back() <= INT32_MAX,
+                  absl::InvalidArgumentError("the gathered splits do not fit int32"));
+      std::copy(out[k].begin(), out[k].end(), t->data<S>());
+    }
+    const int64_t inner = values.dim_size(0) == 0 ? 0 : values.NumElements() / values.dim_size(0);
+    int64_t rows = 0;
+    for (const auto& [b, e] : ranges) rows += e - b;
+    std::vector<int64_t> dims = {rows};
+    for (int d = 1; d < values.dims(); ++d) dims.push_back(values.dim_size(d));
+    Tensor* vals;
+    OP_REQUIRES_OK(c, c->allocate_output(static_cast<int>(out.size()), TensorShape(dims), &vals));
+    const bool ok = VisitStorage(values.dtype(), [&](auto tag) {
+      using T = typename decltype(tag)::type;
+      const T* src = values.data<T>();
+      T* dst = vals->data<T>();
+      for (const auto& [b, e] : ranges) dst = std::copy(src + b * inner, src + e * inner, dst);
+    });
+    OP_REQUIRES(c, ok, UnsupportedDtype("RaggedGather", values.dtype()));
+  }
+
+ private:
+  int64_t output_ragged_rank_ = 0;
+};
+
 template <typename T>
 void RegisterRange(KernelRegistry* r) {
   auto def = [](DataType s) {
@@ -206,6 +293,16 @@ void RegisterRaggedRangeKernels(KernelRegistry* r) {
   RegisterRange<int32_t>(r);
   RegisterRange<int64_t>(r);
   for (DataType t : PodAndStringTypes()) {
+    for (DataType i : {DT_INT32, DT_INT64}) {
+      auto gather = [&](DataType s) {
+        return KernelDef("RaggedGather", kDeviceTypeCpu)
+            .TypeConstraint("Tvalues", t)
+            .TypeConstraint("Tindices", i)
+            .TypeConstraint("Tsplits", s);
+      };
+      r->Register(gather(DT_INT32), MakeKernel<RaggedGatherOp<int32_t>>);
+      r->Register(gather(DT_INT64), MakeKernel<RaggedGatherOp<int64_t>>);
+    }
     for (DataType s : {DT_INT32, DT_INT64}) {
       r->Register(KernelDef("RaggedTensorToSparse", kDeviceTypeCpu)
                       .TypeConstraint("T", t)

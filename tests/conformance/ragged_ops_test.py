@@ -6,7 +6,7 @@ with `shape` unknown or given (cropping and padding), default_value scalar
 or broadcast, int32 and int64 partitions, every dtype Weft holds of those
 TensorFlow's CPU kernel registers; RaggedBincount (binary_output, weights,
 int32/int64 values), RaggedRange (every T with a CPU kernel, int32/int64
-splits) and RaggedTensorToSparse. Compared bit for bit. Hostile partitions (splits not
+splits), RaggedTensorToSparse and RaggedGather. Compared bit for bit. Hostile partitions (splits not
 starting at 0, decreasing or past the values, row ids unsorted or out of
 range, huge shapes) must make `weft run` exit non-zero with an
 INVALID_ARGUMENT naming the input. End to end: Keras TextVectorization
@@ -148,7 +148,29 @@ def range_and_sparse_cases():
                 tf1.identity(t, name=name)
         return build
 
+    def gather(splits, values, indices, out_rank, tindices=I32, tsplits=I64):
+        def build():
+            sp, vals = R.RaggedGather(
+                params_nested_splits=[tf1.constant(s, tsplits) for s in splits],
+                params_dense_values=values(), indices=tf1.constant(indices, tindices),
+                OUTPUT_RAGGED_RANK=out_rank)
+            for k, t in enumerate(sp):
+                tf1.identity(t, name=f"out_splits{k}")
+            tf1.identity(vals, name="out_values")
+        return build, [f"out_splits{k}" for k in range(out_rank)] + ["out_values"]
+
     both = ["out_splits", "out_values"]
+    strings9 = lambda: tf1.constant([f"s{i}" for i in range(9)])  # noqa: E731
+    gathers = [
+        ("gather_rank1", *gather([[0, 2, 2, 5]], lambda: tf1.constant([1, 2, 3, 4, 5]),
+                                 [2, 0, 2, 1], 1)),
+        ("gather_indices_2d_int64", *gather([[0, 2, 2, 5]], lambda: tf1.constant(
+            np.arange(10.0).reshape(5, 2)), [[2, 0], [1, 1], [0, 2]], 2, I64, I32)),
+        ("gather_rank2_strings", *gather([[0, 2, 3], [0, 3, 3, 9]], strings9, [1, 0, 1], 2)),
+        ("gather_scalar_index", *gather([[0, 2, 3], [0, 3, 3, 9]], strings9, 0, 1)),
+        ("gather_empty", *gather([[0, 2, 3], [0, 3, 3, 9]], strings9,
+                                 np.zeros([0], np.int32), 2)),
+    ]
     three = ["out_indices", "out_values", "out_shape"]
     return [
         ("range_int32", rng([0, 5, 3, 10], [4, 1, 3, 20], [1, -2, 1, 3], I32), both),
@@ -165,7 +187,7 @@ def range_and_sparse_cases():
         ("to_sparse_inner_dims", sparse([[0, 1, 3]], lambda: tf1.constant(
             np.arange(12.0).reshape(3, 2, 2))), three),
         ("to_sparse_empty", sparse([[0, 0, 0]], lambda: tf1.constant([], tf.float32)), three),
-    ]
+    ] + gathers
 
 
 def run_fed(case, build, feeds):
@@ -281,6 +303,24 @@ def hostile_cases():
             "Final value of ragged splits must match the length the corresponding ragged values")
     hostile("to_sparse_inner_mismatch", ts(2), [v, ("s0", i64([0, 1, 9])), ("s1", i64([0, 5]))],
             "rt_nested_splits[0] ends at 9, not 1")
+
+    def gt(n):
+        def build():
+            sp, _ = R.RaggedGather(
+                params_nested_splits=[P(I64, name=f"s{i}") for i in range(n)],
+                params_dense_values=P(tf.int32, name="v"), indices=P(I64, name="i"),
+                OUTPUT_RAGGED_RANK=n)
+            tf1.identity(sp[-1], name="out")
+        return build
+
+    hostile("gather_index_out_of_range", gt(1), [v, ("s0", i64([0, 2, 5])), ("i", i64([1, 2]))],
+            "indices[1] = 2 is not in [0, 2)")
+    hostile("gather_index_negative", gt(1), [v, ("s0", i64([0, 2, 5])), ("i", i64([-1]))],
+            "indices[0] = -1 is not in [0, 2)")
+    hostile("gather_splits_decreasing", gt(1), [v, ("s0", i64([0, 4, 2, 5])), ("i", i64([1]))],
+            "Ragged splits must be sorted in ascending order")
+    hostile("gather_splits_past_values", gt(1), [v, ("s0", i64([0, 2, 9])), ("i", i64([1]))],
+            "Final value of ragged splits must match")
 
     def bc(idx=tf.int32):
         def build():
