@@ -1,6 +1,7 @@
 // TensorFlow's ragged ops: RaggedTensorToTensor (a ragged tensor, given as
 // flat values plus row partitions, to a dense one, padded or cropped),
-// RaggedBincount, RaggedRange, RaggedTensorToSparse and RaggedGather.
+// RaggedBincount, RaggedRange, RaggedTensorToSparse, RaggedGather and
+// RaggedFillEmptyRows (+Grad).
 // OpDefs match TensorFlow 2.21's (tests/ops/op_def_compat_test checks).
 // Kernels: ops/cpu/ragged_*_kernels.cc.
 #include <string>
@@ -100,6 +101,27 @@ absl::Status RaggedGatherShape(InferenceContext* c) {
   return absl::OkStatus();
 }
 
+// output_value_rowids and output_values [?], empty_row_indicator [nrows],
+// reverse_index_map as value_rowids.
+absl::Status RaggedFillEmptyRowsShape(InferenceContext* c) {
+  int64_t nrows = -1;
+  array_shapes::ConstScalar(c, 2, &nrows);
+  const PartialShape& ids = c->input(0);
+  c->set_output(0, PartialShape(Dims{-1}));
+  c->set_output(1, PartialShape(Dims{-1}));
+  c->set_output(2, PartialShape(Dims{nrows}));
+  c->set_output(3, PartialShape(Dims{ids.known_rank() && ids.rank() == 1 ? ids.dim(0) : -1}));
+  return absl::OkStatus();
+}
+
+// d_values as reverse_index_map, d_default_value a scalar.
+absl::Status RaggedFillEmptyRowsGradShape(InferenceContext* c) {
+  const PartialShape& map = c->input(0);
+  c->set_output(0, PartialShape(Dims{map.known_rank() && map.rank() == 1 ? map.dim(0) : -1}));
+  c->set_output(1, PartialShape(Dims{}));
+  return absl::OkStatus();
+}
+
 }  // namespace
 
 void RegisterRaggedOps(OpRegistry* r) {
@@ -156,6 +178,24 @@ void RegisterRaggedOps(OpRegistry* r) {
                   .Attr("PARAMS_RAGGED_RANK: int >= 1")
                   .Attr("OUTPUT_RAGGED_RANK: int >= 0"),
               RaggedGatherShape);
+  r->Register(OpDefBuilder("RaggedFillEmptyRows")
+                  .Input("value_rowids: int64")
+                  .Input("values: T")
+                  .Input("nrows: int64")
+                  .Input("default_value: T")
+                  .Output("output_value_rowids: int64")
+                  .Output("output_values: T")
+                  .Output("empty_row_indicator: bool")
+                  .Output("reverse_index_map: int64")
+                  .Attr("T: type"),
+              RaggedFillEmptyRowsShape);
+  r->Register(OpDefBuilder("RaggedFillEmptyRowsGrad")
+                  .Input("reverse_index_map: int64")
+                  .Input("grad_values: T")
+                  .Output("d_values: T")
+                  .Output("d_default_value: T")
+                  .Attr("T: type"),
+              RaggedFillEmptyRowsGradShape);
 }
 
 }  // namespace weft

@@ -97,8 +97,11 @@ void RegisterRaggedKernels(KernelRegistry* r);       // cpu/ragged_to_tensor_ker
 // Called by RegisterRaggedKernels (ops/cpu/ragged_bincount_kernels.cc).
 void RegisterRaggedBincountKernels(KernelRegistry* r);
 // Called by RegisterRaggedKernels (ops/cpu/ragged_range_kernels.cc:
-// RaggedRange, RaggedTensorToSparse).
+// RaggedRange, RaggedTensorToSparse, RaggedGather).
 void RegisterRaggedRangeKernels(KernelRegistry* r);
+// Called by RegisterRaggedKernels (ops/cpu/ragged_fill_kernels.cc:
+// RaggedFillEmptyRows, RaggedFillEmptyRowsGrad).
+void RegisterRaggedFillKernels(KernelRegistry* r);
 void RegisterImageDrawKernels(KernelRegistry* r);    // cpu/image_draw_kernels.cc
 void RegisterImageNmsKernels(KernelRegistry* r);     // cpu/image_nms_kernels.cc
 void RegisterImageCropKernels(KernelRegistry* r);    // cpu/image_crop_kernels.cc

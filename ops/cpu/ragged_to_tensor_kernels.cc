@@ -305,6 +305,7 @@ void RegisterRaggedKernels(KernelRegistry* r) {
   }
   RegisterRaggedBincountKernels(r);
   RegisterRaggedRangeKernels(r);
+  RegisterRaggedFillKernels(r);
 }
 
 }  // namespace weft

@@ -6,7 +6,8 @@ with `shape` unknown or given (cropping and padding), default_value scalar
 or broadcast, int32 and int64 partitions, every dtype Weft holds of those
 TensorFlow's CPU kernel registers; RaggedBincount (binary_output, weights,
 int32/int64 values), RaggedRange (every T with a CPU kernel, int32/int64
-splits), RaggedTensorToSparse and RaggedGather. Compared bit for bit. Hostile partitions (splits not
+splits), RaggedTensorToSparse, RaggedGather and RaggedFillEmptyRows (+Grad).
+Compared bit for bit. Hostile partitions (splits not
 starting at 0, decreasing or past the values, row ids unsorted or out of
 range, huge shapes) must make `weft run` exit non-zero with an
 INVALID_ARGUMENT naming the input. End to end: Keras TextVectorization
@@ -159,6 +160,36 @@ def range_and_sparse_cases():
             tf1.identity(vals, name="out_values")
         return build, [f"out_splits{k}" for k in range(out_rank)] + ["out_values"]
 
+    def fill(ids, values, nrows, default):
+        def build():
+            outs = R.RaggedFillEmptyRows(
+                value_rowids=tf1.constant(ids, I64), values=values(),
+                nrows=tf1.constant(nrows, I64), default_value=default())
+            for k, t in enumerate(outs):
+                tf1.identity(t, name=f"out{k}")
+        return build, [f"out{k}" for k in range(4)]
+
+    def fill_grad(index_map, grad):
+        def build():
+            outs = R.RaggedFillEmptyRowsGrad(reverse_index_map=tf1.constant(index_map, I64),
+                                             grad_values=grad())
+            for k, t in enumerate(outs):
+                tf1.identity(t, name=f"out{k}")
+        return build, ["out0", "out1"]
+
+    fills = [
+        ("fill_empty_rows_float", *fill([1, 1, 3], lambda: tf1.constant([1.0, 2.0, 3.0]), 5,
+                                        lambda: tf1.constant(9.0))),
+        ("fill_empty_rows_strings", *fill([0, 2, 2], lambda: tf1.constant(["a", "b", "c"]), 4,
+                                          lambda: tf1.constant("-"))),
+        ("fill_empty_rows_none", *fill(np.zeros([0], np.int64),
+                                       lambda: tf1.constant([], tf.int32), 3,
+                                       lambda: tf1.constant(7))),
+        ("fill_empty_rows_grad_float", *fill_grad([1, 2, 4], lambda: tf1.constant(
+            [1.0, 2.0, 3.0, 4.0, 5.0, 6.0]))),
+        ("fill_empty_rows_grad_int64", *fill_grad([0, 3], lambda: tf1.constant(
+            [5, 6, 7, 8], I64))),
+    ]
     both = ["out_splits", "out_values"]
     strings9 = lambda: tf1.constant([f"s{i}" for i in range(9)])  # noqa: E731
     gathers = [
@@ -187,7 +218,7 @@ def range_and_sparse_cases():
         ("to_sparse_inner_dims", sparse([[0, 1, 3]], lambda: tf1.constant(
             np.arange(12.0).reshape(3, 2, 2))), three),
         ("to_sparse_empty", sparse([[0, 0, 0]], lambda: tf1.constant([], tf.float32)), three),
-    ] + gathers
+    ] + gathers + fills
 
 
 def run_fed(case, build, feeds):
@@ -321,6 +352,26 @@ def hostile_cases():
             "Ragged splits must be sorted in ascending order")
     hostile("gather_splits_past_values", gt(1), [v, ("s0", i64([0, 2, 9])), ("i", i64([1]))],
             "Final value of ragged splits must match")
+
+    def fe():
+        outs = R.RaggedFillEmptyRows(value_rowids=P(I64, name="i"), values=P(tf.int32, name="v"),
+                                     nrows=P(I64, name="n"), default_value=tf1.constant(0))
+        tf1.identity(outs[1], name="out")
+
+    def feg():
+        outs = R.RaggedFillEmptyRowsGrad(reverse_index_map=P(I64, name="m"),
+                                         grad_values=P(tf.float32, name="g"))
+        tf1.identity(outs[0], name="out")
+
+    hostile("fill_rowid_out_of_range", fe, [v, ("i", i64([0, 1, 1, 2, 3])), ("n", i64(3))],
+            "value_rowids[4] = 3 is not in [0, 3)")
+    hostile("fill_rowids_unsorted", fe, [v, ("i", i64([0, 2, 1, 2, 2])), ("n", i64(3))],
+            "value_rowids must be sorted")
+    hostile("fill_length_mismatch", fe, [v, ("i", i64([0, 1])), ("n", i64(3))],
+            "value_rowids and values must be vectors of one length")
+    hostile("fill_grad_map_out_of_range", feg, [("m", i64([0, 7])),
+                                                ("g", np.ones([3], np.float32))],
+            "reverse_index_map[1] = 7 is not in [0, 3)")
 
     def bc(idx=tf.int32):
         def build():
