@@ -51,6 +51,7 @@ const KernelRegistry& GlobalKernelRegistry() {
     RegisterArrayMiscKernels(r);
     RegisterLookupKernels(r);
     RegisterStringKernels(r);
+    RegisterRaggedKernels(r);
     RegisterSetKernels(r);
     RegisterFusedPadConvKernels(r);
     RegisterImageCodecKernels(r);

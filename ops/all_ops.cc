@@ -42,6 +42,7 @@ const OpRegistry& GlobalOpRegistry() {
     RegisterArrayMiscOps(r);
     RegisterLookupOps(r);
     RegisterStringOps(r);
+    RegisterRaggedOps(r);
     RegisterSetOps(r);
     RegisterImageCodecOps(r);
     RegisterComplexOps(r);

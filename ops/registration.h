@@ -51,6 +51,7 @@ void RegisterStringOps(OpRegistry* r);         // string_ops.cc: AsString, Reduc
 void RegisterSetOps(OpRegistry* r);            // set_ops.cc: DenseToDenseSetOperation, SetSize, ...
 void RegisterImageCodecOps(OpRegistry* r);     // image_codec_ops.cc: DecodePng, EncodeJpeg, ...
 void RegisterComplexOps(OpRegistry* r);        // complex_ops.cc: Complex, Real, Conj, FFT, ...
+void RegisterRaggedOps(OpRegistry* r);         // ragged_ops.cc: RaggedTensorToTensor, RaggedBincount, ...
 
 // CPU kernels, ops/cpu/*.cc.
 void RegisterArrayKernels(KernelRegistry* r);
@@ -92,6 +93,15 @@ void RegisterArrayIndexKernels(KernelRegistry* r);   // cpu/array_index_kernels.
 void RegisterBatchNormKernels(KernelRegistry* r);    // cpu/batch_norm_kernels.cc
 void RegisterImageResizeKernels(KernelRegistry* r);  // cpu/image_resize_kernels.cc
 void RegisterImageColorKernels(KernelRegistry* r);   // cpu/image_color_kernels.cc
+void RegisterRaggedKernels(KernelRegistry* r);       // cpu/ragged_to_tensor_kernels.cc
+// Called by RegisterRaggedKernels (ops/cpu/ragged_bincount_kernels.cc).
+void RegisterRaggedBincountKernels(KernelRegistry* r);
+// Called by RegisterRaggedKernels (ops/cpu/ragged_range_kernels.cc:
+// RaggedRange, RaggedTensorToSparse, RaggedGather).
+void RegisterRaggedRangeKernels(KernelRegistry* r);
+// Called by RegisterRaggedKernels (ops/cpu/ragged_fill_kernels.cc:
+// RaggedFillEmptyRows, RaggedFillEmptyRowsGrad).
+void RegisterRaggedFillKernels(KernelRegistry* r);
 void RegisterImageDrawKernels(KernelRegistry* r);    // cpu/image_draw_kernels.cc
 void RegisterImageNmsKernels(KernelRegistry* r);     // cpu/image_nms_kernels.cc
 void RegisterImageCropKernels(KernelRegistry* r);    // cpu/image_crop_kernels.cc
