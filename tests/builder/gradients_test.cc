@@ -307,6 +307,13 @@ TEST(GradientsTest, EveryOpHasAGradientEntryOrIsListed) {
       // TensorFlow differentiates the real FFTs (with the Hermitian
       // weights); the builder not yet.
       "RFFT", "IRFFT", "RFFT2D", "IRFFT2D", "RFFT3D", "IRFFT3D",
+      // The ragged ops: TensorFlow differentiates RaggedTensorToTensor,
+      // RaggedGather, RaggedTensorToSparse and RaggedFillEmptyRows through
+      // their values (the builder not yet); the partitions, RaggedRange and
+      // RaggedBincount are integer bookkeeping.
+      "RaggedTensorToTensor", "RaggedGather", "RaggedTensorToSparse",
+      "RaggedFillEmptyRows", "RaggedFillEmptyRowsGrad", "RaggedRange",
+      "RaggedBincount",
       // Synchronous training's accumulators and token queue: what they
       // hold are gradients already (TensorFlow has no gradient for them).
       "ConditionalAccumulator", "AccumulatorApplyGradient",
