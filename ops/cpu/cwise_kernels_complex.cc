@@ -18,7 +18,11 @@
 namespace weft {
 namespace {
 
-// The arithmetic operators themselves (Eigen vectorises complex + - * /).
+// Add, Sub, Mul, Div, Neg, Square, Exp, Log, Reciprocal and Pow are the
+// real types' functors (cwise_functors.h: for complex, the plain operators
+// and functions, vectorised by Eigen); DivNoNan is registered with its
+// float forms (math_extra_kernels.cc). What complex computes differently,
+// or where the real functor does not apply (IeeeSqrt), is here.
 #define WEFT_COMPLEX_BINARY(NAME, COST, EXPR)   \
   struct NAME : BinaryFunctorBase {             \
     static constexpr int kCost = COST;          \
@@ -29,13 +33,8 @@ namespace {
       return EXPR;                              \
     }                                           \
   }
-WEFT_COMPLEX_BINARY(Add, 2, x + y);
-WEFT_COMPLEX_BINARY(Sub, 2, x - y);
-WEFT_COMPLEX_BINARY(Mul, 4, x * y);
-WEFT_COMPLEX_BINARY(Div, 10, x / y);
 WEFT_COMPLEX_BINARY(SquaredDifference, 4,
                     (x - y).unaryExpr([](const T& d) { return T(std::norm(d)); }));
-WEFT_COMPLEX_BINARY(DivNoNan, 10, (y == T(0)).select(T(0), x / y));
 // Gradients, (y, dy) for the op's output y.
 WEFT_COMPLEX_BINARY(TanhGrad, 6, y * (T(1) - x * x));
 WEFT_COMPLEX_BINARY(SigmoidGrad, 6, y * (x * (T(1) - x)));
@@ -48,13 +47,8 @@ WEFT_COMPLEX_BINARY(ReciprocalGrad, 8,
                     (y == T(0)).select(T(0), -y * (x * x).conjugate()));
 #undef WEFT_COMPLEX_BINARY
 
-WEFT_UNARY_FUNCTOR(Neg, 1, -x);
-WEFT_UNARY_FUNCTOR(Square, 4, x * x);
 WEFT_UNARY_FUNCTOR(Sqrt, 20, x.sqrt());
 WEFT_UNARY_FUNCTOR(Rsqrt, 30, x.sqrt().inverse());
-WEFT_UNARY_FUNCTOR(Reciprocal, 10, x.inverse());
-WEFT_UNARY_FUNCTOR(Exp, 30, x.exp());
-WEFT_UNARY_FUNCTOR(Log, 30, x.log());
 WEFT_UNARY_FUNCTOR(Tanh, 60, x.unaryExpr([](const T& v) { return std::tanh(v); }));
 WEFT_UNARY_FUNCTOR(Sigmoid, 60, (T(1) + (-x).exp()).inverse());
 WEFT_UNARY_FUNCTOR(Sign, 10, x.unaryExpr([](const T& v) {
@@ -63,13 +57,12 @@ WEFT_UNARY_FUNCTOR(Sign, 10, x.unaryExpr([](const T& v) {
 
 template <typename T>
 void RegisterFor(KernelRegistry* r) {
-  RegisterBinary<Add, T>(r, "Add");
-  RegisterBinary<Add, T>(r, "AddV2");
-  RegisterBinary<Sub, T>(r, "Sub");
-  RegisterBinary<Mul, T>(r, "Mul");
-  RegisterBinary<Div, T>(r, "Div");
-  RegisterBinary<Div, T>(r, "RealDiv");
-  RegisterBinary<DivNoNan, T>(r, "DivNoNan");
+  RegisterBinary<functor::Add, T>(r, "Add");
+  RegisterBinary<functor::Add, T>(r, "AddV2");
+  RegisterBinary<functor::Sub, T>(r, "Sub");
+  RegisterBinary<functor::Mul, T>(r, "Mul");
+  RegisterBinary<functor::Div, T>(r, "Div");
+  RegisterBinary<functor::Div, T>(r, "RealDiv");
   RegisterBinary<functor::Pow, T>(r, "Pow");
   RegisterBinary<SquaredDifference, T>(r, "SquaredDifference");
   RegisterBinary<functor::Xdivy, T>(r, "Xdivy");
@@ -84,13 +77,13 @@ void RegisterFor(KernelRegistry* r) {
   RegisterCpuKernel<SameSizeBinaryOp<ReciprocalGrad, T>, T>(r,
                                                               "ReciprocalGrad");
 
-  RegisterUnary<Neg, T>(r, "Neg");
-  RegisterUnary<Square, T>(r, "Square");
+  RegisterUnary<functor::Neg, T>(r, "Neg");
+  RegisterUnary<functor::Square, T>(r, "Square");
   RegisterUnary<Sqrt, T>(r, "Sqrt");
   RegisterUnary<Rsqrt, T>(r, "Rsqrt");
-  RegisterUnary<Reciprocal, T>(r, "Reciprocal");
-  RegisterUnary<Exp, T>(r, "Exp");
-  RegisterUnary<Log, T>(r, "Log");
+  RegisterUnary<functor::Reciprocal, T>(r, "Reciprocal");
+  RegisterUnary<functor::Exp, T>(r, "Exp");
+  RegisterUnary<functor::Log, T>(r, "Log");
   RegisterUnary<Tanh, T>(r, "Tanh");
   RegisterUnary<Sigmoid, T>(r, "Sigmoid");
   RegisterUnary<Sign, T>(r, "Sign");

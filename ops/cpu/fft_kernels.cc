@@ -47,29 +47,26 @@ int64_t LineCost(int64_t n) {
   return n * log2 * kCostPerElement;
 }
 
-// dst (dims `to`) = src (dims `from`, same rank) cropped or zero-padded in
-// every dim: element [i...] of dst is src[i...] where that exists, else 0.
-// (The kernels only crop today; padding costs nothing to keep.)
+// dst (dims `to`) = the leading corner of src (dims `from`, same rank,
+// from[k] >= to[k] in every dim, which the kernel checks first): element
+// [i...] of dst is src[i...].
 template <typename T>
-void CropOrPad(const T* src, const std::vector<int64_t>& from, T* dst,
-               const std::vector<int64_t>& to) {
+void Crop(const T* src, const std::vector<int64_t>& from, T* dst,
+          const std::vector<int64_t>& to) {
   const size_t rank = to.size();
-  std::fill(dst, dst + Product(to, 0, rank), T(0));
-  if (Product(from, 0, rank) == 0) return;
-  // Copy runs of the innermost dim, walking the common extent of the others.
-  const int64_t run = std::min(from[rank - 1], to[rank - 1]);
+  if (Product(to, 0, rank) == 0) return;
+  // Copy runs of the innermost dim, walking the others.
   std::vector<int64_t> idx(rank - 1, 0);
   for (;;) {
     int64_t s = 0, d = 0;
     for (size_t k = 0; k + 1 < rank; ++k) {
-      if (idx[k] >= std::min(from[k], to[k])) return;  // an empty common dim
       s = s * from[k] + idx[k];
       d = d * to[k] + idx[k];
     }
-    std::copy_n(src + s * from[rank - 1], run, dst + d * to[rank - 1]);
+    std::copy_n(src + s * from[rank - 1], to[rank - 1], dst + d * to[rank - 1]);
     int k = static_cast<int>(rank) - 2;
     for (; k >= 0; --k) {
-      if (++idx[k] < std::min(from[k], to[k])) break;
+      if (++idx[k] < to[k]) break;
       idx[k] = 0;
     }
     if (k < 0) return;
@@ -195,7 +192,7 @@ class RealFftOp : public OpKernel {
       // Crop, transform each innermost line to its half spectrum,
       // then the other axes.
       std::vector<R> real(Product(real_dims, 0, real_dims.size()));
-      CropOrPadBatched(in.data<R>(), in_dims, real.data(), real_dims, batch,
+      CropBatched(in.data<R>(), in_dims, real.data(), real_dims, batch,
                        first);
       C* o = out->data<C>();
       ParallelRange(c, lines, LineCost(n), [&](int64_t b, int64_t e) {
@@ -217,7 +214,7 @@ class RealFftOp : public OpKernel {
     // Crop to the half spectrum, invert the outer axes, then each
     // innermost line back to n real values.
     std::vector<C> half(Product(half_dims, 0, half_dims.size()));
-    CropOrPadBatched(in.data<C>(), in_dims, half.data(), half_dims, batch,
+    CropBatched(in.data<C>(), in_dims, half.data(), half_dims, batch,
                      first);
     for (int a = 0; a + 1 < rank_; ++a) {
       TransformAxis<R>(c, half.data(), half_dims, first + a,
@@ -241,16 +238,16 @@ class RealFftOp : public OpKernel {
   }
 
  private:
-  // CropOrPad of each of `batch` blocks (the dims from `first` on).
+  // Crop of each of `batch` blocks (the dims from `first` on).
   template <typename T>
-  static void CropOrPadBatched(const T* src, const std::vector<int64_t>& from,
+  static void CropBatched(const T* src, const std::vector<int64_t>& from,
                                T* dst, const std::vector<int64_t>& to,
                                int64_t batch, size_t first) {
     const std::vector<int64_t> f(from.begin() + first, from.end());
     const std::vector<int64_t> t(to.begin() + first, to.end());
     const int64_t fs = Product(f, 0, f.size()), ts = Product(t, 0, t.size());
     for (int64_t b = 0; b < batch; ++b) {
-      CropOrPad(src + b * fs, f, dst + b * ts, t);
+      Crop(src + b * fs, f, dst + b * ts, t);
     }
   }
 

@@ -84,6 +84,10 @@ void RegisterFloat(KernelRegistry* r) {
 void RegisterMathExtraKernels(KernelRegistry* r) {
   RegisterFloat<float>(r);
   RegisterFloat<double>(r);
+  // Complex DivNoNan is the same; its ReciprocalGrad conjugates
+  // (cwise_kernels_complex.cc).
+  RegisterBinary<DivNoNan, Complex64>(r, "DivNoNan");
+  RegisterBinary<DivNoNan, Complex128>(r, "DivNoNan");
   RegisterCpuKernel<ClipByValueOp<float>, float>(r, "ClipByValue");
   RegisterCpuKernel<ClipByValueOp<double>, double>(r, "ClipByValue");
   RegisterCpuKernel<ClipByValueOp<int32_t>, int32_t>(r, "ClipByValue");
