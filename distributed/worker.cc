@@ -257,6 +257,7 @@ absl::Status Worker::RegisterGraph(
   exec_options.kernels = &kernels;
   exec_options.inter_op_pool = options_.inter_op_pool;
   exec_options.kernel_cache = registered->kernels.get();
+  exec_options.optimizations = GraphOptimizationsFrom(request.graph_options());
   if (session->resources != nullptr) {
     registered->resources = session->resources;
     exec_options.resources = [resources = session->resources.get()](const Device* d) {

@@ -41,6 +41,8 @@ absl::StatusOr<std::unique_ptr<ExecutableGraph>> ExecutableGraph::Create(
     exec_options.device = by_name.at(device);
     exec_options.resource_mgr =
         options.resources ? options.resources(exec_options.device) : nullptr;
+    WEFT_RETURN_IF_ERROR(OptimizeGraph(options.optimizations, g.get(),
+                                       exec_options.device, *options.kernels));
     Part part;
     WEFT_ASSIGN_OR_RETURN(part.executor, Executor::Create(exec_options, *g));
     part.graph = std::move(g);

@@ -19,7 +19,9 @@
 // partition at once over the rendezvous the caller gives
 // (runtime/multi_device_step.h: a failure anywhere aborts the whole step).
 // Every node's assigned device must be one of `options.devices`, by its full
-// name (a short "CPU:0" of another task's device is not one of ours).
+// name (a short "CPU:0" of another task's device is not one of ours). Each
+// partition is optimised (constant folding, kernel fusion) before its
+// executor is built, so partition(i) is the graph that runs.
 //
 // Ownership: owns the partitions' graphs and executors; the devices, the
 // registries, the pool and the kernel cache must outlive it. Thread safety:
@@ -39,6 +41,7 @@
 #include "ops/framework/op_registry.h"
 #include "runtime/core/device.h"
 #include "runtime/executor.h"
+#include "runtime/graph_optimizer.h"
 #include "runtime/kernel_cache.h"
 #include "runtime/core/thread_pool.h"
 
@@ -69,6 +72,9 @@ struct ExecutableOptions {
   // Optional: runs the graph's library functions for kernels that call them
   // per element (ops/framework/function_runner.h); must outlive the graph.
   FunctionRunner* functions = nullptr;
+  // What each CPU partition gets before its executor is built
+  // (runtime/graph_optimizer.h); both on unless the client turned them off.
+  GraphOptimizations optimizations;
 };
 
 class ExecutableGraph {

@@ -263,6 +263,7 @@ LocalSession::Prepare(const SessionGraph& state, const RunSignature& signature) 
   exec_options.kernels = kernels_;
   exec_options.inter_op_pool = run_inline_ ? nullptr : inter_op_pool_.get();
   exec_options.kernel_cache = &kernels_cache_;
+  exec_options.optimizations = GraphOptimizationsFrom(config.graph_options());
   auto run = std::make_shared<PreparedRun>();
   if (!state.graph->library().function().empty()) {
     FunctionRuntime::Options functions;

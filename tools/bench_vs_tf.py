@@ -24,7 +24,10 @@ Benchmarks:
             the same for a small MLP (64-32-10, batch 32, K = 2, 4), whose
             step is mostly that per-step cost
 TensorFlow runs with Grappler and constant folding off, so both systems run
-the graph as written. Each figure is the median over --repeats measurements,
+the graph as written, except in `models`: there both optimise the graph as
+they do by default (TensorFlow's grappler; Weft's constant folding and
+kernel fusion, runtime/graph_optimizer.h), as a user running a saved model
+would. Each figure is the median over --repeats measurements,
 each the median step time over many steps.
 
 usage: bench_vs_tf.py WEFT_BINARY [--only executor|matmul|train|kernels|models|devices|distributed|
@@ -67,9 +70,14 @@ if args.only in ("distributed", "replication"):
 WORK = tempfile.mkdtemp(prefix="weft_bench_")
 
 
-def tf_config(cpus=1):
+def tf_config(cpus=1, optimize=False):
+    """optimize: TensorFlow's default graph optimisations (grappler, constant
+    folding), for graphs Weft optimises too (the models section); otherwise
+    both run the graph's nodes as written."""
     config = tf1.ConfigProto()
     config.device_count["CPU"] = cpus
+    if optimize:
+        return config
     config.graph_options.rewrite_options.disable_meta_optimizer = True
     config.graph_options.optimizer_options.opt_level = tf1.OptimizerOptions.L0
     config.graph_options.optimizer_options.do_constant_folding = False
@@ -120,11 +128,11 @@ def weft_step_us(path, fetch, steps, feeds=(), init=None, target=None, cpus=1):
     return float(re.search(r"median_step_us=([\d.]+)", proc.stderr).group(1))
 
 
-def tf_step_us(graph_def, fetch, steps, feed=None, init=None, cpus=1):
+def tf_step_us(graph_def, fetch, steps, feed=None, init=None, cpus=1, optimize=False):
     g = tf1.Graph()
     with g.as_default():
         tf1.import_graph_def(graph_def, name="")
-    with tf1.Session(graph=g, config=tf_config(cpus)) as sess:
+    with tf1.Session(graph=g, config=tf_config(cpus, optimize)) as sess:
         if init:
             sess.run(g.get_operation_by_name(init))
         target = g.get_operation_by_name(fetch) if ":" not in fetch else g.get_tensor_by_name(fetch)
@@ -253,7 +261,7 @@ if args.only in (None, "models"):
         specs = [f"seq=@{os.path.join(WORK, name + '_seq.npy')}"]
         w, t = measure(name,
                        lambda: weft_step_us(path, fetch, 100, specs),
-                       lambda: tf_step_us(gd, fetch, 100, {"seq:0": seq}))
+                       lambda: tf_step_us(gd, fetch, 100, {"seq:0": seq}, optimize=True))
         rows.append((f"model: Keras {name.upper()} 32x128, batch 16, inference (ms)",
                      w / 1e3, t / 1e3, "lower"))
     # Keras applications, frozen (bench_app_graphs.py): convolution-bound.
@@ -268,7 +276,7 @@ if args.only in (None, "models"):
             w, t = measure(name,
                            lambda: weft_step_us(path, None, 5, [f"x=@{x_path}", f"y=@{y_path}"],
                                                 init="init", target=fetch),
-                           lambda: tf_step_us(gd, fetch, 5, feeds, init="init"))
+                           lambda: tf_step_us(gd, fetch, 5, feeds, init="init", optimize=True))
             rows.append(("model: Keras ResNet50 224x224, batch 4, training step, "
                          "SGD with momentum (ms)", w / 1e3, t / 1e3, "lower"))
             continue
@@ -276,7 +284,7 @@ if args.only in (None, "models"):
         image = np.load(image_path)
         w, t = measure(name,
                        lambda: weft_step_us(path, fetch, 30, [f"image=@{image_path}"]),
-                       lambda: tf_step_us(gd, fetch, 30, {"image:0": image}))
+                       lambda: tf_step_us(gd, fetch, 30, {"image:0": image}, optimize=True))
         rows.append((f"model: Keras {app_labels[name]} 224x224, batch 1, inference (ms)",
                      w / 1e3, t / 1e3, "lower"))
 

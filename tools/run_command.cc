@@ -28,7 +28,7 @@ constexpr char kUsage[] =
     "                [--feed T=VALUE ...] [--init NODE ...] [--steps N]\n"
     "                [--format text|json] [--timing] [--cpu-devices N]\n"
     "                [--log-device-placement] [--no-soft-placement] [--op-timing]\n"
-    "                [--intra-op-threads N] [--inter-op-threads N]\n"
+    "                [--no-graph-optimizations] [--intra-op-threads N] [--inter-op-threads N]\n"
     "                [--max-input-bytes N] [--memory-limit N]\n"
     "\n"
     "  --graph FILE    GraphDef, binary (.pb) or text (.pbtxt); detected from the bytes\n"
@@ -51,6 +51,10 @@ constexpr char kUsage[] =
     "                  request cannot be met (no such device, no kernel there,\n"
     "                  conflicting colocation) instead of running it elsewhere,\n"
     "                  as ConfigProto.allow_soft_placement = false\n"
+    "  --no-graph-optimizations  run the graph's nodes as written: no constant\n"
+    "                  folding, no fusion of a convolution or product with the\n"
+    "                  bias, batch norm and activation after it (as TensorFlow's\n"
+    "                  OptimizerOptions.L0 with grappler's meta optimizer off)\n"
     "  --intra-op-threads N  threads one kernel may split its work over, as\n"
     "                  ConfigProto.intra_op_parallelism_threads; default: cores\n"
     "  --inter-op-threads N  threads running independent kernels at once, as\n"
@@ -81,6 +85,7 @@ int RunCommand(int argc, char** argv) {
                   {"log-device-placement", kSwitch},
                   {"no-soft-placement", kSwitch},
                   {"op-timing", kSwitch},
+                  {"no-graph-optimizations", kSwitch},
                   {"max-input-bytes", kValue},
                   {"memory-limit", kValue},
                   {"help", kSwitch}});
@@ -121,6 +126,12 @@ int RunCommand(int argc, char** argv) {
   SessionOptions options;
   options.memory_limit_bytes = *memory_limit;
   options.config.set_allow_soft_placement(!cl.Has("no-soft-placement"));
+  if (cl.Has("no-graph-optimizations")) {
+    auto* graph_options = options.config.mutable_graph_options();
+    graph_options->mutable_optimizer_options()->set_opt_level(
+        tensorflow::OptimizerOptions::L0);
+    graph_options->mutable_rewrite_options()->set_disable_meta_optimizer(true);
+  }
   (*options.config.mutable_device_count())["CPU"] = static_cast<int>(*cpu_devices);
   options.config.set_intra_op_parallelism_threads(static_cast<int>(*intra_op));
   options.config.set_inter_op_parallelism_threads(static_cast<int>(*inter_op));

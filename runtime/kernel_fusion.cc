@@ -1,0 +1,409 @@
+#include "runtime/kernel_fusion.h"
+
+#include <algorithm>
+#include <cmath>
+#include <optional>
+#include <string>
+#include <utility>
+#include <vector>
+
+#include "absl/strings/str_cat.h"
+#include "proto/attr_value.pb.h"
+#include "runtime/core/status.h"
+#include "runtime/core/tensor_proto.h"
+#include "runtime/graph_rewrite.h"
+
+namespace weft {
+namespace {
+
+enum class Head { kConv2D, kMatMul, kDepthwise };
+
+const tensorflow::AttrValue* Attr(const Node& n, const char* name) {
+  auto it = n.def().attr().find(name);
+  return it == n.def().attr().end() ? nullptr : &it->second;
+}
+
+std::string StringAttr(const Node& n, const char* name, const char* fallback) {
+  const tensorflow::AttrValue* a = Attr(n, name);
+  return a == nullptr ? fallback : a->s();
+}
+
+// The value of a Const node as doubles, if it is one value or one per
+// channel of a result with `rank` dimensions and `channels` in the last
+// (so reading it changes no shape), in dtype `dtype`.
+std::optional<std::vector<double>> ChannelConstant(const Node& n, DataType dtype,
+                                                   int rank, int64_t channels) {
+  if (!n.IsConstant()) return std::nullopt;
+  const tensorflow::AttrValue* value = Attr(n, "value");
+  if (value == nullptr) return std::nullopt;
+  absl::StatusOr<Tensor> t = TensorFromProto(value->tensor());
+  if (!t.ok() || t->dtype() != dtype || t->dims() > rank) return std::nullopt;
+  const int64_t count = t->NumElements();
+  if (count != 1) {
+    if (count != channels || t->dims() == 0 || t->dim_size(t->dims() - 1) != channels) {
+      return std::nullopt;
+    }
+  }
+  std::vector<double> out(channels);
+  for (int64_t j = 0; j < channels; ++j) {
+    const int64_t k = count == 1 ? 0 : j;
+    out[j] = dtype == DT_FLOAT ? t->data<float>()[k] : t->data<double>()[k];
+  }
+  return out;
+}
+
+// The node reading `n`, if it is n's only reader (one data edge from output
+// 0, no control edge) and on the same device.
+Node* OnlyReader(const Node& n) {
+  if (n.out_edges().size() != 1) return nullptr;
+  const Edge* e = n.out_edges().front();
+  if (e->IsControlEdge() || e->src_output != 0) return nullptr;
+  if (e->dst->assigned_device() != n.assigned_device()) return nullptr;
+  return e->dst;
+}
+
+// For a binary node reading `from` on one input: the other input's source
+// node, and whether `from` is input 0.
+const Node* OtherInput(const Node& n, const Node& from, bool* from_first) {
+  if (n.num_inputs() != 2) return nullptr;
+  const Edge* a = n.input_edge(0);
+  const Edge* b = n.input_edge(1);
+  if (a == nullptr || b == nullptr) return nullptr;
+  if (a->src == &from && b->src != &from) {
+    *from_first = true;
+    return b->src;
+  }
+  if (b->src == &from && a->src != &from) {
+    *from_first = false;
+    return a->src;
+  }
+  return nullptr;
+}
+
+bool IsActivation(const std::string& op) {
+  return op == "Relu" || op == "Relu6" || op == "Elu" || op == "LeakyRelu" ||
+         op == "Tanh" || op == "Sigmoid";
+}
+
+// y = head * scale + shift, per channel.
+struct Run {
+  std::vector<Node*> nodes;  // after the head, in order
+  std::vector<double> scale, shift;
+  bool scaled = false;
+  Node* activation = nullptr;
+  // A BiasAdd whose bias is not a Const (a variable's value): then the
+  // only node before the activation, and its bias is read as it is.
+  const Edge* dynamic_bias = nullptr;
+};
+
+// Extends `run` by `n` (which reads the run's last node `prev`) if it is
+// a per-channel affine node; false otherwise.
+bool TakeAffine(Node* n, const Node& prev, DataType dtype, int rank, int64_t channels,
+                bool may_scale, Run* run) {
+  const std::string& op = n->type_string();
+  if (Attr(*n, "T") == nullptr || Attr(*n, "T")->type() != dtype) return false;
+  if (op == "FusedBatchNorm" || op == "FusedBatchNormV2" || op == "FusedBatchNormV3") {
+    const tensorflow::AttrValue* training = Attr(*n, "is_training");
+    if (!may_scale || training == nullptr || training->b() ||
+        StringAttr(*n, "data_format", "NHWC") != "NHWC") {
+      return false;
+    }
+    const Edge* x = n->input_edge(0);
+    if (x == nullptr || x->src != &prev) return false;
+    for (const Edge* e : n->out_edges()) {
+      if (e->src_output != 0) return false;  // the batch statistics are read
+    }
+    std::vector<std::vector<double>> params;  // scale, offset, mean, variance
+    for (int i = 1; i <= 4; ++i) {
+      const Edge* e = n->input_edge(i);
+      if (e == nullptr) return false;
+      std::optional<std::vector<double>> v = ChannelConstant(*e->src, dtype, 1, channels);
+      if (!v) return false;
+      params.push_back(std::move(*v));
+    }
+    const tensorflow::AttrValue* eps = Attr(*n, "epsilon");
+    const double epsilon = eps == nullptr ? 1e-4 : eps->f();
+    for (int64_t j = 0; j < channels; ++j) {
+      const double s = params[0][j] / std::sqrt(params[3][j] + epsilon);
+      run->scale[j] *= s;
+      run->shift[j] = (run->shift[j] - params[2][j]) * s + params[1][j];
+    }
+    run->scaled = true;
+    run->nodes.push_back(n);
+    return true;
+  }
+  bool prev_first = true;
+  const Node* other = OtherInput(*n, prev, &prev_first);
+  if (other == nullptr) return false;
+  if (op == "BiasAdd") {
+    if (!prev_first || StringAttr(*n, "data_format", "NHWC") != "NHWC") return false;
+    std::optional<std::vector<double>> b = ChannelConstant(*other, dtype, 1, channels);
+    if (!b) return false;
+    for (int64_t j = 0; j < channels; ++j) run->shift[j] += (*b)[j];
+  } else if (op == "Add" || op == "AddV2" || (op == "Sub" && prev_first)) {
+    std::optional<std::vector<double>> c = ChannelConstant(*other, dtype, rank, channels);
+    if (!c) return false;
+    const double sign = op == "Sub" ? -1 : 1;
+    for (int64_t j = 0; j < channels; ++j) run->shift[j] += sign * (*c)[j];
+  } else if (op == "Mul" || (op == "RealDiv" && prev_first)) {
+    if (!may_scale) return false;
+    std::optional<std::vector<double>> s = ChannelConstant(*other, dtype, rank, channels);
+    if (!s) return false;
+    for (int64_t j = 0; j < channels; ++j) {
+      const double f = op == "Mul" ? (*s)[j] : 1.0 / (*s)[j];
+      run->scale[j] *= f;
+      run->shift[j] *= f;
+    }
+    run->scaled = true;
+  } else {
+    return false;
+  }
+  run->nodes.push_back(n);
+  return true;
+}
+
+// The filter scaled per output channel: channel of element i is
+// (i / inner) % channels.
+Tensor ScaledFilter(const Tensor& w, const std::vector<double>& scale, int64_t inner) {
+  Tensor out(w.dtype(), w.shape());
+  const int64_t channels = static_cast<int64_t>(scale.size());
+  const int64_t n = w.NumElements();
+  for (int64_t i = 0; i < n; ++i) {
+    const double s = scale[(i / inner) % channels];
+    if (w.dtype() == DT_FLOAT) {
+      out.data<float>()[i] = static_cast<float>(w.data<float>()[i] * s);
+    } else {
+      out.data<double>()[i] = w.data<double>()[i] * s;
+    }
+  }
+  return out;
+}
+
+Tensor ChannelTensor(DataType dtype, const std::vector<double>& v) {
+  Tensor out(dtype, TensorShape({static_cast<int64_t>(v.size())}));
+  for (size_t j = 0; j < v.size(); ++j) {
+    if (dtype == DT_FLOAT) {
+      out.data<float>()[j] = static_cast<float>(v[j]);
+    } else {
+      out.data<double>()[j] = v[j];
+    }
+  }
+  return out;
+}
+
+struct Edges {
+  std::vector<std::pair<Node*, int>> readers;  // (dst, input) of the last node
+  std::vector<int> control_in, control_out;    // node ids
+};
+
+// Tries the run starting at `head`; true if it rewrote the graph.
+absl::StatusOr<bool> FuseAt(Graph* graph, Node* head, std::vector<int>* unread) {
+  Head kind;
+  const std::string& op = head->type_string();
+  if (op == "Conv2D") {
+    kind = Head::kConv2D;
+  } else if (op == "MatMul") {
+    kind = Head::kMatMul;
+  } else if (op == "DepthwiseConv2dNative") {
+    kind = Head::kDepthwise;
+  } else {
+    return false;
+  }
+  const tensorflow::AttrValue* t_attr = Attr(*head, "T");
+  if (t_attr == nullptr) return false;
+  const DataType dtype = t_attr->type();
+  if (dtype != DT_FLOAT && (dtype != DT_DOUBLE || kind == Head::kMatMul)) return false;
+  if (kind != Head::kMatMul && StringAttr(*head, "data_format", "NHWC") != "NHWC") {
+    return false;
+  }
+  const Edge* x_edge = head->input_edge(0);
+  const Edge* w_edge = head->input_edge(1);
+  if (x_edge == nullptr || w_edge == nullptr) return false;
+
+  // The filter, if it is a Const: its output channels and layout.
+  std::optional<Tensor> w;
+  if (w_edge->src->IsConstant()) {
+    const tensorflow::AttrValue* value = Attr(*w_edge->src, "value");
+    if (value != nullptr) {
+      absl::StatusOr<Tensor> t = TensorFromProto(value->tensor());
+      if (t.ok() && t->dtype() == dtype) w = std::move(*t);
+    }
+  }
+  int64_t channels = -1, inner = 1;
+  int rank = 4;
+  bool transpose_b = false;
+  if (kind == Head::kMatMul) {
+    rank = 2;
+    transpose_b = Attr(*head, "transpose_b") != nullptr && Attr(*head, "transpose_b")->b();
+    if (w && w->dims() == 2) {
+      channels = w->dim_size(transpose_b ? 0 : 1);
+      inner = transpose_b ? w->dim_size(1) : 1;
+    }
+  } else if (w && w->dims() == 4) {
+    channels = kind == Head::kConv2D ? w->dim_size(3) : w->dim_size(2) * w->dim_size(3);
+  }
+  // Without the channel count (a filter that is not a Const) only a
+  // BiasAdd of a tensor, and an activation after it, fuse.
+  Run run;
+  Node* last = head;
+  if (channels > 0) {
+    run.scale.assign(channels, 1.0);
+    run.shift.assign(channels, 0.0);
+    for (Node* next = OnlyReader(*head); next != nullptr; next = OnlyReader(*last)) {
+      if (!TakeAffine(next, *last, dtype, rank, channels, w.has_value(), &run)) break;
+      last = next;
+    }
+  }
+  if (last == head && kind != Head::kDepthwise) {
+    Node* next = OnlyReader(*head);
+    if (next != nullptr && next->type_string() == "BiasAdd" &&
+        StringAttr(*next, "data_format", "NHWC") == "NHWC" &&
+        next->input_edge(0) != nullptr && next->input_edge(0)->src == head &&
+        next->input_edge(1) != nullptr && next->input_edge(1)->src != head &&
+        next->input_type(1) == dtype) {
+      run.dynamic_bias = next->input_edge(1);
+      run.nodes.push_back(next);
+      last = next;
+    }
+  }
+  if (kind != Head::kDepthwise && (channels > 0 || run.dynamic_bias != nullptr)) {
+    Node* next = OnlyReader(*last);
+    if (next != nullptr && IsActivation(next->type_string()) &&
+        Attr(*next, "T") != nullptr && Attr(*next, "T")->type() == dtype &&
+        next->input_edge(0) != nullptr && next->input_edge(0)->src == last) {
+      run.activation = next;
+      run.nodes.push_back(next);
+      last = next;
+    }
+  }
+  if (run.nodes.empty()) return false;
+  if (kind == Head::kDepthwise && !run.scaled && run.nodes.size() == 1) return false;
+
+  // Collect what the run is connected to before removing it.
+  Edges edges;
+  for (const Edge* e : last->out_edges()) {
+    if (e->IsControlEdge()) {
+      edges.control_out.push_back(e->dst->id());
+    } else {
+      edges.readers.push_back({e->dst, e->dst_input});
+    }
+  }
+  std::vector<Node*> members = run.nodes;
+  members.push_back(head);
+  auto is_member = [&members](const Node* n) {
+    return std::find(members.begin(), members.end(), n) != members.end();
+  };
+  for (Node* m : members) {
+    for (const Edge* e : m->in_edges()) {
+      if (is_member(e->src)) continue;
+      if (e->IsControlEdge()) {
+        edges.control_in.push_back(e->src->id());
+      } else if (e->src != x_edge->src) {
+        unread->push_back(e->src->id());  // the run's constants, W included
+      }
+    }
+  }
+  Node* bias_src = nullptr;
+  int bias_output = 0;
+  if (run.dynamic_bias != nullptr) {
+    bias_src = run.dynamic_bias->src;
+    bias_output = run.dynamic_bias->src_output;
+  }
+  Node* x = x_edge->src;
+  const int x_output = x_edge->src_output;
+  Node* filter = w_edge->src;
+  const int filter_output = w_edge->src_output;
+  if (run.scaled) {
+    WEFT_ASSIGN_OR_RETURN(filter, AddConstNode(graph, absl::StrCat(head->name(), "/scaled_filter"),
+                                               ScaledFilter(*w, run.scale, inner), *head));
+  }
+  if (bias_src == nullptr) {
+    WEFT_ASSIGN_OR_RETURN(bias_src,
+                          AddConstNode(graph, absl::StrCat(head->name(), "/fused_bias"),
+                                       ChannelTensor(dtype, run.shift), *head));
+  }
+  const std::string name = last->name();
+  tensorflow::NodeDef def;
+  const std::string device = head->assigned_device();
+  Node* depthwise = nullptr;
+  if (kind == Head::kDepthwise) {
+    // The convolution stays, reading the scaled filter; the run becomes
+    // one BiasAdd.
+    depthwise = head;
+    members.pop_back();
+    def.set_op("BiasAdd");
+    (*def.mutable_attr())["T"].set_type(dtype);
+    (*def.mutable_attr())["data_format"].set_s("NHWC");
+  } else {
+    *def.mutable_attr() = head->def().attr();
+    def.set_op(kind == Head::kConv2D ? "_FusedConv2D" : "_FusedMatMul");
+    auto& attrs = *def.mutable_attr();
+    attrs["num_args"].set_i(1);
+    if (kind == Head::kConv2D) attrs["TArgs"].mutable_list()->add_type(dtype);
+    auto* fused_ops = attrs["fused_ops"].mutable_list();
+    fused_ops->add_s("BiasAdd");
+    if (run.activation != nullptr) {
+      fused_ops->add_s(run.activation->type_string());
+      const tensorflow::AttrValue* alpha = Attr(*run.activation, "alpha");
+      if (run.activation->type_string() == "LeakyRelu" && alpha != nullptr) {
+        attrs["leakyrelu_alpha"].set_f(alpha->f());
+      }
+    }
+    if (kind == Head::kMatMul) {
+      attrs.erase("grad_a");
+      attrs.erase("grad_b");
+    }
+  }
+  def.set_device(head->requested_device());
+  for (Node* m : members) graph->RemoveNode(m);
+  def.set_name(name);
+  auto input_name = [](const Node* n, int output) {
+    return output == 0 ? n->name() : absl::StrCat(n->name(), ":", output);
+  };
+  if (depthwise != nullptr) {
+    def.add_input(depthwise->name());
+  } else {
+    def.add_input(input_name(x, x_output));
+    def.add_input(input_name(filter, run.scaled ? 0 : filter_output));
+  }
+  def.add_input(input_name(bias_src, bias_output));
+  WEFT_ASSIGN_OR_RETURN(Node * fused, graph->AddNode(std::move(def)));
+  fused->set_assigned_device(device);
+  if (depthwise != nullptr) {
+    if (run.scaled) {
+      graph->RemoveEdge(depthwise->input_edge(1));
+      graph->AddEdge(filter, 0, depthwise, 1);
+    }
+    graph->AddEdge(depthwise, 0, fused, 0);
+    graph->AddEdge(bias_src, bias_output, fused, 1);
+  } else {
+    graph->AddEdge(x, x_output, fused, 0);
+    graph->AddEdge(filter, run.scaled ? 0 : filter_output, fused, 1);
+    graph->AddEdge(bias_src, bias_output, fused, 2);
+  }
+  for (auto& [dst, input] : edges.readers) graph->AddEdge(fused, 0, dst, input);
+  for (int id : edges.control_in) {
+    if (Node* src = graph->FindNodeId(id)) graph->AddControlEdge(src, fused);
+  }
+  for (int id : edges.control_out) {
+    if (Node* dst = graph->FindNodeId(id)) graph->AddControlEdge(fused, dst);
+  }
+  return true;
+}
+
+}  // namespace
+
+absl::Status FuseKernels(Graph* graph) {
+  std::vector<int> unread;
+  const int num_ids = graph->num_node_ids();
+  for (int id = 0; id < num_ids; ++id) {
+    Node* n = graph->FindNodeId(id);
+    if (n == nullptr) continue;  // removed by an earlier run
+    WEFT_ASSIGN_OR_RETURN(bool fused, FuseAt(graph, n, &unread));
+    (void)fused;
+  }
+  RemoveUnread(graph, unread);
+  return absl::OkStatus();
+}
+
+}  // namespace weft
