@@ -8,7 +8,10 @@
 #include "absl/strings/str_cat.h"
 #include "ops/framework/call_frame.h"
 #include "proto/attr_value.pb.h"
+#include "runtime/core/allocator.h"
+#include "runtime/core/file_policy.h"
 #include "runtime/core/status.h"
+#include "runtime/core/thread_pool.h"
 #include "runtime/executor.h"
 #include "runtime/graph_rewrite.h"
 
@@ -139,8 +142,23 @@ absl::Status FoldConstants(Graph* graph, Device* device,
     eval.AddEdge(copy[o.node->id()], o.index, retval, 0);
   }
 
+  // The evaluation runs on a device of its own: the same kind, but with a
+  // memory budget, no file access and one thread, so that a graph from a
+  // peer (folded when it is registered, before any step's deadline) can
+  // neither take the host's memory nor read a file through a stateless op.
+  absl::StatusOr<std::unique_ptr<ThreadPool>> pool = ThreadPool::Create("constant_folding", 1);
+  absl::StatusOr<std::shared_ptr<const FilePolicy>> no_files = FilePolicy::Confined({});
+  if (!pool.ok() || !no_files.ok()) return absl::OkStatus();
+  LimitedAllocator* budget =
+      LimitedAllocator::New(device->allocator(), options.max_evaluation_bytes);
+  Device eval_device(device->attributes(), budget, std::shared_ptr<ThreadPool>(std::move(*pool)));
+  eval_device.set_file_policy(*std::move(no_files));
+  struct Unref {
+    LimitedAllocator* a;
+    ~Unref() { a->Unref(); }
+  } unref{budget};
   ExecutorOptions exec_options;
-  exec_options.device = device;
+  exec_options.device = &eval_device;
   exec_options.kernels = &kernels;
   absl::StatusOr<std::unique_ptr<Executor>> executor = Executor::Create(exec_options, eval);
   if (!executor.ok()) return absl::OkStatus();  // the step will say why

@@ -19,8 +19,10 @@
 // before, only its readers move to the constant). Nodes left with no reader
 // are removed, except the ones that had none to begin with (targets).
 //
-// The evaluation runs on `device`, which must be a CPU device, on the
-// calling thread. If it fails (a CheckNumerics on a NaN constant, a bad
+// The evaluation runs on the calling thread and one helper thread, on a
+// private device of `device`'s kind (a CPU device) that allocates from
+// `device`'s allocator within `max_evaluation_bytes` and may open no file:
+// a graph a peer registers is folded before any step's deadline applies. If it fails (a CheckNumerics on a NaN constant, a bad
 // shape), the graph is left as it was and OK is returned: the step then
 // reports the error, naming the node, as it would have without folding.
 // Errors: only what rewriting the graph itself reports (a bug).
@@ -42,6 +44,9 @@ struct ConstantFoldingOptions {
   // TensorFlow's limit for a folded constant: larger outputs (a Fill or Tile
   // of a big shape) are cheaper to compute than to keep.
   int64_t max_constant_bytes = 10 << 20;
+  // What the evaluation's tensors may hold at once: past it the evaluation
+  // fails and nothing is folded.
+  int64_t max_evaluation_bytes = 64 << 20;
 };
 
 absl::Status FoldConstants(Graph* graph, Device* device,

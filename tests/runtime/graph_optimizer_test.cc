@@ -6,6 +6,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <cstdio>
 #include <string>
 #include <vector>
 
@@ -156,6 +157,36 @@ TEST(ConstantFoldingTest, AFailingConstantStillFailsAtItsNode) {
   absl::Status st = session->Run({}, {"neg"}, {}, &out);
   EXPECT_EQ(st.code(), absl::StatusCode::kInvalidArgument);
   EXPECT_THAT(std::string(st.message()), HasSubstr("{{node bad}}"));
+}
+
+TEST(ConstantFoldingTest, TheEvaluationHasAMemoryBudgetAndNoFiles) {
+  GraphDefBuilder b;
+  b.ConstF("one", 1.0f);
+  Tensor shape(DT_INT32, TensorShape({2}));
+  shape.data<int32_t>()[0] = 4096;
+  shape.data<int32_t>()[1] = 4608;  // 72 MiB of floats: past the budget
+  b.ConstT("shape", shape);
+  b.Op("huge", "Fill", {"shape", "one"}, {kFloat, {"index_type", DT_INT32}});
+  Tensor axes(DT_INT32, TensorShape({2}));
+  axes.data<int32_t>()[0] = 0;
+  axes.data<int32_t>()[1] = 1;
+  b.ConstT("axes", axes);
+  b.Op("total", "Sum", {"huge", "axes"}, {kFloat, {"Tidx", DT_INT32}});
+  // A stateless op that opens a file: folding may not, the step may.
+  const std::string path = ::testing::TempDir() + "/graph_optimizer_test.txt";
+  FILE* f = std::fopen(path.c_str(), "w");
+  ASSERT_NE(f, nullptr);
+  std::fputs("weft", f);
+  std::fclose(f);
+  Tensor name(DT_STRING, TensorShape({}));
+  name.data<std::string>()[0] = path;
+  b.ConstT("path", name);
+  b.Op("contents", "ReadFile", {"path"});
+  Result r = RunGraph(b.Build(), true, {}, {"total", "contents"});
+  EXPECT_THAT(r.ops, ::testing::Contains("Fill"));
+  EXPECT_THAT(r.ops, ::testing::Contains("ReadFile"));
+  EXPECT_FLOAT_EQ(r.outputs[0].data<float>()[0], 4096.0f * 4608.0f);
+  EXPECT_EQ(r.outputs[1].data<std::string>()[0], "weft");
 }
 
 // conv -> BiasAdd -> Mul -> AddV2 -> Relu, as Keras writes a convolution
