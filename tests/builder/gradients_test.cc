@@ -246,6 +246,7 @@ TEST(GradientsTest, EveryRegisteredGradientIsTested) {
       // dump_grad_graph.cc, against tf.gradients (tf_grad_compare_test)
       "Complex", "Real", "Imag", "Conj", "ConjugateTranspose", "Angle",
       "ComplexAbs", "FFT", "IFFT", "FFT2D", "IFFT2D", "FFT3D", "IFFT3D",
+      // fft_gradients_test.cc, and dump_grad_graph.cc against TensorFlow
       "RFFT", "IRFFT", "RFFT2D", "IRFFT2D", "RFFT3D", "IRFFT3D",
       // RefIdentity: the pass-through Identity is checked with.
       "RefIdentity"};
