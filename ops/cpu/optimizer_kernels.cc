@@ -9,11 +9,18 @@
 // resource inputs are the variables, grad/delta the gradient, indices the
 // rows, global_step AdagradDA's step, the rest T scalars), so one
 // registration loop covers all the ops; the arithmetic is
-// optimizer_rules.h's, the checks training_apply.h's.
+// optimizer_rules.h's, the checks training_apply.h's. Each op takes the
+// dtypes TensorFlow's CPU kernels take for it (RuleTypes): half and
+// bfloat16 compute in float (ApplyInFloat), complex runs the rules
+// TensorFlow has complex kernels for.
+#include <complex>
+#include <functional>
 #include <memory>
 #include <string>
+#include <type_traits>
 #include <vector>
 
+#include "absl/strings/match.h"
 #include "absl/strings/str_cat.h"
 #include "ops/cpu/cwise_parallel.h"
 #include "ops/cpu/optimizer_rules.h"
@@ -25,7 +32,60 @@
 #include "runtime/core/status.h"
 
 namespace weft {
+
+// Defined in optimizer_rules.cc and training_apply.cc; declared here
+// rather than in their headers, which most of the tree includes.
+void RunOptimizerRule(OptimizerRule rule,
+                      const RuleParams<std::complex<float>>& p,
+                      std::complex<float>* const* slots,
+                      const std::complex<float>* grad, int64_t n);
+void RunOptimizerRule(OptimizerRule rule,
+                      const RuleParams<std::complex<double>>& p,
+                      std::complex<double>* const* slots,
+                      const std::complex<double>* grad, int64_t n);
+using FloatOptimizerApply = std::function<absl::Status(
+    absl::Span<const OptimizerSlot>, absl::Span<const Tensor* const>,
+    const Tensor&)>;
+absl::Status ApplyInFloat(absl::Span<const OptimizerSlot> slots,
+                          absl::Span<const Tensor* const> scalars,
+                          const Tensor& grad, const FloatOptimizerApply& apply);
+
 namespace {
+
+template <typename T>
+constexpr bool kIsComplex = !std::is_arithmetic_v<T>;
+
+// TensorFlow's CPU dtypes per optimizer and form: float and double for
+// all; half, bfloat16 and complex for most.
+DataTypeVector RuleTypes(OptimizerRule rule, bool sparse) {
+  const DataTypeVector real = {DT_HALF, DT_BFLOAT16, DT_FLOAT, DT_DOUBLE};
+  DataTypeVector all = real;
+  all.push_back(DT_COMPLEX64);
+  all.push_back(DT_COMPLEX128);
+  switch (rule) {
+    case OptimizerRule::kAdagradDA:
+    case OptimizerRule::kProximalAdagrad:
+    case OptimizerRule::kProximalGradientDescent:
+      return {DT_FLOAT, DT_DOUBLE};
+    case OptimizerRule::kAdaMax:
+      return {DT_HALF, DT_FLOAT, DT_DOUBLE};
+    case OptimizerRule::kFtrl:
+    case OptimizerRule::kFtrlV2:
+    case OptimizerRule::kAddSign:
+    case OptimizerRule::kPowerSign:
+    case OptimizerRule::kAdamWithAmsgrad:
+      return real;
+    case OptimizerRule::kRMSProp:
+    case OptimizerRule::kCenteredRMSProp:
+      // The sparse forms have no bfloat16 kernel in TensorFlow.
+      if (sparse) {
+        return {DT_HALF, DT_FLOAT, DT_DOUBLE, DT_COMPLEX64, DT_COMPLEX128};
+      }
+      return all;
+    default:  // Adagrad, AdagradV2, Adadelta, KerasMomentum
+      return all;
+  }
+}
 
 bool IsFtrl(OptimizerRule r) {
   return r == OptimizerRule::kFtrl || r == OptimizerRule::kFtrlV2;
@@ -37,25 +97,30 @@ bool IsFtrl(OptimizerRule r) {
 template <typename T>
 absl::Status CheckScalarRange(OptimizerRule rule, const std::string& name,
                               T value, bool multiply_linear_by_lr) {
-  const bool proximal = rule == OptimizerRule::kProximalAdagrad ||
-                        rule == OptimizerRule::kProximalGradientDescent;
-  if (!IsFtrl(rule) && !proximal) return absl::OkStatus();
-  const char* what = nullptr;
-  if (name == "lr" && !(value > T(0) || (multiply_linear_by_lr && value >= T(0)))) {
-    what = multiply_linear_by_lr ? "lr is not a positive scalar (or zero if "
-                                   "multiply_linear_by_lr is set)"
-                                 : "lr is not a positive scalar";
-  } else if (name == "l1" && !(value >= T(0))) {
-    what = "l1 regularization strength is not a non-negative scalar";
-  } else if (name == "l2" && !(value >= T(0))) {
-    what = "l2 regularization strength is not a non-negative scalar";
-  } else if (name == "l2_shrinkage" && !(value >= T(0))) {
-    what = "l2 shrinkage regularization strength is not a non-negative scalar";
-  } else if (name == "lr_power" && !(value <= T(0))) {
-    what = "lr_power is not a non-positive scalar";
+  // Ftrl and the proximal optimizers have no complex kernels.
+  if constexpr (kIsComplex<T>) {
+    return absl::OkStatus();
+  } else {
+    const bool proximal = rule == OptimizerRule::kProximalAdagrad ||
+                          rule == OptimizerRule::kProximalGradientDescent;
+    if (!IsFtrl(rule) && !proximal) return absl::OkStatus();
+    const char* what = nullptr;
+    if (name == "lr" && !(value > T(0) || (multiply_linear_by_lr && value >= T(0)))) {
+      what = multiply_linear_by_lr ? "lr is not a positive scalar (or zero if "
+                                     "multiply_linear_by_lr is set)"
+                                   : "lr is not a positive scalar";
+    } else if (name == "l1" && !(value >= T(0))) {
+      what = "l1 regularization strength is not a non-negative scalar";
+    } else if (name == "l2" && !(value >= T(0))) {
+      what = "l2 regularization strength is not a non-negative scalar";
+    } else if (name == "l2_shrinkage" && !(value >= T(0))) {
+      what = "l2 shrinkage regularization strength is not a non-negative scalar";
+    } else if (name == "lr_power" && !(value <= T(0))) {
+      what = "lr_power is not a non-positive scalar";
+    }
+    if (what == nullptr) return absl::OkStatus();
+    return absl::InvalidArgumentError(absl::StrCat(what, ": ", value));
   }
-  if (what == nullptr) return absl::OkStatus();
-  return absl::InvalidArgumentError(absl::StrCat(what, ": ", value));
 }
 
 class OptimizerRuleOp : public OpKernel {
@@ -149,10 +214,30 @@ class OptimizerRuleOp : public OpKernel {
     std::vector<int64_t> rows;
     WEFT_RETURN_IF_ERROR(
         CheckOptimizerInputs(slots, scalars, names, grad, indices, &rows));
-    if (grad.dtype() == DT_FLOAT) {
-      return Run<float>(c, slots, scalars, grad, indices != nullptr, rows, step);
+    const bool sparse = indices != nullptr;
+    switch (grad.dtype()) {
+      case DT_FLOAT:
+        return Run<float>(c, slots, scalars, grad, sparse, rows, step);
+      case DT_DOUBLE:
+        return Run<double>(c, slots, scalars, grad, sparse, rows, step);
+      case DT_COMPLEX64:
+        return Run<std::complex<float>>(c, slots, scalars, grad, sparse, rows,
+                                        step);
+      case DT_COMPLEX128:
+        return Run<std::complex<double>>(c, slots, scalars, grad, sparse,
+                                         rows, step);
+      default:  // half, bfloat16: in float
+        break;
     }
-    return Run<double>(c, slots, scalars, grad, indices != nullptr, rows, step);
+    for (const OptimizerSlot& slot : slots) {
+      WEFT_RETURN_IF_ERROR(PrepareToWrite(slot.tensor, slot.writes));
+    }
+    return ApplyInFloat(slots, scalars, grad,
+                        [&](absl::Span<const OptimizerSlot> s,
+                            absl::Span<const Tensor* const> k,
+                            const Tensor& g) {
+                          return Update(c, s, k, g, indices, step);
+                        });
   }
 
   template <typename T>
@@ -237,7 +322,9 @@ void RegisterOptimizerRuleKernels(KernelRegistry* r) {
       const std::string op = absl::StrCat(form, name);
       if (GlobalOpRegistry().LookUpOpDef(op) == nullptr) continue;
       const OptimizerRule kernel_rule = rule;
-      r->Register(KernelDef(op, kDeviceTypeCpu).TypeConstraint("T", OptimizerTypes()),
+      const bool sparse = absl::StrContains(form, "Sparse");
+      r->Register(KernelDef(op, kDeviceTypeCpu)
+                      .TypeConstraint("T", RuleTypes(rule, sparse)),
                   [kernel_rule](OpKernelConstruction* c) -> std::unique_ptr<OpKernel> {
                     return std::make_unique<OptimizerRuleOp>(c, kernel_rule);
                   });

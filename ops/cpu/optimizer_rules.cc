@@ -1,6 +1,7 @@
 #include "ops/cpu/optimizer_rules.h"
 
 #include <cmath>
+#include <complex>
 
 #include "ops/cpu/cwise_ops.h"
 
@@ -223,16 +224,30 @@ void AdagradDa(const RuleParams<T>& p, T* const* s, ConstArr<T> g) {
   }
 }
 
+// The rules TensorFlow also registers for complex numbers, with the same
+// expressions (square is g * g, sqrt and rsqrt the complex principal
+// ones); false, doing nothing, for the others (no complex kernel is
+// registered for them).
+template <typename T>
+bool RunFieldRule(OptimizerRule rule, const RuleParams<T>& p, T* const* s,
+                  ConstArr<T> g) {
+  switch (rule) {
+    case OptimizerRule::kAdagrad: Adagrad(p, false, s, g); return true;
+    case OptimizerRule::kAdagradV2: Adagrad(p, true, s, g); return true;
+    case OptimizerRule::kRMSProp: RmsProp(p, false, s, g); return true;
+    case OptimizerRule::kCenteredRMSProp: RmsProp(p, true, s, g); return true;
+    case OptimizerRule::kAdadelta: Adadelta(p, s, g); return true;
+    case OptimizerRule::kKerasMomentum: KerasMomentum(p, s, g); return true;
+    default: return false;
+  }
+}
+
 template <typename T>
 void Run(OptimizerRule rule, const RuleParams<T>& p, T* const* s,
          const T* grad, int64_t n) {
   ConstArr<T> g(grad, n);
+  if (RunFieldRule(rule, p, s, g)) return;
   switch (rule) {
-    case OptimizerRule::kAdagrad: return Adagrad(p, false, s, g);
-    case OptimizerRule::kAdagradV2: return Adagrad(p, true, s, g);
-    case OptimizerRule::kRMSProp: return RmsProp(p, false, s, g);
-    case OptimizerRule::kCenteredRMSProp: return RmsProp(p, true, s, g);
-    case OptimizerRule::kAdadelta: return Adadelta(p, s, g);
     case OptimizerRule::kAdaMax: return AdaMax(p, s, g);
     case OptimizerRule::kFtrl: return Ftrl(p, false, s, g);
     case OptimizerRule::kFtrlV2: return Ftrl(p, true, s, g);
@@ -240,13 +255,29 @@ void Run(OptimizerRule rule, const RuleParams<T>& p, T* const* s,
     case OptimizerRule::kProximalAdagrad: return ProximalAdagrad(p, s, g);
     case OptimizerRule::kAddSign: return SignUpdate(p, false, s, g);
     case OptimizerRule::kPowerSign: return SignUpdate(p, true, s, g);
-    case OptimizerRule::kKerasMomentum: return KerasMomentum(p, s, g);
     case OptimizerRule::kAdamWithAmsgrad: return Amsgrad(p, s, g);
     case OptimizerRule::kAdagradDA: return AdagradDa(p, s, g);
+    default: return;  // run above
   }
 }
 
 }  // namespace
+
+// Declared in optimizer_kernels.cc, which calls them (optimizer_rules.h is
+// left unchanged: it would rebuild much of the tree).
+void RunOptimizerRule(OptimizerRule rule,
+                      const RuleParams<std::complex<float>>& p,
+                      std::complex<float>* const* slots,
+                      const std::complex<float>* grad, int64_t n) {
+  RunFieldRule(rule, p, slots, ConstArr<std::complex<float>>(grad, n));
+}
+
+void RunOptimizerRule(OptimizerRule rule,
+                      const RuleParams<std::complex<double>>& p,
+                      std::complex<double>* const* slots,
+                      const std::complex<double>* grad, int64_t n) {
+  RunFieldRule(rule, p, slots, ConstArr<std::complex<double>>(grad, n));
+}
 
 void RunOptimizerRule(OptimizerRule rule, const RuleParams<float>& p,
                       float* const* slots, const float* grad, int64_t n) {

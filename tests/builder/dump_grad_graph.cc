@@ -8,6 +8,8 @@
 // TensorFlow and checks each of Weft's gradients against tf.gradients.
 #include <cmath>
 #include <iostream>
+#include <utility>
+#include <vector>
 
 #include "graph/builder/array_ops.h"
 #include "graph/builder/gradients.h"
@@ -46,6 +48,7 @@ int Main(int argc, char** argv) {
   Output lo = Const(root.WithOpName("lo"), -0.6f);
   Output hi = Const(root.WithOpName("hi"), 0.8f);
   Output label_logits = Wavy(root, "label_logits", {3, 4}, 2.9);
+  Output sig = Wavy(root, "sig", {2, 3, 5}, 0.4);  // for the real FFTs
   Scope s = root.NewSubScope("terms");
   std::vector<Output> terms;
   auto add = [&](const Output& t) {
@@ -162,6 +165,116 @@ int Main(int argc, char** argv) {
     add(part("Real", AddNode1(s, "FFT3D", {zb})));
     add(part("Imag", AddNode1(s, "IFFT3D", {zb})));
   }
+  // The real FFTs. TensorFlow differentiates RFFT, IRFFT and their 2D
+  // forms when no dim is cropped; those are compared with tf.gradients of
+  // the same term. The 3D forms (no gradient in TensorFlow) and cropped
+  // inputs (TensorFlow's formula assumes none) are compared with
+  // TensorFlow's gradient of a twin built from FFT, IFFT, slices and
+  // concats, equal in value: Weft's gradient of the term against
+  // tf.gradients of the twin (kept out of "loss").
+  std::vector<std::pair<Output, Output>> twinned;  // (term, twin)
+  {
+    const char* const kFft[] = {"FFT", "FFT2D", "FFT3D"};
+    const char* const kIfft[] = {"IFFT", "IFFT2D", "IFFT3D"};
+    const char* const kRfft[] = {"RFFT", "RFFT2D", "RFFT3D"};
+    const char* const kIrfft[] = {"IRFFT", "IRFFT2D", "IRFFT3D"};
+    auto cplx = [&](const Output& re, const Output& im) {
+      return AddNode1(s, "Complex", {re, im}, {{"Tout", Attr(DT_COMPLEX64)}});
+    };
+    auto part = [&](const char* op, const Output& v) {
+      return AddNode1(s, op, {v}, {{"Tout", Attr(DT_FLOAT)}});
+    };
+    // v[..., b_1:e_1, .., b_r:e_r] over the last r dims.
+    auto inner = [&](const Output& v, std::vector<int32_t> b,
+                     std::vector<int32_t> e) {
+      std::vector<int32_t> one(b.size() + 1, 1);
+      b.insert(b.begin(), 0);
+      e.insert(e.begin(), 0);
+      return AddNode1(s, "StridedSlice", {v, Vec(s, b), Vec(s, e), Vec(s, one)},
+                      {{"ellipsis_mask", Attr(1)}});
+    };
+    // A real loss of a complex spectrum that reads both parts.
+    Output mix = cplx(Const(s, 0.6f), Const(s, -0.8f));
+    auto of_spectrum = [&](const Output& t) {
+      return testing_builder::SumOfSquares(s, part("Real", Mul(s, t, mix)));
+    };
+    auto rfft = [&](const Output& v, const std::vector<int32_t>& n) {
+      const int r = static_cast<int>(n.size());
+      return AddNode1(s, kRfft[r - 1], {v, Vec(s, n)},
+                      {{"Tcomplex", Attr(DT_COMPLEX64)}});
+    };
+    auto irfft = [&](const Output& v, const std::vector<int32_t>& n) {
+      const int r = static_cast<int>(n.size());
+      return AddNode1(s, kIrfft[r - 1], {v, Vec(s, n)},
+                      {{"Treal", Attr(DT_FLOAT)}});
+    };
+    auto zeros_from = [&](int r) { return std::vector<int32_t>(r, 0); };
+    // RFFT(v, n) as FFT of the cropped v, cut to the half spectrum.
+    auto rfft_twin = [&](const Output& v, const std::vector<int32_t>& n) {
+      const int r = static_cast<int>(n.size());
+      Output cut = inner(v, zeros_from(r), n);
+      Output full = AddNode1(s, kFft[r - 1], {cplx(cut, ZerosLike(s, cut))});
+      std::vector<int32_t> half = n;
+      half.back() = n.back() / 2 + 1;
+      return inner(full, zeros_from(r), half);
+    };
+    // IRFFT(v, n) of a rank-`rank` v: the outer axes inverted (moved
+    // innermost for it), then each line completed with the conjugates of
+    // its mirrored frequencies and inverted; its real part.
+    auto irfft_twin = [&](const Output& v, const std::vector<int32_t>& n,
+                          int rank) {
+      const int r = static_cast<int>(n.size());
+      const int32_t m = n.back(), h = m / 2 + 1;
+      std::vector<int32_t> half = n;
+      half.back() = h;
+      Output z = inner(v, zeros_from(r), half);
+      if (r > 1) {
+        std::vector<int32_t> to, from(rank);
+        for (int d = 0; d < rank - r; ++d) to.push_back(d);
+        to.push_back(rank - 1);
+        for (int d = rank - r; d < rank - 1; ++d) to.push_back(d);
+        for (int d = 0; d < rank; ++d) from[to[d]] = d;
+        z = Transpose(s, AddNode1(s, kIfft[r - 2],
+                                  {Transpose(s, z, Vec(s, to))}),
+                      Vec(s, from));
+      }
+      std::vector<int32_t> b(r, 0), e = half;
+      b.back() = 1;
+      e.back() = m - h + 1;
+      Output mirror = AddNode1(
+          s, "Conj",
+          {AddNode1(s, "ReverseV2", {inner(z, b, e), Vec(s, {-1})})});
+      return part("Real",
+                  AddNode1(s, "IFFT", {ConcatV2(s, {z, mirror}, Const(s, -1))}));
+    };
+    Output lifted = AddV2(s, row, Const(s, 2.f));
+    Output z = cplx(x, lifted);                        // [3, 4]
+    Output zb = cplx(batch, Mul(s, batch, batch));     // [2, 3, 4]
+    // TensorFlow's own gradients: no dim cropped.
+    add(of_spectrum(rfft(x, {4})));         // even n
+    add(of_spectrum(rfft(sig, {5})));       // odd n
+    add(of_spectrum(rfft(batch, {3, 4})));
+    add(of_spectrum(rfft(sig, {3, 5})));
+    add(irfft(z, {6}));                     // even n, 4 = 6/2+1 frequencies
+    add(irfft(z, {7}));                     // odd n
+    add(irfft(zb, {3, 6}));
+    add(irfft(zb, {3, 7}));
+    // Twins: cropped inputs and the 3D forms (and the 1D and 2D forms
+    // again, which checks the twins themselves).
+    for (const auto& n : std::vector<std::vector<int32_t>>{
+             {4}, {5}, {3}, {1}, {3, 5}, {2, 4}, {3, 3},
+             {2, 3, 5}, {2, 3, 4}, {1, 2, 3}, {2, 2, 2}}) {
+      twinned.push_back({of_spectrum(rfft(sig, n)),
+                         of_spectrum(rfft_twin(sig, n))});
+    }
+    for (const auto& n : std::vector<std::vector<int32_t>>{
+             {6}, {7}, {5}, {4}, {2}, {3, 6}, {2, 5}, {3, 4},
+             {2, 3, 6}, {2, 3, 7}, {2, 2, 4}, {1, 3, 5}}) {
+      twinned.push_back(
+          {testing_builder::SumOfSquares(s, irfft(zb, n)),
+           testing_builder::SumOfSquares(s, irfft_twin(zb, n, 3))});
+    }
+  }
   // A gradient penalty: TensorFlow differentiates Weft's gradient graph
   // (MatMul, BiasAdd and the activations' *Grad ops) a second time.
   Scope inner_scope = root.NewSubScope("penalty");
@@ -182,13 +295,16 @@ int Main(int argc, char** argv) {
   }
   add(dinner[0]);
   Output loss = AddN(root.WithOpName("loss"), terms);
-  const std::vector<Output> xs = {x, batch, w, row, lo, hi, label_logits};
+  const std::vector<Output> xs = {x, batch, w, row, lo, hi, label_logits,
+                                  sig};
   // Each term's gradients, so that TensorFlow checks every op's gradient on
   // its own (in the sum, a small error in one would be lost), and the sum's.
   std::vector<Output> grads, grad_xs, grad_ys;
-  std::vector<Output> ys = terms;
-  ys.push_back(loss);
-  for (const Output& y : ys) {
+  // Each pair: Weft differentiates the first; TensorFlow, the second.
+  std::vector<std::pair<Output, Output>> checks = twinned;
+  for (const Output& y : terms) checks.push_back({y, y});
+  checks.push_back({loss, loss});
+  for (const auto& [y, compared] : checks) {
     std::vector<Output> g;
     if (!AddGradients(root, {y}, xs, {}, &g).ok()) {
       std::cerr << "error: " << root.status() << "\n";
@@ -197,7 +313,7 @@ int Main(int argc, char** argv) {
     for (size_t i = 0; i < xs.size(); ++i) {
       grads.push_back(g[i]);
       grad_xs.push_back(xs[i]);
-      grad_ys.push_back(y);
+      grad_ys.push_back(compared);
     }
   }
   return testing_builder::DumpGraphAndValues(root, {loss}, grad_xs, grads,

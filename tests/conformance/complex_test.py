@@ -281,8 +281,10 @@ def spectral(dtype):
 
 
 def gradient_graph(dtype):
-    """tf.gradients through Complex, Mul, Conj, Exp, Real and Abs: the graph
-    TensorFlow's own gradient functions write for a complex computation."""
+    """tf.gradients through Complex, Mul, Conj, Exp, Real, Abs and the real
+    FFTs: the graph TensorFlow's own gradient functions write for a complex
+    computation (for RFFT and IRFFT: the Hermitian weights, twiddle
+    matrices and their batched products)."""
     real = REAL_OF[dtype]
     g = tf1.Graph()
     with g.as_default(), tf1.device("/cpu:0"):
@@ -292,7 +294,11 @@ def gradient_graph(dtype):
         w = tf1.constant(sample(dtype, (3, 2)))
         h = tf1.matmul(z, w)
         loss = tf1.reduce_sum(tf1.math.real(tf1.exp(h) * tf1.math.conj(h))) + \
-            tf1.reduce_sum(tf1.abs(tf1.signal.fft(z)))
+            tf1.reduce_sum(tf1.abs(tf1.signal.fft(z))) + \
+            tf1.reduce_sum(tf1.math.imag(tf1.signal.rfft(a)) ** 2) + \
+            tf1.reduce_sum(tf1.math.real(tf1.signal.rfft2d(b) * w[0, 0])) + \
+            tf1.reduce_sum(tf1.signal.irfft(z) ** 2) + \
+            tf1.reduce_sum(tf1.signal.irfft2d(z, fft_length=[4, 5]) * a[0, 0])
         ga, gb = tf1.gradients(loss, [a, b])
         tf1.identity(loss, name="loss")
         tf1.identity(ga, name="grad_a")
