@@ -30,6 +30,7 @@
 #include "ops/framework/op_kernel.h"
 #include "ops/framework/op_registry.h"
 #include "runtime/core/status.h"
+#include "runtime/core/types.h"
 
 namespace weft {
 
@@ -51,9 +52,6 @@ absl::Status ApplyInFloat(absl::Span<const OptimizerSlot> slots,
                           const Tensor& grad, const FloatOptimizerApply& apply);
 
 namespace {
-
-template <typename T>
-constexpr bool kIsComplex = !std::is_arithmetic_v<T>;
 
 // TensorFlow's CPU dtypes per optimizer and form: float and double for
 // all; half, bfloat16 and complex for most.
