@@ -166,8 +166,9 @@ class MasterSession {
       const RunSignature& signature);
   absl::StatusOr<std::shared_ptr<const Plan>> Register(
       const SessionGraph& graph, const RunSignature& signature);
-  // Drops `plan`'s graphs from its tasks; errors only logged.
-  void Deregister(const Plan& plan);
+  // Drops `plan`'s graphs from its tasks but those in `skip`; errors only
+  // logged.
+  void Deregister(const Plan& plan, const std::vector<std::string>& skip = {});
   // The step's timeout (RunOptions, else the session's config); 0: none.
   int64_t StepTimeoutMs(const tensorflow::RunOptions& options) const;
   // A step's RunGraph calls, not started, and the step marked running.

@@ -6,6 +6,7 @@
 #include <map>
 #include <utility>
 
+#include "absl/algorithm/container.h"
 #include "absl/strings/match.h"
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_join.h"
@@ -119,11 +120,13 @@ MasterSession::Register(const SessionGraph& graph,
   return std::shared_ptr<const Plan>(std::move(plan));
 }
 
-void MasterSession::Deregister(const Plan& plan) {
+void MasterSession::Deregister(const Plan& plan,
+                               const std::vector<std::string>& skip) {
   using Calls = Fanout<tensorflow::DeregisterGraphRequest,
                        tensorflow::DeregisterGraphResponse>;
   auto calls = Calls::Make();
   for (const auto& [task, handle] : plan.graph_handles) {
+    if (absl::c_linear_search(skip, task)) continue;
     absl::StatusOr<WorkerInterface*> worker = options_.workers->GetWorker(task);
     if (!worker.ok()) continue;
     auto& call = calls->Add(task, *worker);

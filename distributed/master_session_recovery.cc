@@ -77,7 +77,9 @@ std::vector<std::string> MasterSession::RecoverRestartedTasks() {
     }
     stale.swap(plans_);
   }
-  for (const auto& [key, plan] : stale) Deregister(*plan);
+  // The restarted tasks lost their graphs with their old process; the
+  // handles of those are not sent to the new one.
+  for (const auto& [key, plan] : stale) Deregister(*plan, restarted);
   return restarted;
 }
 

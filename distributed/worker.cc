@@ -1,5 +1,6 @@
 #include "distributed/worker.h"
 
+#include "absl/random/random.h"
 #include "distributed/worker_parts.h"
 
 namespace weft {
@@ -11,7 +12,11 @@ Worker::Worker(const WorkerOptions& options)
       steps_(options.devices, options.task, options.workers,
              options.step_limits),
       collectives_(std::make_unique<Collectives>(&steps_, options.task)),
-      legacy_(std::make_shared<Session>()) {}
+      legacy_(std::make_shared<Session>()),
+      graph_tag_([] {
+        absl::BitGen gen;
+        return absl::Uniform<uint64_t>(gen);
+      }()) {}
 
 Worker::~Worker() {
   AbortAllSteps();
@@ -300,7 +305,7 @@ absl::Status Worker::RegisterGraph(
   std::string handle;
   {
     absl::MutexLock lock(&mu_);
-    handle = absl::StrFormat("%016x", next_graph_id_++);
+    handle = absl::StrFormat("%016x%016x", graph_tag_, next_graph_id_++);
   }
   {
     absl::MutexLock lock(&session->mu);

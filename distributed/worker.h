@@ -198,6 +198,11 @@ class Worker final : public WorkerInterface {
   std::shared_ptr<Session> legacy_ ABSL_GUARDED_BY(mu_);
   absl::flat_hash_map<std::string, std::shared_ptr<Session>> sessions_
       ABSL_GUARDED_BY(mu_);
+  // Graph handles are this process's random tag and a count: a handle
+  // issued by an earlier process of the task (which counted from 1 too)
+  // never names a graph of this one, so a master's late DeregisterGraph
+  // for it, sent while it learns of the restart, drops nothing here.
+  const uint64_t graph_tag_;
   int64_t next_graph_id_ ABSL_GUARDED_BY(mu_) = 1;
   int running_steps_ ABSL_GUARDED_BY(mu_) = 0;
   // The cancellation of each running RunGraph, by step id: CleanupGraph

@@ -238,9 +238,26 @@ class GrpcRemoteWorker final : public WorkerInterface {
   // route changed forgets its reconnection backoff: it last failed while
   // the task was away, and would fail the first calls to the task that is
   // back.
+  //
+  // A socket channel that still fails (it has not reconnected since the
+  // task came back: gRPC fails calls at once until it has, with the error
+  // of its last try) is asked to connect, and the call goes over TCP
+  // meanwhile; so the first calls after the route turns back to the socket
+  // do not fail with "unix-abstract:...: Connection refused".
   grpc::GenericStub* Stub(bool local) {
     const uint64_t switches = route_->switches();
     absl::MutexLock lock(&mu_);
+    Way& socket = ways_[1];
+    if (local && socket.stub != nullptr) {
+      if (socket.switches != switches) {
+        grpc::experimental::ChannelResetConnectionBackoff(socket.channel.get());
+        socket.switches = switches;
+      }
+      if (socket.channel->GetState(/*try_to_connect=*/true) ==
+          GRPC_CHANNEL_TRANSIENT_FAILURE) {
+        local = false;
+      }
+    }
     Way& way = ways_[local ? 1 : 0];
     if (way.stub == nullptr) {
       way.channel = grpc::CreateCustomChannel(

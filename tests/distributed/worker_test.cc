@@ -450,6 +450,16 @@ TEST_F(TwoTaskTest, UnknownSessionsAndGraphsAreAbortedInTheBody) {
   EXPECT_THAT(std::string(s.message()), HasSubstr("no session 'nope'"));
 }
 
+// The first graph of each worker gets a handle of its own. A task's next
+// process is a new worker too: a DeregisterGraph a master sends late for a
+// graph of the process before must not name one of the new process (the
+// restarted task of grpc_server_test lost the graph its master had just
+// registered there that way).
+TEST_F(TwoTaskTest, TwoWorkersFirstGraphHandlesDiffer) {
+  auto parts = Partitions();
+  EXPECT_NE(Register(0, parts[dev(0)]), Register(1, parts[dev(1)]));
+}
+
 TEST_F(TwoTaskTest, SessionsOwnTheirGraphs) {
   tensorflow::CreateWorkerSessionRequest create;
   create.set_session_handle("s1");
