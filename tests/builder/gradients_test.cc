@@ -404,7 +404,7 @@ TEST(GradientsTest, EveryOpHasAGradientEntryOrIsListed) {
       // has no gradient for them either; Print's passes through).
       "AsString", "DecodeBase64", "EncodeBase64", "Fingerprint", "PrintV2",
       "ReduceJoin", "RegexFullMatch", "RegexReplace", "StaticRegexReplace",
-      "StringFormat", "StringLength", "StringLower", "StringSplit",
+      "StringFormat", "StringLength", "StringLower", "StringNGrams", "StringSplit",
       "StringSplitV2", "StringStrip", "StringToHashBucket",
       "StringToHashBucketFast", "StringToHashBucketStrong", "StringToNumber",
       "StringUpper", "Substr", "Timestamp",
