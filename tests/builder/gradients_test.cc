@@ -309,11 +309,13 @@ TEST(GradientsTest, EveryOpHasAGradientEntryOrIsListed) {
       "RFFT", "IRFFT", "RFFT2D", "IRFFT2D", "RFFT3D", "IRFFT3D",
       // The ragged ops: TensorFlow differentiates RaggedTensorToTensor,
       // RaggedGather, RaggedTensorToSparse and RaggedFillEmptyRows through
-      // their values (the builder not yet); the partitions, RaggedRange and
-      // RaggedBincount are integer bookkeeping.
+      // their values (the builder not yet); the partitions, RaggedRange,
+      // RaggedBincount and the sparse-output counts are integer bookkeeping
+      // (TensorFlow differentiates none of those).
       "RaggedTensorToTensor", "RaggedGather", "RaggedTensorToSparse",
       "RaggedFillEmptyRows", "RaggedFillEmptyRowsGrad", "RaggedRange",
-      "RaggedBincount",
+      "RaggedBincount", "DenseCountSparseOutput", "SparseCountSparseOutput",
+      "RaggedCountSparseOutput",
       // Synchronous training's accumulators and token queue: what they
       // hold are gradients already (TensorFlow has no gradient for them).
       "ConditionalAccumulator", "AccumulatorApplyGradient",
