@@ -5,10 +5,11 @@
 // dense matrix (a vector is one row and gives 1-D indices), the first index
 // of a sparse entry, or the rows of a ragged tensor. Values at or past
 // maxlength (when it is >= 0; 0 drops them all) are dropped; the counted
-// width is maxlength, else max(largest value + 1, minlength). Weights are summed in input order
-// from zero, as TensorFlow does, so float results match it bit for bit.
+// width is maxlength, else max(largest value + 1, minlength). Weights are
+// summed in input order from zero, as TensorFlow does, so float results
+// match it bit for bit.
 //
-// Every input is checked before a value is read: shapes, sparse indices
+// Every input is checked before anything is counted: shapes, sparse indices
 // inside dense_shape, ragged splits starting at 0, never decreasing and
 // ending at the number of values, weights shaped as the values (or empty),
 // values non-negative. Memory grows with the number of values, never with
@@ -92,10 +93,9 @@ absl::Status ReadDense(OpKernelContext* c, Counted* out) {
   }
   out->rows = out->one_d ? 1 : data.dim_size(0);
   out->weights = &weights;
+  // By value, not by row: a [2**40, 0] input is no work.
   const int64_t cols = out->one_d ? data.NumElements() : data.dim_size(1);
-  for (int64_t r = 0; r < out->rows; ++r) {
-    for (int64_t i = r * cols; i < (r + 1) * cols; ++i) out->Add(r, v, i);
-  }
+  for (int64_t i = 0; i < data.NumElements(); ++i) out->Add(out->one_d ? 0 : i / cols, v, i);
   return absl::OkStatus();
 }
 

@@ -24,7 +24,7 @@ os.environ.setdefault("TF_CPP_MIN_LOG_LEVEL", "2")
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "interop"))
 from tf_compare import start_conformance  # noqa: E402
 from tf_compare import check_refused, compare_tf1_graph, run_built  # noqa: E402
-from tf_compare import summary_exit_code  # noqa: E402
+from tf_compare import check, decode, summary_exit_code, weft_fetches  # noqa: E402
 
 np, tf, WEFT, WORK = start_conformance("ngram_count")
 tf1 = tf.compat.v1
@@ -270,6 +270,22 @@ def hostile_cases():
             "Weights and values must have the same shape")
 
 
+def huge_empty_cases():
+    """Dense values of shape [2**40, 0]: nothing to count, so a quick
+    result (dense_shape [2**40, 1]), never 2**40 rows of work."""
+    def build():
+        out = R.DenseCountSparseOutput(values=tf1.placeholder(I32, name="v"),
+                                       weights=tf1.constant([], tf.float32), binary_output=False)
+        tf1.identity(out[2], name="out")
+
+    proc = run_built(WEFT, WORK, "dense_count_huge_empty", build, ["out"],
+                     [("v", np.zeros([1 << 40, 0], np.int32))])
+    got = weft_fetches("huge/dense_count_huge_empty", proc)
+    if got is not None:
+        have = decode(got["out"]).tolist()
+        check("huge/dense_count_huge_empty", have == [1 << 40, 1], have)
+
+
 def main():
     for case, build in ngram_cases() + count_cases():
         g = tf1.Graph()
@@ -277,6 +293,7 @@ def main():
             fetches = build()
         compare_tf1_graph(WEFT, WORK, case, g, fetches, rtol=0, atol=0)
     hostile_cases()
+    huge_empty_cases()
     return summary_exit_code()
 
 
