@@ -124,7 +124,11 @@ absl::Status RaggedFillEmptyRowsGradShape(InferenceContext* c) {
 
 }  // namespace
 
+// count_sparse_ops.cc: Dense-, Sparse- and RaggedCountSparseOutput.
+void RegisterCountSparseOps(OpRegistry* r);
+
 void RegisterRaggedOps(OpRegistry* r) {
+  RegisterCountSparseOps(r);
   r->Register(OpDefBuilder("RaggedTensorToTensor")
                   .Input("shape: Tshape")
                   .Input("values: T")

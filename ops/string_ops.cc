@@ -69,7 +69,11 @@ void UnaryString(OpRegistry* r, const char* name, const char* attr) {
 
 }  // namespace
 
+// string_ngrams_ops.cc: StringNGrams.
+void RegisterStringNGramsOps(OpRegistry* r);
+
 void RegisterStringOps(OpRegistry* r) {
+  RegisterStringNGramsOps(r);
   r->Register(OpDefBuilder("AsString")
                   .Input("input: T")
                   .Output("output: string")

@@ -294,6 +294,9 @@ class RaggedTensorToTensorOp : public OpKernel {
 
 }  // namespace
 
+// count_sparse_kernels.cc: Dense-, Sparse- and RaggedCountSparseOutput.
+void RegisterCountSparseKernels(KernelRegistry* r);
+
 void RegisterRaggedKernels(KernelRegistry* r) {
   for (DataType t : PodAndStringTypes()) {
     for (DataType idx : {DT_INT32, DT_INT64}) {
@@ -306,6 +309,7 @@ void RegisterRaggedKernels(KernelRegistry* r) {
   RegisterRaggedBincountKernels(r);
   RegisterRaggedRangeKernels(r);
   RegisterRaggedFillKernels(r);
+  RegisterCountSparseKernels(r);
 }
 
 }  // namespace weft

@@ -258,6 +258,7 @@ void RegisterStringHashKernels(KernelRegistry* r);
 void RegisterStringNumberKernels(KernelRegistry* r);
 void RegisterStringRegexKernels(KernelRegistry* r);
 void RegisterStringSplitKernels(KernelRegistry* r);
+void RegisterStringNGramsKernels(KernelRegistry* r);
 
 void RegisterStringKernels(KernelRegistry* r) {
   RegisterStringFormatKernels(r);
@@ -265,6 +266,7 @@ void RegisterStringKernels(KernelRegistry* r) {
   RegisterStringNumberKernels(r);
   RegisterStringRegexKernels(r);
   RegisterStringSplitKernels(r);
+  RegisterStringNGramsKernels(r);
   r->Register(KernelDef("StringLength", kDeviceTypeCpu),
               MakeKernel<StringLengthOp>);
   r->Register(KernelDef("StringUpper", kDeviceTypeCpu),

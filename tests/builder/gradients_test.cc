@@ -308,11 +308,13 @@ TEST(GradientsTest, EveryOpHasAGradientEntryOrIsListed) {
       "IgammaGradA",
       // The ragged ops: TensorFlow differentiates RaggedTensorToTensor,
       // RaggedGather, RaggedTensorToSparse and RaggedFillEmptyRows through
-      // their values (the builder not yet); the partitions, RaggedRange and
-      // RaggedBincount are integer bookkeeping.
+      // their values (the builder not yet); the partitions, RaggedRange,
+      // RaggedBincount and the sparse-output counts are integer bookkeeping
+      // (TensorFlow differentiates none of those).
       "RaggedTensorToTensor", "RaggedGather", "RaggedTensorToSparse",
       "RaggedFillEmptyRows", "RaggedFillEmptyRowsGrad", "RaggedRange",
-      "RaggedBincount",
+      "RaggedBincount", "DenseCountSparseOutput", "SparseCountSparseOutput",
+      "RaggedCountSparseOutput",
       // Synchronous training's accumulators and token queue: what they
       // hold are gradients already (TensorFlow has no gradient for them).
       "ConditionalAccumulator", "AccumulatorApplyGradient",
@@ -403,7 +405,7 @@ TEST(GradientsTest, EveryOpHasAGradientEntryOrIsListed) {
       // has no gradient for them either; Print's passes through).
       "AsString", "DecodeBase64", "EncodeBase64", "Fingerprint", "PrintV2",
       "ReduceJoin", "RegexFullMatch", "RegexReplace", "StaticRegexReplace",
-      "StringFormat", "StringLength", "StringLower", "StringSplit",
+      "StringFormat", "StringLength", "StringLower", "StringNGrams", "StringSplit",
       "StringSplitV2", "StringStrip", "StringToHashBucket",
       "StringToHashBucketFast", "StringToHashBucketStrong", "StringToNumber",
       "StringUpper", "Substr", "Timestamp",

@@ -12,7 +12,8 @@ starting at 0, decreasing or past the values, row ids unsorted or out of
 range, huge shapes) must make `weft run` exit non-zero with an
 INVALID_ARGUMENT naming the input. End to end: Keras TextVectorization
 ("int" with output_sequence_length, plus an Embedding; and "multi_hot" and
-"tf_idf") frozen with convert_variables_to_constants_v2 and fed strings.
+"tf_idf"; and with ngrams, through StringNGrams) frozen with
+convert_variables_to_constants_v2 and fed strings.
 
 usage: ragged_ops_test.py PATH_TO_WEFT
 Prints 'SKIPPED: ...' and exits 0 when TensorFlow is not installed.
@@ -26,7 +27,7 @@ os.environ.setdefault("TF_CPP_MIN_LOG_LEVEL", "2")
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "interop"))
 from tf_compare import start_conformance  # noqa: E402
 from tf_compare import check, clip, compare_fetches, compare_tf1_graph  # noqa: E402
-from tf_compare import run_weft, summary_exit_code  # noqa: E402
+from tf_compare import check_refused, run_built, summary_exit_code  # noqa: E402
 
 np, tf, WEFT, WORK = start_conformance("ragged")
 from tensorflow.python.framework.convert_to_constants import (  # noqa: E402
@@ -222,13 +223,7 @@ def range_and_sparse_cases():
 
 
 def run_fed(case, build, feeds):
-    g = tf1.Graph()
-    with g.as_default():
-        build()
-    path = os.path.join(WORK, case + ".pb")
-    with open(path, "wb") as f:
-        f.write(g.as_graph_def().SerializeToString())
-    return run_weft(WEFT, path, ["out"], feeds=feeds)
+    return run_built(WEFT, WORK, case, build, ["out"], feeds)
 
 
 def survives(case, build, feeds):
@@ -241,11 +236,7 @@ def survives(case, build, feeds):
 def hostile(case, build, feeds, expect):
     """A graph whose inputs come from placeholders fed to `weft run`: it
     must exit non-zero with INVALID_ARGUMENT and `expect` in its message."""
-    proc = run_fed(case, build, feeds)
-    text = proc.stdout + proc.stderr
-    ok = proc.returncode != 0 and "INVALID_ARGUMENT" in text.upper().replace(" ", "_") and \
-        expect in text
-    check(f"hostile/{case}", ok, f"exit {proc.returncode}, want '{expect}': {clip(text)}")
+    check_refused(f"hostile/{case}", run_fed(case, build, feeds), expect)
 
 
 def hostile_cases():
@@ -468,6 +459,14 @@ def text_vectorization_cases():
         layer = tf.keras.layers.TextVectorization(max_tokens=12, output_mode=mode)
         layer.adapt(corpus)
         text_vectorization_case(mode, [layer], inputs, 1e-6, "RaggedBincount")
+    # Bigrams (and trigrams) of the tokens: StringNGrams before the lookup.
+    for name, ngrams, mode, length in (("ngrams2_int_seq8", 2, "int", 8),
+                                       ("ngrams2_multi_hot", 2, "multi_hot", None),
+                                       ("ngrams123_count", (1, 2, 3), "count", None)):
+        layer = tf.keras.layers.TextVectorization(max_tokens=30, output_mode=mode, ngrams=ngrams,
+                                                  output_sequence_length=length)
+        layer.adapt(corpus)
+        text_vectorization_case(name, [layer], inputs, 0, "StringNGrams")
 
 
 def main():

@@ -73,6 +73,28 @@ def run_weft(weft, path, fetches, feeds=(), targets=(), init=(), steps=1):
     return subprocess.run(cmd, capture_output=True, text=True, timeout=300)
 
 
+def run_built(weft, work, case, build, fetches, feeds=()):
+    """Builds a TF1 graph with `build()`, writes it to `work` as `case`.pb
+    and runs it with `weft run` (feeds as (name, array) pairs)."""
+    import tensorflow as tf  # only the TensorFlow tests call this
+    g = tf.compat.v1.Graph()
+    with g.as_default():
+        build()
+    path = os.path.join(work, case + ".pb")
+    with open(path, "wb") as f:
+        f.write(g.as_graph_def().SerializeToString())
+    return run_weft(weft, path, fetches, feeds=feeds)
+
+
+def check_refused(case, proc, expect):
+    """A finished `weft run` must have exited with an error (not a signal),
+    INVALID_ARGUMENT and `expect` in its output."""
+    text = proc.stdout + proc.stderr
+    ok = proc.returncode > 0 and "INVALID_ARGUMENT" in text.upper().replace(" ", "_") and \
+        expect in text
+    check(case, ok, f"exit {proc.returncode}, want '{expect}': {clip(text)}")
+
+
 def decode(entry):
     """A fetch of `weft run --format json` as a NumPy array (bfloat16, which
     NumPy lacks, as float32: every bfloat16 is one; complex values come as
