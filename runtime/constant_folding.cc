@@ -4,7 +4,7 @@
 #include <utility>
 #include <vector>
 
-#include "absl/container/flat_hash_set.h"
+#include "absl/container/flat_hash_map.h"
 #include "absl/strings/str_cat.h"
 #include "ops/framework/call_frame.h"
 #include "proto/attr_value.pb.h"
@@ -77,51 +77,61 @@ struct Output {
   int index;
 };
 
-}  // namespace
+// Identity-like ops of a Const: their readers read the Const itself, with
+// nothing to evaluate or copy (a frozen graph reads every weight through
+// the Identity that was its ReadVariableOp).
+bool ForwardsItsInput(const Node& n) {
+  const std::string& op = n.type_string();
+  return op == "Identity" || op == "Snapshot" || op == "StopGradient";
+}
 
-absl::Status FoldConstants(Graph* graph, Device* device,
-                           const KernelRegistry& kernels,
-                           const ConstantFoldingOptions& options) {
-  std::vector<Node*> fixed = FixedNodes(*graph);
-  std::vector<bool> is_fixed(graph->num_node_ids(), false);
-  for (const Node* n : fixed) is_fixed[n->id()] = true;
+int Find(std::vector<int>& parent, int x) {
+  while (parent[x] != x) x = parent[x] = parent[parent[x]];
+  return x;
+}
 
-  // The outputs of folded nodes that a node outside the set reads.
-  std::vector<Output> boundary;
-  for (Node* n : fixed) {
-    if (n->IsConstant()) continue;
-    std::vector<bool> seen(n->num_outputs(), false);
-    for (const Edge* e : n->out_edges()) {
-      if (e->IsControlEdge() || is_fixed[e->dst->id()] || seen[e->src_output]) continue;
-      seen[e->src_output] = true;
-      boundary.push_back({n, e->src_output});
-    }
+// The private device the evaluations run on (see the header).
+struct EvalDevice {
+  std::unique_ptr<Device> device;
+  LimitedAllocator* budget = nullptr;
+  ~EvalDevice() {
+    device.reset();
+    if (budget != nullptr) budget->Unref();
   }
-  if (boundary.empty()) return absl::OkStatus();
+};
 
-  // The evaluation graph: the boundary nodes and what they read, copied,
-  // with a _Retval per boundary output.
-  std::vector<bool> needed(graph->num_node_ids(), false);
-  std::vector<Node*> work;
-  for (const Output& o : boundary) work.push_back(o.node);
-  std::vector<Node*> order;
-  while (!work.empty()) {
-    Node* n = work.back();
-    work.pop_back();
-    if (needed[n->id()]) continue;
-    needed[n->id()] = true;
-    order.push_back(n);
-    for (const Edge* e : n->in_edges()) work.push_back(e->src);
-  }
-  Graph eval(&graph->op_registry());
-  std::vector<Node*> copy(graph->num_node_ids(), nullptr);
-  for (Node* n : order) {
+absl::Status MakeEvalDevice(const Device& like, int64_t budget_bytes, EvalDevice* out) {
+  WEFT_ASSIGN_OR_RETURN(std::unique_ptr<ThreadPool> pool,
+                        ThreadPool::Create("constant_folding", 1));
+  WEFT_ASSIGN_OR_RETURN(std::shared_ptr<const FilePolicy> no_files, FilePolicy::Confined({}));
+  out->budget = LimitedAllocator::New(like.allocator(), budget_bytes);
+  out->device = std::make_unique<Device>(like.attributes(), out->budget,
+                                         std::shared_ptr<ThreadPool>(std::move(pool)));
+  out->device->set_file_policy(std::move(no_files));
+  return absl::OkStatus();
+}
+
+// Runs the nodes of `members` (and the Const nodes they read) and returns
+// the values of `outputs`; an error if any kernel fails.
+absl::StatusOr<std::vector<Tensor>> Evaluate(const Graph& graph,
+                                             const std::vector<Node*>& members,
+                                             const std::vector<Output>& outputs,
+                                             Device* device, const KernelRegistry& kernels) {
+  Graph eval(&graph.op_registry());
+  std::vector<Node*> copy(graph.num_node_ids(), nullptr);
+  auto add = [&](Node* n) -> absl::Status {
+    if (copy[n->id()] != nullptr) return absl::OkStatus();
     tensorflow::NodeDef def = n->def();
     SetInputsFromEdges(*n, &def);
     def.clear_device();
     WEFT_ASSIGN_OR_RETURN(copy[n->id()], eval.AddNode(std::move(def)));
+    return absl::OkStatus();
+  };
+  for (Node* n : members) {
+    WEFT_RETURN_IF_ERROR(add(n));
+    for (const Edge* e : n->in_edges()) WEFT_RETURN_IF_ERROR(add(e->src));
   }
-  for (Node* n : order) {
+  for (Node* n : members) {
     for (const Edge* e : n->in_edges()) {
       if (e->IsControlEdge()) {
         eval.AddControlEdge(copy[e->src->id()], copy[n->id()]);
@@ -130,8 +140,8 @@ absl::Status FoldConstants(Graph* graph, Device* device,
       }
     }
   }
-  for (size_t i = 0; i < boundary.size(); ++i) {
-    const Output& o = boundary[i];
+  for (size_t i = 0; i < outputs.size(); ++i) {
+    const Output& o = outputs[i];
     tensorflow::NodeDef def;
     def.set_name(UniqueNodeName(eval, absl::StrCat("_fold_retval_", i)));
     def.set_op("_Retval");
@@ -141,64 +151,119 @@ absl::Status FoldConstants(Graph* graph, Device* device,
     WEFT_ASSIGN_OR_RETURN(Node * retval, eval.AddNode(std::move(def)));
     eval.AddEdge(copy[o.node->id()], o.index, retval, 0);
   }
-
-  // The evaluation runs on a device of its own: the same kind, but with a
-  // memory budget, no file access and one thread, so that a graph from a
-  // peer (folded when it is registered, before any step's deadline) can
-  // neither take the host's memory nor read a file through a stateless op.
-  absl::StatusOr<std::unique_ptr<ThreadPool>> pool = ThreadPool::Create("constant_folding", 1);
-  absl::StatusOr<std::shared_ptr<const FilePolicy>> no_files = FilePolicy::Confined({});
-  if (!pool.ok() || !no_files.ok()) return absl::OkStatus();
-  LimitedAllocator* budget =
-      LimitedAllocator::New(device->allocator(), options.max_evaluation_bytes);
-  Device eval_device(device->attributes(), budget, std::shared_ptr<ThreadPool>(std::move(*pool)));
-  eval_device.set_file_policy(*std::move(no_files));
-  struct Unref {
-    LimitedAllocator* a;
-    ~Unref() { a->Unref(); }
-  } unref{budget};
   ExecutorOptions exec_options;
-  exec_options.device = &eval_device;
+  exec_options.device = device;
   exec_options.kernels = &kernels;
-  absl::StatusOr<std::unique_ptr<Executor>> executor = Executor::Create(exec_options, eval);
-  if (!executor.ok()) return absl::OkStatus();  // the step will say why
-  SimpleCallFrame frame({}, static_cast<int>(boundary.size()));
+  WEFT_ASSIGN_OR_RETURN(std::unique_ptr<Executor> executor,
+                        Executor::Create(exec_options, eval));
+  SimpleCallFrame frame({}, static_cast<int>(outputs.size()));
   Executor::StepArgs args;
   args.call_frame = &frame;
+  WEFT_RETURN_IF_ERROR(executor->Run(args));
   std::vector<Tensor> values;
-  if (!(*executor)->Run(args).ok() || !frame.TakeRetvals(&values).ok()) {
-    return absl::OkStatus();
+  WEFT_RETURN_IF_ERROR(frame.TakeRetvals(&values));
+  return values;
+}
+
+// Moves the readers of `o` outside the fixed set to `to`.
+void MoveOuterReaders(Graph* graph, const Output& o, Node* to, int to_output,
+                      const std::vector<bool>& is_fixed) {
+  std::vector<const Edge*> moving;
+  for (const Edge* e : o.node->out_edges()) {
+    if (!e->IsControlEdge() && e->src_output == o.index && !is_fixed[e->dst->id()]) {
+      moving.push_back(e);
+    }
+  }
+  for (const Edge* e : moving) {
+    Node* dst = e->dst;
+    const int input = e->dst_input;
+    graph->RemoveEdge(e);
+    graph->AddEdge(to, to_output, dst, input);
+  }
+}
+
+}  // namespace
+
+absl::Status FoldConstants(Graph* graph, Device* device,
+                           const KernelRegistry& kernels,
+                           const ConstantFoldingOptions& options) {
+  std::vector<Node*> fixed = FixedNodes(*graph);
+  const int num_ids = graph->num_node_ids();
+  std::vector<bool> is_fixed(num_ids, false);
+  for (const Node* n : fixed) is_fixed[n->id()] = true;
+  // Every fixed node had a reader (it was reached through an edge) or is a
+  // Const; those that lose theirs go at the end, targets stay.
+  std::vector<int> candidates;
+  for (const Node* n : fixed) {
+    if (!n->out_edges().empty()) candidates.push_back(n->id());
   }
 
-  std::vector<Node*> replaced;
-  for (size_t i = 0; i < boundary.size(); ++i) {
-    const Output& o = boundary[i];
-    if (static_cast<int64_t>(values[i].TotalBytes()) > options.max_constant_bytes) continue;
-    const std::string name =
-        o.index == 0 ? absl::StrCat(o.node->name(), "/folded")
-                     : absl::StrCat(o.node->name(), "/folded_", o.index);
-    WEFT_ASSIGN_OR_RETURN(Node * constant, AddConstNode(graph, name, values[i], *o.node));
-    // Only the readers outside the folded set move; folded readers go
-    // with their node if it becomes unread.
-    std::vector<const Edge*> moving;
-    for (const Edge* e : o.node->out_edges()) {
-      if (!e->IsControlEdge() && e->src_output == o.index && !is_fixed[e->dst->id()]) {
-        moving.push_back(e);
+  // Clusters: fixed nodes other than Consts, joined by the edges between
+  // them (the Consts they read are copied into each cluster's evaluation,
+  // so one shared epsilon does not make one cluster of a whole model). Each
+  // is evaluated on its own: one that fails or is over budget leaves the
+  // others folded.
+  std::vector<int> parent(num_ids);
+  for (int i = 0; i < num_ids; ++i) parent[i] = i;
+  for (Node* n : fixed) {
+    if (n->IsConstant()) continue;
+    for (const Edge* e : n->in_edges()) {
+      if (!e->src->IsConstant()) parent[Find(parent, e->src->id())] = Find(parent, n->id());
+    }
+  }
+  // The boundary: outputs of fixed nodes that a node outside the set reads.
+  absl::flat_hash_map<int, std::vector<Output>> boundary;  // by cluster
+  absl::flat_hash_map<int, std::vector<Node*>> members;
+  std::vector<int> clusters;  // in the order first met, for a stable result
+  for (Node* n : fixed) {
+    if (n->IsConstant()) continue;
+    const int root = Find(parent, n->id());
+    if (!members.contains(root)) clusters.push_back(root);
+    members[root].push_back(n);
+    std::vector<bool> seen(n->num_outputs(), false);
+    for (const Edge* e : n->out_edges()) {
+      if (e->IsControlEdge() || is_fixed[e->dst->id()] || seen[e->src_output]) continue;
+      seen[e->src_output] = true;
+      boundary[Find(parent, n->id())].push_back({n, e->src_output});
+    }
+  }
+  if (boundary.empty()) return absl::OkStatus();
+
+  EvalDevice eval_device;
+  bool have_device = false;
+  for (int cluster : clusters) {
+    auto found = boundary.find(cluster);
+    if (found == boundary.end()) continue;  // read only by targets
+    const std::vector<Output>& outputs = found->second;
+    std::vector<Node*>& nodes = members[cluster];
+    // One Identity of a Const: its readers take the Const.
+    if (nodes.size() == 1 && ForwardsItsInput(*nodes[0]) && outputs.size() == 1) {
+      const Edge* in = nodes[0]->input_edge(0);
+      bool plain = in != nullptr;
+      for (const Edge* e : nodes[0]->in_edges()) plain = plain && !e->IsControlEdge();
+      if (plain && in->src->IsConstant()) {
+        MoveOuterReaders(graph, outputs[0], in->src, in->src_output, is_fixed);
+        continue;
       }
     }
-    for (const Edge* e : moving) {
-      Node* dst = e->dst;
-      const int input = e->dst_input;
-      graph->RemoveEdge(e);
-      graph->AddEdge(constant, 0, dst, input);
+    if (!have_device) {
+      if (!MakeEvalDevice(*device, options.max_evaluation_bytes, &eval_device).ok()) {
+        return absl::OkStatus();
+      }
+      have_device = true;
     }
-    replaced.push_back(o.node);
-  }
-  // Every fixed node had a reader (it was reached through an edge) or is a
-  // Const; only those that lost theirs go.
-  std::vector<int> candidates;
-  for (Node* n : fixed) {
-    if (!n->out_edges().empty() || needed[n->id()]) candidates.push_back(n->id());
+    absl::StatusOr<std::vector<Tensor>> values =
+        Evaluate(*graph, nodes, outputs, eval_device.device.get(), kernels);
+    if (!values.ok()) continue;  // the step will report it at its node
+    for (size_t i = 0; i < outputs.size(); ++i) {
+      const Output& o = outputs[i];
+      if (static_cast<int64_t>((*values)[i].TotalBytes()) > options.max_constant_bytes) continue;
+      const std::string name =
+          o.index == 0 ? absl::StrCat(o.node->name(), "/folded")
+                       : absl::StrCat(o.node->name(), "/folded_", o.index);
+      WEFT_ASSIGN_OR_RETURN(Node * constant, AddConstNode(graph, name, (*values)[i], *o.node));
+      MoveOuterReaders(graph, o, constant, 0, is_fixed);
+    }
   }
   RemoveUnread(graph, candidates);
   return absl::OkStatus();

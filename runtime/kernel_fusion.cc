@@ -162,19 +162,26 @@ bool TakeAffine(Node* n, const Node& prev, DataType dtype, int rank, int64_t cha
   return true;
 }
 
-// The filter scaled per output channel: channel of element i is
+// The filter scaled per output channel: element i belongs to channel
 // (i / inner) % channels.
+template <typename T>
+void ScaleFilter(const T* w, const std::vector<double>& scale, int64_t inner, int64_t n,
+                 T* out) {
+  const int64_t channels = static_cast<int64_t>(scale.size());
+  std::vector<T> s(scale.begin(), scale.end());
+  for (int64_t i = 0; i < n;) {
+    for (int64_t c = 0; c < channels && i < n; ++c) {
+      for (int64_t k = 0; k < inner && i < n; ++k, ++i) out[i] = w[i] * s[c];
+    }
+  }
+}
+
 Tensor ScaledFilter(const Tensor& w, const std::vector<double>& scale, int64_t inner) {
   Tensor out(w.dtype(), w.shape());
-  const int64_t channels = static_cast<int64_t>(scale.size());
-  const int64_t n = w.NumElements();
-  for (int64_t i = 0; i < n; ++i) {
-    const double s = scale[(i / inner) % channels];
-    if (w.dtype() == DT_FLOAT) {
-      out.data<float>()[i] = static_cast<float>(w.data<float>()[i] * s);
-    } else {
-      out.data<double>()[i] = w.data<double>()[i] * s;
-    }
+  if (w.dtype() == DT_FLOAT) {
+    ScaleFilter(w.data<float>(), scale, inner, w.NumElements(), out.data<float>());
+  } else {
+    ScaleFilter(w.data<double>(), scale, inner, w.NumElements(), out.data<double>());
   }
   return out;
 }

@@ -5,6 +5,8 @@
 #include <string>
 #include <vector>
 
+#include <Eigen/Core>
+
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_join.h"
 #include "runtime/core/status.h"
@@ -48,6 +50,57 @@ T Activate(T v, Activation a, T alpha) {
       return T(0.5) * v * (T(1) + std::erf(v * T(0.7071067811865476)));
   }
   return v;
+}
+
+// The epilogue over rows [b, e) of an [rows, n] output, one activation
+// per instantiation so the per-channel loop is Eigen array expressions
+// (vectorised; a switch per element made MobileNetV2's fused convolutions
+// 2.5x slower than the unfused ops they replace).
+template <typename T>
+struct Rows {
+  T* out;
+  const T* side;  // or null
+  const T* mul;
+  const T* add;
+  bool scaled;
+  T alpha;
+  int64_t n;
+};
+
+template <typename T, Activation A>
+void EpilogueRows(const Rows<T>& r, int64_t b, int64_t e) {
+  using Array = Eigen::Array<T, Eigen::Dynamic, 1>;
+  const Eigen::Map<const Array> mul(r.mul, r.n), add(r.add, r.n);
+  for (int64_t i = b; i < e; ++i) {
+    Eigen::Map<Array> row(r.out + i * r.n, r.n);
+    if (r.scaled) {
+      row = row * mul + add;
+    } else {
+      row += add;
+    }
+    if (r.side != nullptr) row += Eigen::Map<const Array>(r.side + i * r.n, r.n);
+    // max/min, not select: Eigen makes select a branch per element, which
+    // mispredicts on half the values of a ReLU's input.
+    if constexpr (A == Activation::kRelu) {
+      row = row.max(T(0));
+    } else if constexpr (A == Activation::kRelu6) {
+      row = row.max(T(0)).min(T(6));
+    } else if constexpr (A == Activation::kLeakyRelu) {
+      // x for x > 0, alpha x below: the larger of the two for alpha <= 1,
+      // the smaller for alpha > 1.
+      if (r.alpha <= T(1)) {
+        row = row.max(row * r.alpha);
+      } else {
+        row = row.min(row * r.alpha);
+      }
+    } else if constexpr (A == Activation::kTanh) {
+      row = row.tanh();
+    } else if constexpr (A == Activation::kSigmoid) {
+      row = row.logistic();
+    } else if constexpr (A != Activation::kNone) {
+      for (int64_t j = 0; j < r.n; ++j) row[j] = Activate(row[j], A, r.alpha);
+    }
+  }
 }
 
 absl::Status CheckVector(const Tensor& t, int64_t n, const char* what) {
@@ -156,15 +209,19 @@ absl::Status ApplyFusedEpilogue(OpKernelContext* c, const FusedEpilogue& e,
   }
   const bool scaled = e.kind == FusedEpilogue::Kind::kBatchNorm;
   const T alpha = static_cast<T>(e.leakyrelu_alpha);
-  c->intra_op_pool()->ParallelFor(rows, n * 4, [&](int64_t b, int64_t end) {
-    for (int64_t i = b; i < end; ++i) {
-      T* row = out + i * n;
-      const T* s = side != nullptr ? side + i * n : nullptr;
-      for (int64_t j = 0; j < n; ++j) {
-        T v = scaled ? row[j] * mul[j] + add[j] : row[j] + add[j];
-        if (s != nullptr) v += s[j];
-        row[j] = Activate(v, e.activation, alpha);
-      }
+  const Rows<T> r{out, side, mul.data(), add.data(), scaled, alpha, n};
+  c->intra_op_pool()->ParallelFor(rows, n * 2, [&](int64_t b, int64_t end) {
+    switch (e.activation) {
+      case Activation::kNone: return EpilogueRows<T, Activation::kNone>(r, b, end);
+      case Activation::kRelu: return EpilogueRows<T, Activation::kRelu>(r, b, end);
+      case Activation::kRelu6: return EpilogueRows<T, Activation::kRelu6>(r, b, end);
+      case Activation::kElu: return EpilogueRows<T, Activation::kElu>(r, b, end);
+      case Activation::kLeakyRelu: return EpilogueRows<T, Activation::kLeakyRelu>(r, b, end);
+      case Activation::kTanh: return EpilogueRows<T, Activation::kTanh>(r, b, end);
+      case Activation::kSigmoid: return EpilogueRows<T, Activation::kSigmoid>(r, b, end);
+      case Activation::kGeluApproximate:
+        return EpilogueRows<T, Activation::kGeluApproximate>(r, b, end);
+      case Activation::kGeluExact: return EpilogueRows<T, Activation::kGeluExact>(r, b, end);
     }
   });
   return absl::OkStatus();
