@@ -282,8 +282,10 @@ absl::StatusOr<std::unique_ptr<GrpcServer>> GrpcServer::Start(
   impl->server = builder.BuildAndStart();
   if (impl->server == nullptr || bound_port == 0) {
     impl->server.reset();
-    return absl::FailedPreconditionError(absl::StrCat(
-        "task ", task.ToString(), " could not listen on ", listen,
+    // TensorFlow's code and first words (its server tests expect them),
+    // then which task, where, and what to try.
+    return absl::UnknownError(absl::StrCat(
+        "Could not start gRPC server: task ", task.ToString(), " could not listen on ", listen,
         impl->local_target.empty() ? "" : absl::StrCat(" and ", impl->local_target),
         " (is another process using the port, or is the host not an "
         "address of this machine?",
