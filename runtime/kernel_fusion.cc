@@ -125,6 +125,10 @@ bool TakeAffine(Node* n, const Node& prev, DataType dtype, int rank, int64_t cha
     const double epsilon = eps == nullptr ? 1e-4 : eps->f();
     for (int64_t j = 0; j < channels; ++j) {
       const double s = params[0][j] / std::sqrt(params[3][j] + epsilon);
+      if (!std::isfinite(s) || s == 0) return false;  // as for Mul below
+    }
+    for (int64_t j = 0; j < channels; ++j) {
+      const double s = params[0][j] / std::sqrt(params[3][j] + epsilon);
       run->scale[j] *= s;
       run->shift[j] = (run->shift[j] - params[2][j]) * s + params[1][j];
     }
@@ -149,6 +153,12 @@ bool TakeAffine(Node* n, const Node& prev, DataType dtype, int rank, int64_t cha
     if (!may_scale) return false;
     std::optional<std::vector<double>> s = ChannelConstant(*other, dtype, rank, channels);
     if (!s) return false;
+    // A scale of 0, inf or NaN moved into the filter would not give what
+    // the graph gives (x * inf is NaN where x is 0, not where the filter
+    // makes it so): such a run stops here.
+    for (double f : *s) {
+      if (!std::isfinite(f) || f == 0) return false;
+    }
     for (int64_t j = 0; j < channels; ++j) {
       const double f = op == "Mul" ? (*s)[j] : 1.0 / (*s)[j];
       run->scale[j] *= f;

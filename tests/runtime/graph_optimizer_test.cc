@@ -7,6 +7,7 @@
 #include <algorithm>
 #include <cmath>
 #include <cstdio>
+#include <limits>
 #include <string>
 #include <vector>
 
@@ -278,6 +279,26 @@ TEST(KernelFusionTest, BatchNormInferenceAndAFedBias) {
   EXPECT_THAT(on.ops, ::testing::Not(::testing::Contains("FusedBatchNormV3")));
   EXPECT_THAT(on.ops, ::testing::Not(::testing::Contains("BiasAdd")));
   ExpectNear(on.outputs[0], off.outputs[0], 1e-5f);
+}
+
+TEST(KernelFusionTest, AZeroOrInfiniteScaleStaysOutOfTheFilter) {
+  // x * inf is NaN where x is 0; moved into the filter it would not be.
+  GraphDefBuilder b;
+  b.Placeholder("x", DT_FLOAT);
+  b.ConstT("w", Ramp({1, 1, 2, 2}, -0.5f, 0.5f));
+  Tensor scale(DT_FLOAT, TensorShape({2}));
+  scale.data<float>()[0] = std::numeric_limits<float>::infinity();
+  scale.data<float>()[1] = 0.0f;
+  b.ConstT("scale", scale);
+  AddConv(&b, "conv", "x", "w");
+  b.Op("scaled", "Mul", {"conv", "scale"}, {kFloat});
+  Tensor x(DT_FLOAT, TensorShape({1, 1, 1, 2}));
+  x.data<float>()[0] = 0.0f;
+  x.data<float>()[1] = 0.0f;
+  Result on = RunGraph(b.Build(), true, {{"x", x}}, {"scaled"});
+  EXPECT_THAT(on.ops, ::testing::Contains("Mul"));
+  EXPECT_TRUE(std::isnan(on.outputs[0].data<float>()[0]));  // 0 * inf
+  EXPECT_EQ(on.outputs[0].data<float>()[1], 0.0f);
 }
 
 TEST(KernelFusionTest, MatMulBiasAndActivation) {
