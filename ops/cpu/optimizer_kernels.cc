@@ -34,23 +34,6 @@
 
 namespace weft {
 
-// Defined in optimizer_rules.cc and training_apply.cc; declared here
-// rather than in their headers, which most of the tree includes.
-void RunOptimizerRule(OptimizerRule rule,
-                      const RuleParams<std::complex<float>>& p,
-                      std::complex<float>* const* slots,
-                      const std::complex<float>* grad, int64_t n);
-void RunOptimizerRule(OptimizerRule rule,
-                      const RuleParams<std::complex<double>>& p,
-                      std::complex<double>* const* slots,
-                      const std::complex<double>* grad, int64_t n);
-using FloatOptimizerApply = std::function<absl::Status(
-    absl::Span<const OptimizerSlot>, absl::Span<const Tensor* const>,
-    const Tensor&)>;
-absl::Status ApplyInFloat(absl::Span<const OptimizerSlot> slots,
-                          absl::Span<const Tensor* const> scalars,
-                          const Tensor& grad, const FloatOptimizerApply& apply);
-
 namespace {
 
 // TensorFlow's CPU dtypes per optimizer and form: float and double for

@@ -263,8 +263,6 @@ void Run(OptimizerRule rule, const RuleParams<T>& p, T* const* s,
 
 }  // namespace
 
-// Declared in optimizer_kernels.cc, which calls them (optimizer_rules.h is
-// left unchanged: it would rebuild much of the tree).
 void RunOptimizerRule(OptimizerRule rule,
                       const RuleParams<std::complex<float>>& p,
                       std::complex<float>* const* slots,

@@ -12,6 +12,7 @@
 #ifndef WEFT_OPS_CPU_OPTIMIZER_RULES_H_
 #define WEFT_OPS_CPU_OPTIMIZER_RULES_H_
 
+#include <complex>
 #include <cstdint>
 
 namespace weft {
@@ -51,6 +52,14 @@ void RunOptimizerRule(OptimizerRule rule, const RuleParams<float>& p,
                       float* const* slots, const float* grad, int64_t n);
 void RunOptimizerRule(OptimizerRule rule, const RuleParams<double>& p,
                       double* const* slots, const double* grad, int64_t n);
+// Complex: the rules TensorFlow has complex kernels for, with its
+// expressions (g * g, not |g|^2; the complex sqrt).
+void RunOptimizerRule(OptimizerRule rule, const RuleParams<std::complex<float>>& p,
+                      std::complex<float>* const* slots, const std::complex<float>* grad,
+                      int64_t n);
+void RunOptimizerRule(OptimizerRule rule, const RuleParams<std::complex<double>>& p,
+                      std::complex<double>* const* slots, const std::complex<double>* grad,
+                      int64_t n);
 
 }  // namespace weft
 

@@ -123,23 +123,11 @@ const char* const kAdamScalars[] = {"beta1_power", "beta2_power", "lr",
 
 }  // namespace
 
-// Momentum and Adam: TensorFlow's CPU dtypes for them. (The header's
-// comment predates half, bfloat16 and complex; it is left unchanged so
-// that the ~400 files including it do not rebuild.)
 DataTypeVector OptimizerTypes() {
   return {DT_HALF,   DT_BFLOAT16,  DT_FLOAT,
           DT_DOUBLE, DT_COMPLEX64, DT_COMPLEX128};
 }
 
-// Declared where it is used (optimizer_kernels.cc), not in training_apply.h,
-// for the same reason. A half or bfloat16 update computed in float:
-// `apply` runs on float copies of the slots, scalars and grad, and the
-// slots (already readied for writing) get the results rounded once.
-// TensorFlow's Eigen::half rounds after every operation instead, so the
-// two agree to about one unit in the last place of the narrow type.
-using FloatOptimizerApply = std::function<absl::Status(
-    absl::Span<const OptimizerSlot>, absl::Span<const Tensor* const>,
-    const Tensor&)>;
 absl::Status ApplyInFloat(absl::Span<const OptimizerSlot> slots,
                           absl::Span<const Tensor* const> scalars,
                           const Tensor& grad, const FloatOptimizerApply& apply) {

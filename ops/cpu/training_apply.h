@@ -12,6 +12,7 @@
 #ifndef WEFT_OPS_CPU_TRAINING_APPLY_H_
 #define WEFT_OPS_CPU_TRAINING_APPLY_H_
 
+#include <functional>
 #include <string>
 #include <vector>
 
@@ -39,7 +40,8 @@ struct OptimizerSlot {
   Writes writes = Writes::kCopyOnWrite;  // kInPlace for a ref variable's
 };
 
-// Dtypes ApplyOptimizer supports (float, double).
+// Dtypes ApplyOptimizer supports: TensorFlow's CPU dtypes for momentum and
+// Adam (half, bfloat16, float, double, complex64, complex128).
 DataTypeVector OptimizerTypes();
 
 // Checks the slots are initialized and shaped like `grad`, the scalars are
@@ -56,7 +58,7 @@ absl::Status ApplyOptimizer(Optimizer opt, bool use_nesterov,
                             const Tensor& grad, const Tensor* indices = nullptr);
 
 // The checks ApplyOptimizer makes, for every optimizer kernel: slots
-// initialized, of grad's dtype (float or double) and shape (sparse: of
+// initialized, of grad's dtype (one of OptimizerTypes()) and shape (sparse: of
 // var's shape, grad [n] + var.shape[1:], indices a vector of rows inside
 // var, which `rows` receives), the scalars scalars. Errors name the slot,
 // the scalar (scalar_names[i]) or the offending index.
@@ -65,6 +67,17 @@ absl::Status CheckOptimizerInputs(absl::Span<const OptimizerSlot> slots,
                                   absl::Span<const char* const> scalar_names,
                                   const Tensor& grad, const Tensor* indices,
                                   std::vector<int64_t>* rows);
+
+// A half or bfloat16 update computed in float: `apply` runs on float
+// copies of the slots, scalars and grad, and the slots (already readied for
+// writing) get the results rounded once. TensorFlow's Eigen::half rounds
+// after every operation instead, so the two agree to about one unit in the
+// last place of the narrow type.
+using FloatOptimizerApply = std::function<absl::Status(
+    absl::Span<const OptimizerSlot>, absl::Span<const Tensor* const>, const Tensor&)>;
+absl::Status ApplyInFloat(absl::Span<const OptimizerSlot> slots,
+                          absl::Span<const Tensor* const> scalars, const Tensor& grad,
+                          const FloatOptimizerApply& apply);
 
 // The plain inputs of an optimizer kernel (after its variables), as
 // TensorFlow's ops order them: momentum (var, accum, lr, grad, momentum),
