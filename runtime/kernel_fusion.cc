@@ -408,10 +408,100 @@ absl::StatusOr<bool> FuseAt(Graph* graph, Node* head, std::vector<int>* unread) 
   return true;
 }
 
+// Pad(x, p) read only by a VALID Conv2D or DepthwiseConv2dNative (NHWC),
+// with constant p padding only rows and columns: the convolution pads
+// itself (padding EXPLICIT), without the padded copy. Keras writes such a
+// Pad (ZeroPadding2D) before every strided convolution of MobileNetV2 and
+// EfficientNet, and before ResNet50's first.
+absl::StatusOr<bool> FoldPadInto(Graph* graph, Node* pad, std::vector<int>* unread) {
+  if (pad->type_string() != "Pad") return false;
+  Node* conv = OnlyReader(*pad);
+  if (conv == nullptr || (conv->type_string() != "Conv2D" &&
+                          conv->type_string() != "DepthwiseConv2dNative")) {
+    return false;
+  }
+  const Edge* x_edge = pad->input_edge(0);
+  const Edge* p_edge = pad->input_edge(1);
+  const Edge* conv_in = conv->input_edge(0);
+  const Edge* filter = conv->input_edge(1);
+  if (x_edge == nullptr || p_edge == nullptr || conv_in == nullptr || filter == nullptr ||
+      conv_in->src != pad || filter->src == pad || !p_edge->src->IsConstant() ||
+      StringAttr(*conv, "data_format", "NHWC") != "NHWC" ||
+      StringAttr(*conv, "padding", "") != "VALID") {
+    return false;
+  }
+  for (const Edge* e : pad->in_edges()) {
+    if (e->IsControlEdge()) return false;
+  }
+  const tensorflow::AttrValue* value = Attr(*p_edge->src, "value");
+  if (value == nullptr) return false;
+  absl::StatusOr<Tensor> p = TensorFromProto(value->tensor());
+  if (!p.ok() || p->dims() != 2 || p->dim_size(0) != 4 || p->dim_size(1) != 2) return false;
+  std::vector<int64_t> amounts(8);
+  for (int i = 0; i < 8; ++i) {
+    if (p->dtype() == DT_INT32) {
+      amounts[i] = p->data<int32_t>()[i];
+    } else if (p->dtype() == DT_INT64) {
+      amounts[i] = p->data<int64_t>()[i];
+    } else {
+      return false;
+    }
+    if (amounts[i] < 0) return false;
+  }
+  if (amounts[0] != 0 || amounts[1] != 0 || amounts[6] != 0 || amounts[7] != 0) return false;
+
+  tensorflow::NodeDef def = conv->def();
+  (*def.mutable_attr())["padding"].set_s("EXPLICIT");
+  auto* list = (*def.mutable_attr())["explicit_paddings"].mutable_list();
+  list->clear_i();
+  for (int64_t a : amounts) list->add_i(a);
+  Node* x = x_edge->src;
+  const int x_output = x_edge->src_output;
+  Node* w = filter->src;
+  const int w_output = filter->src_output;
+  std::vector<std::pair<Node*, int>> readers;
+  std::vector<int> control_in, control_out;
+  for (const Edge* e : conv->out_edges()) {
+    if (e->IsControlEdge()) {
+      control_out.push_back(e->dst->id());
+    } else {
+      readers.push_back({e->dst, e->dst_input});
+    }
+  }
+  for (const Edge* e : conv->in_edges()) {
+    if (e->IsControlEdge()) control_in.push_back(e->src->id());
+  }
+  const std::string device = conv->assigned_device();
+  unread->push_back(pad->id());
+  unread->push_back(p_edge->src->id());
+  graph->RemoveNode(conv);
+  def.clear_input();  // what AddNode's check counts; the edges follow
+  def.add_input(x_output == 0 ? x->name() : absl::StrCat(x->name(), ":", x_output));
+  def.add_input(w_output == 0 ? w->name() : absl::StrCat(w->name(), ":", w_output));
+  WEFT_ASSIGN_OR_RETURN(Node * padded, graph->AddNode(std::move(def)));
+  padded->set_assigned_device(device);
+  graph->AddEdge(x, x_output, padded, 0);
+  graph->AddEdge(w, w_output, padded, 1);
+  for (auto& [dst, input] : readers) graph->AddEdge(padded, 0, dst, input);
+  for (int id : control_in) {
+    if (Node* src = graph->FindNodeId(id)) graph->AddControlEdge(src, padded);
+  }
+  for (int id : control_out) {
+    if (Node* dst = graph->FindNodeId(id)) graph->AddControlEdge(padded, dst);
+  }
+  return true;
+}
+
 }  // namespace
 
 absl::Status FuseKernels(Graph* graph) {
   std::vector<int> unread;
+  for (int id = 0, end = graph->num_node_ids(); id < end; ++id) {
+    Node* n = graph->FindNodeId(id);
+    if (n == nullptr) continue;
+    WEFT_ASSIGN_OR_RETURN(bool folded, FoldPadInto(graph, n, &unread));
+    (void)folded;
+  }
   const int num_ids = graph->num_node_ids();
   for (int id = 0; id < num_ids; ++id) {
     Node* n = graph->FindNodeId(id);

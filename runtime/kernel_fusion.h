@@ -27,6 +27,10 @@
 // last node's name, so errors and fetches still name it. Values change
 // only by rounding (W*s is rounded once, where the graph rounded conv*s).
 //
+// First, a Pad by constant rows and columns read only by a VALID Conv2D or
+// DepthwiseConv2dNative becomes the convolution's own padding (EXPLICIT),
+// as Keras' ZeroPadding2D before a strided convolution.
+//
 // Errors: only what rewriting the graph itself reports (a bug). Thread
 // safety: mutates `graph`; the caller owns it exclusively.
 #ifndef WEFT_RUNTIME_KERNEL_FUSION_H_

@@ -301,6 +301,32 @@ TEST(KernelFusionTest, AZeroOrInfiniteScaleStaysOutOfTheFilter) {
   EXPECT_EQ(on.outputs[0].data<float>()[1], 0.0f);
 }
 
+TEST(KernelFusionTest, APadBeforeAValidConvolutionBecomesItsPadding) {
+  for (const char* op : {"DepthwiseConv2dNative", "Conv2D"}) {
+    GraphDefBuilder b;
+    b.Placeholder("x", DT_FLOAT);
+    b.ConstT("w", Ramp({3, 3, 2, 2}, -0.5f, 0.1f));
+    Tensor paddings(DT_INT32, TensorShape({4, 2}));
+    const int32_t amounts[] = {0, 0, 0, 1, 1, 2, 0, 0};  // rows 0/1, cols 1/2
+    for (int i = 0; i < 8; ++i) paddings.data<int32_t>()[i] = amounts[i];
+    b.ConstT("paddings", paddings);
+    b.Op("padded", "Pad", {"x", "paddings"}, {kFloat, {"Tpaddings", DT_INT32}});
+    b.Op("conv", op, {"padded", "w"}, {kFloat, {"padding", "VALID"}});
+    SetInts(&b, "conv", "strides", {1, 2, 2, 1});
+    // The same Pad before a SAME convolution stays.
+    b.Op("padded2", "Pad", {"x", "paddings"}, {kFloat, {"Tpaddings", DT_INT32}});
+    AddConv(&b, "same", "padded2", "w", op);
+    const tensorflow::GraphDef def = b.Build();
+    const Tensor x = Ramp({1, 7, 6, 2}, -1, 0.2f);
+    Result on = RunGraph(def, true, {{"x", x}}, {"conv", "same"});
+    Result off = RunGraph(def, false, {{"x", x}}, {"conv", "same"});
+    EXPECT_EQ(std::count(on.ops.begin(), on.ops.end(), "Pad"), 1) << op;
+    EXPECT_EQ(std::count(off.ops.begin(), off.ops.end(), "Pad"), 2) << op;
+    ExpectNear(on.outputs[0], off.outputs[0], 1e-6f);
+    ExpectNear(on.outputs[1], off.outputs[1], 1e-6f);
+  }
+}
+
 TEST(KernelFusionTest, MatMulBiasAndActivation) {
   GraphDefBuilder b;
   b.Placeholder("x", DT_FLOAT);
