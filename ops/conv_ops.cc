@@ -370,6 +370,22 @@ void RegisterConvOps(OpRegistry* r) {
                   .Attr("epsilon: float = 0.0001")
                   .Attr("leakyrelu_alpha: float = 0.2"),
               Conv2DShape);
+  // The same for a depthwise convolution (its BiasAdd and activation).
+  r->Register(OpDefBuilder("_FusedDepthwiseConv2dNative")
+                  .Input("input: T")
+                  .Input("filter: T")
+                  .Input("args: num_args * T")
+                  .Output("output: T")
+                  .Attr("T: {half, bfloat16, float, double}")
+                  .Attr("num_args: int >= 0")
+                  .Attr("strides: list(int)")
+                  .Attr("padding: {'SAME', 'VALID'}")
+                  .Attr("data_format: {'NHWC', 'NCHW'} = 'NHWC'")
+                  .Attr("dilations: list(int) = [1, 1, 1, 1]")
+                  .Attr("fused_ops: list(string) = []")
+                  .Attr("epsilon: float = 0.0001")
+                  .Attr("leakyrelu_alpha: float = 0.2"),
+              DepthwiseConv2DShape);
   for (const bool resize : {false, true}) {
     OpDefBuilder b(resize ? "FusedResizeAndPadConv2D" : "FusedPadConv2D");
     b.Input("input: T");

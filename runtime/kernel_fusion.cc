@@ -236,6 +236,11 @@ absl::StatusOr<bool> FuseAt(Graph* graph, Node* head, std::vector<int>* unread) 
   const Edge* x_edge = head->input_edge(0);
   const Edge* w_edge = head->input_edge(1);
   if (x_edge == nullptr || w_edge == nullptr) return false;
+  // A depthwise convolution becomes _FusedDepthwiseConv2dNative where that
+  // op can express it (float, SAME or VALID padding); otherwise it stays
+  // and its run becomes one BiasAdd.
+  const bool keeps_head = kind == Head::kDepthwise &&
+                          (dtype != DT_FLOAT || StringAttr(*head, "padding", "") == "EXPLICIT");
 
   // The filter, if it is a Const: its output channels and layout.
   std::optional<Tensor> w;
@@ -271,7 +276,7 @@ absl::StatusOr<bool> FuseAt(Graph* graph, Node* head, std::vector<int>* unread) 
       last = next;
     }
   }
-  if (last == head && kind != Head::kDepthwise) {
+  if (last == head && !keeps_head) {
     Node* next = OnlyReader(*head);
     if (next != nullptr && next->type_string() == "BiasAdd" &&
         StringAttr(*next, "data_format", "NHWC") == "NHWC" &&
@@ -283,7 +288,7 @@ absl::StatusOr<bool> FuseAt(Graph* graph, Node* head, std::vector<int>* unread) 
       last = next;
     }
   }
-  if (kind != Head::kDepthwise && (channels > 0 || run.dynamic_bias != nullptr)) {
+  if (!keeps_head && (channels > 0 || run.dynamic_bias != nullptr)) {
     Node* next = OnlyReader(*last);
     if (next != nullptr && IsActivation(next->type_string()) &&
         Attr(*next, "T") != nullptr && Attr(*next, "T")->type() == dtype &&
@@ -294,7 +299,7 @@ absl::StatusOr<bool> FuseAt(Graph* graph, Node* head, std::vector<int>* unread) 
     }
   }
   if (run.nodes.empty()) return false;
-  if (kind == Head::kDepthwise && !run.scaled && run.nodes.size() == 1) return false;
+  if (keeps_head && !run.scaled && run.nodes.size() == 1) return false;
 
   // Collect what the run is connected to before removing it.
   Edges edges;
@@ -343,7 +348,7 @@ absl::StatusOr<bool> FuseAt(Graph* graph, Node* head, std::vector<int>* unread) 
   tensorflow::NodeDef def;
   const std::string device = head->assigned_device();
   Node* depthwise = nullptr;
-  if (kind == Head::kDepthwise) {
+  if (keeps_head) {
     // The convolution stays, reading the scaled filter; the run becomes
     // one BiasAdd.
     depthwise = head;
@@ -353,7 +358,9 @@ absl::StatusOr<bool> FuseAt(Graph* graph, Node* head, std::vector<int>* unread) 
     (*def.mutable_attr())["data_format"].set_s("NHWC");
   } else {
     *def.mutable_attr() = head->def().attr();
-    def.set_op(kind == Head::kConv2D ? "_FusedConv2D" : "_FusedMatMul");
+    def.set_op(kind == Head::kConv2D   ? "_FusedConv2D"
+               : kind == Head::kMatMul ? "_FusedMatMul"
+                                       : "_FusedDepthwiseConv2dNative");
     auto& attrs = *def.mutable_attr();
     attrs["num_args"].set_i(1);
     if (kind == Head::kConv2D) attrs["TArgs"].mutable_list()->add_type(dtype);
@@ -370,6 +377,7 @@ absl::StatusOr<bool> FuseAt(Graph* graph, Node* head, std::vector<int>* unread) 
       attrs.erase("grad_a");
       attrs.erase("grad_b");
     }
+    if (kind == Head::kDepthwise) attrs.erase("explicit_paddings");
   }
   def.set_device(head->requested_device());
   for (Node* m : members) graph->RemoveNode(m);

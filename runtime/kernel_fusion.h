@@ -15,14 +15,15 @@
 //     RealDiv(., s), FusedBatchNorm/V2/V3 (inference, only `y` read), where
 //     b, c, s and the batch norm's parameters are Const nodes holding one
 //     value or one per output channel,
-//     then, for Conv2D and MatMul, at most one of Relu, Relu6, Elu,
-//     LeakyRelu, Tanh, Sigmoid.
+//     then at most one of Relu, Relu6, Elu, LeakyRelu, Tanh, Sigmoid
+//     (not after a depthwise convolution that stays, below).
 // The run's scales are multiplied into a copy of W (W must then be a Const
 // node; without one the run stops before the first scale), its shifts
-// summed into one bias: Conv2D and MatMul become _FusedConv2D /
-// _FusedMatMul with fused_ops [BiasAdd(, activation)]; a depthwise
-// convolution keeps its node, reads the scaled filter, and the run becomes
-// one BiasAdd. Every node of a run but its last must have the run's next
+// summed into one bias: Conv2D, MatMul and a float depthwise convolution
+// with SAME or VALID padding become _FusedConv2D / _FusedMatMul /
+// _FusedDepthwiseConv2dNative with fused_ops [BiasAdd(, activation)];
+// another depthwise convolution keeps its node, reads the scaled filter,
+// and the run becomes one BiasAdd. Every node of a run but its last must have the run's next
 // node as its only reader, on the same device. The fused node takes the
 // last node's name, so errors and fetches still name it. Values change
 // only by rounding (W*s is rounded once, where the graph rounded conv*s).

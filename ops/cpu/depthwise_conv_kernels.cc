@@ -20,6 +20,7 @@
 #include "ops/cpu/conv_geometry.h"
 #include "ops/cpu/conv_im2col.h"
 #include "ops/cpu/cwise_ops.h"
+#include "ops/cpu/fused_epilogue.h"
 #include "ops/framework/op_kernel.h"
 #include "runtime/core/status.h"
 #include "runtime/core/thread_pool.h"
@@ -249,6 +250,37 @@ class DepthwiseConv2dNativeOp : public DepthwiseBase {
   }
 };
 
+// _FusedDepthwiseConv2dNative: the convolution, then the BiasAdd and
+// activation TensorFlow's remapper (or Weft's, runtime/kernel_fusion.h)
+// fused after it, in one pass over the output (fused_epilogue.h).
+template <typename T>
+class FusedDepthwiseConv2dNativeOp : public DepthwiseBase {
+ public:
+  explicit FusedDepthwiseConv2dNativeOp(OpKernelConstruction* c) : DepthwiseBase(c) {
+    c->SetStatus(ParseFusedEpilogue(c, /*allow_batch_norm=*/false, &epilogue_));
+  }
+  void Compute(OpKernelContext* c) override {
+    const Tensor& input = c->input(0);
+    const Tensor& filter = c->input(1);
+    absl::StatusOr<Geometry> g =
+        MakeGeometry(attrs_, input.shape(), filter.shape(), "filter");
+    OP_REQUIRES_OK(c, g.status());
+    const WindowDims& d = g->d;
+    Tensor* out;
+    OP_REQUIRES_OK(c, c->allocate_output(
+                          0, TensorShape({d.batch, d.out_rows, d.out_cols, d.out_depth}),
+                          &out));
+    if (out->NumElements() == 0) return;
+    Forward(c, *g, input.data<T>(), filter.data<T>(), out->data<T>());
+    OP_REQUIRES_OK(c, ApplyFusedEpilogue<T>(c, epilogue_, /*first_arg=*/2,
+                                            d.batch * d.out_rows * d.out_cols, d.out_depth,
+                                            out->data<T>()));
+  }
+
+ private:
+  FusedEpilogue epilogue_;
+};
+
 template <typename T>
 class DepthwiseBackpropInputOp : public DepthwiseBase {
  public:
@@ -302,6 +334,10 @@ void RegisterBoth(KernelRegistry* r, const char* name) {
 
 void RegisterDepthwiseConvKernels(KernelRegistry* r) {
   RegisterBoth<DepthwiseConv2dNativeOp>(r, "DepthwiseConv2dNative");
+  // TensorFlow's CPU kernel takes float only.
+  r->Register(KernelDef("_FusedDepthwiseConv2dNative", kDeviceTypeCpu)
+                  .TypeConstraint("T", DT_FLOAT),
+              MakeKernel<FusedDepthwiseConv2dNativeOp<float>>);
   RegisterBoth<DepthwiseBackpropInputOp>(r, "DepthwiseConv2dNativeBackpropInput");
   RegisterBoth<DepthwiseBackpropFilterOp>(r, "DepthwiseConv2dNativeBackpropFilter");
 }

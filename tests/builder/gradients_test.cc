@@ -414,7 +414,7 @@ TEST(GradientsTest, EveryOpHasAGradientEntryOrIsListed) {
       "FusedPadConv2D", "FusedResizeAndPadConv2D",
       // Grappler's fused ops: written into graphs after their gradients
       // were taken (TensorFlow registers none either).
-      "_FusedConv2D", "_FusedMatMul",
+      "_FusedConv2D", "_FusedDepthwiseConv2dNative", "_FusedMatMul",
       // Set operations: values picked, not computed (TensorFlow marks them
       // not differentiable).
       "DenseToDenseSetOperation", "DenseToSparseSetOperation", "SetSize",

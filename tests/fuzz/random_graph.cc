@@ -23,7 +23,8 @@ const std::vector<std::string>& OpChoices() {
     // Internal ops ("_Send", "_Arg", ...) are the runtime's own, except
     // the fused ones TensorFlow's grappler writes into users' graphs.
     for (std::string& op : GlobalOpRegistry().OpNames()) {
-      if (!absl::StartsWith(op, "_") || op == "_FusedConv2D" || op == "_FusedMatMul") {
+      if (!absl::StartsWith(op, "_") || op == "_FusedConv2D" || op == "_FusedMatMul" ||
+          op == "_FusedDepthwiseConv2dNative") {
         names->push_back(std::move(op));
       }
     }

@@ -228,14 +228,42 @@ TEST(KernelFusionTest, ConvolutionBatchNormAndReluBecomeOneKernel) {
   ExpectNear(on.outputs[0], off.outputs[0], 1e-5f);
 }
 
-TEST(KernelFusionTest, DepthwiseConvolutionTakesTheScaleIntoItsFilter) {
+TEST(KernelFusionTest, DepthwiseConvolutionBatchNormAndReluBecomeOneKernel) {
   const tensorflow::GraphDef def = ConvBatchNormRelu("DepthwiseConv2dNative", 6);
   const Tensor x = Ramp({1, 5, 5, 3}, -1, 0.3f);
   Result on = RunGraph(def, true, {{"x", x}}, {"relu"});
   Result off = RunGraph(def, false, {{"x", x}}, {"relu"});
+  EXPECT_THAT(on.ops, ::testing::Contains("_FusedDepthwiseConv2dNative"));
+  for (const char* op : {"DepthwiseConv2dNative", "BiasAdd", "Mul", "AddV2", "Relu"}) {
+    EXPECT_THAT(on.ops, ::testing::Not(::testing::Contains(op))) << op;
+  }
+  ExpectNear(on.outputs[0], off.outputs[0], 1e-5f);
+}
+
+TEST(KernelFusionTest, AnExplicitlyPaddedDepthwiseConvolutionTakesTheScaleIntoItsFilter) {
+  // _FusedDepthwiseConv2dNative has no EXPLICIT padding: after a Pad is
+  // folded in, the convolution stays and its batch norm becomes one BiasAdd.
+  tensorflow::GraphDef def = ConvBatchNormRelu("DepthwiseConv2dNative", 6);
+  GraphDefBuilder b;
+  *b.mutable_def() = def;
+  Tensor paddings(DT_INT32, TensorShape({4, 2}));
+  const int32_t amounts[] = {0, 0, 1, 1, 1, 1, 0, 0};
+  for (int i = 0; i < 8; ++i) paddings.data<int32_t>()[i] = amounts[i];
+  b.ConstT("paddings", paddings);
+  b.Op("padded", "Pad", {"x", "paddings"}, {kFloat, {"Tpaddings", DT_INT32}});
+  for (auto& n : *b.mutable_def()->mutable_node()) {
+    if (n.name() != "conv") continue;
+    n.set_input(0, "padded");
+    (*n.mutable_attr())["padding"].set_s("VALID");
+  }
+  const Tensor x = Ramp({1, 5, 5, 3}, -1, 0.3f);
+  Result on = RunGraph(b.Build(), true, {{"x", x}}, {"relu"});
+  Result off = RunGraph(b.Build(), false, {{"x", x}}, {"relu"});
   EXPECT_THAT(on.ops, ::testing::Contains("DepthwiseConv2dNative"));
   EXPECT_EQ(std::count(on.ops.begin(), on.ops.end(), "BiasAdd"), 1);
-  EXPECT_THAT(on.ops, ::testing::Not(::testing::Contains("Mul")));
+  for (const char* op : {"Pad", "Mul", "AddV2"}) {
+    EXPECT_THAT(on.ops, ::testing::Not(::testing::Contains(op))) << op;
+  }
   ExpectNear(on.outputs[0], off.outputs[0], 1e-5f);
 }
 
