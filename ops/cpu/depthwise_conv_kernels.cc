@@ -234,19 +234,30 @@ template <typename T>
 class DepthwiseConv2dNativeOp : public DepthwiseBase {
  public:
   using DepthwiseBase::DepthwiseBase;
-  void Compute(OpKernelContext* c) override {
+  void Compute(OpKernelContext* c) override { ConvolveInto(c); }
+
+ protected:
+  // Convolves into output 0 and returns it; null, with c's status set, if
+  // the inputs are refused.
+  Tensor* ConvolveInto(OpKernelContext* c) {
     const Tensor& input = c->input(0);
     const Tensor& filter = c->input(1);
     absl::StatusOr<Geometry> g =
         MakeGeometry(attrs_, input.shape(), filter.shape(), "filter");
-    OP_REQUIRES_OK(c, g.status());
+    if (!g.ok()) {
+      c->SetStatus(g.status());
+      return nullptr;
+    }
     const WindowDims& d = g->d;
     Tensor* out;
-    OP_REQUIRES_OK(c, c->allocate_output(
-                          0, TensorShape({d.batch, d.out_rows, d.out_cols, d.out_depth}),
-                          &out));
-    if (out->NumElements() == 0) return;
-    Forward(c, *g, input.data<T>(), filter.data<T>(), out->data<T>());
+    absl::Status s = c->allocate_output(
+        0, TensorShape({d.batch, d.out_rows, d.out_cols, d.out_depth}), &out);
+    if (!s.ok()) {
+      c->SetStatus(s);
+      return nullptr;
+    }
+    if (out->NumElements() > 0) Forward(c, *g, input.data<T>(), filter.data<T>(), out->data<T>());
+    return out;
   }
 };
 
@@ -254,26 +265,18 @@ class DepthwiseConv2dNativeOp : public DepthwiseBase {
 // activation TensorFlow's remapper (or Weft's, runtime/kernel_fusion.h)
 // fused after it, in one pass over the output (fused_epilogue.h).
 template <typename T>
-class FusedDepthwiseConv2dNativeOp : public DepthwiseBase {
+class FusedDepthwiseConv2dNativeOp : public DepthwiseConv2dNativeOp<T> {
  public:
-  explicit FusedDepthwiseConv2dNativeOp(OpKernelConstruction* c) : DepthwiseBase(c) {
+  explicit FusedDepthwiseConv2dNativeOp(OpKernelConstruction* c)
+      : DepthwiseConv2dNativeOp<T>(c) {
     c->SetStatus(ParseFusedEpilogue(c, /*allow_batch_norm=*/false, &epilogue_));
   }
   void Compute(OpKernelContext* c) override {
-    const Tensor& input = c->input(0);
-    const Tensor& filter = c->input(1);
-    absl::StatusOr<Geometry> g =
-        MakeGeometry(attrs_, input.shape(), filter.shape(), "filter");
-    OP_REQUIRES_OK(c, g.status());
-    const WindowDims& d = g->d;
-    Tensor* out;
-    OP_REQUIRES_OK(c, c->allocate_output(
-                          0, TensorShape({d.batch, d.out_rows, d.out_cols, d.out_depth}),
-                          &out));
-    if (out->NumElements() == 0) return;
-    Forward(c, *g, input.data<T>(), filter.data<T>(), out->data<T>());
+    Tensor* out = this->ConvolveInto(c);
+    if (out == nullptr || out->NumElements() == 0) return;
+    const int64_t depth = out->dim_size(3);
     OP_REQUIRES_OK(c, ApplyFusedEpilogue<T>(c, epilogue_, /*first_arg=*/2,
-                                            d.batch * d.out_rows * d.out_cols, d.out_depth,
+                                            out->NumElements() / depth, depth,
                                             out->data<T>()));
   }
 
