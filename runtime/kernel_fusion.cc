@@ -208,9 +208,40 @@ Tensor ChannelTensor(DataType dtype, const std::vector<double>& v) {
   return out;
 }
 
+// "node" for output 0, "node:k" otherwise: how a NodeDef input names it.
+std::string TensorName(const Node& n, int output) {
+  return output == 0 ? n.name() : absl::StrCat(n.name(), ":", output);
+}
+
+// What a replaced node (or run of nodes) is connected to, kept across its
+// removal for the node that replaces it.
 struct Edges {
-  std::vector<std::pair<Node*, int>> readers;  // (dst, input) of the last node
+  std::vector<std::pair<Node*, int>> readers;  // (dst, input) reading output 0
   std::vector<int> control_in, control_out;    // node ids
+
+  // The readers and control successors of `last` (one output: every reader
+  // reads output 0).
+  explicit Edges(const Node& last) {
+    for (const Edge* e : last.out_edges()) {
+      if (e->IsControlEdge()) {
+        control_out.push_back(e->dst->id());
+      } else {
+        readers.push_back({e->dst, e->dst_input});
+      }
+    }
+  }
+
+  // Gives `to` the readers and the control edges, skipping nodes removed
+  // since.
+  void Reconnect(Graph* graph, Node* to) const {
+    for (const auto& [dst, input] : readers) graph->AddEdge(to, 0, dst, input);
+    for (int id : control_in) {
+      if (Node* src = graph->FindNodeId(id)) graph->AddControlEdge(src, to);
+    }
+    for (int id : control_out) {
+      if (Node* dst = graph->FindNodeId(id)) graph->AddControlEdge(to, dst);
+    }
+  }
 };
 
 // Tries the run starting at `head`; true if it rewrote the graph.
@@ -302,14 +333,7 @@ absl::StatusOr<bool> FuseAt(Graph* graph, Node* head, std::vector<int>* unread) 
   if (keeps_head && !run.scaled && run.nodes.size() == 1) return false;
 
   // Collect what the run is connected to before removing it.
-  Edges edges;
-  for (const Edge* e : last->out_edges()) {
-    if (e->IsControlEdge()) {
-      edges.control_out.push_back(e->dst->id());
-    } else {
-      edges.readers.push_back({e->dst, e->dst_input});
-    }
-  }
+  Edges edges(*last);
   std::vector<Node*> members = run.nodes;
   members.push_back(head);
   auto is_member = [&members](const Node* n) {
@@ -382,16 +406,13 @@ absl::StatusOr<bool> FuseAt(Graph* graph, Node* head, std::vector<int>* unread) 
   def.set_device(head->requested_device());
   for (Node* m : members) graph->RemoveNode(m);
   def.set_name(name);
-  auto input_name = [](const Node* n, int output) {
-    return output == 0 ? n->name() : absl::StrCat(n->name(), ":", output);
-  };
   if (depthwise != nullptr) {
     def.add_input(depthwise->name());
   } else {
-    def.add_input(input_name(x, x_output));
-    def.add_input(input_name(filter, run.scaled ? 0 : filter_output));
+    def.add_input(TensorName(*x, x_output));
+    def.add_input(TensorName(*filter, run.scaled ? 0 : filter_output));
   }
-  def.add_input(input_name(bias_src, bias_output));
+  def.add_input(TensorName(*bias_src, bias_output));
   WEFT_ASSIGN_OR_RETURN(Node * fused, graph->AddNode(std::move(def)));
   fused->set_assigned_device(device);
   if (depthwise != nullptr) {
@@ -406,13 +427,7 @@ absl::StatusOr<bool> FuseAt(Graph* graph, Node* head, std::vector<int>* unread) 
     graph->AddEdge(filter, run.scaled ? 0 : filter_output, fused, 1);
     graph->AddEdge(bias_src, bias_output, fused, 2);
   }
-  for (auto& [dst, input] : edges.readers) graph->AddEdge(fused, 0, dst, input);
-  for (int id : edges.control_in) {
-    if (Node* src = graph->FindNodeId(id)) graph->AddControlEdge(src, fused);
-  }
-  for (int id : edges.control_out) {
-    if (Node* dst = graph->FindNodeId(id)) graph->AddControlEdge(fused, dst);
-  }
+  edges.Reconnect(graph, fused);
   return true;
 }
 
@@ -467,36 +482,22 @@ absl::StatusOr<bool> FoldPadInto(Graph* graph, Node* pad, std::vector<int>* unre
   const int x_output = x_edge->src_output;
   Node* w = filter->src;
   const int w_output = filter->src_output;
-  std::vector<std::pair<Node*, int>> readers;
-  std::vector<int> control_in, control_out;
-  for (const Edge* e : conv->out_edges()) {
-    if (e->IsControlEdge()) {
-      control_out.push_back(e->dst->id());
-    } else {
-      readers.push_back({e->dst, e->dst_input});
-    }
-  }
+  Edges edges(*conv);
   for (const Edge* e : conv->in_edges()) {
-    if (e->IsControlEdge()) control_in.push_back(e->src->id());
+    if (e->IsControlEdge()) edges.control_in.push_back(e->src->id());
   }
   const std::string device = conv->assigned_device();
   unread->push_back(pad->id());
   unread->push_back(p_edge->src->id());
   graph->RemoveNode(conv);
   def.clear_input();  // what AddNode's check counts; the edges follow
-  def.add_input(x_output == 0 ? x->name() : absl::StrCat(x->name(), ":", x_output));
-  def.add_input(w_output == 0 ? w->name() : absl::StrCat(w->name(), ":", w_output));
+  def.add_input(TensorName(*x, x_output));
+  def.add_input(TensorName(*w, w_output));
   WEFT_ASSIGN_OR_RETURN(Node * padded, graph->AddNode(std::move(def)));
   padded->set_assigned_device(device);
   graph->AddEdge(x, x_output, padded, 0);
   graph->AddEdge(w, w_output, padded, 1);
-  for (auto& [dst, input] : readers) graph->AddEdge(padded, 0, dst, input);
-  for (int id : control_in) {
-    if (Node* src = graph->FindNodeId(id)) graph->AddControlEdge(src, padded);
-  }
-  for (int id : control_out) {
-    if (Node* dst = graph->FindNodeId(id)) graph->AddControlEdge(padded, dst);
-  }
+  edges.Reconnect(graph, padded);
   return true;
 }
 
